@@ -1,0 +1,56 @@
+/**
+ * The HTTP application: Fastify with every route plugin, given its services. No I/O happens
+ * here beyond what the routes do; `leadline.ts` builds the services and starts it.
+ */
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import cookie from '@fastify/cookie';
+import authPlugin from './auth/auth-plugin';
+import { authRoutes } from './auth/auth-routes';
+import type { AccessTokens } from './auth/access-token';
+import type { SessionStore } from './auth/sessions';
+import type { CallFlows } from './calls/call-flows';
+import { callsRoutes } from './calls/calls-routes';
+import type { Db } from './db/database';
+import { installErrorHandler } from './http/error-handler';
+import { leadsRoutes } from './leads/leads-routes';
+import { webRoutes } from './web/web-routes';
+
+/** Largest request body accepted (JSON payloads of the API are small). */
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+/** Services the routes use. */
+export interface AppServices {
+  db: Db;
+  sessions: SessionStore;
+  tokens: AccessTokens;
+  flows: CallFlows;
+}
+
+/** Options of the HTTP application. */
+export interface AppOptions {
+  logger: FastifyBaseLogger;
+  trustProxy: boolean;
+  webDistDir: string;
+}
+
+/** Builds the Fastify application. */
+export async function buildApp(services: AppServices, options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: options.logger,
+    trustProxy: options.trustProxy,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Ids in paths are parsed by zod; unknown query keys are ignored.
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  installErrorHandler(app);
+  // The API speaks JSON only: other bodies get 415 rather than a confusing validation error.
+  app.removeContentTypeParser('text/plain');
+  await app.register(cookie);
+  await app.register(authPlugin, { db: services.db, sessions: services.sessions });
+  app.get('/healthz', { config: { auth: 'public' } }, async () => ({ ok: true }));
+  await app.register(authRoutes(services));
+  await app.register(leadsRoutes(services));
+  await app.register(callsRoutes(services));
+  await app.register(webRoutes(options.webDistDir));
+  return app;
+}

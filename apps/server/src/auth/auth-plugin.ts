@@ -1,0 +1,102 @@
+/**
+ * Authentication for every route: by default a route needs a session (cookie) and, for
+ * mutating methods, the session's CSRF token in `X-CSRF-TOKEN`. Routes opt out with
+ * `config: { auth: 'public' }` or use `config: { auth: 'api-key' }` (lead intake).
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { eq } from 'drizzle-orm';
+import type { Db } from '../db/database';
+import { apiKeys } from '../db/schema';
+import { AppError } from '../http/errors';
+import { SESSION_COOKIE, type SessionStore, type SessionUser } from './sessions';
+
+/** How a route authenticates. */
+export type RouteAuth = 'session' | 'public' | 'api-key';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: RouteAuth;
+  }
+  interface FastifyRequest {
+    /** The session of a session route (set before the handler runs). */
+    auth: SessionUser | null;
+    /** The account of an API-key route. */
+    apiAccountId: number | null;
+  }
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+const sameSecret = (a: string, b: string): boolean => {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+};
+
+/** The session of a session route; throws 401 if there is none. */
+export function sessionOf(request: FastifyRequest): SessionUser {
+  if (!request.auth) throw new AppError('UNAUTHENTICATED');
+  return request.auth;
+}
+
+/** Whether the request came over TLS (directly or, with trustProxy, through a proxy). */
+export const isSecure = (request: FastifyRequest): boolean => request.protocol === 'https';
+
+/** Sets the session cookie. */
+export function setSessionCookie(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  value: string,
+  expires: Date,
+): void {
+  reply.setCookie(SESSION_COOKIE, value, {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: isSecure(request),
+    expires,
+  });
+}
+
+/** Clears the session cookie. */
+export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply): void {
+  reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: isSecure(request) });
+}
+
+async function authPlugin(app: FastifyInstance, opts: { db: Db; sessions: SessionStore }) {
+  app.decorateRequest('auth', null);
+  app.decorateRequest('apiAccountId', null);
+  app.addHook('onRequest', async (request) => {
+    const mode = request.routeOptions.config.auth ?? 'session';
+    if (mode === 'public' || !request.routeOptions.url) return;
+    if (mode === 'api-key') {
+      const header = request.headers.authorization ?? '';
+      const key = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+      if (!key) throw new AppError('INVALID_API_KEY');
+      const hash = createHash('sha256').update(key).digest('hex');
+      const [row] = await opts.db
+        .select({ accountId: apiKeys.accountId })
+        .from(apiKeys)
+        .where(eq(apiKeys.keyHash, hash))
+        .limit(1);
+      if (!row) throw new AppError('INVALID_API_KEY');
+      request.apiAccountId = row.accountId;
+      return;
+    }
+    const cookie = request.cookies[SESSION_COOKIE];
+    const session = cookie ? await opts.sessions.find(cookie) : null;
+    if (!session) throw new AppError('UNAUTHENTICATED');
+    if (!SAFE_METHODS.has(request.method)) {
+      const header = request.headers['x-csrf-token'];
+      if (typeof header !== 'string' || !sameSecret(header, session.csrfToken)) {
+        throw new AppError('CSRF_MISMATCH');
+      }
+    }
+    request.auth = session;
+  });
+}
+
+/** The authentication plugin. */
+export default fp(authPlugin, { name: 'leadline-auth' });

@@ -1,0 +1,178 @@
+/** Database access for calls, the users rung for them, and notes. */
+import { randomBytes } from 'node:crypto';
+import { and, asc, eq } from 'drizzle-orm';
+import { formatPhone, type Call, type CallType, type Disposition } from '@leadline/contracts';
+import type { Db } from '../db/database';
+import {
+  callerNumbers,
+  callUsers,
+  calls,
+  notes,
+  profiles,
+  tags,
+  type CallStatus,
+  type CallUserOutcome,
+} from '../db/schema';
+import { findLead, toLeadResource } from '../leads/leads-repo';
+
+/** A call row. */
+export type CallRow = typeof calls.$inferSelect;
+/** A call-user row. */
+export type CallUserRow = typeof callUsers.$inferSelect;
+
+/** A new call sid, shaped like Twilio's (`CA` + 32 hex digits). */
+export const newCallSid = (): string => `CA${randomBytes(16).toString('hex')}`;
+
+/** Creates a call. */
+export async function insertCall(
+  db: Db,
+  values: Pick<typeof calls.$inferInsert, 'accountId' | 'leadId' | 'profileId' | 'phoneNumber'> &
+    Partial<Pick<typeof calls.$inferInsert, 'type' | 'direction' | 'status' | 'callerNumberId'>>,
+): Promise<CallRow> {
+  const [row] = await db
+    .insert(calls)
+    .values({ sid: newCallSid(), ...values })
+    .returning();
+  return row!;
+}
+
+/** The call with this sid, or null. */
+export async function findCallBySid(db: Db, sid: string): Promise<CallRow | null> {
+  const rows = await db.select().from(calls).where(eq(calls.sid, sid)).limit(1);
+  return rows[0] ?? null;
+}
+
+/** A call of the account by id, or null. */
+export async function findAccountCall(db: Db, accountId: number, callId: number): Promise<CallRow | null> {
+  const rows = await db
+    .select()
+    .from(calls)
+    .where(and(eq(calls.accountId, accountId), eq(calls.id, callId)))
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+/** Changes fields of a call. */
+export async function updateCall(
+  db: Db,
+  callId: number,
+  values: Partial<
+    Pick<CallRow, 'status' | 'userId' | 'answeredAt' | 'endedAt' | 'seconds' | 'disposition' | 'recordingUrl'>
+  >,
+): Promise<void> {
+  await db.update(calls).set(values).where(eq(calls.id, callId));
+}
+
+/** Records that a user is being rung for a call. */
+export async function insertCallUser(
+  db: Db,
+  values: { callId: number; userId: number; type: CallType; autoaccept: boolean },
+): Promise<CallUserRow> {
+  const [row] = await db.insert(callUsers).values(values).returning();
+  return row!;
+}
+
+/** Sets the outcome of the ringing call-user rows of a call (all users, or one). */
+export async function settleCallUsers(
+  db: Db,
+  callId: number,
+  outcome: CallUserOutcome,
+  userId?: number,
+): Promise<void> {
+  await db
+    .update(callUsers)
+    .set({ outcome })
+    .where(
+      and(
+        eq(callUsers.callId, callId),
+        eq(callUsers.outcome, 'ringing'),
+        userId === undefined ? undefined : eq(callUsers.userId, userId),
+      ),
+    );
+}
+
+/** A call-user row of the user, with its call, or null (another user's row is not found). */
+export async function findUserCallUser(
+  db: Db,
+  userId: number,
+  callUserId: number,
+): Promise<{ callUser: CallUserRow; call: CallRow } | null> {
+  const rows = await db
+    .select({ callUser: callUsers, call: calls })
+    .from(callUsers)
+    .innerJoin(calls, eq(calls.id, callUsers.callId))
+    .where(and(eq(callUsers.id, callUserId), eq(callUsers.userId, userId)))
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+/** The call as the console loads it: lead, profile with tags, caller number. */
+export async function toCallResource(db: Db, call: CallRow): Promise<Call> {
+  const lead = call.leadId ? await findLead(db, call.accountId, call.leadId) : null;
+  let profile: Call['profile'] = null;
+  if (call.profileId) {
+    const [row] = await db.select().from(profiles).where(eq(profiles.id, call.profileId));
+    if (row) {
+      const tagRows = await db
+        .select()
+        .from(tags)
+        .where(eq(tags.profileId, row.id))
+        .orderBy(asc(tags.id));
+      profile = {
+        id: row.id,
+        is_deal_whispertext: row.isDealWhispertext,
+        auto_answer: row.autoAnswer,
+        tags: tagRows.map((t) => ({ id: t.id, key: t.key, name: t.name, color: t.color })),
+      };
+    }
+  }
+  let number: Call['number'] = null;
+  if (call.callerNumberId) {
+    const [row] = await db.select().from(callerNumbers).where(eq(callerNumbers.id, call.callerNumberId));
+    if (row) {
+      number = {
+        name: row.name,
+        account_id: row.accountId,
+        phone_number_formatted: formatPhone(row.phoneNumber),
+      };
+    }
+  }
+  return {
+    id: call.id,
+    type: call.type as CallType,
+    direction: call.direction,
+    status: call.status,
+    lead: lead ? toLeadResource(lead) : null,
+    lead_id: call.leadId,
+    account_id: call.accountId,
+    profile_id: call.profileId,
+    profile,
+    number,
+    phone_number: call.phoneNumber,
+  };
+}
+
+/** Records the agent's disposition of a call. */
+export async function setDisposition(db: Db, callId: number, disposition: Disposition): Promise<void> {
+  await db.update(calls).set({ disposition }).where(eq(calls.id, callId));
+}
+
+/** Stores a note on a call. */
+export async function insertNote(
+  db: Db,
+  values: { accountId: number; callId: number; userId: number; content: string },
+): Promise<{ id: number }> {
+  const [row] = await db.insert(notes).values(values).returning({ id: notes.id });
+  return row!;
+}
+
+/** Statuses a call can no longer leave. */
+export const FINAL_STATUSES: ReadonlySet<CallStatus> = new Set([
+  'completed',
+  'missed',
+  'busy',
+  'offline',
+  'no-answer',
+  'failed',
+  'canceled',
+]);

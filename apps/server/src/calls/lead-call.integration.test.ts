@@ -1,0 +1,165 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { callUsers, calls, leads, notes } from '../db/schema';
+import { login, startTestApp, TEST_API_KEY, type Agent, type TestApp } from '../test-support/test-app';
+import { ManualClock } from '../test-support/manual-clock';
+import type { TelephonyCommand } from '../telephony/fake-telephony';
+
+type Ring = Extract<TelephonyCommand, { op: 'ringAgent' }>;
+const isRing = (c: TelephonyCommand): c is Ring => c.op === 'ringAgent';
+
+let t: TestApp;
+let clock: ManualClock;
+let agent: Agent;
+
+const postLead = (payload: unknown, key = TEST_API_KEY) =>
+  t.app.inject({
+    method: 'POST',
+    url: '/api/v1/leads',
+    headers: { authorization: `Bearer ${key}` },
+    payload: payload as Record<string, unknown>,
+  });
+
+beforeAll(async () => {
+  clock = new ManualClock();
+  t = await startTestApp({ clock });
+  agent = await login(t.app);
+});
+afterAll(() => t.close());
+beforeEach(async () => {
+  // Nobody is online until a test says so; no call is live.
+  for (const identity of [...t.telephony.online]) t.telephony.emit({ type: 'device.offline', identity });
+  await t.flows.idle();
+  await t.database.db.update(calls).set({ status: 'completed' });
+  t.telephony.commands.length = 0;
+});
+
+const online = async (userId: number) => {
+  t.telephony.emit({ type: 'device.online', identity: String(userId) });
+  await t.flows.idle();
+};
+
+describe('lead intake', () => {
+  it('needs the API key', async () => {
+    const none = await t.app.inject({ method: 'POST', url: '/api/v1/leads', payload: {} });
+    expect(none.statusCode).toBe(401);
+    expect(none.json<{ error: string }>().error).toMatch(/API key/);
+    const wrong = await postLead({ fname: 'A', phone_number: '+15550100042' }, 'nope-nope-nope');
+    expect(wrong.statusCode).toBe(401);
+  });
+
+  it('validates the body (422 naming the field) and stores nothing', async () => {
+    const before = (await t.database.db.select().from(leads)).length;
+    const noPhone = await postLead({ fname: 'Dana' });
+    expect(noPhone.statusCode).toBe(422);
+    expect(noPhone.json()).toEqual({ error: 'The phone number field is required.' });
+    const badPhone = await postLead({ fname: 'Dana', phone_number: '12' });
+    expect(badPhone.json()).toEqual({ error: 'The phone number is not a valid phone number.' });
+    const badEmail = await postLead({ fname: 'Dana', phone_number: '+15550100042', email: 'x' });
+    expect(badEmail.json()).toEqual({ error: 'The email must be a valid email address.' });
+    expect((await t.database.db.select().from(leads)).length).toBe(before);
+  });
+
+  it('stores the lead, creates the call and rings the available agent as client:<call user>', async () => {
+    await online(agent.userId);
+    const res = await postLead({
+      fname: 'Jordan',
+      lname: 'Miles',
+      phone_number: '(555) 010-0042',
+      company: 'Miles Roofing',
+      unknown_field: 'ignored',
+    });
+    expect(res.statusCode).toBe(201);
+    const body = res.json<{ lead: { id: number; phone_number: string; label: string }; call: { id: number; status: string; agent_id: number } }>();
+    expect(body.lead).toMatchObject({ phone_number: '+15550100042', label: 'Jordan Miles' });
+    expect(body.call).toMatchObject({ status: 'ringing', agent_id: agent.userId });
+    const ring = t.telephony.commands.find(isRing)!;
+    expect(ring).toMatchObject({ identity: String(agent.userId), params: { To: '+15550100042' } });
+    const callUserId = Number(ring.params.From!.replace('client:', ''));
+    const cu = await t.app.inject({ method: 'GET', url: `/api/v1/callusers/${callUserId}`, headers: { cookie: agent.cookie } });
+    expect(cu.statusCode).toBe(200);
+    expect(cu.json()).toMatchObject({
+      type: 'lead',
+      autoaccept: false,
+      call: { id: body.call.id, type: 'lead', lead: { fname: 'Jordan', company: 'Miles Roofing' } },
+    });
+    const tags = cu.json<{ call: { profile: { tags: Array<{ key: string }> } } }>().call.profile.tags;
+    expect(tags.map((tag) => tag.key)).toEqual(['hot', 'quote-sent', 'follow-up', 'not-interested']);
+  });
+
+  it('marks the call missed when no agent is online', async () => {
+    const res = await postLead({ fname: 'Nobody', phone_number: '+15550100043' });
+    expect(res.json()).toMatchObject({ call: { status: 'missed', agent_id: null } });
+    expect(t.telephony.commands.filter((c) => c.op === 'ringAgent')).toHaveLength(0);
+  });
+});
+
+describe('a lead call, end to end through the flows', () => {
+  it('dials the lead when the agent answers, counts seconds from the lead answering, ends everywhere', async () => {
+    await online(agent.userId);
+    const res = await postLead({ fname: 'Jordan', phone_number: '+15550100042' });
+    const callId = res.json<{ call: { id: number } }>().call.id;
+    const [call] = await t.database.db.select().from(calls).where(eq(calls.id, callId));
+    const sid = call!.sid;
+
+    t.telephony.emit({ type: 'agent.answered', callSid: sid, identity: String(agent.userId) });
+    await t.flows.idle();
+    expect(t.telephony.commands).toContainEqual({ op: 'dial', callSid: sid, number: '+15550100042' });
+
+    clock.advance(1000);
+    t.telephony.emit({ type: 'phone.answered', callSid: sid });
+    await t.flows.idle();
+    clock.advance(7400);
+    t.telephony.emit({ type: 'agent.left', callSid: sid, identity: String(agent.userId), reason: 'hangup' });
+    await t.flows.idle();
+    expect(t.telephony.commands).toContainEqual({ op: 'hangup', callSid: sid });
+
+    const [ended] = await t.database.db.select().from(calls).where(eq(calls.id, callId));
+    expect(ended).toMatchObject({ status: 'completed', seconds: 7, userId: agent.userId });
+    const [cu] = await t.database.db.select().from(callUsers).where(eq(callUsers.callId, callId));
+    expect(cu!.outcome).toBe('accepted');
+
+    // The agent records the outcome and a note.
+    const noCsrf = await t.app.inject({ method: 'POST', url: `/apps/webrtc/${callId}/disposition`, headers: { cookie: agent.cookie }, payload: { status: 'contacted' } });
+    expect(noCsrf.statusCode).toBe(403);
+    const bad = await t.app.inject({ method: 'POST', url: `/apps/webrtc/${callId}/disposition`, headers: { cookie: agent.cookie, 'x-csrf-token': agent.csrf }, payload: { status: 'great' } });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json()).toEqual({ error: 'The status must be one of contacted, voicemail, missed, removed.' });
+    const ok = await t.app.inject({ method: 'POST', url: `/apps/webrtc/${callId}/disposition`, headers: { cookie: agent.cookie, 'x-csrf-token': agent.csrf }, payload: { status: 'contacted' } });
+    expect(ok.statusCode).toBe(200);
+    const note = await t.app.inject({ method: 'POST', url: '/api/v1/notes', headers: { cookie: agent.cookie, 'x-csrf-token': agent.csrf }, payload: { content: 'Wants a quote', call_id: callId } });
+    expect(note.statusCode).toBe(201);
+    const [saved] = await t.database.db.select().from(calls).where(eq(calls.id, callId));
+    expect(saved!.disposition).toBe('contacted');
+    expect(await t.database.db.select().from(notes).where(eq(notes.callId, callId))).toHaveLength(1);
+  });
+
+  it('records a missed call when the agent rejects, and when nobody answers in time', async () => {
+    await online(agent.userId);
+    const a = await postLead({ fname: 'Reject', phone_number: '+15550100044' });
+    const aId = a.json<{ call: { id: number } }>().call.id;
+    const [aCall] = await t.database.db.select().from(calls).where(eq(calls.id, aId));
+    t.telephony.emit({ type: 'agent.rejected', callSid: aCall!.sid, identity: String(agent.userId) });
+    await t.flows.idle();
+    expect((await t.database.db.select().from(calls).where(eq(calls.id, aId)))[0]!.status).toBe('missed');
+
+    const b = await postLead({ fname: 'Timeout', phone_number: '+15550100045' });
+    const bId = b.json<{ call: { id: number } }>().call.id;
+    clock.advance(30_000);
+    await t.flows.idle();
+    expect((await t.database.db.select().from(calls).where(eq(calls.id, bId)))[0]!.status).toBe('missed');
+    expect(t.telephony.commands.filter((c) => c.op === 'cancelRing')).toHaveLength(1);
+  });
+
+  it('keeps other users out: another user gets 404 for the call user', async () => {
+    await online(agent.userId);
+    const res = await postLead({ fname: 'Private', phone_number: '+15550100046' });
+    expect(res.statusCode).toBe(201);
+    const ring = t.telephony.commands.find(isRing)!;
+    const other = await login(t.app, 'agent2@example.com');
+    const cu = await t.app.inject({ method: 'GET', url: `/api/v1/callusers/${ring.params.From!.slice(7)}`, headers: { cookie: other.cookie } });
+    expect(cu.statusCode).toBe(404);
+    const badId = await t.app.inject({ method: 'GET', url: '/api/v1/callusers/abc', headers: { cookie: other.cookie } });
+    expect(badId.statusCode).toBe(422);
+  });
+});

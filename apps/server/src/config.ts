@@ -1,0 +1,112 @@
+/**
+ * The one typed configuration module: every setting comes from an environment variable,
+ * is parsed here once, and is passed to what needs it. The README lists them all.
+ */
+import { networkInterfaces } from 'node:os';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
+  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+
+const csv = z
+  .string()
+  .transform((s) =>
+    s
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean),
+  );
+
+const Env = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  LEADLINE_MODE: z.enum(['embedded', 'production']).default('embedded'),
+  DATA_DIR: z.string().min(1).default('data'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL must be a postgres:// URL')
+    .optional(),
+  LEADLINE_API_KEY: z.string().min(8).optional(),
+  SESSION_TTL_HOURS: z.coerce.number().positive().default(24 * 7),
+  TOKEN_TTL_SECONDS: z.coerce.number().int().min(30).default(3600),
+  TOKEN_SECRET: z.string().min(32).optional(),
+  TRUST_PROXY: bool.default(false),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  VOICE_ICE_ADDRESSES: csv.optional(),
+  VOICE_SANDBOX_ANSWER_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
+  AGENT_RING_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30_000),
+  WEB_DIST_DIR: z.string().optional(),
+});
+
+/** The server's settings, parsed from the environment. */
+export interface Config {
+  port: number;
+  host: string;
+  /** `embedded`: demo seed, demo API key and sandbox endpoints on; `production`: off. */
+  mode: 'embedded' | 'production';
+  dataDir: string;
+  /** PostgreSQL server; without it the embedded PGlite under `dataDir/pglite` is used. */
+  databaseUrl: string | undefined;
+  /** Lead-intake API key that the seed registers (embedded mode: `demo-api-key` by default). */
+  leadApiKey: string | undefined;
+  sessionTtlMs: number;
+  tokenTtlSeconds: number;
+  /** HS256 secret for access tokens; embedded mode generates one under `dataDir` when unset. */
+  tokenSecret: string | undefined;
+  trustProxy: boolean;
+  logLevel: string;
+  /** Addresses announced in ICE candidates. */
+  iceAddresses: string[];
+  /** How long a sandbox number rings before it answers. */
+  sandboxAnswerMs: number;
+  /** How long an agent is rung before the call counts as missed. */
+  agentRingTimeoutMs: number;
+  /** Built web app to serve at `/`; unset: `apps/web/dist` of this checkout. */
+  webDistDir: string | undefined;
+}
+
+/** Thrown when the environment holds a value the server cannot run with. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** The machine's non-loopback IPv4 addresses: the default ICE addresses, reachable on the LAN. */
+export function lanAddresses(): string[] {
+  const found = Object.values(networkInterfaces())
+    .flat()
+    .filter((i) => i !== undefined && i.family === 'IPv4' && !i.internal)
+    .map((i) => i!.address);
+  return found.length > 0 ? found : ['127.0.0.1'];
+}
+
+/** Parses the environment (default: `process.env`) into a `Config`, or throws a `ConfigError`. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = Env.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`Invalid setting ${issue.path.join('.')}: ${issue.message}`);
+  }
+  const e = parsed.data;
+  const embedded = e.LEADLINE_MODE === 'embedded';
+  if (!embedded && !e.DATABASE_URL) throw new ConfigError('Production mode needs DATABASE_URL.');
+  if (!embedded && !e.TOKEN_SECRET) throw new ConfigError('Production mode needs TOKEN_SECRET.');
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    mode: e.LEADLINE_MODE,
+    dataDir: resolve(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    leadApiKey: e.LEADLINE_API_KEY ?? (embedded ? 'demo-api-key' : undefined),
+    sessionTtlMs: e.SESSION_TTL_HOURS * 3_600_000,
+    tokenTtlSeconds: e.TOKEN_TTL_SECONDS,
+    tokenSecret: e.TOKEN_SECRET,
+    trustProxy: e.TRUST_PROXY,
+    logLevel: e.LOG_LEVEL,
+    iceAddresses: e.VOICE_ICE_ADDRESSES ?? lanAddresses(),
+    sandboxAnswerMs: e.VOICE_SANDBOX_ANSWER_MS,
+    agentRingTimeoutMs: e.AGENT_RING_TIMEOUT_MS,
+    webDistDir: e.WEB_DIST_DIR ? resolve(e.WEB_DIST_DIR) : undefined,
+  };
+}

@@ -1,0 +1,311 @@
+/**
+ * The domain model (Drizzle, PostgreSQL dialect: runs on PGlite and on a PostgreSQL server).
+ * Every row that belongs to a customer carries `account_id`; queries are scoped by it.
+ * Migrations are generated from this file (`npm run db:generate -w @leadline/server`).
+ */
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  serial,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+import type { AccountSettings } from '@leadline/contracts';
+
+const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
+
+/** A customer of Leadline; `settings` holds its feature flags. */
+export const accounts = pgTable('accounts', {
+  id: serial('id').primaryKey(),
+  name: text('name').notNull(),
+  settings: jsonb('settings').$type<AccountSettings>().notNull().default({}),
+  createdAt: createdAt(),
+});
+
+/** User integration ids (CRM links on the lead card). */
+export interface UserIntegrations {
+  hubspot_id?: string | null;
+  salesforce_domain?: string | null;
+  activecampaign_domain?: string | null;
+}
+
+/** An agent or supervisor. */
+export const users = pgTable(
+  'users',
+  {
+    id: serial('id').primaryKey(),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    email: text('email').notNull(),
+    passwordHash: text('password_hash').notNull(),
+    fullName: text('full_name').notNull(),
+    phoneNumber: text('phone_number'),
+    profilePicture: text('profile_picture'),
+    permissions: jsonb('permissions').$type<string[]>().notNull().default([]),
+    countryCode: text('country_code').notNull().default('US'),
+    integrations: jsonb('integrations').$type<UserIntegrations>().notNull().default({}),
+    /** The agent takes calls (availability switch). */
+    isAvailable: boolean('is_available').notNull().default(true),
+    /** The agent takes calls only in the app (not on a mobile). */
+    isAppOnly: boolean('is_app_only').notNull().default(false),
+    /** A device of the agent is registered with the signalling gateway. */
+    isOnlineApp: boolean('is_online_app').notNull().default(false),
+    isMobile: boolean('is_mobile').notNull().default(false),
+    autoaccept: boolean('autoaccept').notNull().default(false),
+    /** When the agent last took a call; the lead router rings the longest idle agent first. */
+    lastCallAt: timestamp('last_call_at', { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('users_email_unique').on(sql`lower(${t.email})`),
+    index('users_account_idx').on(t.accountId, t.fullName),
+  ],
+);
+
+/** A team of agents. */
+export const teams = pgTable(
+  'teams',
+  {
+    id: serial('id').primaryKey(),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    name: text('name').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('teams_account_idx').on(t.accountId)],
+);
+
+/** Team membership. */
+export const teamMembers = pgTable(
+  'team_members',
+  {
+    teamId: integer('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.userId] }), index('team_members_user_idx').on(t.userId)],
+);
+
+/** A call flow: how calls of a campaign behave. */
+export const profiles = pgTable(
+  'profiles',
+  {
+    id: serial('id').primaryKey(),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    name: text('name').notNull(),
+    isDealWhispertext: boolean('is_deal_whispertext').notNull().default(false),
+    autoAnswer: boolean('auto_answer').notNull().default(true),
+    createdAt: createdAt(),
+  },
+  (t) => [index('profiles_account_idx').on(t.accountId)],
+);
+
+/** A tag (stage) of a profile. */
+export const tags = pgTable(
+  'tags',
+  {
+    id: serial('id').primaryKey(),
+    profileId: integer('profile_id')
+      .notNull()
+      .references(() => profiles.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    name: text('name').notNull(),
+    color: text('color').notNull(),
+  },
+  (t) => [uniqueIndex('tags_profile_key_unique').on(t.profileId, t.key)],
+);
+
+/** A number the account calls from (caller id) and is called on. */
+export const callerNumbers = pgTable(
+  'caller_numbers',
+  {
+    id: serial('id').primaryKey(),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    profileId: integer('profile_id').references(() => profiles.id),
+    name: text('name').notNull(),
+    phoneNumber: text('phone_number').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('caller_numbers_account_idx').on(t.accountId),
+    uniqueIndex('caller_numbers_phone_unique').on(t.phoneNumber),
+  ],
+);
+
+/** A person to call. */
+export const leads = pgTable(
+  'leads',
+  {
+    id: serial('id').primaryKey(),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    profileId: integer('profile_id').references(() => profiles.id),
+    fname: text('fname').notNull(),
+    lname: text('lname').notNull().default(''),
+    phoneNumber: text('phone_number').notNull(),
+    email: text('email'),
+    company: text('company'),
+    category: text('category'),
+    sourceId: text('source_id'),
+    crm: text('crm'),
+    profilePicture: text('profile_picture'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('leads_account_idx').on(t.accountId, t.createdAt)],
+);
+
+/** Lifecycle of a call row. */
+export type CallStatus =
+  | 'queued'
+  | 'ringing'
+  | 'in-progress'
+  | 'completed'
+  | 'missed'
+  | 'busy'
+  | 'offline'
+  | 'no-answer'
+  | 'failed'
+  | 'canceled';
+
+/** One call: a room in the voice engine, `sid` on the signalling wire. */
+export const calls = pgTable(
+  'calls',
+  {
+    id: serial('id').primaryKey(),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    sid: text('sid').notNull(),
+    type: text('type').notNull().default('lead'),
+    direction: text('direction').$type<'inbound' | 'outbound'>().notNull().default('outbound'),
+    status: text('status').$type<CallStatus>().notNull().default('queued'),
+    leadId: integer('lead_id').references(() => leads.id),
+    profileId: integer('profile_id').references(() => profiles.id),
+    callerNumberId: integer('caller_number_id').references(() => callerNumbers.id),
+    /** The far end's number (the lead's, E.164). */
+    phoneNumber: text('phone_number'),
+    /** The agent who took the call. */
+    userId: integer('user_id').references(() => users.id),
+    answeredAt: timestamp('answered_at', { withTimezone: true }),
+    endedAt: timestamp('ended_at', { withTimezone: true }),
+    seconds: integer('seconds').notNull().default(0),
+    recordingUrl: text('recording_url'),
+    disposition: text('disposition'),
+    stageKey: text('stage_key'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('calls_sid_unique').on(t.sid),
+    index('calls_account_user_idx').on(t.accountId, t.userId, t.createdAt),
+    index('calls_account_created_idx').on(t.accountId, t.createdAt),
+  ],
+);
+
+/** Outcome of ringing one user for one call. */
+export type CallUserOutcome = 'ringing' | 'accepted' | 'rejected' | 'missed' | 'canceled';
+
+/** Which user was rung for which call. */
+export const callUsers = pgTable(
+  'call_users',
+  {
+    id: serial('id').primaryKey(),
+    callId: integer('call_id')
+      .notNull()
+      .references(() => calls.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id),
+    type: text('type').notNull().default('lead'),
+    autoaccept: boolean('autoaccept').notNull().default(false),
+    outcome: text('outcome').$type<CallUserOutcome>().notNull().default('ringing'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('call_users_call_idx').on(t.callId), index('call_users_user_idx').on(t.userId)],
+);
+
+/** A note an agent wrote after a call. */
+export const notes = pgTable(
+  'notes',
+  {
+    id: serial('id').primaryKey(),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    callId: integer('call_id')
+      .notNull()
+      .references(() => calls.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id),
+    content: text('content').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('notes_call_idx').on(t.callId)],
+);
+
+/** An SMS follow-up sent after a call. */
+export const smsMessages = pgTable(
+  'sms_messages',
+  {
+    id: serial('id').primaryKey(),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    callId: integer('call_id')
+      .notNull()
+      .references(() => calls.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id),
+    toNumber: text('to_number').notNull(),
+    body: text('body').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('sms_messages_call_idx').on(t.callId)],
+);
+
+/** A login session; `id` is the SHA-256 of the cookie's secret, never the secret itself. */
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: text('id').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    csrfToken: text('csrf_token').notNull(),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [index('sessions_user_idx').on(t.userId)],
+);
+
+/** A lead-intake API key; only its SHA-256 is stored. */
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: serial('id').primaryKey(),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    name: text('name').notNull(),
+    keyHash: text('key_hash').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('api_keys_hash_unique').on(t.keyHash)],
+);

@@ -1,0 +1,73 @@
+/**
+ * The server's one registry of error codes: each with its HTTP status, message and the body
+ * shape the console expects. Route code throws `AppError`s by code; the error handler
+ * (`http/error-handler.ts`) turns them into responses.
+ */
+import { LOGIN_FAILED_MESSAGE } from '@leadline/contracts';
+
+/**
+ * `error`: `{ error }`, for requests the client got wrong (validation, auth).
+ * `refusal`: `{ success: false, error }`, for domain refusals the spec's views show in a banner.
+ */
+type BodyShape = 'error' | 'refusal';
+
+interface ErrorDefinition {
+  status: number;
+  message: string;
+  shape: BodyShape;
+}
+
+/** Every error the API answers with, by stable code. */
+export const ERRORS = {
+  VALIDATION_FAILED: { status: 422, message: 'The given data was invalid.', shape: 'error' },
+  MALFORMED_JSON: { status: 400, message: 'The request body is not valid JSON.', shape: 'error' },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    message: 'The request body must be JSON (Content-Type: application/json).',
+    shape: 'error',
+  },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.', shape: 'error' },
+  UNAUTHENTICATED: { status: 401, message: 'Unauthenticated.', shape: 'refusal' },
+  LOGIN_FAILED: { status: 401, message: LOGIN_FAILED_MESSAGE, shape: 'refusal' },
+  CSRF_MISMATCH: {
+    status: 403,
+    message: 'CSRF token mismatch: send the csrf_token of GET /api/v1/user as X-CSRF-TOKEN.',
+    shape: 'error',
+  },
+  INVALID_API_KEY: {
+    status: 401,
+    message: 'A valid API key is required: Authorization: Bearer <api key>.',
+    shape: 'error',
+  },
+  FORBIDDEN: { status: 403, message: 'You do not have permission to do this.', shape: 'refusal' },
+  NOT_FOUND: { status: 404, message: 'Not found.', shape: 'error' },
+  CALL_NOT_ACTIVE: { status: 409, message: 'This call is no longer active.', shape: 'refusal' },
+  INTERNAL: { status: 500, message: 'Something went wrong on our side.', shape: 'error' },
+} as const satisfies Record<string, ErrorDefinition>;
+
+/** A code of the registry. */
+export type ErrorCode = keyof typeof ERRORS;
+
+/** An error with a registry code; `message` overrides the registry's text when more specific. */
+export class AppError extends Error {
+  override name = 'AppError';
+  readonly status: number;
+  readonly shape: BodyShape;
+
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message ?? ERRORS[code].message, options);
+    this.status = ERRORS[code].status;
+    this.shape = ERRORS[code].shape;
+  }
+
+  /** The response body for this error. */
+  body(): { error: string } | { success: false; error: string } {
+    return this.shape === 'refusal'
+      ? { success: false, error: this.message }
+      : { error: this.message };
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * The composition root: builds every service from the configuration and starts the product
+ * (database, seed, voice engine, call flows, HTTP and signalling on one port).
+ */
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { VoiceEngine, WorkerMediaEngine, type MediaEngine } from '@leadline/voice';
+import { buildApp } from './app';
+import { AccessTokens, TokenRefusedError } from './auth/access-token';
+import { SessionStore } from './auth/sessions';
+import { CallFlows } from './calls/call-flows';
+import type { Config } from './config';
+import { openDatabase, type Database } from './db/database';
+import { ensureApiKey, seedDemo } from './db/seed';
+import { serverRoot } from './lib/app-root';
+import { loadOrCreateSecret } from './lib/secret-file';
+import { markAllOffline } from './users/users-repo';
+
+/** A running product. */
+export interface Leadline {
+  app: FastifyInstance;
+  database: Database;
+  flows: CallFlows;
+  engine: VoiceEngine;
+  /** The base URL it listens on, e.g. http://127.0.0.1:3000. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Replaceable parts (tests). */
+export interface LeadlineOverrides {
+  media?: MediaEngine;
+}
+
+/** The signalling WebSocket's path. */
+export const SIGNAL_PATH = '/signal';
+
+/** Builds and starts everything; resolves once it listens. */
+export async function startLeadline(
+  config: Config,
+  overrides: LeadlineOverrides = {},
+): Promise<Leadline> {
+  const logger = pino({ level: config.logLevel });
+  const database = await openDatabase(
+    config.databaseUrl ? { url: config.databaseUrl } : { dir: join(config.dataDir, 'pglite') },
+  );
+  const { db } = database;
+  if (config.mode === 'embedded') {
+    if (await seedDemo(db)) logger.info('seeded the demo account');
+    if (config.leadApiKey) await ensureApiKey(db, config.leadApiKey);
+  }
+  // No device is connected at start, whatever the database remembers.
+  await markAllOffline(db);
+
+  const tokens = new AccessTokens(
+    config.tokenSecret ?? loadOrCreateSecret(join(config.dataDir, 'token-secret')),
+    config.tokenTtlSeconds,
+  );
+  const media =
+    overrides.media ??
+    new WorkerMediaEngine({
+      iceAddresses: config.iceAddresses,
+      sandboxDir: join(config.dataDir, 'sandbox'),
+      answerDelayMs: config.sandboxAnswerMs,
+    });
+  // The engine asks the flows about outgoing calls; the flows drive the engine.
+  const engine: VoiceEngine = new VoiceEngine({
+    media,
+    verifyToken: async (token) => {
+      try {
+        return { ok: true, ...(await tokens.verify(token)) };
+      } catch (error) {
+        if (error instanceof TokenRefusedError) return { ok: false, reason: error.reason };
+        throw error;
+      }
+    },
+    authorizeOutgoing: (identity, params) => flows.authorizeOutgoing(identity, params),
+  });
+  const flows = new CallFlows({
+    db,
+    telephony: engine,
+    log: logger,
+    ringTimeoutMs: config.agentRingTimeoutMs,
+  });
+  const sessions = new SessionStore(db, config.sessionTtlMs);
+  const app = await buildApp(
+    { db, sessions, tokens, flows },
+    {
+      logger,
+      trustProxy: config.trustProxy,
+      webDistDir: config.webDistDir ?? join(serverRoot(), '..', 'web', 'dist'),
+    },
+  );
+  app.server.on('upgrade', (request, socket, head) => {
+    const path = (request.url ?? '').split('?')[0];
+    if (path === SIGNAL_PATH) return engine.handleUpgrade(request, socket, head);
+    socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+  });
+
+  try {
+    await engine.start();
+    flows.start();
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    flows.stop();
+    await engine.close().catch(() => undefined);
+    await app.close().catch(() => undefined);
+    await database.close();
+    throw error;
+  }
+  const { port } = app.server.address() as AddressInfo;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  return {
+    app,
+    database,
+    flows,
+    engine,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    async close() {
+      flows.stop();
+      await app.close();
+      await engine.close();
+      await flows.idle();
+      await database.close();
+    },
+  };
+}

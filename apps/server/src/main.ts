@@ -1,0 +1,33 @@
+/** Starts Leadline from the environment (`npm start`). */
+import { ConfigError, loadConfig } from './config';
+import { startLeadline } from './leadline';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const leadline = await startLeadline(config);
+  leadline.app.log.info(`Leadline is ready on ${leadline.url}`);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    leadline.app.log.info(`${signal}: shutting down`);
+    leadline.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        leadline.app.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    console.error(error.message);
+  } else {
+    console.error('Leadline could not start:', error);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,89 @@
+/**
+ * The HTTP application on a fresh seeded database with the fake telephony, driven through
+ * `fastify.inject`; plus a logged-in agent helper.
+ */
+import { pino } from 'pino';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../app';
+import { AccessTokens } from '../auth/access-token';
+import { SessionStore } from '../auth/sessions';
+import { CallFlows, type FlowClock } from '../calls/call-flows';
+import type { Database } from '../db/database';
+import { DEMO_PASSWORD, ensureApiKey, seedDemo } from '../db/seed';
+import { FakeTelephony } from '../telephony/fake-telephony';
+import { openTestDatabase } from './test-database';
+
+/** The secret tests sign tokens with. */
+export const TEST_TOKEN_SECRET = 'test-secret-test-secret-test-secret-0123';
+/** The demo API key the seed registers in tests. */
+export const TEST_API_KEY = 'demo-api-key';
+
+/** A test application and its parts. */
+export interface TestApp {
+  app: FastifyInstance;
+  database: Database;
+  telephony: FakeTelephony;
+  flows: CallFlows;
+  tokens: AccessTokens;
+  close(): Promise<void>;
+}
+
+/** Starts the application on a fresh seeded database. */
+export async function startTestApp(
+  options: { clock?: FlowClock; trustProxy?: boolean } = {},
+): Promise<TestApp> {
+  const database = await openTestDatabase();
+  await seedDemo(database.db);
+  await ensureApiKey(database.db, TEST_API_KEY);
+  const telephony = new FakeTelephony();
+  const logger = pino({ level: 'silent' });
+  const flows = new CallFlows({
+    db: database.db,
+    telephony,
+    log: logger,
+    ringTimeoutMs: 30_000,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  flows.start();
+  const tokens = new AccessTokens(TEST_TOKEN_SECRET, 3600);
+  const app = await buildApp(
+    { db: database.db, sessions: new SessionStore(database.db, 3_600_000), tokens, flows },
+    { logger, trustProxy: options.trustProxy ?? false, webDistDir: '/nonexistent' },
+  );
+  return {
+    app,
+    database,
+    telephony,
+    flows,
+    tokens,
+    async close() {
+      flows.stop();
+      await app.close();
+      await flows.idle();
+      await database.close();
+    },
+  };
+}
+
+/** A logged-in user: its cookie header, CSRF token and user id. */
+export interface Agent {
+  cookie: string;
+  csrf: string;
+  userId: number;
+  accountId: number;
+}
+
+/** Logs a demo user in through the API. */
+export async function login(app: FastifyInstance, email = 'agent1@example.com'): Promise<Agent> {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v1/user/login',
+    payload: { email, password: DEMO_PASSWORD },
+  });
+  if (res.statusCode !== 200) throw new Error(`login failed: ${res.statusCode} ${res.body}`);
+  const setCookie = res.cookies.find((c) => c.name === 'leadline_session');
+  const cookie = `leadline_session=${setCookie!.value}`;
+  const me = await app.inject({ method: 'GET', url: '/api/v1/user', headers: { cookie } });
+  const body = me.json<{ user: { id: number; account_id: number }; csrf_token: string }>();
+  return { cookie, csrf: body.csrf_token, userId: body.user.id, accountId: body.user.account_id };
+}

@@ -1,0 +1,138 @@
+import { LOGIN_FAILED_MESSAGE } from '@leadline/contracts';
+import { describe, expect, it } from 'vitest';
+import type { FetchLike } from '../platform/platform';
+import { ApiClient, ApiError, NetworkError, SessionExpiredError } from './api-client';
+import { FakeApi, demoCallUser, demoUser } from './fake-api';
+
+const NOW_MS = 1_736_154_000_000;
+
+function client(fetch: FetchLike) {
+  let reloads = 0;
+  const api = new ApiClient({ fetch, reload: () => (reloads += 1), now: () => NOW_MS });
+  return { api, reloads: () => reloads };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('ApiClient', () => {
+  it('loads no user without a session, and does not reload', async () => {
+    const server = new FakeApi();
+    const { api, reloads } = client(server.fetch);
+    expect(await api.getUser()).toBeNull();
+    expect(reloads()).toBe(0);
+    const [request] = server.requests;
+    expect(request).toMatchObject({ method: 'GET', path: '/api/v1/user', credentials: 'include' });
+    expect(request?.query.get('time')).toBe(String(NOW_MS));
+  });
+
+  it('sends the CSRF token from the user fetch on every mutating request', async () => {
+    const server = new FakeApi().addCallUser(42, demoCallUser()).signIn();
+    const { api } = client(server.fetch);
+    expect(await api.getUser()).toEqual(demoUser());
+    await api.setDisposition(9001, 'contacted');
+    await api.addNote({ content: 'Call back', call_id: 9001 });
+    await api.rejectCall(9001);
+    await api.getCallUser(42);
+    for (const request of server.requests) expect(request.credentials).toBe('include');
+    const mutating = server.requests.filter((r) => r.method !== 'GET');
+    expect(mutating.map((r) => r.path)).toEqual([
+      '/apps/webrtc/9001/disposition',
+      '/api/v1/notes',
+      '/apps/webrtc/9001/reject',
+    ]);
+    for (const request of mutating) expect(request.headers.get('X-CSRF-TOKEN')).toBe('csrf-dana');
+    expect(server.requestsTo('POST', '/apps/webrtc/9001/disposition')[0]?.body).toEqual({
+      status: 'contacted',
+    });
+    expect(server.requestsTo('POST', '/api/v1/notes')[0]?.body).toEqual({
+      content: 'Call back',
+      call_id: 9001,
+    });
+  });
+
+  it('shows the server message of a refused login', async () => {
+    const server = new FakeApi();
+    const { api } = client(server.fetch);
+    const error = await rejection(api.login({ email: 'dana@example.com', password: 'wrong' }));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ message: LOGIN_FAILED_MESSAGE, status: 200, code: 9101 });
+  });
+
+  it('shows the server message of a validation error ({ error })', async () => {
+    const server = new FakeApi();
+    const { api } = client(server.fetch);
+    const error = await rejection(api.login({ email: 'not-an-email', password: 'x' }));
+    expect(error).toMatchObject({
+      message: 'The email must be a valid email address.',
+      status: 422,
+    });
+  });
+
+  it('accepts a good login', async () => {
+    const server = new FakeApi();
+    const { api } = client(server.fetch);
+    await api.login({ email: 'dana@example.com', password: 'correct horse' });
+    expect(await api.getUser()).toMatchObject({ email: 'dana@example.com' });
+  });
+
+  it('reloads the page on a 401 once the user was loaded', async () => {
+    const server = new FakeApi().addCallUser(42, demoCallUser()).signIn();
+    const { api, reloads } = client(server.fetch);
+    await api.getUser();
+    server.expireSession();
+    expect(await rejection(api.getCallUser(42))).toBeInstanceOf(SessionExpiredError);
+    expect(reloads()).toBe(1);
+  });
+
+  it('does not reload on a 401 before the user was loaded, or after logout', async () => {
+    const server = new FakeApi();
+    const { api, reloads } = client(server.fetch);
+    expect(await rejection(api.getToken(true))).toMatchObject({ status: 401 });
+    server.signIn();
+    await api.getUser();
+    await api.logout();
+    expect(await rejection(api.getToken(false))).toMatchObject({ status: 401 });
+    expect(reloads()).toBe(0);
+  });
+
+  it('adds the time query to the first token fetch only', async () => {
+    const server = new FakeApi().signIn();
+    const { api } = client(server.fetch);
+    await api.getUser();
+    expect(await api.getToken(true)).toBe('fake-token-1');
+    expect(await api.getToken(false)).toBe('fake-token-2');
+    const tokens = server.requestsTo('GET', '/api/v1/twilio/token2');
+    expect(tokens.map((r) => r.query.get('time'))).toEqual([String(NOW_MS), null]);
+  });
+
+  it('wraps a failed fetch in a NetworkError', async () => {
+    const { api } = client(() => Promise.reject(new TypeError('Failed to fetch')));
+    const error = await rejection(api.getUser());
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ code: 9103, cause: new TypeError('Failed to fetch') });
+  });
+
+  it('explains a failure without a JSON error', async () => {
+    const { api } = client(() =>
+      Promise.resolve(new Response('<h1>Bad gateway</h1>', { status: 502 })),
+    );
+    expect(await rejection(api.getToken(true))).toMatchObject({
+      status: 502,
+      message: 'The server could not complete the request (HTTP 502).',
+    });
+  });
+
+  it('treats { success: false } on the user fetch as no session', async () => {
+    const { api } = client(() =>
+      Promise.resolve(Response.json({ success: false, error: 'Unauthenticated.' })),
+    );
+    expect(await api.getUser()).toBeNull();
+  });
+});

@@ -1,0 +1,193 @@
+/**
+ * The console's HTTP client (spec section 7). Cookie session (`credentials: 'include'`); every
+ * mutating request carries `X-CSRF-TOKEN` with the token from the user fetch; once the user is
+ * loaded, a 401 on any response reloads the page. Server refusals (`{ error }` or
+ * `{ success: false, error }`) become an {@link ApiError} whose message is the server's text,
+ * ready for a view's banner.
+ */
+import type {
+  CallUserResponse,
+  Disposition,
+  LoginBody,
+  NoteBody,
+  TokenResponse,
+  User,
+  UserResponse,
+} from '@leadline/contracts';
+import { WebError } from '../errors';
+import type { FetchLike } from '../platform/platform';
+
+/** The server refused a request; `message` is its `error` text when it sent one. */
+export class ApiError extends WebError {
+  /** The HTTP status (200 for a `{ success: false }` answer). */
+  readonly status: number;
+
+  constructor(status: number, message: string) {
+    super('ApiError', message);
+    this.status = status;
+  }
+}
+
+/** The session ended after the user was loaded; the page is reloading. */
+export class SessionExpiredError extends WebError {
+  constructor() {
+    super('SessionExpiredError', 'Your session has ended. Reloading…');
+  }
+}
+
+/** The request did not reach the server. */
+export class NetworkError extends WebError {
+  constructor(cause: unknown) {
+    super('NetworkError', 'Cannot reach the server. Check your connection and try again.', {
+      cause,
+    });
+  }
+}
+
+/** What the client needs from the page. */
+export interface ApiClientOptions {
+  readonly fetch: FetchLike;
+  /** Reloads the page (after a 401 once the user was loaded). */
+  readonly reload: () => void;
+  /** Milliseconds since the epoch, for the `time` cache-busting query. */
+  readonly now: () => number;
+  /** Prefix of every path; same origin when empty. */
+  readonly baseUrl?: string;
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** The console's HTTP API. */
+export class ApiClient {
+  readonly #options: ApiClientOptions;
+  #csrfToken: string | null = null;
+  #userLoaded = false;
+
+  constructor(options: ApiClientOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * `GET /api/v1/user?time=<ms>`: the signed-in user, or `null` when there is no session
+   * (401 or `{ success: false }`). Remembers the CSRF token for later mutations.
+   */
+  async getUser(): Promise<User | null> {
+    const response = await this.#send('GET', `/api/v1/user?time=${this.#options.now()}`);
+    if (response.status === 401) return null;
+    const payload = await readPayload(response);
+    if (isRefusal(payload)) return null;
+    if (!response.ok) throw new ApiError(response.status, errorText(payload, response.status));
+    const { user, csrf_token } = payload as UserResponse;
+    this.#csrfToken = csrf_token ?? user.csrf_token;
+    this.#userLoaded = true;
+    return user;
+  }
+
+  /**
+   * `POST /api/v1/user/login`; resolves when the credentials were accepted (the caller then
+   * reloads the page) and throws {@link ApiError} with the server's message otherwise.
+   */
+  async login(body: LoginBody): Promise<void> {
+    await this.#json('POST', '/api/v1/user/login', body);
+  }
+
+  /** `POST /api/v1/user/logout`; afterwards a 401 no longer reloads the page. */
+  async logout(): Promise<void> {
+    try {
+      await this.#json('POST', '/api/v1/user/logout');
+    } finally {
+      this.#userLoaded = false;
+      this.#csrfToken = null;
+    }
+  }
+
+  /** `GET /api/v1/twilio/token2`, with the `time` query on the first fetch only. */
+  async getToken(first: boolean): Promise<string> {
+    const query = first ? `?time=${this.#options.now()}` : '';
+    const { token } = await this.#json<TokenResponse>('GET', `/api/v1/twilio/token2${query}`);
+    if (typeof token !== 'string' || token === '') {
+      throw new ApiError(200, 'The server sent no softphone token.');
+    }
+    return token;
+  }
+
+  /** `GET /api/v1/callusers/{id}`: the call behind an incoming call. */
+  getCallUser(callUserId: number): Promise<CallUserResponse> {
+    return this.#json<CallUserResponse>('GET', `/api/v1/callusers/${callUserId}`);
+  }
+
+  /** `POST /apps/webrtc/{callId}/reject`: the agent ignored the call. */
+  async rejectCall(callId: number): Promise<void> {
+    await this.#json('POST', `/apps/webrtc/${callId}/reject`);
+  }
+
+  /** `POST /apps/webrtc/{callId}/disposition`: the call's result. */
+  async setDisposition(callId: number, status: Disposition): Promise<void> {
+    await this.#json('POST', `/apps/webrtc/${callId}/disposition`, { status });
+  }
+
+  /** `POST /api/v1/notes`: a note on a call. */
+  async addNote(body: NoteBody): Promise<void> {
+    await this.#json('POST', '/api/v1/notes', body);
+  }
+
+  async #json<T = unknown>(method: Method, path: string, body?: unknown): Promise<T> {
+    const response = await this.#send(method, path, body);
+    const payload = await readPayload(response);
+    if (!response.ok || isRefusal(payload)) {
+      throw new ApiError(response.status, errorText(payload, response.status));
+    }
+    return payload as T;
+  }
+
+  async #send(method: Method, path: string, body?: unknown): Promise<Response> {
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    if (method !== 'GET' && this.#csrfToken) headers['X-CSRF-TOKEN'] = this.#csrfToken;
+    let response: Response;
+    try {
+      response = await this.#options.fetch(`${this.#options.baseUrl ?? ''}${path}`, {
+        method,
+        credentials: 'include',
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (error) {
+      throw new NetworkError(error);
+    }
+    if (response.status === 401 && this.#userLoaded) {
+      // Spec section 7: the session is gone; a reload lands on the login view.
+      this.#userLoaded = false;
+      this.#options.reload();
+      throw new SessionExpiredError();
+    }
+    return response;
+  }
+}
+
+async function readPayload(response: Response): Promise<unknown> {
+  const text = await response.text();
+  if (text === '') return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
+}
+
+function isRefusal(payload: unknown): boolean {
+  return (
+    typeof payload === 'object' &&
+    payload !== null &&
+    'success' in payload &&
+    payload.success === false
+  );
+}
+
+function errorText(payload: unknown, status: number): string {
+  if (typeof payload === 'object' && payload !== null && 'error' in payload) {
+    const { error } = payload;
+    if (typeof error === 'string' && error.trim() !== '') return error;
+  }
+  return `The server could not complete the request (HTTP ${status}).`;
+}

@@ -1,0 +1,258 @@
+/**
+ * The shared in-memory fake of the server endpoints the console uses (spec section 7), for tests.
+ * `fakeApi.fetch` is a {@link FetchLike}: it checks the session cookie, the CSRF header and the
+ * bodies (with the contracts' zod schemas) like the real server, records every request, and
+ * answers with real `Response`s.
+ */
+import {
+  DispositionBody,
+  LOGIN_FAILED_MESSAGE,
+  LoginBody,
+  NoteBody,
+  type Call,
+  type CallType,
+  type CallUserResponse,
+  type Lead,
+  type User,
+} from '@leadline/contracts';
+import type { FetchLike } from '../platform/platform';
+
+/** One request the fake received. */
+export interface RecordedRequest {
+  readonly method: string;
+  /** The path without the query. */
+  readonly path: string;
+  readonly query: URLSearchParams;
+  readonly headers: Headers;
+  readonly credentials: RequestCredentials | undefined;
+  /** The parsed JSON body, or undefined. */
+  readonly body: unknown;
+}
+
+/** An account the fake knows. */
+export interface FakeAccount {
+  readonly user: User;
+  readonly password: string;
+}
+
+/** The demo agent. */
+export function demoUser(overrides: Partial<User> = {}): User {
+  return {
+    id: 7,
+    account_id: 100,
+    full_name: 'Dana Whitfield',
+    email: 'dana@example.com',
+    phone_number_formatted: '+1 555 010 0199',
+    profile_picture: null,
+    permissions: [],
+    country_code: 'US',
+    integrations: { hubspot_id: null, salesforce_domain: null, activecampaign_domain: null },
+    settings: {},
+    csrf_token: 'csrf-dana',
+    ...overrides,
+  };
+}
+
+/** The demo lead. */
+export function demoLead(overrides: Partial<Lead> = {}): Lead {
+  return {
+    id: 301,
+    label: 'Maya Okafor',
+    fname: 'Maya',
+    lname: 'Okafor',
+    name: 'Maya Okafor',
+    phone_number: '+15550100142',
+    phone_number_formatted: '+1 555 010 0142',
+    company: 'Brightwater Solar',
+    email: 'maya@brightwater.example',
+    category: 'Solar quote',
+    crm: null,
+    source_id: null,
+    profile_picture: null,
+    ...overrides,
+  };
+}
+
+/** A call-user answer for a call of `type`; `call` overrides fields of the call. */
+export function demoCallUser(
+  options: { type?: CallType; autoaccept?: boolean; call?: Partial<Call> } = {},
+): CallUserResponse {
+  const type = options.type ?? 'lead';
+  const lead = demoLead();
+  return {
+    type,
+    autoaccept: options.autoaccept ?? false,
+    call: {
+      id: 9001,
+      type,
+      direction: 'outbound',
+      status: 'ringing',
+      lead,
+      lead_id: lead.id,
+      account_id: 100,
+      profile_id: 12,
+      profile: { id: 12, is_deal_whispertext: false, auto_answer: true, tags: [] },
+      number: { name: 'Sales line', account_id: 100, phone_number_formatted: '+1 555 010 0100' },
+      phone_number: lead.phone_number,
+      ...options.call,
+    },
+  };
+}
+
+const TOKEN_PREFIX = 'fake-token-';
+
+/** The in-memory server. */
+export class FakeApi {
+  /** Every request, in order. */
+  readonly requests: RecordedRequest[] = [];
+  readonly #accounts: FakeAccount[];
+  readonly #callUsers = new Map<number, CallUserResponse>();
+  #session: User | null = null;
+  #tokens = 0;
+  #held: Promise<void> | null = null;
+  readonly #refusals = new Map<string, { status: number; error: string }>();
+
+  constructor(accounts: FakeAccount[] = [{ user: demoUser(), password: 'correct horse' }]) {
+    this.#accounts = accounts;
+  }
+
+  /** Starts with `email` signed in (as if the login happened before the page loaded). */
+  signIn(email = this.#accounts[0]?.user.email): this {
+    const account = this.#accounts.find((a) => a.user.email === email);
+    if (!account) throw new Error(`no account ${email}`);
+    this.#session = account.user;
+    return this;
+  }
+
+  /** Ends the session on the server side (cookie expired). */
+  expireSession(): void {
+    this.#session = null;
+  }
+
+  /** Serves `response` at `GET /api/v1/callusers/{callUserId}`. */
+  addCallUser(callUserId: number, response: CallUserResponse): this {
+    this.#callUsers.set(callUserId, response);
+    return this;
+  }
+
+  /** The requests to `method path` (path without query). */
+  requestsTo(method: string, path: string): RecordedRequest[] {
+    return this.requests.filter((r) => r.method === method && r.path === path);
+  }
+
+  /** Answers the next `method path` with `status` and `{ success: false, error }`. */
+  refuseNext(method: string, path: string, status: number, error: string): this {
+    this.#refusals.set(`${method} ${path}`, { status, error });
+    return this;
+  }
+
+  /**
+   * Holds every answer until the returned release is called (to test late answers). Requests
+   * are still recorded when they arrive.
+   */
+  hold(): () => void {
+    let release = () => {};
+    this.#held = new Promise<void>((resolve) => {
+      release = () => {
+        this.#held = null;
+        resolve();
+      };
+    });
+    return release;
+  }
+
+  /** How many tokens were issued. */
+  get issuedTokens(): number {
+    return this.#tokens;
+  }
+
+  readonly fetch: FetchLike = async (url, init) => {
+    const parsed = new URL(url, 'http://console.test');
+    const method = (init.method ?? 'GET').toUpperCase();
+    const headers = new Headers(init.headers);
+    const body = typeof init.body === 'string' ? (JSON.parse(init.body) as unknown) : undefined;
+    this.requests.push({
+      method,
+      path: parsed.pathname,
+      query: parsed.searchParams,
+      headers,
+      credentials: init.credentials,
+      body,
+    });
+    await (this.#held ?? Promise.resolve());
+    return this.#route(method, parsed.pathname, headers, body);
+  };
+
+  #route(method: string, path: string, headers: Headers, body: unknown): Response {
+    const refusal = this.#refusals.get(`${method} ${path}`);
+    if (refusal) {
+      this.#refusals.delete(`${method} ${path}`);
+      return json(refusal.status, { success: false, error: refusal.error });
+    }
+    if (method === 'POST' && path === '/api/v1/user/login') return this.#login(body);
+    if (method === 'GET' && path === '/api/v1/user') {
+      if (!this.#session) return json(401, { error: 'Unauthenticated.' });
+      return json(200, {
+        success: true,
+        user: this.#session,
+        csrf_token: this.#session.csrf_token,
+      });
+    }
+    const user = this.#session;
+    if (!user) return json(401, { error: 'Unauthenticated.' });
+    if (method !== 'GET' && headers.get('X-CSRF-TOKEN') !== user.csrf_token) {
+      return json(419, { error: 'CSRF token mismatch.' });
+    }
+    if (method === 'POST' && path === '/api/v1/user/logout') {
+      this.#session = null;
+      return json(200, { success: true });
+    }
+    if (method === 'GET' && path === '/api/v1/twilio/token2') {
+      this.#tokens += 1;
+      return json(200, { token: `${TOKEN_PREFIX}${this.#tokens}` });
+    }
+    const callUser = /^\/api\/v1\/callusers\/(\d+)$/.exec(path);
+    if (method === 'GET' && callUser) {
+      const found = this.#callUsers.get(Number(callUser[1]));
+      return found ? json(200, found) : json(404, { error: 'Call not found.' });
+    }
+    const webrtc = /^\/apps\/webrtc\/(\d+)\/(reject|disposition)$/.exec(path);
+    if (method === 'POST' && webrtc) {
+      if (!this.#knowsCall(Number(webrtc[1]))) return json(404, { error: 'Call not found.' });
+      if (webrtc[2] === 'disposition') {
+        const parsed = DispositionBody.safeParse(body);
+        if (!parsed.success) return json(422, { error: parsed.error.issues[0]?.message });
+      }
+      return json(200, { success: true });
+    }
+    if (method === 'POST' && path === '/api/v1/notes') {
+      const parsed = NoteBody.safeParse(body);
+      if (!parsed.success) return json(422, { error: parsed.error.issues[0]?.message });
+      if (!this.#knowsCall(parsed.data.call_id)) return json(404, { error: 'Call not found.' });
+      return json(200, { success: true });
+    }
+    return json(404, { error: `No route for ${method} ${path}.` });
+  }
+
+  #login(body: unknown): Response {
+    const parsed = LoginBody.safeParse(body);
+    if (!parsed.success) return json(422, { error: parsed.error.issues[0]?.message });
+    const account = this.#accounts.find(
+      (a) => a.user.email === parsed.data.email && a.password === parsed.data.password,
+    );
+    if (!account) return json(200, { success: false, error: LOGIN_FAILED_MESSAGE });
+    this.#session = account.user;
+    return json(200, { success: true });
+  }
+
+  #knowsCall(callId: number): boolean {
+    return [...this.#callUsers.values()].some((c) => c.call.id === callId);
+  }
+}
+
+function json(status: number, payload: unknown): Response {
+  return new Response(JSON.stringify(payload), {
+    status,
+    headers: { 'Content-Type': 'application/json' },
+  });
+}

@@ -1,0 +1,41 @@
+/** TanStack Query keys and options for the console's server state. */
+import { QueryClient, queryOptions } from '@tanstack/react-query';
+import type { ApiClient } from './api-client';
+
+/** Query keys, in one place. */
+export const QUERY_KEYS = {
+  user: ['user'] as const,
+  callUser: (callUserId: number) => ['callusers', callUserId] as const,
+};
+
+/** The signed-in user (`null` when there is no session). Loaded once per page. */
+export function userQuery(api: ApiClient) {
+  return queryOptions({
+    queryKey: QUERY_KEYS.user,
+    queryFn: () => api.getUser(),
+    staleTime: Infinity,
+  });
+}
+
+/** A call user, always fetched fresh for an incoming call. */
+export function callUserQuery(api: ApiClient, callUserId: number) {
+  return queryOptions({
+    queryKey: QUERY_KEYS.callUser(callUserId),
+    queryFn: () => api.getCallUser(callUserId),
+    staleTime: 0,
+  });
+}
+
+/**
+ * The console's query client: no automatic retries (a 401 must not be retried, and a failed
+ * disposition is shown, not repeated), no refetch on focus, and requests even while the
+ * browser reports offline (the agent sees the error instead of a silent pause).
+ */
+export function createQueryClient(): QueryClient {
+  return new QueryClient({
+    defaultOptions: {
+      queries: { retry: false, refetchOnWindowFocus: false, networkMode: 'always' },
+      mutations: { retry: false, networkMode: 'always' },
+    },
+  });
+}

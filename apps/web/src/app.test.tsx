@@ -1,0 +1,348 @@
+import type { CallUserResponse } from '@leadline/contracts';
+import { act, render, screen, waitFor, within } from '@testing-library/react';
+import { userEvent } from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { FakeApi, demoCallUser, demoUser } from './api/fake-api';
+import { createQueryClient } from './api/queries';
+import { App } from './app';
+import { FakePhone, type FakeCall } from './phone/fake-phone';
+import { createFakePlatform } from './platform/fake-platform';
+
+const LEAD = 42;
+const INBOUND = 43;
+
+function renderApp(
+  options: { signedIn?: boolean; callUsers?: Record<number, CallUserResponse> } = {},
+) {
+  const server = new FakeApi([{ user: demoUser(), password: 'correct horse' }]);
+  if (options.signedIn ?? true) server.signIn();
+  const callUsers = options.callUsers ?? {
+    [LEAD]: demoCallUser(),
+    [INBOUND]: demoCallUser({ call: { id: 9002, direction: 'inbound' } }),
+  };
+  for (const [id, callUser] of Object.entries(callUsers)) server.addCallUser(Number(id), callUser);
+  const platform = createFakePlatform(server.fetch);
+  const phone = new FakePhone();
+  const user = userEvent.setup();
+  render(
+    <App phoneFactory={phone.factory} platform={platform} queryClient={createQueryClient()} />,
+  );
+
+  /** Waits for the waiting view with a registered phone. */
+  async function ready(): Promise<void> {
+    expect(await screen.findByRole('heading', { name: 'Waiting for lead...' })).toBeVisible();
+    expect(await screen.findByText('Phone ready')).toBeVisible();
+  }
+
+  /** Rings a call and waits for the ringing view. */
+  async function ring(callUserId = LEAD): Promise<FakeCall> {
+    const call = ringOnly(callUserId);
+    await screen.findByRole('button', { name: 'Accept' });
+    return call;
+  }
+
+  /** Rings a call without waiting for anything. */
+  function ringOnly(callUserId = LEAD): FakeCall {
+    let call: FakeCall | undefined;
+    act(() => {
+      call = phone.device.ring(callUserId);
+    });
+    if (!call) throw new Error('no call');
+    return call;
+  }
+
+  return { server, platform, phone, user, ready, ring, ringOnly };
+}
+
+function banner(): HTMLElement {
+  return screen.getByRole('status', { name: 'Call status' });
+}
+
+describe('login', () => {
+  it('shows the login view when there is no session', async () => {
+    renderApp({ signedIn: false });
+    expect(await screen.findByRole('heading', { name: 'Log in' })).toBeVisible();
+    const email = screen.getByLabelText('Email');
+    expect(email).toHaveAttribute('type', 'email');
+    expect(email).toBeRequired();
+    expect(email).toHaveFocus();
+    expect(screen.getByLabelText('Password')).toBeRequired();
+    expect(screen.getByRole('button', { name: 'Login' })).toBeEnabled();
+    expect(screen.getByRole('link', { name: 'Log in with Google' })).toHaveAttribute(
+      'href',
+      '/apps/workos/login/google',
+    );
+    expect(screen.queryByRole('button', { expanded: false })).toBeNull();
+    expect(screen.getByText('v1.9.9')).toBeVisible();
+  });
+
+  it("shows 'Your login credentials are invalid.' for a wrong password", async () => {
+    const { user, platform, server } = renderApp({ signedIn: false });
+    await user.type(await screen.findByLabelText('Email'), 'dana@example.com');
+    await user.type(screen.getByLabelText('Password'), 'wrong password');
+    await user.click(screen.getByRole('button', { name: 'Login' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'Your login credentials are invalid.',
+    );
+    expect(platform.reloadCount).toBe(0);
+    expect(server.requestsTo('POST', '/api/v1/user/login')[0]?.body).toEqual({
+      email: 'dana@example.com',
+      password: 'wrong password',
+    });
+  });
+
+  it('reloads the page after a good login', async () => {
+    const { user, platform } = renderApp({ signedIn: false });
+    await user.type(await screen.findByLabelText('Email'), 'dana@example.com');
+    await user.type(screen.getByLabelText('Password'), 'correct horse{Enter}');
+    await waitFor(() => expect(platform.reloadCount).toBe(1));
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+});
+
+describe('the call flow', () => {
+  it('waiting → Incoming Lead! → Accept → timer → Mute → Hang Up → Call Ended → Contacted → Done', async () => {
+    const { user, platform, server, ready, ring } = renderApp();
+    await ready();
+
+    const call = await ring();
+    expect(banner()).toHaveTextContent('Incoming Lead!');
+    const lead = screen.getByRole('article', { name: 'Lead: Maya Okafor' });
+    expect(within(lead).getByRole('heading', { name: 'Maya Okafor' })).toBeVisible();
+    expect(within(lead).getByText('Brightwater Solar')).toBeVisible();
+    expect(within(lead).getByRole('link', { name: 'maya@brightwater.example' })).toBeVisible();
+    expect(within(lead).getByText('Solar quote')).toBeVisible();
+    const accept = screen.getByRole('button', { name: 'Accept' });
+    expect(accept).toHaveFocus();
+    expect(accept).toHaveAttribute('aria-keyshortcuts', 'a');
+    expect(screen.getByRole('button', { name: 'Ignore' })).toBeEnabled();
+
+    await user.click(accept);
+    const timer = await screen.findByRole('timer');
+    expect(timer).toHaveTextContent('00:00');
+    expect(call.status()).toBe('open');
+    act(() => platform.clock.tick(999));
+    expect(timer).toHaveTextContent('00:00');
+    act(() => platform.clock.tick(1));
+    expect(timer).toHaveTextContent('00:01');
+
+    act(() => call.reportVolume(0.3, 0.1));
+    expect(screen.getByRole('meter', { name: 'Mic level' })).toHaveAttribute('aria-valuenow', '3');
+    expect(screen.getByRole('meter', { name: 'Speaker level' })).toHaveAttribute(
+      'aria-valuenow',
+      '2',
+    );
+
+    await user.click(screen.getByRole('button', { name: 'Mute' }));
+    const muted = await screen.findByRole('button', { name: 'Muted' });
+    expect(muted).toHaveAttribute('aria-pressed', 'true');
+    expect(call.invocations).toContain('mute(true)');
+    expect(call.isMuted()).toBe(true);
+
+    await user.click(screen.getByRole('button', { name: 'Hang Up' }));
+    expect(await screen.findByRole('heading', { name: 'Call Result' })).toBeVisible();
+    expect(banner()).toHaveTextContent('Call Ended');
+    expect(call.status()).toBe('closed');
+    expect(screen.queryByRole('timer')).toBeNull();
+    for (const name of ['Contacted', 'Voicemail', 'Missed', 'Remove']) {
+      expect(screen.getByRole('button', { name })).toBeEnabled();
+    }
+
+    await user.click(screen.getByRole('button', { name: 'Contacted' }));
+    const done = await screen.findByRole('button', { name: 'Done' });
+    const [disposition] = server.requestsTo('POST', '/apps/webrtc/9001/disposition');
+    expect(disposition?.body).toEqual({ status: 'contacted' });
+    expect(disposition?.headers.get('X-CSRF-TOKEN')).toBe('csrf-dana');
+    expect(screen.getByRole('heading', { name: 'Thank you!' })).toBeVisible();
+    expect(done).toHaveFocus();
+
+    await user.click(done);
+    expect(await screen.findByRole('heading', { name: 'Waiting for lead...' })).toBeVisible();
+    expect(banner()).toBeEmptyDOMElement();
+  });
+
+  it('Add Note: Save is disabled while the note is empty, then saves it', async () => {
+    const { user, server, ready, ring } = renderApp();
+    await ready();
+    await ring();
+    await user.click(screen.getByRole('button', { name: 'Accept' }));
+    await user.click(await screen.findByRole('button', { name: 'Hang Up' }));
+    await user.click(await screen.findByRole('button', { name: 'Voicemail' }));
+    await user.click(await screen.findByRole('button', { name: 'Add Note' }));
+
+    const note = await screen.findByRole('textbox', { name: 'Note' });
+    expect(note).toHaveFocus();
+    const save = screen.getByRole('button', { name: 'Save' });
+    expect(save).toBeDisabled();
+    await user.type(note, '   ');
+    expect(save).toBeDisabled();
+    await user.clear(note);
+    await user.type(note, 'Left a voicemail; call back Tuesday');
+    expect(save).toBeEnabled();
+    await user.click(save);
+
+    expect(await screen.findByRole('heading', { name: 'Waiting for lead...' })).toBeVisible();
+    expect(server.requestsTo('POST', '/api/v1/notes')[0]?.body).toEqual({
+      content: 'Left a voicemail; call back Tuesday',
+      call_id: 9001,
+    });
+  });
+
+  it('Add Note: Skip goes back to waiting without saving', async () => {
+    const { user, server, ready, ring } = renderApp();
+    await ready();
+    await ring();
+    await user.click(screen.getByRole('button', { name: 'Accept' }));
+    await user.click(await screen.findByRole('button', { name: 'Hang Up' }));
+    await user.click(await screen.findByRole('button', { name: 'Missed' }));
+    await user.click(await screen.findByRole('button', { name: 'Add Note' }));
+    await user.click(await screen.findByRole('button', { name: 'Skip' }));
+    expect(await screen.findByRole('heading', { name: 'Waiting for lead...' })).toBeVisible();
+    expect(server.requestsTo('POST', '/api/v1/notes')).toEqual([]);
+  });
+
+  it('keyboard shortcuts run the same actions', async () => {
+    const { user, server, phone, ready, ring } = renderApp();
+    await ready();
+
+    const ignored = await ring();
+    await user.keyboard('i');
+    expect(await screen.findByRole('heading', { name: 'Waiting for lead...' })).toBeVisible();
+    expect(ignored.invocations).toEqual(['reject']);
+    await waitFor(() =>
+      expect(server.requestsTo('POST', '/apps/webrtc/9001/reject')).toHaveLength(1),
+    );
+
+    const call = await ring();
+    await user.keyboard('a');
+    expect(await screen.findByRole('timer')).toBeVisible();
+    expect(call.status()).toBe('open');
+    await user.keyboard('m');
+    expect(await screen.findByRole('button', { name: 'Muted' })).toBeVisible();
+    await user.keyboard('m');
+    expect(await screen.findByRole('button', { name: 'Mute' })).toBeVisible();
+    expect(call.invocations).toEqual(['accept', 'mute(true)', 'mute(false)']);
+    await user.keyboard('h');
+    expect(await screen.findByRole('heading', { name: 'Call Result' })).toBeVisible();
+    await user.keyboard('r');
+    expect(await screen.findByRole('heading', { name: 'Thank you!' })).toBeVisible();
+    expect(server.requestsTo('POST', '/apps/webrtc/9001/disposition')[0]?.body).toEqual({
+      status: 'removed',
+    });
+    await user.keyboard('a');
+    const note = await screen.findByRole('textbox', { name: 'Note' });
+    // Letters typed into the note are text, not shortcuts.
+    await user.keyboard('Sad; hang up');
+    expect(note).toHaveValue('Sad; hang up');
+    await user.keyboard('{Control>}{Enter}{/Control}');
+    expect(await screen.findByRole('heading', { name: 'Waiting for lead...' })).toBeVisible();
+    expect(server.requestsTo('POST', '/api/v1/notes')[0]?.body).toEqual({
+      content: 'Sad; hang up',
+      call_id: 9001,
+    });
+    expect(phone.device.calls).toHaveLength(2);
+  });
+
+  it('auto-accepts when the server says so', async () => {
+    const { platform, ready, ringOnly } = renderApp({
+      callUsers: { [LEAD]: demoCallUser({ autoaccept: true }) },
+    });
+    await ready();
+    const call = ringOnly();
+    expect(await screen.findByRole('timer')).toHaveTextContent('00:00');
+    expect(call.invocations).toEqual(['accept']);
+    expect(screen.queryByRole('button', { name: 'Accept' })).toBeNull();
+    expect(screen.getByRole('button', { name: 'Hang Up' })).toBeEnabled();
+    act(() => platform.clock.tick(61_000));
+    expect(screen.getByRole('timer')).toHaveTextContent('01:01');
+  });
+
+  it('an inbound call shows its number name, thanks, and resets after 2000 ms', async () => {
+    const { user, platform, ready, ring } = renderApp();
+    await ready();
+    await ring(INBOUND);
+    expect(banner()).toHaveTextContent('Sales line');
+    await user.click(screen.getByRole('button', { name: 'Accept' }));
+    await user.click(await screen.findByRole('button', { name: 'Hang Up' }));
+    expect(await screen.findByRole('heading', { name: 'Thank you!' })).toBeVisible();
+    expect(banner()).toHaveTextContent('Call Ended');
+    act(() => platform.clock.tick(1_999));
+    expect(screen.getByRole('heading', { name: 'Thank you!' })).toBeVisible();
+    act(() => platform.clock.tick(1));
+    expect(await screen.findByRole('heading', { name: 'Waiting for lead...' })).toBeVisible();
+  });
+
+  it("a call error alerts 'Connection error code 8' and resets", async () => {
+    const { user, platform, ready, ring } = renderApp();
+    await ready();
+    const call = await ring();
+    await user.click(screen.getByRole('button', { name: 'Accept' }));
+    await screen.findByRole('timer');
+    act(() => void call.fail(31000, 'Error processing answer'));
+    expect(await screen.findByRole('heading', { name: 'Waiting for lead...' })).toBeVisible();
+    expect(platform.alerts).toEqual(['Connection error code 8']);
+  });
+
+  it('the caller giving up resets to waiting', async () => {
+    const { ready, ring } = renderApp();
+    await ready();
+    const call = await ring();
+    act(() => call.cancelByCaller());
+    expect(await screen.findByRole('heading', { name: 'Waiting for lead...' })).toBeVisible();
+  });
+
+  it("shows the server's error in the view's banner and stays", async () => {
+    const { user, server, ready, ring } = renderApp();
+    await ready();
+    await ring();
+    await user.click(screen.getByRole('button', { name: 'Accept' }));
+    await user.click(await screen.findByRole('button', { name: 'Hang Up' }));
+    server.refuseNext(
+      'POST',
+      '/apps/webrtc/9001/disposition',
+      409,
+      'This call already has a result.',
+    );
+    await user.click(await screen.findByRole('button', { name: 'Contacted' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('This call already has a result.');
+    expect(screen.getByRole('heading', { name: 'Call Result' })).toBeVisible();
+    await user.click(screen.getByRole('button', { name: 'Voicemail' }));
+    expect(await screen.findByRole('heading', { name: 'Thank you!' })).toBeVisible();
+  });
+});
+
+describe('session', () => {
+  it('a 401 after the user was loaded reloads the page', async () => {
+    const { server, platform, ready, ringOnly } = renderApp();
+    await ready();
+    server.expireSession();
+    ringOnly();
+    await waitFor(() => expect(platform.reloadCount).toBe(1));
+    expect(server.requestsTo('GET', '/api/v1/callusers/42')).toHaveLength(1);
+  });
+
+  it('the profile menu shows the user, follows the network, and logs out', async () => {
+    const { user, platform, phone, server, ready } = renderApp();
+    await ready();
+    const profile = screen.getByRole('button', { name: /^Dana Whitfield\s*, Online$/ });
+    expect(profile).toHaveAttribute('aria-expanded', 'false');
+    act(() => platform.network.set(false));
+    expect(profile).toHaveAccessibleName(/^Dana Whitfield\s*, Offline$/);
+    act(() => platform.network.set(true));
+
+    await user.click(profile);
+    expect(profile).toHaveAttribute('aria-expanded', 'true');
+    expect(screen.getByText('dana@example.com')).toBeVisible();
+    expect(screen.getByText('+1 555 010 0199')).toBeVisible();
+    await user.keyboard('{Escape}');
+    expect(profile).toHaveAttribute('aria-expanded', 'false');
+    expect(profile).toHaveFocus();
+
+    await user.click(profile);
+    await user.click(screen.getByRole('button', { name: 'Log out' }));
+    expect(await screen.findByRole('heading', { name: 'Log in' })).toBeVisible();
+    expect(server.requestsTo('POST', '/api/v1/user/logout')).toHaveLength(1);
+    expect(phone.device.state).toBe('destroyed');
+    expect(screen.queryByRole('button', { name: /Dana Whitfield/ })).toBeNull();
+  });
+});

@@ -1,0 +1,28 @@
+import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import type { PhoneFactory } from './phone/phone-port';
+import type { Platform } from './platform/platform';
+import { ServicesContext, createServices } from './services';
+import { ConsoleScreen } from './views/console-screen';
+
+/** Props of {@link App}: everything from outside is injected here. */
+export interface AppProps {
+  /** Creates the softphone device (the SDK adapter in production, `FakePhone` in tests). */
+  readonly phoneFactory: PhoneFactory;
+  /** The browser (`browserPlatform()` in production, `createFakePlatform()` in tests). */
+  readonly platform: Platform;
+  /** A query client to use (tests pass a fresh one); one is created otherwise. */
+  readonly queryClient?: QueryClient;
+}
+
+/** The Leadline call console. */
+export function App({ phoneFactory, platform, queryClient }: AppProps) {
+  const [services] = useState(() => createServices({ phoneFactory, platform, queryClient }));
+  return (
+    <QueryClientProvider client={services.queryClient}>
+      <ServicesContext value={services}>
+        <ConsoleScreen />
+      </ServicesContext>
+    </QueryClientProvider>
+  );
+}

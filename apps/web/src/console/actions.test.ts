@@ -1,0 +1,232 @@
+import { describe, expect, it } from 'vitest';
+import { demoCallUser } from '../api/fake-api';
+import {
+  CONSOLE_ACTIONS,
+  NO_INPUT,
+  actionForKey,
+  actionsOf,
+  ariaKeyShortcuts,
+  getAction,
+  keyHint,
+  matchesKey,
+  type ActionContext,
+  type ActionName,
+  type KeyPress,
+} from './actions';
+import type { ConsoleCommands } from './console-controller';
+import {
+  CONSOLE_VIEWS,
+  INITIAL_CONSOLE_STATE,
+  type ConsoleState,
+  type ConsoleView,
+} from './console-machine';
+
+/** Commands that record what was asked of them, as `name` or `name(argument)`. */
+class RecordingCommands implements ConsoleCommands {
+  readonly performed: string[] = [];
+  accept = () => void this.performed.push('accept');
+  ignore = () => void this.performed.push('ignore');
+  toggleMute = () => void this.performed.push('toggleMute');
+  hangUp = () => void this.performed.push('hangUp');
+  dispose = (status: string) => {
+    this.performed.push(`dispose(${status})`);
+    return Promise.resolve();
+  };
+  addNote = () => void this.performed.push('addNote');
+  done = () => void this.performed.push('done');
+  saveNote = (content: string) => {
+    this.performed.push(`saveNote(${content})`);
+    return Promise.resolve();
+  };
+  skipNote = () => void this.performed.push('skipNote');
+  skipTags = () => void this.performed.push('skipTags');
+  cancelSms = () => void this.performed.push('cancelSms');
+}
+
+function contextIn(
+  view: ConsoleView,
+  overrides: Partial<ConsoleState> = {},
+  note = '',
+): ActionContext & { commands: RecordingCommands } {
+  const loaded = demoCallUser();
+  return {
+    state: {
+      ...INITIAL_CONSOLE_STATE,
+      view,
+      call: {
+        callSid: 'CA1',
+        callUserId: 42,
+        call: loaded.call,
+        type: loaded.type,
+        autoaccept: false,
+      },
+      ...overrides,
+    },
+    commands: new RecordingCommands(),
+    input: { note },
+  };
+}
+
+function press(key: string, extra: Partial<KeyPress> = {}): KeyPress {
+  return {
+    key,
+    ctrlKey: false,
+    metaKey: false,
+    altKey: false,
+    repeat: false,
+    target: null,
+    ...extra,
+  };
+}
+
+/** Which actions each view offers (spec section 2, this issue's cut). */
+const EXPECTED_ACTIONS: Record<ConsoleView, ActionName[]> = {
+  login: [],
+  waiting: [],
+  ringing: ['accept', 'ignore'],
+  oncall: ['toggleMute', 'hangUp'],
+  disposition: ['contacted', 'voicemail', 'missed', 'removed'],
+  disposition2: ['skipTags'],
+  sms: ['cancelSms'],
+  thankyou: ['addNote', 'done'],
+  note: ['skipNote', 'saveNote'],
+};
+
+describe('console actions', () => {
+  it.each(CONSOLE_VIEWS.map((v) => [v]))('%s offers its actions', (view) => {
+    expect(actionsOf(view).map((a) => a.name)).toEqual(EXPECTED_ACTIONS[view]);
+  });
+
+  it('never binds one key twice in a view, nor across views that follow each other', () => {
+    for (const view of CONSOLE_VIEWS) {
+      const keys = actionsOf(view).map((a) => keyHint(a.key));
+      expect(new Set(keys).size).toBe(keys.length);
+    }
+    const following: [ConsoleView, ConsoleView][] = [
+      ['ringing', 'oncall'],
+      ['oncall', 'disposition'],
+      ['oncall', 'thankyou'],
+      ['disposition', 'thankyou'],
+      ['thankyou', 'note'],
+    ];
+    for (const [from, to] of following) {
+      const before = new Set(actionsOf(from).map((a) => keyHint(a.key)));
+      expect(actionsOf(to).filter((a) => before.has(keyHint(a.key)))).toEqual([]);
+    }
+  });
+
+  it('each action is enabled only in its own view', () => {
+    for (const action of CONSOLE_ACTIONS) {
+      for (const view of CONSOLE_VIEWS) {
+        const enabled = action.predicate(contextIn(view, {}, 'a note'));
+        expect(enabled, `${action.name} in ${view}`).toBe(view === action.view);
+      }
+    }
+  });
+
+  it('Mute is disabled on a listen call and labelled Mute / Muted', () => {
+    const mute = getAction('toggleMute');
+    const listen = contextIn('oncall');
+    const listenState = {
+      ...listen.state,
+      call: listen.state.call && { ...listen.state.call, type: 'listen' as const },
+    };
+    expect(mute.predicate({ ...listen, state: listenState })).toBe(false);
+    expect(mute.label({ ...listen.state, muted: false })).toBe('Mute');
+    expect(mute.label({ ...listen.state, muted: true })).toBe('Muted');
+    expect(mute.pressed?.({ ...listen.state, muted: true })).toBe(true);
+  });
+
+  it('Save needs a non-blank note and saves it trimmed', async () => {
+    const save = getAction('saveNote');
+    expect(save.predicate(contextIn('note', {}, ''))).toBe(false);
+    expect(save.predicate(contextIn('note', {}, '   \n'))).toBe(false);
+    const context = contextIn('note', {}, '  Call back Tuesday  ');
+    expect(save.predicate(context)).toBe(true);
+    await save.perform(context);
+    expect(context.commands.performed).toEqual(['saveNote(Call back Tuesday)']);
+  });
+
+  it.each([
+    ['contacted', 'contacted'],
+    ['voicemail', 'voicemail'],
+    ['missed', 'missed'],
+    ['removed', 'removed'],
+  ] as const)('%s records disposition %s', async (name, status) => {
+    const context = contextIn('disposition');
+    await getAction(name).perform(context);
+    expect(context.commands.performed).toEqual([`dispose(${status})`]);
+  });
+
+  it.each([
+    ['accept', 'accept'],
+    ['ignore', 'ignore'],
+    ['toggleMute', 'toggleMute'],
+    ['hangUp', 'hangUp'],
+    ['addNote', 'addNote'],
+    ['done', 'done'],
+    ['skipNote', 'skipNote'],
+    ['skipTags', 'skipTags'],
+    ['cancelSms', 'cancelSms'],
+  ] as const)('%s performs %s', async (name, command) => {
+    const context = contextIn(getAction(name).view);
+    await getAction(name).perform(context);
+    expect(context.commands.performed).toEqual([command]);
+  });
+});
+
+describe('shortcuts', () => {
+  it('shows and announces the keys', () => {
+    expect(keyHint(getAction('accept').key)).toBe('A');
+    expect(ariaKeyShortcuts(getAction('accept').key)).toBe('a');
+    expect(keyHint(getAction('saveNote').key)).toBe('Ctrl+Enter');
+    expect(ariaKeyShortcuts(getAction('saveNote').key)).toBe('Control+Enter Meta+Enter');
+  });
+
+  it('matches letters in either case, without modifiers', () => {
+    const binding = getAction('accept').key;
+    expect(matchesKey(binding, press('a'))).toBe(true);
+    expect(matchesKey(binding, press('A'))).toBe(true);
+    expect(matchesKey(binding, press('a', { ctrlKey: true }))).toBe(false);
+    expect(matchesKey(binding, press('a', { altKey: true }))).toBe(false);
+    expect(matchesKey(binding, press('b'))).toBe(false);
+  });
+
+  it('ignores a held key', () => {
+    expect(matchesKey(getAction('hangUp').key, press('h', { repeat: true }))).toBe(false);
+  });
+
+  it('lets typing in a text field alone, but not Ctrl/⌘+Enter', () => {
+    const textarea = document.createElement('textarea');
+    const input = document.createElement('input');
+    expect(matchesKey(getAction('skipNote').key, press('s', { target: textarea }))).toBe(false);
+    expect(matchesKey(getAction('accept').key, press('a', { target: input }))).toBe(false);
+    expect(
+      matchesKey(getAction('saveNote').key, press('Enter', { target: textarea, ctrlKey: true })),
+    ).toBe(true);
+    expect(
+      matchesKey(getAction('saveNote').key, press('Enter', { target: textarea, metaKey: true })),
+    ).toBe(true);
+    expect(matchesKey(getAction('saveNote').key, press('Enter', { target: textarea }))).toBe(false);
+    expect(
+      matchesKey(
+        getAction('skipNote').key,
+        press('s', { target: document.createElement('button') }),
+      ),
+    ).toBe(true);
+  });
+
+  it('picks the action of the key that can run now', () => {
+    const ringing = contextIn('ringing');
+    expect(actionForKey(CONSOLE_ACTIONS, press('a'), ringing)?.name).toBe('accept');
+    expect(actionForKey(CONSOLE_ACTIONS, press('a'), contextIn('thankyou'))?.name).toBe('addNote');
+    expect(actionForKey(CONSOLE_ACTIONS, press('h'), ringing)).toBeUndefined();
+    expect(
+      actionForKey(actionsOf('note'), press('Enter', { ctrlKey: true }), contextIn('note', {}, '')),
+    ).toBeUndefined();
+  });
+
+  it('needs no input for most actions', () => {
+    expect(NO_INPUT).toEqual({ note: '' });
+  });
+});

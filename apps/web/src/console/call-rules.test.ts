@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { demoCallUser } from '../api/fake-api';
+import {
+  canMute,
+  endsInThankyou,
+  incomingBanner,
+  parseCallUserId,
+  shouldAutoAccept,
+  type ConsoleCall,
+} from './call-rules';
+
+function consoleCall(options: Parameters<typeof demoCallUser>[0] = {}): ConsoleCall {
+  const loaded = demoCallUser(options);
+  return {
+    callSid: 'CA1',
+    callUserId: 42,
+    call: loaded.call,
+    type: loaded.type,
+    autoaccept: loaded.autoaccept,
+  };
+}
+
+describe('parseCallUserId', () => {
+  it.each([
+    ['client:42', 42],
+    ['client:1', 1],
+    ['client:9000000001', 9_000_000_001],
+  ])('%s → %s', (from, id) => expect(parseCallUserId(from)).toBe(id));
+
+  it.each([
+    'client:',
+    'client:0',
+    'client:abc',
+    'client:4 2',
+    'client:-3',
+    '+15550100142',
+    '42',
+    'Client:42',
+    'client:1234567890123456',
+  ])('refuses %j', (from) => expect(parseCallUserId(from)).toBeNull());
+});
+
+describe('incomingBanner', () => {
+  it.each([
+    ['a lead call', consoleCall(), 'Incoming Lead!'],
+    ['a transfer', consoleCall({ type: 'transfer' }), 'Incoming Transfer!'],
+    ['a conference', consoleCall({ type: 'conference' }), 'Incoming Conference!'],
+    [
+      'an inbound call (number name)',
+      consoleCall({ call: { direction: 'inbound' } }),
+      'Sales line',
+    ],
+    [
+      'an inbound transfer (inbound wins)',
+      consoleCall({ type: 'transfer', call: { direction: 'inbound' } }),
+      'Sales line',
+    ],
+    [
+      'an inbound call without a number',
+      consoleCall({ call: { direction: 'inbound', number: null } }),
+      'Incoming Lead!',
+    ],
+  ] as const)('%s', (_name, call, banner) => expect(incomingBanner(call, {})).toBe(banner));
+
+  it('appends the formatted number when the account asks for it', () => {
+    const call = consoleCall({ call: { direction: 'inbound' } });
+    expect(incomingBanner(call, { inbound_banner_shows_number: true })).toBe(
+      'Sales line +1 555 010 0100',
+    );
+  });
+});
+
+describe('shouldAutoAccept', () => {
+  it('accepts when the server says autoaccept', () => {
+    expect(shouldAutoAccept(consoleCall({ autoaccept: true }))).toBe(true);
+  });
+  it('does not when the server does not', () => {
+    expect(shouldAutoAccept(consoleCall({ autoaccept: false }))).toBe(false);
+  });
+  it('does not when the profile turns auto-answer off', () => {
+    const call = consoleCall({
+      autoaccept: true,
+      call: { profile: { id: 7703, is_deal_whispertext: false, auto_answer: false, tags: [] } },
+    });
+    expect(shouldAutoAccept(call)).toBe(false);
+  });
+  it('accepts a call without a profile', () => {
+    expect(shouldAutoAccept(consoleCall({ autoaccept: true, call: { profile: null } }))).toBe(true);
+  });
+});
+
+describe('endsInThankyou and canMute', () => {
+  it('sends inbound, listen and whisper calls to thank-you', () => {
+    expect(endsInThankyou(consoleCall({ call: { direction: 'inbound' } }))).toBe(true);
+    expect(endsInThankyou(consoleCall({ type: 'listen' }))).toBe(true);
+    expect(endsInThankyou(consoleCall({ type: 'whisper' }))).toBe(true);
+    expect(endsInThankyou(consoleCall({ type: 'barge' }))).toBe(false);
+    expect(endsInThankyou(consoleCall())).toBe(false);
+  });
+  it('disables mute on listen calls only', () => {
+    expect(canMute(consoleCall({ type: 'listen' }))).toBe(false);
+    expect(canMute(consoleCall({ type: 'whisper' }))).toBe(true);
+    expect(canMute(consoleCall())).toBe(true);
+  });
+});

@@ -1,0 +1,67 @@
+/**
+ * Pure rules about a call the console shows (spec section 4): the ringing banner, auto-accept,
+ * where the flow goes after the call ends, and the call-user id in the caller id.
+ */
+import type { AccountSettings, Call, CallType } from '@leadline/contracts';
+import {
+  CALL_USER_IDENTITY_PREFIX,
+  INCOMING_CONFERENCE_BANNER,
+  INCOMING_LEAD_BANNER,
+  INCOMING_TRANSFER_BANNER,
+} from '../constants';
+
+/** The call the console is handling, as loaded from `GET /api/v1/callusers/{id}`. */
+export interface ConsoleCall {
+  /** The softphone call's `CallSid`. */
+  readonly callSid: string;
+  /** The call-user id taken from `From: client:<id>`. */
+  readonly callUserId: number;
+  /** The call as the server describes it (lead, number, profile…). */
+  readonly call: Call;
+  /** How this agent joins the call (the call-user's type). */
+  readonly type: CallType;
+  /** Whether the server asks to answer it without a click. */
+  readonly autoaccept: boolean;
+}
+
+/**
+ * The call-user id in an incoming call's `From` (`client:<id>`), or `null` if it is not one.
+ */
+export function parseCallUserId(from: string): number | null {
+  if (!from.startsWith(CALL_USER_IDENTITY_PREFIX)) return null;
+  const digits = from.slice(CALL_USER_IDENTITY_PREFIX.length);
+  if (!/^\d{1,15}$/.test(digits)) return null;
+  const id = Number(digits);
+  return id > 0 ? id : null;
+}
+
+/**
+ * The ringing banner: an inbound call shows its number's name (plus the formatted number when
+ * the account asks for it); a transfer, a conference and any other call have fixed texts.
+ */
+export function incomingBanner(call: ConsoleCall, settings: AccountSettings): string {
+  const number = call.call.number;
+  if (call.call.direction === 'inbound' && number) {
+    return settings.inbound_banner_shows_number
+      ? `${number.name} ${number.phone_number_formatted}`
+      : number.name;
+  }
+  if (call.type === 'transfer') return INCOMING_TRANSFER_BANNER;
+  if (call.type === 'conference') return INCOMING_CONFERENCE_BANNER;
+  return INCOMING_LEAD_BANNER;
+}
+
+/** Auto-accept when the server says so, unless the call's profile turns auto-answer off. */
+export function shouldAutoAccept(call: ConsoleCall): boolean {
+  return call.autoaccept && call.call.profile?.auto_answer !== false;
+}
+
+/** Inbound, listen and whisper calls skip the Call Result view and go to thank-you. */
+export function endsInThankyou(call: ConsoleCall): boolean {
+  return call.call.direction === 'inbound' || call.type === 'listen' || call.type === 'whisper';
+}
+
+/** Listen calls cannot unmute: the supervisor only hears (spec section 2). */
+export function canMute(call: ConsoleCall): boolean {
+  return call.type !== 'listen';
+}

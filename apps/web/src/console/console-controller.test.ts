@@ -1,0 +1,390 @@
+import type { AccountSettings, CallUserResponse } from '@leadline/contracts';
+import { describe, expect, it, vi } from 'vitest';
+import { ApiClient } from '../api/api-client';
+import { FakeApi, demoCallUser, demoUser } from '../api/fake-api';
+import {
+  AUTO_RESET_AFTER_CALL_MS,
+  CONNECTION_ERROR_ALERT,
+  MICROPHONE_ERROR_ALERT,
+} from '../constants';
+import { FakePhone, type FakeCall } from '../phone/fake-phone';
+import { createFakePlatform } from '../platform/fake-platform';
+import { ConsoleController } from './console-controller';
+
+const LEAD_CALL_USER = 42;
+const INBOUND_CALL_USER = 43;
+
+async function setup(
+  options: { settings?: AccountSettings; callUsers?: Record<number, CallUserResponse> } = {},
+) {
+  const user = demoUser({ settings: options.settings ?? {} });
+  const server = new FakeApi([{ user, password: 'pw' }]).signIn();
+  const callUsers = options.callUsers ?? {
+    [LEAD_CALL_USER]: demoCallUser(),
+    [INBOUND_CALL_USER]: demoCallUser({ call: { id: 9002, direction: 'inbound' } }),
+  };
+  for (const [id, callUser] of Object.entries(callUsers)) server.addCallUser(Number(id), callUser);
+  const platform = createFakePlatform(server.fetch);
+  const phone = new FakePhone();
+  const api = new ApiClient({
+    fetch: server.fetch,
+    reload: () => platform.reload(),
+    now: () => platform.clock.now(),
+  });
+  const controller = new ConsoleController({
+    api,
+    phoneFactory: phone.factory,
+    timers: platform.timers,
+    clock: platform.clock,
+    log: platform.log,
+    alert: (message) => platform.alert(message),
+  });
+  const loaded = await api.getUser();
+  if (!loaded) throw new Error('no user');
+  controller.startPhone(loaded);
+  await vi.waitFor(() => expect(controller.getSnapshot().phone).toBe('ready'));
+  const view = () => controller.state.view;
+
+  /** Rings `callUserId` and waits until the console shows it. */
+  async function ring(callUserId = LEAD_CALL_USER): Promise<FakeCall> {
+    const call = phone.device.ring(callUserId);
+    await vi.waitFor(() => expect(view()).toBe('ringing'));
+    return call;
+  }
+
+  return { server, platform, phone, controller, view, ring };
+}
+
+describe('ConsoleController: the softphone', () => {
+  it('fetches a token (with the time query), creates the device with it and registers', async () => {
+    const { server, phone, platform } = await setup();
+    const [first] = server.requestsTo('GET', '/api/v1/twilio/token2');
+    expect(first?.query.get('time')).toBe(String(platform.clock.now()));
+    expect(phone.devices).toHaveLength(1);
+    expect(phone.device.tokens).toEqual(['fake-token-1']);
+    expect(phone.device.state).toBe('registered');
+  });
+
+  it('refreshes the token when it will expire', async () => {
+    const { phone, server } = await setup();
+    phone.device.warnTokenExpiry();
+    await vi.waitFor(() => expect(phone.device.tokens).toEqual(['fake-token-1', 'fake-token-2']));
+    expect(server.requestsTo('GET', '/api/v1/twilio/token2')[1]?.query.get('time')).toBeNull();
+  });
+
+  it.each([31205, 20101, 20104])('fetches a new token on error %i', async (code) => {
+    const { phone, view } = await setup();
+    phone.device.fail(code, 'token expired');
+    await vi.waitFor(() => expect(phone.device.tokens).toEqual(['fake-token-1', 'fake-token-2']));
+    expect(view()).toBe('waiting');
+  });
+
+  it('does not fetch a new token on those errors when the account opts out', async () => {
+    const { phone, server, platform } = await setup({ settings: { no_token_refetch: true } });
+    phone.device.fail(31205, 'token expired');
+    await Promise.resolve();
+    expect(server.requestsTo('GET', '/api/v1/twilio/token2')).toHaveLength(1);
+    expect(platform.logs.at(-1)?.message).toContain('(31205)');
+  });
+
+  it.each([31009, 31005])('ignores error %i entirely', async (code) => {
+    const { phone, platform, controller, ring } = await setup();
+    const call = await ring();
+    controller.accept();
+    phone.device.fail(code);
+    call.fail(code);
+    expect(controller.state.view).toBe('oncall');
+    expect(platform.logs.filter((l) => l.level === 'error')).toEqual([]);
+    expect(platform.alerts).toEqual([]);
+  });
+
+  it('logs other device errors with a timestamp; with no live call nothing else changes', async () => {
+    const { phone, platform, controller } = await setup();
+    phone.device.fail(31000, 'Cannot establish connection. Client is disconnected');
+    expect(controller.errorLog).toEqual([
+      '[2025-01-06T09:00:00.000Z] softphone device error DeviceError (31000): Cannot establish connection. Client is disconnected',
+    ]);
+    expect(platform.logs.at(-1)).toEqual({ level: 'error', message: controller.errorLog[0] });
+    expect(controller.state.view).toBe('waiting');
+    expect(platform.alerts).toEqual([]);
+  });
+
+  it('a device error resets a live call', async () => {
+    const { phone, controller, ring } = await setup();
+    const call = await ring();
+    controller.accept();
+    phone.device.fail(31003, 'media connection interrupted');
+    expect(controller.state.view).toBe('waiting');
+    expect(call.status()).toBe('closed');
+  });
+
+  it('re-fetches a token and registers again after losing registration', async () => {
+    const { phone, controller } = await setup();
+    phone.device.dropRegistration();
+    expect(controller.getSnapshot().phone).toBe('offline');
+    await vi.waitFor(() => expect(controller.getSnapshot().phone).toBe('ready'));
+    expect(phone.device.tokens).toEqual(['fake-token-1', 'fake-token-2']);
+  });
+
+  it('drops a device that arrives after the phone was stopped', async () => {
+    const { server, platform } = await setup();
+    const phone = new FakePhone();
+    const api = new ApiClient({
+      fetch: server.fetch,
+      reload: () => platform.reload(),
+      now: () => 0,
+    });
+    const controller = new ConsoleController({
+      api,
+      phoneFactory: phone.factory,
+      timers: platform.timers,
+      clock: platform.clock,
+      log: platform.log,
+      alert: () => {},
+    });
+    const release = server.hold();
+    controller.startPhone(demoUser());
+    controller.stopPhone();
+    release();
+    await vi.waitFor(() =>
+      expect(server.requestsTo('GET', '/api/v1/twilio/token2')).toHaveLength(2),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(phone.devices).toEqual([]);
+    expect(controller.getSnapshot().phone).toBe('idle');
+  });
+
+  it('destroys the device on logout and goes to the login view', async () => {
+    const { phone, controller, server } = await setup();
+    await controller.logout();
+    expect(phone.device.state).toBe('destroyed');
+    expect(controller.state.view).toBe('login');
+    expect(server.requestsTo('POST', '/api/v1/user/logout')).toHaveLength(1);
+  });
+});
+
+describe('ConsoleController: incoming calls', () => {
+  it('loads the call user named in From and rings with its banner', async () => {
+    const { controller, server, ring } = await setup();
+    const call = await ring();
+    expect(server.requestsTo('GET', '/api/v1/callusers/42')).toHaveLength(1);
+    expect(controller.state).toMatchObject({ view: 'ringing', banner: 'Incoming Lead!' });
+    expect(controller.state.call).toMatchObject({
+      callSid: call.parameters.CallSid,
+      callUserId: 42,
+    });
+  });
+
+  it('answers by itself when the server says autoaccept', async () => {
+    const { controller, phone, platform } = await setup({
+      callUsers: { 42: demoCallUser({ autoaccept: true }) },
+    });
+    const call = phone.device.ring(42);
+    await vi.waitFor(() => expect(controller.state.view).toBe('oncall'));
+    expect(call.invocations).toEqual(['accept']);
+    expect(controller.state.connectedAtMs).toBe(platform.clock.now());
+  });
+
+  it('does not auto-answer when the profile turns it off', async () => {
+    const profile = { id: 7703, is_deal_whispertext: false, auto_answer: false, tags: [] };
+    const { ring } = await setup({
+      callUsers: { 42: demoCallUser({ autoaccept: true, call: { profile } }) },
+    });
+    const call = await ring();
+    expect(call.invocations).toEqual([]);
+  });
+
+  it('drops a call whose caller gives up while its call user loads', async () => {
+    const { controller, phone, server } = await setup();
+    const release = server.hold();
+    const call = phone.device.ring(42);
+    call.cancelByCaller();
+    release();
+    await vi.waitFor(() =>
+      expect(server.requestsTo('GET', '/api/v1/callusers/42')).toHaveLength(1),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(controller.state.view).toBe('waiting');
+  });
+
+  it('resets when the caller gives up while ringing', async () => {
+    const { controller, ring } = await setup();
+    const call = await ring();
+    call.cancelByCaller();
+    expect(controller.state.view).toBe('waiting');
+    expect(call.listenerCount('cancel')).toBe(0);
+  });
+
+  it('declines a second call while one is ringing', async () => {
+    const { controller, phone, ring } = await setup();
+    const first = await ring();
+    const second = phone.device.ring(42);
+    expect(second.invocations).toEqual(['reject']);
+    expect(controller.state.call?.callSid).toBe(first.parameters.CallSid);
+  });
+
+  it('declines a call whose From is not client:<id>', async () => {
+    const { controller, phone } = await setup();
+    const call = phone.device.ring(0, { from: '+15550100142' });
+    expect(call.invocations).toEqual(['reject']);
+    expect(controller.errorLog.at(-1)).toContain('MalformedIncomingCallError (9201)');
+  });
+
+  it('declines a call whose call user cannot be loaded', async () => {
+    const { controller, phone } = await setup();
+    const call = phone.device.ring(77);
+    await vi.waitFor(() => expect(call.invocations).toEqual(['reject']));
+    expect(controller.state.view).toBe('waiting');
+    expect(controller.errorLog.at(-1)).toContain('Call not found.');
+  });
+
+  it('Ignore rejects the call and tells the server', async () => {
+    const { controller, server, ring } = await setup();
+    const call = await ring();
+    controller.ignore();
+    expect(controller.state.view).toBe('waiting');
+    expect(call.invocations).toEqual(['reject']);
+    await vi.waitFor(() =>
+      expect(server.requestsTo('POST', '/apps/webrtc/9001/reject')).toHaveLength(1),
+    );
+  });
+});
+
+describe('ConsoleController: on a call', () => {
+  it('accept answers; mute follows the call; hang up disconnects and asks for the result', async () => {
+    const { controller, ring } = await setup();
+    const call = await ring();
+    controller.accept();
+    expect(call.status()).toBe('open');
+    controller.toggleMute();
+    expect(call.isMuted()).toBe(true);
+    expect(controller.state.muted).toBe(true);
+    call.mute(false);
+    expect(controller.state.muted).toBe(false);
+    controller.hangUp();
+    expect(call.invocations).toEqual(['accept', 'mute(true)', 'mute(false)', 'disconnect']);
+    expect(controller.state).toMatchObject({ view: 'disposition', banner: 'Call Ended' });
+  });
+
+  it('the far end hanging up ends the call too', async () => {
+    const { controller, ring } = await setup();
+    const call = await ring();
+    controller.accept();
+    call.hangUpRemotely();
+    expect(controller.state.view).toBe('disposition');
+  });
+
+  it('records the volume while on the call and clears it after', async () => {
+    const { controller, ring } = await setup();
+    const call = await ring();
+    call.reportVolume(0.9, 0.9);
+    expect(controller.getVolume()).toEqual({ input: 0, output: 0 });
+    controller.accept();
+    call.reportVolume(0.2, 0.1);
+    expect(controller.getVolume()).toEqual({ input: 0.2, output: 0.1 });
+    controller.hangUp();
+    expect(controller.getVolume()).toEqual({ input: 0, output: 0 });
+  });
+
+  it("a call error alerts 'Connection error code 8', logs it and resets", async () => {
+    const { controller, platform, ring } = await setup();
+    const call = await ring();
+    controller.accept();
+    call.fail(31000, 'Error processing answer');
+    expect(platform.alerts).toEqual([CONNECTION_ERROR_ALERT]);
+    expect(controller.state.view).toBe('waiting');
+    expect(call.status()).toBe('closed');
+    expect(controller.errorLog.at(-1)).toMatch(
+      /^\[2025-01-06T09:00:00\.000Z\] softphone call error CallError \(31000\)/,
+    );
+  });
+
+  it.each([31401, 31402])(
+    'microphone error %i alerts that the microphone cannot be accessed',
+    async (code) => {
+      const { controller, platform, phone, ring } = await setup();
+      const call = await ring();
+      controller.accept();
+      call.fail(code, 'Permission denied');
+      // The device's copy of a call error is left to the call's listener.
+      phone.device.fail(code, 'Permission denied', call);
+      expect(platform.alerts).toEqual([MICROPHONE_ERROR_ALERT]);
+      expect(controller.state.view).toBe('waiting');
+    },
+  );
+});
+
+describe('ConsoleController: after the call', () => {
+  it('an inbound call goes to thank-you and resets after 2000 ms', async () => {
+    const { controller, platform, ring } = await setup();
+    await ring(INBOUND_CALL_USER);
+    expect(controller.state.banner).toBe('Sales line');
+    controller.accept();
+    controller.hangUp();
+    expect(controller.state).toMatchObject({
+      view: 'thankyou',
+      banner: 'Call Ended',
+      autoReset: true,
+    });
+    platform.clock.tick(AUTO_RESET_AFTER_CALL_MS - 1);
+    expect(controller.state.view).toBe('thankyou');
+    platform.clock.tick(1);
+    expect(controller.state.view).toBe('waiting');
+    expect(platform.clock.pendingCount).toBe(0);
+  });
+
+  it('Add Note before the auto-reset keeps the note view', async () => {
+    const { controller, platform, ring } = await setup();
+    await ring(INBOUND_CALL_USER);
+    controller.accept();
+    controller.hangUp();
+    platform.clock.tick(1_000);
+    controller.addNote();
+    expect(platform.clock.pendingCount).toBe(0);
+    platform.clock.tick(5_000);
+    expect(controller.state.view).toBe('note');
+  });
+
+  it('posts the disposition, then thanks; a note is posted with the call id', async () => {
+    const { controller, server, ring } = await setup();
+    await ring();
+    controller.accept();
+    controller.hangUp();
+    await controller.dispose('voicemail');
+    expect(server.requestsTo('POST', '/apps/webrtc/9001/disposition')[0]?.body).toEqual({
+      status: 'voicemail',
+    });
+    expect(controller.state).toMatchObject({ view: 'thankyou', autoReset: false });
+    controller.addNote();
+    await controller.saveNote('Left a voicemail about the quote');
+    expect(server.requestsTo('POST', '/api/v1/notes')[0]?.body).toEqual({
+      content: 'Left a voicemail about the quote',
+      call_id: 9001,
+    });
+    expect(controller.state.view).toBe('waiting');
+  });
+
+  it('stays on the Call Result view when the server refuses the disposition', async () => {
+    const { controller, server, ring } = await setup();
+    await ring();
+    controller.accept();
+    controller.hangUp();
+    server.expireSession();
+    await expect(controller.dispose('contacted')).rejects.toThrow('Your session has ended');
+    expect(controller.state.view).toBe('disposition');
+  });
+
+  it('drops a late server answer from an earlier call', async () => {
+    const { controller, server, ring, platform } = await setup();
+    await ring();
+    controller.accept();
+    controller.hangUp();
+    const release = server.hold();
+    const saving = controller.dispose('contacted');
+    controller.send({ type: 'phoneError' });
+    release();
+    await saving;
+    expect(controller.state.view).toBe('waiting');
+    expect(platform.logs.at(-1)?.message).toContain('Dropped stale "dispose"');
+  });
+});

@@ -1,0 +1,582 @@
+/**
+ * The console's glue: it owns the {@link ConsoleState} (changed only through the pure
+ * {@link transition}), the softphone device it creates through the injected {@link PhoneFactory},
+ * and the effects of each transition (answering, releasing and muting the call, the auto-reset
+ * timer). Phone events become console events; agent commands ({@link ConsoleCommands}) are what
+ * the action objects perform. React subscribes with `useSyncExternalStore`.
+ *
+ * Async work is tagged: device events with the phone session they belong to, call events with the
+ * call's identity, server answers with the console epoch; stale results are dropped.
+ */
+import type { CallUserResponse, Disposition, NoteBody, User } from '@leadline/contracts';
+import {
+  AUTO_RESET_AFTER_CALL_MS,
+  CONNECTION_ERROR_ALERT,
+  MICROPHONE_ERROR_ALERT,
+} from '../constants';
+import { WebError, errorMessage } from '../errors';
+import { phoneErrorPolicy } from '../phone/phone-errors';
+import type { PhoneCall, PhoneDevice, PhoneError, PhoneFactory } from '../phone/phone-port';
+import type { Clock, Logger, TimerHandle, Timers } from '../platform/platform';
+import { incomingBanner, parseCallUserId, shouldAutoAccept, type ConsoleCall } from './call-rules';
+import {
+  INITIAL_CONSOLE_STATE,
+  canTransition,
+  transition,
+  type ConsoleEvent,
+  type ConsoleState,
+  type ConsoleView,
+} from './console-machine';
+
+/** The server calls the controller makes. */
+export interface ConsoleApi {
+  getToken(first: boolean): Promise<string>;
+  getCallUser(callUserId: number): Promise<CallUserResponse>;
+  rejectCall(callId: number): Promise<void>;
+  setDisposition(callId: number, status: Disposition): Promise<void>;
+  addNote(body: NoteBody): Promise<void>;
+  logout(): Promise<void>;
+}
+
+/** What the controller is given. */
+export interface ConsoleControllerOptions {
+  readonly api: ConsoleApi;
+  readonly phoneFactory: PhoneFactory;
+  readonly timers: Timers;
+  readonly clock: Clock;
+  readonly log: Logger;
+  /** `window.alert`. */
+  readonly alert: (message: string) => void;
+  /** Loads a call user (defaults to `api.getCallUser`; the app routes it through its query cache). */
+  readonly loadCallUser?: (callUserId: number) => Promise<CallUserResponse>;
+}
+
+/**
+ * The softphone as the agent sees it: `idle` (no user), `connecting` (token, register),
+ * `ready` (registered), `offline` (registration lost), `unavailable` (could not be created).
+ */
+export type PhoneStatus = 'idle' | 'connecting' | 'ready' | 'offline' | 'unavailable';
+
+/** What React renders. */
+export interface ConsoleSnapshot {
+  readonly console: ConsoleState;
+  readonly phone: PhoneStatus;
+}
+
+/** Live volume levels of the call, each 0..1. */
+export interface VolumeLevels {
+  readonly input: number;
+  readonly output: number;
+}
+
+const SILENCE: VolumeLevels = { input: 0, output: 0 };
+
+/** Views during which a softphone call is live. */
+const LIVE_VIEWS: ReadonlySet<ConsoleView> = new Set(['ringing', 'oncall']);
+
+/** The agent commands the action objects perform. */
+export interface ConsoleCommands {
+  /** Answers the ringing call. */
+  accept(): void;
+  /** Declines the ringing call and tells the server. */
+  ignore(): void;
+  /** Mutes or unmutes the microphone. */
+  toggleMute(): void;
+  /** Hangs up. */
+  hangUp(): void;
+  /** Saves the call's result, then moves on. */
+  dispose(status: Disposition): Promise<void>;
+  /** Opens the note view. */
+  addNote(): void;
+  /** Finishes with the call. */
+  done(): void;
+  /** Saves the note, then moves on. */
+  saveNote(content: string): Promise<void>;
+  /** Leaves the note view without a note. */
+  skipNote(): void;
+  /** Leaves Tags & Stages without a tag. */
+  skipTags(): void;
+  /** Leaves the SMS view without sending. */
+  cancelSms(): void;
+}
+
+/** See the module comment. */
+export class ConsoleController implements ConsoleCommands {
+  readonly #options: ConsoleControllerOptions;
+  #snapshot: ConsoleSnapshot = { console: INITIAL_CONSOLE_STATE, phone: 'idle' };
+  readonly #listeners = new Set<() => void>();
+  #volume: VolumeLevels = SILENCE;
+  readonly #volumeListeners = new Set<() => void>();
+  readonly #errorLog: string[] = [];
+
+  /** Attempt id of the phone session; bumps on start and stop. */
+  #session = 0;
+  #tokenRequest = 0;
+  #user: User | null = null;
+  #device: PhoneDevice | null = null;
+  /** A call that rang and whose call user is still loading. */
+  #pendingCall: PhoneCall | null = null;
+  /** The call shown in ringing/oncall. */
+  #activeCall: PhoneCall | null = null;
+  readonly #detachers = new Map<PhoneCall, () => void>();
+  #autoResetTimer: TimerHandle | null = null;
+
+  constructor(options: ConsoleControllerOptions) {
+    this.#options = options;
+  }
+
+  /** The current snapshot (stable between changes). */
+  readonly getSnapshot = (): ConsoleSnapshot => this.#snapshot;
+
+  /** Subscribes to snapshot changes; returns the unsubscribe. */
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  };
+
+  /** The current volume levels (stable between changes). */
+  readonly getVolume = (): VolumeLevels => this.#volume;
+
+  /** Subscribes to volume changes (about every 50 ms on a call). */
+  readonly subscribeVolume = (listener: () => void): (() => void) => {
+    this.#volumeListeners.add(listener);
+    return () => this.#volumeListeners.delete(listener);
+  };
+
+  /** The console state. */
+  get state(): ConsoleState {
+    return this.#snapshot.console;
+  }
+
+  /** Timestamped error lines, oldest first (for "Copy Error Logs"). */
+  get errorLog(): readonly string[] {
+    return this.#errorLog;
+  }
+
+  /** Applies `event`; throws `ConsoleTransitionError` if the current view refuses it. */
+  send(event: ConsoleEvent): void {
+    const previous = this.#snapshot.console;
+    const next = transition(previous, event);
+    if (next === previous) return;
+    this.#snapshot = { ...this.#snapshot, console: next };
+    this.#afterTransition(previous, next);
+    this.#notify();
+  }
+
+  /** The user fetch found no session: show the login view. */
+  userMissing(): void {
+    if (canTransition(this.state, 'userMissing')) this.send({ type: 'userMissing' });
+  }
+
+  /** Fetches a token, creates the device and registers it for `user`. */
+  startPhone(user: User): void {
+    const session = ++this.#session;
+    this.#user = user;
+    this.#setPhone('connecting');
+    void this.#connect(session);
+  }
+
+  /** Destroys the device; events of the old session are dropped. */
+  stopPhone(): void {
+    this.#session += 1;
+    this.#user = null;
+    const pending = this.#pendingCall;
+    this.#pendingCall = null;
+    if (pending) this.#release(pending);
+    const device = this.#device;
+    this.#device = null;
+    if (device) {
+      try {
+        device.destroy();
+      } catch (error) {
+        this.#logError('destroying the softphone failed', error);
+      }
+    }
+    this.#setPhone('idle');
+  }
+
+  /** Logs out: resets to the login view, destroys the device and ends the server session. */
+  async logout(): Promise<void> {
+    if (canTransition(this.state, 'loggedOut')) this.send({ type: 'loggedOut' });
+    this.stopPhone();
+    await this.#options.api.logout();
+  }
+
+  accept(): void {
+    this.send({ type: 'accept', atMs: this.#options.clock.now() });
+  }
+
+  ignore(): void {
+    const callId = this.state.call?.call.id;
+    this.send({ type: 'ignore' });
+    if (callId !== undefined) {
+      this.#options.api.rejectCall(callId).catch((error: unknown) => {
+        this.#logError(`telling the server call ${callId} was ignored failed`, error);
+      });
+    }
+  }
+
+  toggleMute(): void {
+    this.send({ type: 'mute', muted: !this.state.muted });
+  }
+
+  hangUp(): void {
+    this.send({ type: 'disconnect' });
+  }
+
+  async dispose(status: Disposition): Promise<void> {
+    const { epoch, call } = this.#requireCall('dispose');
+    await this.#options.api.setDisposition(call.call.id, status);
+    this.#sendIfCurrent(epoch, { type: 'dispose', status });
+  }
+
+  addNote(): void {
+    this.send({ type: 'addNote' });
+  }
+
+  done(): void {
+    this.send({ type: 'done' });
+  }
+
+  async saveNote(content: string): Promise<void> {
+    const { epoch, call } = this.#requireCall('saveNote');
+    await this.#options.api.addNote({ content, call_id: call.call.id });
+    this.#sendIfCurrent(epoch, { type: 'saveNote' });
+  }
+
+  skipNote(): void {
+    this.send({ type: 'skipNote' });
+  }
+
+  skipTags(): void {
+    this.send({ type: 'tagsSkipped' });
+  }
+
+  cancelSms(): void {
+    this.send({ type: 'smsCancelled' });
+  }
+
+  // ---- effects -------------------------------------------------------------------------------
+
+  #afterTransition(previous: ConsoleState, next: ConsoleState): void {
+    if (LIVE_VIEWS.has(previous.view) && !LIVE_VIEWS.has(next.view)) {
+      // The call is over for the console: hang it up (or decline it) if it is still live.
+      const call = this.#activeCall;
+      this.#activeCall = null;
+      this.#setVolume(SILENCE);
+      if (call) this.#release(call);
+    }
+    if (previous.view === 'ringing' && next.view === 'oncall') this.#answer();
+    if (next.view === 'oncall' && previous.muted !== next.muted) this.#applyMute(next.muted);
+    if (
+      previous.epoch !== next.epoch ||
+      (previous.view === 'thankyou' && next.view !== 'thankyou')
+    ) {
+      this.#clearAutoReset();
+    }
+    if (next.view === 'thankyou' && next.autoReset && previous.view !== 'thankyou') {
+      this.#scheduleAutoReset(next.epoch);
+    }
+  }
+
+  #answer(): void {
+    const call = this.#activeCall;
+    if (!call) return;
+    try {
+      call.accept();
+    } catch (error) {
+      this.#logError('answering the call failed', error);
+      this.#sendIfAllowed({ type: 'phoneError' });
+    }
+  }
+
+  #applyMute(muted: boolean): void {
+    const call = this.#activeCall;
+    try {
+      // The change may have come from the call itself.
+      if (call && call.isMuted() !== muted) call.mute(muted);
+    } catch (error) {
+      this.#logError('muting the call failed', error);
+    }
+  }
+
+  #scheduleAutoReset(epoch: number): void {
+    this.#autoResetTimer = this.#options.timers.setTimeout(() => {
+      this.#autoResetTimer = null;
+      if (this.state.view === 'thankyou') this.#sendIfCurrent(epoch, { type: 'autoReset' });
+    }, AUTO_RESET_AFTER_CALL_MS);
+  }
+
+  #clearAutoReset(): void {
+    if (this.#autoResetTimer === null) return;
+    this.#options.timers.clearTimeout(this.#autoResetTimer);
+    this.#autoResetTimer = null;
+  }
+
+  /** Stops listening to `call` and ends it if it is still live. */
+  #release(call: PhoneCall): void {
+    this.#detachers.get(call)?.();
+    this.#detachers.delete(call);
+    try {
+      const status = call.status();
+      if (status === 'pending') call.reject();
+      else if (status !== 'closed') call.disconnect();
+    } catch (error) {
+      this.#logError('ending the call failed', error);
+    }
+  }
+
+  // ---- phone session ------------------------------------------------------------------------
+
+  async #connect(session: number): Promise<void> {
+    let device: PhoneDevice;
+    try {
+      const token = await this.#options.api.getToken(true);
+      if (session !== this.#session) return;
+      device = await this.#options.phoneFactory(token);
+    } catch (error) {
+      if (session !== this.#session) return;
+      this.#logError('the softphone could not be started', error);
+      this.#setPhone('unavailable');
+      return;
+    }
+    if (session !== this.#session) {
+      device.destroy();
+      return;
+    }
+    this.#device = device;
+    this.#wireDevice(device, session);
+    try {
+      await device.register();
+    } catch (error) {
+      if (session !== this.#session) return;
+      this.#logError('registering the softphone failed', error);
+      this.#setPhone('offline');
+    }
+  }
+
+  #wireDevice(device: PhoneDevice, session: number): void {
+    const current = () => session === this.#session;
+    device.on('registered', () => {
+      if (current()) this.#setPhone('ready');
+    });
+    device.on('unregistered', () => {
+      if (!current()) return;
+      this.#setPhone('offline');
+      void this.#refreshToken(session, true);
+    });
+    device.on('incoming', (call) => {
+      if (current()) void this.#onIncoming(call, session);
+    });
+    device.on('tokenWillExpire', () => {
+      if (current()) void this.#refreshToken(session, false);
+    });
+    device.on('error', (error, call) => {
+      // A call's errors are handled by the call's own listener.
+      if (current() && !call) this.#onDeviceError(error, session);
+    });
+  }
+
+  async #refreshToken(session: number, reregister: boolean): Promise<void> {
+    const request = ++this.#tokenRequest;
+    try {
+      const token = await this.#options.api.getToken(false);
+      if (session !== this.#session || request !== this.#tokenRequest) return;
+      const device = this.#device;
+      if (!device) return;
+      device.updateToken(token);
+      if (reregister) await device.register();
+    } catch (error) {
+      if (session === this.#session) this.#logError('refreshing the softphone token failed', error);
+    }
+  }
+
+  async #onIncoming(call: PhoneCall, session: number): Promise<void> {
+    const { CallSid, From } = call.parameters;
+    const callUserId = parseCallUserId(From);
+    if (callUserId === null) {
+      this.#logError(
+        'incoming call refused',
+        new WebError(
+          'MalformedIncomingCallError',
+          `Call ${CallSid} has caller id "${From}"; expected client:<call user id>.`,
+        ),
+      );
+      this.#release(call);
+      return;
+    }
+    if (this.#pendingCall || this.#activeCall || !canTransition(this.state, 'incoming')) {
+      this.#options.log.info(`Declined call ${CallSid}: the agent is busy (${this.state.view}).`);
+      this.#release(call);
+      return;
+    }
+    this.#pendingCall = call;
+    this.#wireCall(call, session);
+    let loaded: CallUserResponse;
+    try {
+      loaded = await (this.#options.loadCallUser ?? ((id) => this.#options.api.getCallUser(id)))(
+        callUserId,
+      );
+    } catch (error) {
+      if (this.#pendingCall !== call) return;
+      this.#pendingCall = null;
+      this.#logError(`loading call user ${callUserId} failed`, error);
+      this.#release(call);
+      return;
+    }
+    // The caller may have given up, or the session ended, while the call user loaded.
+    if (this.#pendingCall !== call || session !== this.#session) return;
+    this.#pendingCall = null;
+    if (!canTransition(this.state, 'incoming')) {
+      this.#release(call);
+      return;
+    }
+    const consoleCall: ConsoleCall = {
+      callSid: CallSid,
+      callUserId,
+      call: loaded.call,
+      type: loaded.type,
+      autoaccept: loaded.autoaccept,
+    };
+    this.#activeCall = call;
+    this.send({
+      type: 'incoming',
+      call: consoleCall,
+      banner: incomingBanner(consoleCall, this.#user?.settings ?? {}),
+    });
+    if (shouldAutoAccept(consoleCall)) this.accept();
+  }
+
+  #wireCall(call: PhoneCall, session: number): void {
+    const isActive = () => this.#activeCall === call;
+    const dropIfPending = () => {
+      if (this.#pendingCall !== call) return false;
+      this.#pendingCall = null;
+      this.#release(call);
+      return true;
+    };
+    const onCancel = () => {
+      if (!dropIfPending() && isActive()) this.#sendIfAllowed({ type: 'cancel' });
+    };
+    const onDisconnect = () => {
+      if (!dropIfPending() && isActive()) this.#sendIfAllowed({ type: 'disconnect' });
+    };
+    const onMute = (muted: boolean) => {
+      if (isActive()) this.#sendIfAllowed({ type: 'mute', muted });
+    };
+    const onVolume = (input: number, output: number) => {
+      if (isActive() && this.state.view === 'oncall') this.#setVolume({ input, output });
+    };
+    const onError = (error: PhoneError) => {
+      if (session !== this.#session) return;
+      if (this.#pendingCall === call) {
+        this.#logPhoneError('call', error);
+        dropIfPending();
+      } else if (isActive()) {
+        this.#onCallError(error, session);
+      }
+    };
+    call.on('cancel', onCancel);
+    call.on('disconnect', onDisconnect);
+    call.on('mute', onMute);
+    call.on('volume', onVolume);
+    call.on('error', onError);
+    this.#detachers.set(call, () => {
+      call.off('cancel', onCancel);
+      call.off('disconnect', onDisconnect);
+      call.off('mute', onMute);
+      call.off('volume', onVolume);
+      call.off('error', onError);
+    });
+  }
+
+  /** Spec section 8 for device errors: ignore, refresh the token, or log and reset a live call. */
+  #onDeviceError(error: PhoneError, session: number): void {
+    const policy = phoneErrorPolicy(error.code);
+    if (policy === 'ignore') return;
+    this.#logPhoneError('device', error);
+    if (policy === 'refreshToken') {
+      if (!this.#user?.settings.no_token_refetch) void this.#refreshToken(session, false);
+      return;
+    }
+    if (policy === 'microphone') this.#options.alert(MICROPHONE_ERROR_ALERT);
+    // Only a live call has call state to reset; a note being written is left alone.
+    if (LIVE_VIEWS.has(this.state.view)) this.#sendIfAllowed({ type: 'phoneError' });
+  }
+
+  /** Spec sections 4 and 8 for errors of the active call. */
+  #onCallError(error: PhoneError, session: number): void {
+    const policy = phoneErrorPolicy(error.code);
+    if (policy === 'ignore') return;
+    this.#logPhoneError('call', error);
+    switch (policy) {
+      case 'refreshToken':
+        if (!this.#user?.settings.no_token_refetch) void this.#refreshToken(session, false);
+        return;
+      case 'microphone':
+        this.#options.alert(MICROPHONE_ERROR_ALERT);
+        this.#sendIfAllowed({ type: 'phoneError' });
+        return;
+      case 'reset':
+        this.#options.alert(CONNECTION_ERROR_ALERT);
+        this.#sendIfAllowed({ type: 'connectionError' });
+        return;
+    }
+  }
+
+  // ---- helpers -------------------------------------------------------------------------------
+
+  #requireCall(event: 'dispose' | 'saveNote'): { epoch: number; call: ConsoleCall } {
+    const { epoch, call, view } = this.state;
+    if (!call || !canTransition(this.state, event)) {
+      throw new WebError(
+        'IllegalTransitionError',
+        `There is no call to ${event} in the "${view}" view.`,
+      );
+    }
+    return { epoch, call };
+  }
+
+  /** Sends `event` if the console is still in `epoch` and accepts it; otherwise drops it. */
+  #sendIfCurrent(epoch: number, event: ConsoleEvent): void {
+    if (this.state.epoch === epoch) this.#sendIfAllowed(event);
+    else this.#options.log.info(`Dropped stale "${event.type}" (epoch ${epoch}).`);
+  }
+
+  /** Sends a phone-driven event if the current view accepts it; a late event is dropped. */
+  #sendIfAllowed(event: ConsoleEvent): void {
+    if (canTransition(this.state, event.type)) this.send(event);
+    else this.#options.log.info(`Dropped "${event.type}" in the "${this.state.view}" view.`);
+  }
+
+  #setPhone(phone: PhoneStatus): void {
+    if (this.#snapshot.phone === phone) return;
+    this.#snapshot = { ...this.#snapshot, phone };
+    this.#notify();
+  }
+
+  #setVolume(volume: VolumeLevels): void {
+    if (volume.input === this.#volume.input && volume.output === this.#volume.output) return;
+    this.#volume = volume;
+    for (const listener of [...this.#volumeListeners]) listener();
+  }
+
+  #notify(): void {
+    for (const listener of [...this.#listeners]) listener();
+  }
+
+  #logPhoneError(source: 'device' | 'call', error: PhoneError): void {
+    this.#writeLog(`softphone ${source} error ${error.name} (${error.code}): ${error.message}`);
+  }
+
+  #logError(what: string, error: unknown): void {
+    const detail = error instanceof WebError ? error.toString() : errorMessage(error);
+    this.#writeLog(`${what}: ${detail}`);
+  }
+
+  #writeLog(message: string): void {
+    const line = `[${new Date(this.#options.clock.now()).toISOString()}] ${message}`;
+    this.#errorLog.push(line);
+    this.#options.log.error(line);
+  }
+}

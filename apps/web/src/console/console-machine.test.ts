@@ -1,0 +1,244 @@
+import { describe, expect, it } from 'vitest';
+import { demoCallUser } from '../api/fake-api';
+import { CALL_ENDED_BANNER } from '../constants';
+import type { ConsoleCall } from './call-rules';
+import {
+  APP_STATUS_BY_VIEW,
+  CONSOLE_EVENT_TYPES,
+  CONSOLE_VIEWS,
+  ConsoleTransitionError,
+  INITIAL_CONSOLE_STATE,
+  canTransition,
+  transition,
+  type ConsoleEvent,
+  type ConsoleEventType,
+  type ConsoleState,
+  type ConsoleView,
+} from './console-machine';
+
+function consoleCall(options: Parameters<typeof demoCallUser>[0] = {}): ConsoleCall {
+  const loaded = demoCallUser(options);
+  return {
+    callSid: 'CA1',
+    callUserId: 42,
+    call: loaded.call,
+    type: loaded.type,
+    autoaccept: loaded.autoaccept,
+  };
+}
+
+/** One example of every event. */
+const EVENTS: Record<ConsoleEventType, ConsoleEvent> = {
+  userMissing: { type: 'userMissing' },
+  loggedOut: { type: 'loggedOut' },
+  incoming: { type: 'incoming', call: consoleCall(), banner: 'Incoming Lead!' },
+  accept: { type: 'accept', atMs: 5_000 },
+  ignore: { type: 'ignore' },
+  cancel: { type: 'cancel' },
+  mute: { type: 'mute', muted: true },
+  disconnect: { type: 'disconnect' },
+  dispose: { type: 'dispose', status: 'contacted' },
+  tagChosen: { type: 'tagChosen' },
+  tagsSkipped: { type: 'tagsSkipped' },
+  smsSent: { type: 'smsSent' },
+  smsCancelled: { type: 'smsCancelled' },
+  addNote: { type: 'addNote' },
+  done: { type: 'done' },
+  autoReset: { type: 'autoReset' },
+  saveNote: { type: 'saveNote' },
+  skipNote: { type: 'skipNote' },
+  connectionError: { type: 'connectionError' },
+  phoneError: { type: 'phoneError' },
+};
+
+const RESETS = { loggedOut: 'login', connectionError: 'waiting', phoneError: 'waiting' } as const;
+
+/**
+ * The expected flow, written out independently of the table (spec section 4). Every pair not
+ * listed must be refused. In `oncall`, `disconnect` is for an outbound lead call.
+ */
+const EXPECTED: Record<ConsoleView, Partial<Record<ConsoleEventType, ConsoleView>>> = {
+  login: {},
+  waiting: { ...RESETS, userMissing: 'login', incoming: 'ringing' },
+  ringing: {
+    ...RESETS,
+    accept: 'oncall',
+    ignore: 'waiting',
+    cancel: 'waiting',
+    disconnect: 'waiting',
+  },
+  oncall: { ...RESETS, mute: 'oncall', disconnect: 'disposition' },
+  disposition: { ...RESETS, dispose: 'thankyou' },
+  disposition2: { ...RESETS, tagChosen: 'thankyou', tagsSkipped: 'thankyou' },
+  sms: { ...RESETS, smsSent: 'thankyou', smsCancelled: 'thankyou' },
+  thankyou: { ...RESETS, addNote: 'note', done: 'waiting', autoReset: 'waiting' },
+  note: { ...RESETS, saveNote: 'waiting', skipNote: 'waiting' },
+};
+
+function stateIn(view: ConsoleView, call: ConsoleCall | null = consoleCall()): ConsoleState {
+  const hasCall = view !== 'login' && view !== 'waiting';
+  return {
+    ...INITIAL_CONSOLE_STATE,
+    view,
+    epoch: 3,
+    call: hasCall ? call : null,
+    connectedAtMs: view === 'oncall' ? 1_000 : null,
+  };
+}
+
+describe('console machine: states and events', () => {
+  it('has exactly the spec view states, derived from the table', () => {
+    expect([...CONSOLE_VIEWS].sort()).toEqual(
+      [
+        'disposition',
+        'disposition2',
+        'login',
+        'note',
+        'oncall',
+        'ringing',
+        'sms',
+        'thankyou',
+        'waiting',
+      ].sort(),
+    );
+  });
+
+  it('lists every event', () => {
+    expect([...CONSOLE_EVENT_TYPES].sort()).toEqual(Object.keys(EVENTS).sort());
+  });
+
+  it('starts waiting with nothing going on', () => {
+    expect(INITIAL_CONSOLE_STATE).toEqual({
+      view: 'waiting',
+      epoch: 0,
+      call: null,
+      banner: null,
+      muted: false,
+      connectedAtMs: null,
+      autoReset: false,
+    });
+  });
+});
+
+describe.each(CONSOLE_VIEWS.map((view) => [view]))('in %s', (view) => {
+  const allowed = CONSOLE_EVENT_TYPES.filter((type) => EXPECTED[view][type] !== undefined);
+  const refused = CONSOLE_EVENT_TYPES.filter((type) => EXPECTED[view][type] === undefined);
+
+  if (allowed.length > 0) {
+    it.each(allowed.map((type) => [type, EXPECTED[view][type]]))('%s → %s', (type, expected) => {
+      const state = stateIn(view);
+      expect(canTransition(state, type)).toBe(true);
+      expect(transition(state, EVENTS[type]).view).toBe(expected);
+    });
+  }
+
+  it.each(refused.map((type) => [type]))('refuses %s', (type) => {
+    const state = stateIn(view);
+    expect(canTransition(state, type)).toBe(false);
+    let thrown: unknown;
+    try {
+      transition(state, EVENTS[type]);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConsoleTransitionError);
+    expect(thrown).toMatchObject({ view, event: type, code: 9001, name: 'IllegalTransitionError' });
+  });
+});
+
+describe('console machine: where a call goes when it ends', () => {
+  it.each([
+    ['an inbound call', consoleCall({ call: { direction: 'inbound' } }), 'thankyou'],
+    ['a listen call', consoleCall({ type: 'listen' }), 'thankyou'],
+    ['a whisper call', consoleCall({ type: 'whisper' }), 'thankyou'],
+    ['an outbound lead call', consoleCall(), 'disposition'],
+    ['a transfer', consoleCall({ type: 'transfer' }), 'disposition'],
+    ['a conference', consoleCall({ type: 'conference' }), 'disposition'],
+    ['a barge call', consoleCall({ type: 'barge' }), 'disposition'],
+  ] as const)('%s goes to %s', (_name, call, expected) => {
+    const next = transition(stateIn('oncall', call), { type: 'disconnect' });
+    expect(next.view).toBe(expected);
+    expect(next.banner).toBe(CALL_ENDED_BANNER);
+    expect(next.autoReset).toBe(expected === 'thankyou');
+    expect(next.call).toBe(call);
+  });
+});
+
+describe('console machine: state carried along', () => {
+  it('incoming stores the call and banner and starts a new epoch', () => {
+    const event = EVENTS.incoming;
+    const next = transition(INITIAL_CONSOLE_STATE, event);
+    expect(next).toMatchObject({
+      view: 'ringing',
+      epoch: 1,
+      banner: 'Incoming Lead!',
+      muted: false,
+    });
+    expect(next.call).toBe(event.type === 'incoming' ? event.call : null);
+  });
+
+  it('accept records when the call was answered and clears the ringing banner', () => {
+    const ringing = { ...stateIn('ringing'), banner: 'Incoming Lead!' };
+    expect(transition(ringing, { type: 'accept', atMs: 42_000 })).toMatchObject({
+      view: 'oncall',
+      connectedAtMs: 42_000,
+      banner: null,
+    });
+  });
+
+  it('mute follows the event and is a no-op when nothing changes', () => {
+    const oncall = stateIn('oncall');
+    const muted = transition(oncall, { type: 'mute', muted: true });
+    expect(muted.muted).toBe(true);
+    expect(transition(muted, { type: 'mute', muted: true })).toBe(muted);
+    expect(transition(muted, { type: 'mute', muted: false }).muted).toBe(false);
+  });
+
+  it('a hang-up stops the timer and clears mute', () => {
+    const muted = transition(stateIn('oncall'), { type: 'mute', muted: true });
+    expect(transition(muted, { type: 'disconnect' })).toMatchObject({
+      muted: false,
+      connectedAtMs: null,
+    });
+  });
+
+  it.each([
+    ['oncall', 'connectionError'],
+    ['oncall', 'phoneError'],
+    ['ringing', 'cancel'],
+    ['thankyou', 'done'],
+    ['note', 'saveNote'],
+    ['disposition', 'loggedOut'],
+  ] as const)('cleanup from %s on %s clears the call, banner, timer and mute', (view, type) => {
+    const state: ConsoleState = {
+      ...stateIn(view),
+      banner: 'Call Ended',
+      muted: true,
+      autoReset: true,
+    };
+    const next = transition(state, EVENTS[type]);
+    expect(next).toEqual({
+      view: type === 'loggedOut' ? 'login' : 'waiting',
+      epoch: state.epoch + 1,
+      call: null,
+      banner: null,
+      muted: false,
+      connectedAtMs: null,
+      autoReset: false,
+    });
+  });
+
+  it('maps views to the app status', () => {
+    expect(APP_STATUS_BY_VIEW).toEqual({
+      login: 'login',
+      waiting: 'waiting',
+      ringing: 'waiting',
+      oncall: 'oncall',
+      disposition: 'oncall',
+      disposition2: 'oncall',
+      sms: 'oncall',
+      thankyou: 'oncall',
+      note: 'oncall',
+    });
+  });
+});

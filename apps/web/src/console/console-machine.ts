@@ -1,0 +1,269 @@
+/**
+ * The console flow (spec section 4) as one pure state machine: a state value, a transition table
+ * (data: view → event → next view), and {@link transition}. No I/O, no timers, no policy: the
+ * {@link ConsoleController} performs the effects and feeds events in.
+ *
+ * ```text
+ *                       userMissing                 loggedOut (from every view)
+ *   (start) waiting ───────────────▶ login ◀────────────────────────────────────
+ *              │ ▲
+ *     incoming │ │ ignore | cancel | disconnect
+ *              ▼ │
+ *            ringing ──accept──▶ oncall ──mute──▶ oncall
+ *                                  │
+ *                                  │ disconnect  (banner 'Call Ended')
+ *                  ┌───────────────┴────────────────┐
+ *   inbound, listen, whisper                       other calls
+ *                  ▼                                ▼
+ *      thankyou (autoReset after 2000 ms)      disposition ──dispose──▶ thankyou
+ *
+ *   disposition2 ──tagChosen | tagsSkipped──▶ thankyou     (entered once Tags & Stages land)
+ *   sms ──smsSent | smsCancelled──▶ thankyou               (entered once SMS lands)
+ *   thankyou ──addNote──▶ note ──saveNote | skipNote──▶ waiting
+ *   thankyou ──done | autoReset──▶ waiting
+ *   every view but login ──connectionError | phoneError──▶ waiting
+ * ```
+ *
+ * Entering `waiting` or `login` is the spec's cleanup: the call, banner, timer and mute state are
+ * cleared and the epoch moves on, so async results tagged with an older epoch are dropped.
+ * Outbound calls (`dialing`) come later.
+ */
+import type { Disposition } from '@leadline/contracts';
+import { CALL_ENDED_BANNER } from '../constants';
+import { WebError } from '../errors';
+import { endsInThankyou, type ConsoleCall } from './call-rules';
+
+/** Everything that can happen to the console. */
+export type ConsoleEvent =
+  /** The user fetch found no session. */
+  | { readonly type: 'userMissing' }
+  /** The agent logged out. */
+  | { readonly type: 'loggedOut' }
+  /** A call rang and its call user was loaded. */
+  | { readonly type: 'incoming'; readonly call: ConsoleCall; readonly banner: string }
+  /** The agent (or auto-accept) answered, at `atMs` by the injected clock. */
+  | { readonly type: 'accept'; readonly atMs: number }
+  /** The agent ignored the ringing call. */
+  | { readonly type: 'ignore' }
+  /** The caller gave up before the call was answered. */
+  | { readonly type: 'cancel' }
+  /** The microphone was muted or unmuted. */
+  | { readonly type: 'mute'; readonly muted: boolean }
+  /** The call ended (hung up on either side). */
+  | { readonly type: 'disconnect' }
+  /** The agent recorded the call's result (saved on the server). */
+  | { readonly type: 'dispose'; readonly status: Disposition }
+  /** The agent chose a tag (Tags & Stages). */
+  | { readonly type: 'tagChosen' }
+  /** The agent skipped Tags & Stages. */
+  | { readonly type: 'tagsSkipped' }
+  /** The SMS follow-up was sent. */
+  | { readonly type: 'smsSent' }
+  /** The agent cancelled the SMS follow-up. */
+  | { readonly type: 'smsCancelled' }
+  /** Thank-you: the agent wants to add a note. */
+  | { readonly type: 'addNote' }
+  /** Thank-you: the agent is done. */
+  | { readonly type: 'done' }
+  /** Thank-you after an inbound/listen/whisper call: the 2000 ms auto-reset fired. */
+  | { readonly type: 'autoReset' }
+  /** The note was saved on the server. */
+  | { readonly type: 'saveNote' }
+  /** The agent skipped the note. */
+  | { readonly type: 'skipNote' }
+  /** The call failed (alert 'Connection error code 8'). */
+  | { readonly type: 'connectionError' }
+  /** The softphone failed (logged; the call state is reset). */
+  | { readonly type: 'phoneError' };
+
+/** The name of a {@link ConsoleEvent}. */
+export type ConsoleEventType = ConsoleEvent['type'];
+
+const EVENT_TYPE_SET: Record<ConsoleEventType, true> = {
+  userMissing: true,
+  loggedOut: true,
+  incoming: true,
+  accept: true,
+  ignore: true,
+  cancel: true,
+  mute: true,
+  disconnect: true,
+  dispose: true,
+  tagChosen: true,
+  tagsSkipped: true,
+  smsSent: true,
+  smsCancelled: true,
+  addNote: true,
+  done: true,
+  autoReset: true,
+  saveNote: true,
+  skipNote: true,
+  connectionError: true,
+  phoneError: true,
+};
+
+/** Every event name. */
+export const CONSOLE_EVENT_TYPES = Object.keys(EVENT_TYPE_SET) as readonly ConsoleEventType[];
+
+/** Named, pure conditions a transition may branch on. */
+export const CONSOLE_GUARDS = {
+  /** The call skips the Call Result view (inbound, listen, whisper). */
+  endsInThankyou: (state: ConsoleState) => state.call !== null && endsInThankyou(state.call),
+} as const satisfies Record<string, (state: ConsoleState, event: ConsoleEvent) => boolean>;
+
+/** The name of a {@link CONSOLE_GUARDS} entry. */
+export type ConsoleGuard = keyof typeof CONSOLE_GUARDS;
+
+/** One branch of a guarded transition; the first whose guard holds (or has none) wins. */
+export interface ConsoleBranch<View extends string> {
+  readonly when?: ConsoleGuard;
+  readonly to: View;
+}
+
+/** Where an event leads: a view, or guarded branches. */
+export type ConsoleTarget<View extends string> = View | readonly ConsoleBranch<View>[];
+
+type TransitionTable<View extends string> = {
+  readonly [V in View]: { readonly [E in ConsoleEventType]?: ConsoleTarget<NoInfer<View>> };
+};
+
+/** Checks at compile time that every target is one of the table's views. */
+function defineTransitions<const View extends string>(
+  table: TransitionTable<View>,
+): TransitionTable<View> {
+  return table;
+}
+
+const RESETS = {
+  connectionError: 'waiting',
+  phoneError: 'waiting',
+  loggedOut: 'login',
+} as const;
+
+/** The console's transition table: view → event → next view (or guarded branches). */
+export const CONSOLE_TRANSITIONS = defineTransitions({
+  login: {},
+  waiting: { ...RESETS, userMissing: 'login', incoming: 'ringing' },
+  ringing: {
+    ...RESETS,
+    accept: 'oncall',
+    ignore: 'waiting',
+    cancel: 'waiting',
+    disconnect: 'waiting',
+  },
+  oncall: {
+    ...RESETS,
+    mute: 'oncall',
+    disconnect: [{ when: 'endsInThankyou', to: 'thankyou' }, { to: 'disposition' }],
+  },
+  disposition: { ...RESETS, dispose: 'thankyou' },
+  disposition2: { ...RESETS, tagChosen: 'thankyou', tagsSkipped: 'thankyou' },
+  sms: { ...RESETS, smsSent: 'thankyou', smsCancelled: 'thankyou' },
+  thankyou: { ...RESETS, addNote: 'note', done: 'waiting', autoReset: 'waiting' },
+  note: { ...RESETS, saveNote: 'waiting', skipNote: 'waiting' },
+});
+
+/** A view state of the console (spec section 4), derived from the table. */
+export type ConsoleView = keyof typeof CONSOLE_TRANSITIONS;
+
+/** Every view state, in table order. */
+export const CONSOLE_VIEWS = Object.keys(CONSOLE_TRANSITIONS) as readonly ConsoleView[];
+
+/** The app status (spec section 4): login, waiting, or oncall from answering until cleanup. */
+export type AppStatus = 'login' | 'waiting' | 'oncall';
+
+/** The app status of each view. */
+export const APP_STATUS_BY_VIEW: Readonly<Record<ConsoleView, AppStatus>> = {
+  login: 'login',
+  waiting: 'waiting',
+  ringing: 'waiting',
+  oncall: 'oncall',
+  disposition: 'oncall',
+  disposition2: 'oncall',
+  sms: 'oncall',
+  thankyou: 'oncall',
+  note: 'oncall',
+};
+
+/** The console's whole state. */
+export interface ConsoleState {
+  readonly view: ConsoleView;
+  /** Moves on with every new call and every cleanup; async work tagged with an older one is stale. */
+  readonly epoch: number;
+  /** The call being handled, from ringing until cleanup. */
+  readonly call: ConsoleCall | null;
+  /** The banner ('Incoming Lead!', 'Call Ended'…), or none. */
+  readonly banner: string | null;
+  readonly muted: boolean;
+  /** When the call was answered (injected clock), for the call timer; null when not on a call. */
+  readonly connectedAtMs: number | null;
+  /** Thank-you resets by itself (the call was inbound, listen or whisper). */
+  readonly autoReset: boolean;
+}
+
+/** The state the console starts in (spec section 4: app status starts waiting). */
+export const INITIAL_CONSOLE_STATE: ConsoleState = cleanState('waiting', 0);
+
+/** Thrown when an event is sent to a view that does not accept it. */
+export class ConsoleTransitionError extends WebError {
+  readonly view: ConsoleView;
+  readonly event: ConsoleEventType;
+
+  constructor(view: ConsoleView, event: ConsoleEventType) {
+    super('IllegalTransitionError', `The console cannot handle "${event}" in the "${view}" view.`);
+    this.view = view;
+    this.event = event;
+  }
+}
+
+/** Whether `state` accepts an event named `type`. */
+export function canTransition(state: ConsoleState, type: ConsoleEventType): boolean {
+  return CONSOLE_TRANSITIONS[state.view][type] !== undefined;
+}
+
+/** The view `event` leads to from `state`; throws {@link ConsoleTransitionError} if refused. */
+export function nextView(state: ConsoleState, event: ConsoleEvent): ConsoleView {
+  const target = CONSOLE_TRANSITIONS[state.view][event.type];
+  if (target === undefined) throw new ConsoleTransitionError(state.view, event.type);
+  if (typeof target === 'string') return target;
+  const branch = target.find((b) => b.when === undefined || CONSOLE_GUARDS[b.when](state));
+  if (!branch) throw new ConsoleTransitionError(state.view, event.type);
+  return branch.to;
+}
+
+/** The state after `event`; throws {@link ConsoleTransitionError} if `state` refuses it. */
+export function transition(state: ConsoleState, event: ConsoleEvent): ConsoleState {
+  const view = nextView(state, event);
+  if (view === 'waiting' || view === 'login') return cleanState(view, state.epoch + 1);
+  switch (event.type) {
+    case 'incoming':
+      return { ...cleanState(view, state.epoch + 1), call: event.call, banner: event.banner };
+    case 'accept':
+      return { ...state, view, banner: null, connectedAtMs: event.atMs };
+    case 'mute':
+      return state.muted === event.muted ? state : { ...state, muted: event.muted };
+    case 'disconnect':
+      return {
+        ...state,
+        view,
+        banner: CALL_ENDED_BANNER,
+        muted: false,
+        connectedAtMs: null,
+        autoReset: view === 'thankyou',
+      };
+    default:
+      return { ...state, view };
+  }
+}
+
+function cleanState(view: ConsoleView, epoch: number): ConsoleState {
+  return {
+    view,
+    epoch,
+    call: null,
+    banner: null,
+    muted: false,
+    connectedAtMs: null,
+    autoReset: false,
+  };
+}

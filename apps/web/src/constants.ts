@@ -1,0 +1,46 @@
+/**
+ * The spec's constants and texts the console uses, each with its spec section
+ * (`/shared/spec/product-spec.md`). Views and logic import them from here; no magic values elsewhere.
+ */
+
+/** §1: the app version label. */
+export const APP_VERSION = '1.9.9';
+
+/** §2: the element the app is mounted on. */
+export const MOUNT_ELEMENT_ID = 'app';
+
+/** §2: the single sign-on link of the login view. */
+export const GOOGLE_LOGIN_PATH = '/apps/workos/login/google';
+
+/** §2, §4: the waiting state's text. */
+export const WAITING_TEXT = 'Waiting for lead...';
+
+/** §4: ringing banners by call type (an inbound call shows its number's name instead). */
+export const INCOMING_LEAD_BANNER = 'Incoming Lead!';
+/** §4: ringing banner of a transfer. */
+export const INCOMING_TRANSFER_BANNER = 'Incoming Transfer!';
+/** §4: ringing banner of a conference. */
+export const INCOMING_CONFERENCE_BANNER = 'Incoming Conference!';
+/** §4: banner once a call has ended. */
+export const CALL_ENDED_BANNER = 'Call Ended';
+
+/** §4, §8: alert after a connection error. */
+export const CONNECTION_ERROR_ALERT = 'Connection error code 8';
+/** §8: alert for softphone codes 31401/31402 (the spec gives the meaning, not the words). */
+export const MICROPHONE_ERROR_ALERT =
+  'The microphone cannot be accessed. Allow microphone access for this page and try again.';
+
+/** §9: after an inbound, listen or whisper call ends, the thank-you view resets after this. */
+export const AUTO_RESET_AFTER_CALL_MS = 2000;
+/** §4, §9: the call timer ticks each second. */
+export const CALL_TIMER_TICK_MS = 1000;
+
+/** §9: the volume meter has 5 bars. */
+export const VOLUME_METER_BARS = 5;
+/** §9: input volume (0..1) is scaled ×10 onto the bars. */
+export const INPUT_VOLUME_SCALE = 10;
+/** §9: output volume (0..1) is scaled ×20 onto the bars. */
+export const OUTPUT_VOLUME_SCALE = 20;
+
+/** §4, §7: an incoming call's `From` is `client:<call_user_id>`. */
+export const CALL_USER_IDENTITY_PREFIX = 'client:';

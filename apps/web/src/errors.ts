@@ -1,0 +1,47 @@
+/**
+ * The web console's errors: one base class with a numeric `code` and a stable `name`, and one
+ * table of codes. The softphone's own codes (31xxx, 20xxx) are handled in `phone/phone-errors.ts`;
+ * these are the console's, in a range of their own (9xxx).
+ */
+
+/** Every error the console raises, by stable name. */
+export const WEB_ERROR_CODES = {
+  /** The console state machine was sent an event its current state does not accept. */
+  IllegalTransitionError: 9001,
+  /** The server answered with an error (`{ error }` or `{ success: false, error }`, or a bad status). */
+  ApiError: 9101,
+  /** The session ended (a 401 after the user was loaded); the page is reloading. */
+  SessionExpiredError: 9102,
+  /** The request never reached the server. */
+  NetworkError: 9103,
+  /** An incoming call's caller id is not `client:<call_user_id>`. */
+  MalformedIncomingCallError: 9201,
+  /** The softphone could not be created (no adapter, or the adapter failed). */
+  PhoneUnavailableError: 9202,
+} as const;
+
+/** A stable error name of the console. */
+export type WebErrorName = keyof typeof WEB_ERROR_CODES;
+
+/** Base class of the console's errors: `Name (code): message`. */
+export class WebError extends Error {
+  /** The numeric code from {@link WEB_ERROR_CODES}. */
+  readonly code: number;
+  override readonly name: WebErrorName;
+
+  constructor(name: WebErrorName, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = name;
+    this.code = WEB_ERROR_CODES[name];
+  }
+
+  override toString(): string {
+    return `${this.name} (${this.code}): ${this.message}`;
+  }
+}
+
+/** The text to show a person for any thrown value. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

@@ -1,0 +1,20 @@
+/**
+ * The entry point: mounts the console on `#app` with the real browser platform and our
+ * softphone SDK behind the phone port.
+ */
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './app';
+import { MOUNT_ELEMENT_ID } from './constants';
+import { createLeadlinePhone } from './phone/leadline-adapter';
+import { browserPlatform } from './platform/platform';
+import './styles.css';
+
+const root = document.getElementById(MOUNT_ELEMENT_ID);
+if (!root) throw new Error(`The page has no #${MOUNT_ELEMENT_ID} element.`);
+
+createRoot(root).render(
+  <StrictMode>
+    <App phoneFactory={createLeadlinePhone} platform={browserPlatform(window)} />
+  </StrictMode>,
+);

@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { phoneErrorPolicy } from './phone-errors';
+
+describe('phoneErrorPolicy (spec section 8)', () => {
+  it.each([
+    [31009, 'ignore'],
+    [31005, 'ignore'],
+    [31205, 'refreshToken'],
+    [20101, 'refreshToken'],
+    [20104, 'refreshToken'],
+    [31401, 'microphone'],
+    [31402, 'microphone'],
+    [31208, 'microphone'],
+    [31000, 'reset'],
+    [31003, 'reset'],
+    [31201, 'reset'],
+    [31204, 'reset'],
+    [53000, 'reset'],
+  ] as const)('%i → %s', (code, policy) => expect(phoneErrorPolicy(code)).toBe(policy));
+});

@@ -1,0 +1,40 @@
+/**
+ * What the console does with a softphone error, by code (spec section 8). The table is data;
+ * any code not in it is logged with a timestamp and resets the call state.
+ */
+
+/** The console's reaction to a softphone error. */
+export type PhoneErrorPolicy =
+  /** Nothing at all (transient signalling noise). */
+  | 'ignore'
+  /** Fetch a new access token and hand it to the device (unless the account opts out). */
+  | 'refreshToken'
+  /** Alert that the microphone cannot be accessed, log, and reset the call state. */
+  | 'microphone'
+  /** Log with a timestamp and reset the call state. */
+  | 'reset';
+
+/** Softphone error codes with a policy other than `reset` (spec section 8). */
+export const PHONE_ERROR_POLICIES: Readonly<Record<number, PhoneErrorPolicy>> = {
+  /** TransportError: the socket is gone; the SDK reconnects on its own. */
+  31009: 'ignore',
+  /** ConnectionError: generic signalling failure; the SDK reconnects on its own. */
+  31005: 'ignore',
+  /** AccessTokenExpired. */
+  31205: 'refreshToken',
+  /** AccessTokenInvalid (20101). */
+  20101: 'refreshToken',
+  /** AccessTokenExpired (20104). */
+  20104: 'refreshToken',
+  /** UserMedia PermissionDeniedError. */
+  31401: 'microphone',
+  /** UserMedia AcquisitionFailedError. */
+  31402: 'microphone',
+  /** PermissionDeniedError as our SDK raises it (spec section 8, "Microphone"). */
+  31208: 'microphone',
+};
+
+/** The policy for a softphone error code. */
+export function phoneErrorPolicy(code: number): PhoneErrorPolicy {
+  return PHONE_ERROR_POLICIES[code] ?? 'reset';
+}

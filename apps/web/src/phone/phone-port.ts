@@ -1,0 +1,102 @@
+/**
+ * The phone port: the only way the console reaches a softphone. It is a subset of the official
+ * `@twilio/voice-sdk` surface (`Device`, `Call`), which our SDK (`@leadline/softphone`) mirrors,
+ * so an adapter over either is a thin pass-through. The console never imports an SDK; it gets a
+ * {@link PhoneFactory} injected at the top (`main.tsx`).
+ *
+ * Adapter notes:
+ * - Events are emitted after the state change they report, like the official SDK.
+ * - Errors of a call are emitted on the call's `error`; if the device also re-emits them (the
+ *   official SDK does, with the call as second argument) the console ignores the device copy.
+ * - `error.code` is the SDK's numeric code (31xxx, 20xxx; spec section 8).
+ */
+
+/** An SDK error: a numeric code (spec section 8), a stable name and a message. */
+export interface PhoneError {
+  readonly code: number;
+  readonly name: string;
+  readonly message: string;
+}
+
+/** A softphone call's status (spec section 4, "Softphone call states"). */
+export type PhoneCallStatus =
+  'pending' | 'connecting' | 'ringing' | 'open' | 'reconnecting' | 'closed';
+
+/** The call's parameters as the gateway sent them. `From` is `client:<call_user_id>` for leads. */
+export interface PhoneCallParameters {
+  readonly CallSid: string;
+  readonly From: string;
+  readonly To?: string;
+}
+
+/** Listener signatures of {@link PhoneCall} events, by event name. */
+export interface PhoneCallEvents {
+  /** The call was answered and media is flowing. */
+  accept: (call: PhoneCall) => void;
+  /** The call ended (either side). */
+  disconnect: (call: PhoneCall) => void;
+  /** The caller gave up before the call was answered. */
+  cancel: () => void;
+  /** This side rejected the call. */
+  reject: () => void;
+  /** The call failed. */
+  error: (error: PhoneError) => void;
+  /** The microphone was muted or unmuted. */
+  mute: (isMuted: boolean, call: PhoneCall) => void;
+  /** Input and output volume, each 0..1, about every 50 ms while the call is open. */
+  volume: (inputVolume: number, outputVolume: number) => void;
+}
+
+/** The name of a {@link PhoneCall} event. */
+export type PhoneCallEventName = keyof PhoneCallEvents;
+
+/** One call (`Call` in the official SDK). */
+export interface PhoneCall {
+  readonly parameters: PhoneCallParameters;
+  /** Answers an incoming call; a no-op unless pending. */
+  accept(): void;
+  /** Declines an incoming call and closes it; only while pending. */
+  reject(): void;
+  /** Stops ringing locally without telling the other side; only while pending. */
+  ignore(): void;
+  /** Hangs up. */
+  disconnect(): void;
+  /** Mutes (`true`, the default) or unmutes the microphone. */
+  mute(shouldMute?: boolean): void;
+  isMuted(): boolean;
+  status(): PhoneCallStatus;
+  on<E extends PhoneCallEventName>(event: E, listener: PhoneCallEvents[E]): void;
+  off<E extends PhoneCallEventName>(event: E, listener: PhoneCallEvents[E]): void;
+}
+
+/** Listener signatures of {@link PhoneDevice} events, by event name. */
+export interface PhoneDeviceEvents {
+  /** The device can now receive calls. */
+  registered: () => void;
+  /** The device can no longer receive calls. */
+  unregistered: () => void;
+  /** A call is ringing for this agent. */
+  incoming: (call: PhoneCall) => void;
+  /** The access token expires soon (lifetime minus 10000 ms, spec section 9). */
+  tokenWillExpire: () => void;
+  /** A device error; `call` is set when the error belongs to a call (then it is also on the call). */
+  error: (error: PhoneError, call?: PhoneCall) => void;
+}
+
+/** The name of a {@link PhoneDevice} event. */
+export type PhoneDeviceEventName = keyof PhoneDeviceEvents;
+
+/** The softphone device (`Device` in the official SDK). */
+export interface PhoneDevice {
+  /** Registers for incoming calls; rejects if registration fails. */
+  register(): Promise<void>;
+  /** Swaps in a fresh access token. */
+  updateToken(token: string): void;
+  /** Disconnects every call, unregisters and releases everything; the device is unusable after. */
+  destroy(): void;
+  on<E extends PhoneDeviceEventName>(event: E, listener: PhoneDeviceEvents[E]): void;
+  off<E extends PhoneDeviceEventName>(event: E, listener: PhoneDeviceEvents[E]): void;
+}
+
+/** Creates a device from an access token (`new Device(token)` in the official SDK). */
+export type PhoneFactory = (token: string) => PhoneDevice | Promise<PhoneDevice>;

@@ -1,0 +1,81 @@
+/**
+ * The browser APIs the console reaches, behind small injected interfaces (timers, clock, fetch,
+ * network status, alert, reload, logging). Logic receives a {@link Platform}; only
+ * {@link browserPlatform} touches the globals.
+ */
+
+/** An opaque handle of a scheduled timer. */
+export type TimerHandle = number;
+
+/** `setTimeout`/`setInterval` and their `clear…`, injectable so tests drive time. */
+export interface Timers {
+  setTimeout(callback: () => void, delayMs: number): TimerHandle;
+  clearTimeout(handle: TimerHandle): void;
+  setInterval(callback: () => void, intervalMs: number): TimerHandle;
+  clearInterval(handle: TimerHandle): void;
+}
+
+/** Wall-clock time in milliseconds since the epoch (`Date.now`). */
+export interface Clock {
+  now(): number;
+}
+
+/** The browser's network status (`navigator.onLine` and the online/offline events). */
+export interface NetworkStatus {
+  isOnline(): boolean;
+  /** Calls `listener` whenever the status may have changed; returns the unsubscribe. */
+  subscribe(listener: () => void): () => void;
+}
+
+/** Where the console writes diagnostics. */
+export interface Logger {
+  info(message: string, ...details: unknown[]): void;
+  error(message: string, ...details: unknown[]): void;
+}
+
+/** `fetch` as the API client uses it. */
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+
+/** Everything the console needs from the browser. */
+export interface Platform {
+  readonly fetch: FetchLike;
+  readonly timers: Timers;
+  readonly clock: Clock;
+  readonly network: NetworkStatus;
+  readonly log: Logger;
+  /** `window.alert`: the spec's alerts (connection error, microphone). */
+  alert(message: string): void;
+  /** `location.reload`: after login, and on a 401 once the user was loaded. */
+  reload(): void;
+}
+
+/** The real browser platform. */
+export function browserPlatform(win: Window = window): Platform {
+  return {
+    fetch: (url, init) => win.fetch(url, init),
+    timers: {
+      setTimeout: (callback, delayMs) => win.setTimeout(callback, delayMs),
+      clearTimeout: (handle) => win.clearTimeout(handle),
+      setInterval: (callback, intervalMs) => win.setInterval(callback, intervalMs),
+      clearInterval: (handle) => win.clearInterval(handle),
+    },
+    clock: { now: () => Date.now() },
+    network: {
+      isOnline: () => win.navigator.onLine,
+      subscribe(listener) {
+        win.addEventListener('online', listener);
+        win.addEventListener('offline', listener);
+        return () => {
+          win.removeEventListener('online', listener);
+          win.removeEventListener('offline', listener);
+        };
+      },
+    },
+    log: {
+      info: (message, ...details) => console.info(message, ...details),
+      error: (message, ...details) => console.error(message, ...details),
+    },
+    alert: (message) => win.alert(message),
+    reload: () => win.location.reload(),
+  };
+}

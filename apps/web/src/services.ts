@@ -1,0 +1,93 @@
+/**
+ * The app's collaborators (platform, API client, query client, console controller), created once
+ * at the top and reached by components through {@link useServices}, plus the hooks that subscribe
+ * to them.
+ */
+import type { QueryClient } from '@tanstack/react-query';
+import { createContext, use, useEffect, useState, useSyncExternalStore } from 'react';
+import { ApiClient } from './api/api-client';
+import { callUserQuery, createQueryClient } from './api/queries';
+import {
+  ConsoleController,
+  type ConsoleSnapshot,
+  type VolumeLevels,
+} from './console/console-controller';
+import type { PhoneFactory } from './phone/phone-port';
+import type { Platform } from './platform/platform';
+
+/** Everything components may reach. */
+export interface Services {
+  readonly platform: Platform;
+  readonly api: ApiClient;
+  readonly queryClient: QueryClient;
+  readonly controller: ConsoleController;
+}
+
+/** What the app is built from. */
+export interface ServicesOptions {
+  readonly platform: Platform;
+  readonly phoneFactory: PhoneFactory;
+  readonly queryClient?: QueryClient;
+}
+
+/** Wires the API client, query client and console controller together. */
+export function createServices({ platform, phoneFactory, queryClient }: ServicesOptions): Services {
+  const client = queryClient ?? createQueryClient();
+  const api = new ApiClient({
+    fetch: platform.fetch,
+    reload: () => platform.reload(),
+    now: () => platform.clock.now(),
+  });
+  const controller = new ConsoleController({
+    api,
+    phoneFactory,
+    timers: platform.timers,
+    clock: platform.clock,
+    log: platform.log,
+    alert: (message) => platform.alert(message),
+    loadCallUser: (callUserId) => client.fetchQuery(callUserQuery(api, callUserId)),
+  });
+  return { platform, api, queryClient: client, controller };
+}
+
+/** Provides {@link Services} to the tree. */
+export const ServicesContext = createContext<Services | null>(null);
+
+/** The app's services; throws outside the app. */
+export function useServices(): Services {
+  const services = use(ServicesContext);
+  if (!services) throw new Error('useServices needs <App>');
+  return services;
+}
+
+/** The console state and phone status, re-rendering on change. */
+export function useConsoleSnapshot(): ConsoleSnapshot {
+  const { controller } = useServices();
+  return useSyncExternalStore(controller.subscribe, controller.getSnapshot);
+}
+
+/** The call's live volume levels. */
+export function useVolume(): VolumeLevels {
+  const { controller } = useServices();
+  return useSyncExternalStore(controller.subscribeVolume, controller.getVolume);
+}
+
+/** Whether the browser is online (`navigator.onLine`). */
+export function useOnline(): boolean {
+  const { network } = useServices().platform;
+  return useSyncExternalStore(
+    (listener) => network.subscribe(listener),
+    () => network.isOnline(),
+  );
+}
+
+/** The injected clock's time, refreshed every `intervalMs`. */
+export function useNow(intervalMs: number): number {
+  const { clock, timers } = useServices().platform;
+  const [now, setNow] = useState(() => clock.now());
+  useEffect(() => {
+    const handle = timers.setInterval(() => setNow(clock.now()), intervalMs);
+    return () => timers.clearInterval(handle);
+  }, [clock, timers, intervalMs]);
+  return now;
+}

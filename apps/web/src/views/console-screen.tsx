@@ -1,0 +1,115 @@
+import type { User } from '@leadline/contracts';
+import { useQuery } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import { userQuery } from '../api/queries';
+import type { ConsoleSnapshot } from '../console/console-controller';
+import { APP_STATUS_BY_VIEW, type ConsoleView } from '../console/console-machine';
+import { APP_VERSION } from '../constants';
+import { errorMessage } from '../errors';
+import { useConsoleSnapshot, useServices } from '../services';
+import { DispositionView } from './disposition-view';
+import { SmsView, TagsView } from './follow-up-views';
+import { LeadCard } from './lead-card';
+import { LoginView } from './login-view';
+import { NavBar } from './nav-bar';
+import { NoteView } from './note-view';
+import { OnCallView } from './on-call-view';
+import { RingingView } from './ringing-view';
+import { ThankYouView } from './thank-you-view';
+import { LoadingView, WaitingView } from './waiting-view';
+
+/**
+ * The one screen: navigation bar, the banner, the view of the current console state, and the
+ * version label. Loads the user; starts the softphone once there is one.
+ */
+export function ConsoleScreen() {
+  const { api, controller, platform } = useServices();
+  const snapshot = useConsoleSnapshot();
+  const userResult = useQuery(userQuery(api));
+  const user = userResult.data ?? null;
+  const noSession = userResult.isError || (userResult.isSuccess && user === null);
+
+  useEffect(() => {
+    if (noSession) controller.userMissing();
+  }, [noSession, controller]);
+
+  const sessionError = userResult.error;
+  useEffect(() => {
+    // Any failed user fetch shows the login view (spec section 4); keep the reason for support.
+    if (sessionError) platform.log.error(`Loading the user failed: ${errorMessage(sessionError)}`);
+  }, [sessionError, platform]);
+
+  useEffect(() => {
+    if (!user) return;
+    controller.startPhone(user);
+    return () => controller.stopPhone();
+  }, [user, controller]);
+
+  const { banner, view } = snapshot.console;
+  return (
+    <div className="shell" data-app-status={APP_STATUS_BY_VIEW[view]}>
+      <NavBar user={user} />
+      <main className="console">
+        <div
+          className={`banner banner-status${banner ? '' : ' is-empty'}${view === 'ringing' ? ' is-incoming' : ''}`}
+          role="status"
+          aria-live="polite"
+          aria-label="Call status"
+        >
+          {banner}
+        </div>
+        <CurrentView snapshot={snapshot} user={user} />
+      </main>
+      <footer className="footer">
+        <span>Leadline</span> <span className="version">v{APP_VERSION}</span>
+      </footer>
+    </div>
+  );
+}
+
+function CurrentView({
+  snapshot,
+  user,
+}: {
+  readonly snapshot: ConsoleSnapshot;
+  readonly user: User | null;
+}) {
+  const state = snapshot.console;
+  if (state.view === 'login') return <LoginView />;
+  if (!user) return <LoadingView />;
+  return (
+    <>
+      {state.call && state.view !== 'waiting' && (
+        <LeadCard call={state.call} settings={user.settings} />
+      )}
+      <ViewOf view={state.view} snapshot={snapshot} />
+    </>
+  );
+}
+
+function ViewOf({
+  view,
+  snapshot,
+}: {
+  readonly view: Exclude<ConsoleView, 'login'>;
+  readonly snapshot: ConsoleSnapshot;
+}) {
+  switch (view) {
+    case 'waiting':
+      return <WaitingView phone={snapshot.phone} />;
+    case 'ringing':
+      return <RingingView />;
+    case 'oncall':
+      return <OnCallView connectedAtMs={snapshot.console.connectedAtMs ?? 0} />;
+    case 'disposition':
+      return <DispositionView />;
+    case 'disposition2':
+      return <TagsView />;
+    case 'sms':
+      return <SmsView />;
+    case 'thankyou':
+      return <ThankYouView />;
+    case 'note':
+      return <NoteView />;
+  }
+}

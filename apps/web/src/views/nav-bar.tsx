@@ -1,0 +1,116 @@
+import type { User } from '@leadline/contracts';
+import { useMutation } from '@tanstack/react-query';
+import { useEffect, useId, useRef, useState } from 'react';
+import { QUERY_KEYS } from '../api/queries';
+import { errorMessage } from '../errors';
+import { useOnline, useServices } from '../services';
+import { Avatar } from './avatar';
+import { Logo } from './logo';
+
+/** The navigation bar: the logo, and the profile dropdown once a user is loaded. */
+export function NavBar({ user }: { readonly user: User | null }) {
+  return (
+    <header className="navbar">
+      <Logo />
+      {user && <ProfileMenu user={user} />}
+    </header>
+  );
+}
+
+/** The profile button (picture with an online/offline ring) and its dropdown. */
+function ProfileMenu({ user }: { readonly user: User }) {
+  const { controller, queryClient, platform } = useServices();
+  const online = useOnline();
+  const [open, setOpen] = useState(false);
+  const rootRef = useRef<HTMLDivElement>(null);
+  const buttonRef = useRef<HTMLButtonElement>(null);
+  const panelId = useId();
+  const logout = useMutation({
+    mutationFn: () => controller.logout(),
+    onError: (error) => platform.log.error(`Logging out failed: ${errorMessage(error)}`),
+    onSettled: () => queryClient.setQueryData(QUERY_KEYS.user, null),
+  });
+
+  useEffect(() => {
+    if (!open) return;
+    const onPointerDown = (event: PointerEvent) => {
+      if (event.target instanceof Node && !rootRef.current?.contains(event.target)) setOpen(false);
+    };
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape') return;
+      event.preventDefault();
+      setOpen(false);
+      buttonRef.current?.focus();
+    };
+    document.addEventListener('pointerdown', onPointerDown);
+    document.addEventListener('keydown', onKeyDown);
+    return () => {
+      document.removeEventListener('pointerdown', onPointerDown);
+      document.removeEventListener('keydown', onKeyDown);
+    };
+  }, [open]);
+
+  const status = online ? 'Online' : 'Offline';
+  return (
+    <div className="profile" ref={rootRef}>
+      <button
+        ref={buttonRef}
+        type="button"
+        className="profile-button"
+        aria-expanded={open}
+        aria-controls={panelId}
+        title={`${user.full_name} (${status})`}
+        onClick={() => setOpen((was) => !was)}
+      >
+        <span className={`avatar-ring ${online ? 'is-online' : 'is-offline'}`}>
+          <Avatar name={user.full_name} src={user.profile_picture} size={30} />
+        </span>
+        <span className="profile-name">{user.full_name}</span>
+        <span className="sr-only">, {status}</span>
+        <svg
+          className="chevron"
+          viewBox="0 0 12 12"
+          width="12"
+          height="12"
+          aria-hidden="true"
+          focusable="false"
+        >
+          <path
+            d="M2.5 4.5 6 8l3.5-3.5"
+            stroke="currentColor"
+            strokeWidth="1.5"
+            fill="none"
+            strokeLinecap="round"
+          />
+        </svg>
+      </button>
+      <div id={panelId} className="profile-panel" hidden={!open}>
+        <div className="profile-head">
+          <span className={`avatar-ring ${online ? 'is-online' : 'is-offline'}`}>
+            <Avatar name={user.full_name} src={user.profile_picture} size={44} />
+          </span>
+          <div className="profile-details">
+            <p className="profile-full-name">{user.full_name}</p>
+            <p className="muted">{user.email}</p>
+            {user.phone_number_formatted && <p className="muted">{user.phone_number_formatted}</p>}
+          </div>
+        </div>
+        <p className="profile-status">
+          <span
+            className={`status-dot ${online ? 'is-online' : 'is-offline'}`}
+            aria-hidden="true"
+          />
+          {status}
+        </p>
+        <button
+          type="button"
+          className="link-button"
+          disabled={logout.isPending}
+          onClick={() => logout.mutate()}
+        >
+          Log out
+        </button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,119 @@
+/**
+ * The walking skeleton, end to end with real audio: agent1 logs in, a lead is posted, the
+ * agent accepts and hears the lead (440 Hz), the lead hears the agent (1000 Hz, the fake
+ * microphone), the agent hangs up and records the outcome; the call row holds it all.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { dominantFrequency, readWavFile } from '@leadline/voice/dsp';
+import {
+  captureRemoteAudio,
+  launchChromium,
+  loopbackOnlyContext,
+  remoteDominantFrequency,
+  toneWav,
+} from './support/browser';
+import { startProduct, type Product } from './support/product';
+
+let product: Product;
+let browser: Browser;
+
+beforeAll(async () => {
+  product = await startProduct();
+  browser = await launchChromium(await toneWav(1000));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await product?.stop();
+});
+
+const postLead = (phone: string) =>
+  fetch(`${product.url}/api/v1/leads`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer demo-api-key' },
+    body: JSON.stringify({ fname: 'Jordan', lname: 'Miles', phone_number: phone, company: 'Miles Roofing' }),
+  });
+
+/** Polls `read` until `accept` holds or the time is up; returns the last value. */
+async function poll<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await read();
+  while (!accept(value) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 250));
+    value = await read();
+  }
+  return value;
+}
+
+it('rings a lead to agent1, with audio both ways, and records the outcome', async () => {
+  const { context, foreignRequests } = await loopbackOnlyContext(browser);
+  const page = await context.newPage();
+  await captureRemoteAudio(page);
+  // The device is registered once the gateway answers `register` with `ready`.
+  const registered = new Promise<void>((resolve) => {
+    page.on('websocket', (ws) =>
+      ws.on('framereceived', (frame) => {
+        if (typeof frame.payload === 'string' && frame.payload.includes('"type":"ready"')) resolve();
+      }),
+    );
+  });
+
+  await page.goto(product.url);
+  await page.getByLabel('Email').fill('agent1@example.com');
+  await page.getByLabel('Password').fill('leadline-demo');
+  await page.getByRole('button', { name: 'Login' }).click();
+  await expect.poll(() => page.getByText('Waiting for lead...').isVisible(), { timeout: 20_000 }).toBe(true);
+  await registered;
+
+  const lead = await postLead('+15550100042');
+  expect(lead.status).toBe(201);
+  const { call } = (await lead.json()) as { call: { id: number; agent_id: number | null } };
+  expect(call.agent_id).not.toBeNull();
+
+  await expect.poll(() => page.getByText('Incoming Lead!').isVisible(), { timeout: 15_000 }).toBe(true);
+  await page.getByRole('button', { name: /^Accept/ }).click();
+
+  // The agent hears the lead's 440 Hz.
+  const heard = await poll(() => remoteDominantFrequency(page), (f) => f !== null && Math.abs(f - 440) <= 20, 20_000);
+  expect(heard).not.toBeNull();
+  expect(Math.abs(heard! - 440)).toBeLessThanOrEqual(20);
+  await page.waitForTimeout(1500);
+
+  await page.getByRole('button', { name: /^Hang Up/ }).click();
+  await expect.poll(() => page.getByText('Call Ended').isVisible(), { timeout: 10_000 }).toBe(true);
+  await page.getByRole('button', { name: /^Contacted/ }).click();
+  await page.getByRole('button', { name: /^Done/ }).click();
+  await expect.poll(() => page.getByText('Waiting for lead...').isVisible(), { timeout: 10_000 }).toBe(true);
+  await page.screenshot({ path: join(product.dataDir, 'after-call.png') });
+  expect(foreignRequests).toEqual([]);
+  await context.close();
+  await product.stop();
+
+  // The virtual lead heard the agent's 1000 Hz.
+  const sandbox = join(product.dataDir, 'sandbox');
+  const recordings = readdirSync(sandbox).filter((f) => f.includes('phone') && f.endsWith('.wav'));
+  expect(recordings).toHaveLength(1);
+  const wav = await readWavFile(join(sandbox, recordings[0]!));
+  const leadHeard = dominantFrequency(wav.samples, wav.sampleRateHz);
+  expect(leadHeard).toBeDefined();
+  expect(Math.abs(leadHeard! - 1000)).toBeLessThanOrEqual(20);
+
+  // The call row: disposition, a duration, the agent.
+  const db = await PGlite.create(join(product.dataDir, 'pglite'));
+  try {
+    const { rows } = await db.query<{ disposition: string; seconds: number; email: string; status: string }>(
+      'select c.disposition, c.seconds, c.status, u.email from calls c join users u on u.id = c.user_id where c.id = $1',
+      [call.id],
+    );
+    expect(rows).toEqual([
+      expect.objectContaining({ disposition: 'contacted', status: 'completed', email: 'agent1@example.com' }),
+    ]);
+    expect(rows[0]!.seconds).toBeGreaterThan(0);
+  } finally {
+    await db.close();
+  }
+});

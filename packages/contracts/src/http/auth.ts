@@ -1,0 +1,55 @@
+import { z } from 'zod';
+
+/** The one message a failed login shows (spec section 8). */
+export const LOGIN_FAILED_MESSAGE = 'Your login credentials are invalid.';
+
+/** POST /api/v1/user/login */
+export const LoginBody = z.object({
+  email: z.email({ error: 'The email must be a valid email address.' }).max(254),
+  password: z.string().min(1, { error: 'The password field is required.' }).max(1024),
+});
+export type LoginBody = z.infer<typeof LoginBody>;
+
+/** Answer of POST /api/v1/user/login. */
+export type LoginResponse = { success: true } | { success: false; error: string };
+
+/** Account feature flags the console needs (the spec's account ids, as settings). */
+export interface AccountSettings {
+  hide_lead_email?: boolean;
+  history_shows_lead_name?: boolean;
+  external_crm_link_template?: string;
+  lead_card_shows_phone?: boolean;
+  inbound_banner_shows_number?: boolean;
+  no_token_refetch?: boolean;
+}
+
+/** The signed-in user, as GET /api/v1/user returns it (spec section 3). */
+export interface User {
+  id: number;
+  account_id: number;
+  full_name: string;
+  email: string;
+  phone_number_formatted: string | null;
+  profile_picture: string | null;
+  permissions: string[];
+  country_code: string;
+  integrations: {
+    hubspot_id: string | null;
+    salesforce_domain: string | null;
+    activecampaign_domain: string | null;
+  };
+  settings: AccountSettings;
+  csrf_token: string;
+}
+
+/** Answer of GET /api/v1/user. */
+export interface UserResponse {
+  success: true;
+  user: User;
+  csrf_token: string;
+}
+
+/** Answer of GET /api/v1/twilio/token2. */
+export interface TokenResponse {
+  token: string;
+}

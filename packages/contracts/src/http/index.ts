@@ -1,0 +1,5 @@
+export * from './common';
+export * from './auth';
+export * from './leads';
+export * from './calls';
+export * from './phone';

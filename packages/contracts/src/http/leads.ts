@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { PhoneNumber } from './phone';
+
+const name = z.string().trim().max(100);
+
+/** POST /api/v1/leads (lead intake, `Authorization: Bearer <api key>`). */
+export const LeadIntakeBody = z.object({
+  fname: name.min(1, { error: 'The fname field is required.' }),
+  lname: name.default(''),
+  phone_number: PhoneNumber,
+  email: z.optional(z.email({ error: 'The email must be a valid email address.' }).max(254)),
+  company: z.optional(z.string().trim().max(200)),
+  category: z.optional(z.string().trim().max(100)),
+  source_id: z.optional(z.union([z.string().max(100), z.number().int()]).transform(String)),
+});
+export type LeadIntakeBody = z.infer<typeof LeadIntakeBody>;
+
+/** A lead as the console shows it (spec section 3). */
+export interface Lead {
+  id: number;
+  label: string;
+  fname: string;
+  lname: string;
+  name: string;
+  phone_number: string;
+  phone_number_formatted: string;
+  company: string | null;
+  email: string | null;
+  category: string | null;
+  crm: string | null;
+  source_id: string | null;
+  profile_picture: string | null;
+}
+
+/** Answer of POST /api/v1/leads. */
+export interface LeadIntakeResponse {
+  success: true;
+  lead: Lead;
+  call: { id: number; status: string; agent_id: number | null };
+}

@@ -1,0 +1,2 @@
+export * from './http/index';
+export * from './signalling/index';

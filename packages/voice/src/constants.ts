@@ -1,0 +1,54 @@
+/**
+ * Constants of the media engine, each with the source that fixes it.
+ *
+ * Product spec section 9 ("Business constants and limits") chooses the codecs ("PCMU then Opus")
+ * and the ICE gathering timeout; the rest follows from the standards named beside each value.
+ */
+
+/** G.711 (ITU-T G.711, RFC 3551 §4.5.14): PCMU samples at 8000 Hz. Spec §9: "Codecs: PCMU then Opus". */
+export const SAMPLE_RATE_HZ = 8000;
+
+/** Packetisation time of one audio frame: RFC 3551 §4.5 default `ptime` for G.711 (20 ms). */
+export const FRAME_DURATION_MS = 20;
+
+/** Samples in one 20 ms frame at 8000 Hz (RFC 3551 §4.5.14: 160 octets of PCMU per 20 ms). */
+export const SAMPLES_PER_FRAME = (SAMPLE_RATE_HZ * FRAME_DURATION_MS) / 1000;
+
+/** Static RTP payload type of PCMU (RFC 3551 table 4). */
+export const PCMU_PAYLOAD_TYPE = 0;
+
+/** Dynamic payload type the engine offers for `telephone-event/8000` (RFC 4733 §7.1.1). */
+export const TELEPHONE_EVENT_PAYLOAD_TYPE = 101;
+
+/** Clock rate of the telephone-event codec the engine accepts (RFC 4733 §2.5.1.1 with PCMU). */
+export const TELEPHONE_EVENT_CLOCK_RATE_HZ = 8000;
+
+/** Spec §9: "ICE gathering timeout 15000 ms". The engine returns its SDP by then at the latest. */
+export const ICE_GATHERING_TIMEOUT_MS = 15_000;
+
+/** Largest positive 16-bit PCM sample (saturation bound of the mixer). */
+export const PCM16_MAX = 32_767;
+
+/** Smallest 16-bit PCM sample (saturation bound of the mixer). */
+export const PCM16_MIN = -32_768;
+
+/** Delay before a sandbox number answers unless `answerDelayMs` says otherwise (about 1 s of ringing). */
+export const DEFAULT_ANSWER_DELAY_MS = 1000;
+
+/** Frequency of the steady tone an answered sandbox number plays (A4, 440 Hz). */
+export const SANDBOX_TONE_HZ = 440;
+
+/** Peak level of the sandbox tone, in dB relative to full scale. */
+export const SANDBOX_TONE_DBFS = -10;
+
+/** Audio a WebRTC leg buffers before playout starts (two frames, 40 ms). */
+export const JITTER_TARGET_FRAMES = 2;
+
+/** Most audio a WebRTC leg buffers before it drops the oldest (ten frames, 200 ms). */
+export const JITTER_MAX_FRAMES = 10;
+
+/** Frames the mixer loop replays after a stall before it skips ahead instead (100 ms). */
+export const MAX_CATCH_UP_FRAMES = 5;
+
+/** How long `close()` waits for the worker to finish its rooms (and write WAVs) before it terminates it. */
+export const WORKER_SHUTDOWN_TIMEOUT_MS = 5000;

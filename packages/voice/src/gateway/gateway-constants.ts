@@ -1,0 +1,10 @@
+/** Timing of the PStream gateway. */
+
+/** The official SDK reconnects after 15 s without a frame; heartbeats (`\n`) keep it alive. */
+export const HEARTBEAT_INTERVAL_MS = 5_000;
+/** A socket that sent nothing (not even a heartbeat) for this long is dead. */
+export const SOCKET_IDLE_TIMEOUT_MS = 30_000;
+/** Largest frame accepted from a client (SDPs are a few KB). */
+export const MAX_FRAME_BYTES = 64 * 1024;
+/** The region/edge names the gateway reports in `connected`. */
+export const GATEWAY_REGION = 'local';

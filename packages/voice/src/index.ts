@@ -1,0 +1,15 @@
+export * from './media/media-engine';
+export * from './voice-engine';
+export { SignallingGateway, type GatewayEvents, type ClientLeftReason } from './gateway/signalling-gateway';
+export type { TokenCheck } from './gateway/client-session';
+export { systemClock, type Clock } from './gateway/clock';
+export { WorkerMediaEngine } from './media/worker-media-engine';
+export { defaultMediaWorkerUrl } from './media/media-worker-url';
+export { MEDIA_ERRORS, MediaError, type MediaErrorName } from './media/media-errors';
+export {
+  SANDBOX_NUMBER_PLAN,
+  resolveNumber,
+  type NumberPlan,
+  type NumberPlanRow,
+  type PartyBehaviour,
+} from './pstn/number-plan';

@@ -1,0 +1,83 @@
+import type { CancelTimer, MonotonicClock, Scheduler } from './platform';
+
+/** Options of a {@link FramePacer}. */
+export interface FramePacerOptions {
+  /** Source of time (monotonic). */
+  clock: MonotonicClock;
+  /** One-shot timers. */
+  scheduler: Scheduler;
+  /** Length of one frame, e.g. 20 ms. */
+  frameMs: number;
+  /** Frames replayed back to back after a stall; beyond that the pacer skips ahead. */
+  maxCatchUpFrames: number;
+  /** Runs once per frame; it must not block. */
+  onFrame: () => void;
+  /** Receives what `onFrame` throws; the loop goes on. */
+  onError: (error: unknown) => void;
+}
+
+/**
+ * Calls `onFrame` once every `frameMs` on a fixed time grid. Each wake-up runs every frame that
+ * has come due, then sleeps until the next one, so timer lateness never accumulates into drift
+ * (a naive `setInterval` slips by its lateness every period). After a stall longer than
+ * `maxCatchUpFrames` frames the missed frames beyond that are skipped rather than burst out.
+ */
+export class FramePacer {
+  private nextFrameAt = 0;
+  private cancel: CancelTimer | undefined;
+  private framesRun = 0;
+  private framesSkipped = 0;
+
+  /** Creates a stopped pacer. */
+  constructor(private readonly options: FramePacerOptions) {}
+
+  /** Whether the pacer is running. */
+  get running(): boolean {
+    return this.cancel !== undefined;
+  }
+
+  /** Frames run and frames skipped after stalls, since creation. */
+  get stats(): { framesRun: number; framesSkipped: number } {
+    return { framesRun: this.framesRun, framesSkipped: this.framesSkipped };
+  }
+
+  /** Starts the loop; the first frame runs one frame period from now. Does nothing if running. */
+  start(): void {
+    if (this.running) return;
+    this.nextFrameAt = this.options.clock.now() + this.options.frameMs;
+    this.schedule();
+  }
+
+  /** Stops the loop. Does nothing if stopped. */
+  stop(): void {
+    this.cancel?.();
+    this.cancel = undefined;
+  }
+
+  private schedule(): void {
+    const delayMs = Math.max(0, this.nextFrameAt - this.options.clock.now());
+    this.cancel = this.options.scheduler.after(delayMs, () => this.wake());
+  }
+
+  private wake(): void {
+    const { clock, frameMs, maxCatchUpFrames } = this.options;
+    const now = clock.now();
+    let due = now >= this.nextFrameAt ? Math.floor((now - this.nextFrameAt) / frameMs) + 1 : 0;
+    if (due > maxCatchUpFrames) {
+      const skipped = due - maxCatchUpFrames;
+      this.framesSkipped += skipped;
+      this.nextFrameAt += skipped * frameMs;
+      due = maxCatchUpFrames;
+    }
+    for (let i = 0; i < due && this.running; i++) {
+      this.nextFrameAt += frameMs;
+      this.framesRun++;
+      try {
+        this.options.onFrame();
+      } catch (error) {
+        this.options.onError(error);
+      }
+    }
+    if (this.running) this.schedule();
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * The typed message protocol between `WorkerMediaEngine` (main thread) and the media worker.
+ *
+ * The main thread posts {@link HostMessage}s; commands that return a value (or may fail) carry a
+ * `requestId`, answered by exactly one `result` or `failure`. The worker posts
+ * {@link WorkerMessage}s: `ready` once, then results, events and warnings in the order they
+ * happen. Both sides are this package's code, so messages are typed, not parsed.
+ */
+import type { SerializedMediaError } from './media-errors';
+import type { MediaEvent, ParticipantId, RoomId } from './media-engine';
+
+/** A command of `MediaEngine`, as posted to the worker. */
+export type EngineCommand =
+  | { kind: 'createOfferLeg'; roomId: RoomId; participantId: ParticipantId }
+  | { kind: 'acceptAnswer'; participantId: ParticipantId; sdp: string }
+  | { kind: 'createAnswerLeg'; roomId: RoomId; participantId: ParticipantId; sdp: string }
+  | { kind: 'dial'; roomId: RoomId; participantId: ParticipantId; number: string }
+  | { kind: 'remove'; participantId: ParticipantId }
+  | { kind: 'closeRoom'; roomId: RoomId }
+  | { kind: 'setMuted'; participantId: ParticipantId; muted: boolean }
+  | { kind: 'shutdown' };
+
+/** What each command resolves with. */
+export interface CommandResults {
+  createOfferLeg: string;
+  acceptAnswer: undefined;
+  createAnswerLeg: string;
+  dial: undefined;
+  remove: undefined;
+  closeRoom: undefined;
+  setMuted: undefined;
+  shutdown: undefined;
+}
+
+/** Kinds of command. */
+export type CommandKind = EngineCommand['kind'];
+
+/** The command of kind `K`. */
+export type CommandOf<K extends CommandKind> = Extract<EngineCommand, { kind: K }>;
+
+/** Messages from the main thread to the worker. */
+export type HostMessage =
+  /** A command whose outcome the caller awaits. */
+  | { type: 'request'; requestId: number; command: EngineCommand }
+  /** A fire-and-forget command; problems come back as warnings. */
+  | { type: 'notify'; command: EngineCommand };
+
+/** Messages from the worker to the main thread. */
+export type WorkerMessage =
+  /** The worker started (certificate generated, sandbox directory made) and takes commands. */
+  | { type: 'ready' }
+  /** The worker could not start. */
+  | { type: 'start-failed'; error: SerializedMediaError }
+  /** A request succeeded. */
+  | { type: 'result'; requestId: number; value: CommandResults[CommandKind] }
+  /** A request failed. */
+  | { type: 'failure'; requestId: number; error: SerializedMediaError }
+  /** An engine event. */
+  | { type: 'event'; event: MediaEvent }
+  /** A problem that ends no call. */
+  | { type: 'warning'; message: string };
+
+/** What the worker is started with (`workerData`). */
+export interface WorkerInit {
+  /** Which shard this worker is (several workers may later split the rooms). */
+  shard: number;
+  iceAddresses: string[];
+  sandboxDir: string;
+  answerDelayMs: number;
+}

@@ -1,0 +1,176 @@
+/**
+ * The embedded telephony provider: the signalling gateway and the media engine composed into
+ * calls. The server's call flows drive it (ring an agent, dial a number, hang up) and persist
+ * what it reports; it knows nothing of the database.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { SignallingErrorCode, type WireError } from '@leadline/contracts/signalling';
+import type { DialFailure, MediaEngine, MediaEvent } from './media/media-engine';
+import { SignallingGateway, type ClientLeftReason } from './gateway/signalling-gateway';
+import type { TokenCheck } from './gateway/client-session';
+import type { Clock } from './gateway/clock';
+
+/** What the engine reports, one event per fact. */
+export type TelephonyEvent =
+  | { type: 'device.online'; identity: string }
+  | { type: 'device.offline'; identity: string }
+  | { type: 'agent.answered'; callSid: string; identity: string }
+  | { type: 'agent.rejected'; callSid: string; identity: string }
+  | { type: 'agent.left'; callSid: string; identity: string; reason: ClientLeftReason }
+  | { type: 'outgoing.placed'; callSid: string; identity: string; to: string }
+  | { type: 'phone.ringing'; callSid: string }
+  | { type: 'phone.answered'; callSid: string }
+  | { type: 'phone.unanswered'; callSid: string; reason: DialFailure }
+  | { type: 'phone.left'; callSid: string }
+  | { type: 'phone.recorded'; callSid: string; path: string; seconds: number }
+  | { type: 'dtmf'; callSid: string; source: 'agent' | 'phone'; digits: string };
+
+/** The owner's answer to an outgoing call: the call's sid and the number to dial, or a refusal. */
+export type OutgoingCallDecision = { callSid: string; dial: string } | { error: WireError };
+
+/** What the engine needs. */
+export interface VoiceEngineOptions {
+  media: MediaEngine;
+  verifyToken(token: string): Promise<TokenCheck>;
+  /** Decides an outgoing call placed by a client from its connect params. */
+  authorizeOutgoing(identity: string, params: Record<string, string>): Promise<OutgoingCallDecision>;
+  clock?: Clock;
+}
+
+const DIAL_ERRORS: Record<DialFailure, WireError> = {
+  busy: { code: SignallingErrorCode.Busy, message: 'The number is busy.' },
+  'no-answer': { code: SignallingErrorCode.NoAnswer, message: 'The number did not answer.' },
+  failed: { code: SignallingErrorCode.InvalidNumber, message: 'The number could not be reached.' },
+};
+
+/** The embedded telephony provider. */
+export class VoiceEngine {
+  readonly #gateway: SignallingGateway;
+  readonly #media: MediaEngine;
+  readonly #listeners = new Set<(event: TelephonyEvent) => void>();
+  /** Dial targets of outgoing calls that are being placed, by call sid. */
+  readonly #pendingOutgoing = new Map<string, string>();
+  /** Calls placed by a client (their phone party drives the client's ringing/answer). */
+  readonly #outgoing = new Set<string>();
+  #nextParty = 1;
+
+  constructor(options: VoiceEngineOptions) {
+    this.#media = options.media;
+    this.#gateway = new SignallingGateway({
+      media: options.media,
+      verifyToken: (token) => options.verifyToken(token),
+      clock: options.clock,
+      authorizeOutgoing: async (identity, params) => {
+        const decision = await options.authorizeOutgoing(identity, params);
+        if ('error' in decision) return decision;
+        this.#pendingOutgoing.set(decision.callSid, decision.dial);
+        return { callSid: decision.callSid };
+      },
+    });
+    const g = this.#gateway;
+    g.on('device.online', (identity) => this.#emit({ type: 'device.online', identity }));
+    g.on('device.offline', (identity) => this.#emit({ type: 'device.offline', identity }));
+    g.on('call.answered', (callSid, identity) => this.#emit({ type: 'agent.answered', callSid, identity }));
+    g.on('call.rejected', (callSid, identity) => this.#emit({ type: 'agent.rejected', callSid, identity }));
+    g.on('call.left', (callSid, identity, reason) =>
+      this.#emit({ type: 'agent.left', callSid, identity, reason }),
+    );
+    g.on('call.dtmf', (callSid, _identity, digits) =>
+      this.#emit({ type: 'dtmf', callSid, source: 'agent', digits }),
+    );
+    g.on('call.outgoing', (callSid, identity) => {
+      const to = this.#pendingOutgoing.get(callSid);
+      this.#pendingOutgoing.delete(callSid);
+      if (to === undefined) return;
+      this.#outgoing.add(callSid);
+      this.#emit({ type: 'outgoing.placed', callSid, identity, to });
+      this.dial(callSid, to);
+    });
+    this.#media.subscribe((event) => this.#onMedia(event));
+  }
+
+  /** Starts the media engine. */
+  start(): Promise<void> {
+    return this.#media.start();
+  }
+
+  /** Closes every socket and room and stops the media engine. */
+  async close(): Promise<void> {
+    this.#gateway.close();
+    await this.#media.close();
+  }
+
+  /** Takes over an HTTP upgrade to the signalling path (`/signal`). */
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    this.#gateway.handleUpgrade(request, socket, head);
+  }
+
+  /** Whether a device of the identity is registered. */
+  isOnline(identity: string): boolean {
+    return this.#gateway.isOnline(identity);
+  }
+
+  /** Rings the identity's devices with an incoming call; resolves with how many ring. */
+  ringAgent(callSid: string, identity: string, params: Record<string, string>): Promise<number> {
+    return this.#gateway.invite(identity, callSid, params);
+  }
+
+  /** Stops ringing an agent who has not answered. */
+  cancelRing(callSid: string): void {
+    this.#gateway.cancel(callSid);
+  }
+
+  /** Dials a phone number into the call. */
+  dial(callSid: string, number: string): void {
+    this.#media.dial(callSid, `${callSid}.phone.${this.#nextParty++}`, number);
+  }
+
+  /** Ends the whole call: the client gets `hangup` (with `error` if given), the room closes. */
+  hangup(callSid: string, error?: WireError): void {
+    this.#outgoing.delete(callSid);
+    this.#gateway.hangup(callSid, error);
+    this.#media.closeRoom(callSid);
+  }
+
+  /** Subscribes to every event; returns the unsubscribe function. */
+  subscribe(listener: (event: TelephonyEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #emit(event: TelephonyEvent): void {
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(event);
+      } catch (error) {
+        console.error(`telephony listener failed on ${event.type}`, error);
+      }
+    }
+  }
+
+  #onMedia(event: MediaEvent): void {
+    const callSid = event.roomId;
+    const outgoing = this.#outgoing.has(callSid);
+    switch (event.type) {
+      case 'party.ringing':
+        if (outgoing) this.#gateway.ringing(callSid);
+        return this.#emit({ type: 'phone.ringing', callSid });
+      case 'party.answered':
+        if (outgoing) this.#gateway.connect(callSid);
+        return this.#emit({ type: 'phone.answered', callSid });
+      case 'party.unanswered':
+        if (outgoing) this.hangup(callSid, DIAL_ERRORS[event.reason]);
+        return this.#emit({ type: 'phone.unanswered', callSid, reason: event.reason });
+      case 'party.hangup':
+        return this.#emit({ type: 'phone.left', callSid });
+      case 'party.recorded':
+        return this.#emit({ type: 'phone.recorded', callSid, path: event.path, seconds: event.seconds });
+      case 'dtmf':
+        // DTMF from a leg is the agent's keypad; virtual parties do not send any.
+        return this.#emit({ type: 'dtmf', callSid, source: 'agent', digits: event.digit });
+      default:
+        return;
+    }
+  }
+}
