@@ -25,7 +25,9 @@ it("shows 'Your login credentials are invalid.' for a wrong password", async () 
   await page.getByLabel('Password').fill('not-the-password');
   await page.getByRole('button', { name: 'Login' }).click();
   await expect
-    .poll(() => page.getByText('Your login credentials are invalid.').isVisible(), { timeout: 10_000 })
+    .poll(() => page.getByText('Your login credentials are invalid.').isVisible(), {
+      timeout: 10_000,
+    })
     .toBe(true);
   await context.close();
 });
@@ -39,7 +41,10 @@ it('refuses a request without a session (401) and a mutating one without X-CSRF-
   });
   expect(login.status).toBe(200);
   const cookie = login.headers.getSetCookie()[0]!.split(';')[0]!;
-  const logout = await fetch(`${product.url}/api/v1/user/logout`, { method: 'POST', headers: { cookie } });
+  const logout = await fetch(`${product.url}/api/v1/user/logout`, {
+    method: 'POST',
+    headers: { cookie },
+  });
   expect(logout.status).toBe(403);
   expect((await fetch(`${product.url}/api/v1/user`, { headers: { cookie } })).status).toBe(200);
 });

@@ -35,11 +35,20 @@ const postLead = (phone: string) =>
   fetch(`${product.url}/api/v1/leads`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: 'Bearer demo-api-key' },
-    body: JSON.stringify({ fname: 'Jordan', lname: 'Miles', phone_number: phone, company: 'Miles Roofing' }),
+    body: JSON.stringify({
+      fname: 'Jordan',
+      lname: 'Miles',
+      phone_number: phone,
+      company: 'Miles Roofing',
+    }),
   });
 
 /** Polls `read` until `accept` holds or the time is up; returns the last value. */
-async function poll<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs: number): Promise<T> {
+async function poll<T>(
+  read: () => Promise<T>,
+  accept: (value: T) => boolean,
+  timeoutMs: number,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let value = await read();
   while (!accept(value) && Date.now() < deadline) {
@@ -57,7 +66,8 @@ it('rings a lead to agent1, with audio both ways, and records the outcome', asyn
   const registered = new Promise<void>((resolve) => {
     page.on('websocket', (ws) =>
       ws.on('framereceived', (frame) => {
-        if (typeof frame.payload === 'string' && frame.payload.includes('"type":"ready"')) resolve();
+        if (typeof frame.payload === 'string' && frame.payload.includes('"type":"ready"'))
+          resolve();
       }),
     );
   });
@@ -66,7 +76,9 @@ it('rings a lead to agent1, with audio both ways, and records the outcome', asyn
   await page.getByLabel('Email').fill('agent1@example.com');
   await page.getByLabel('Password').fill('leadline-demo');
   await page.getByRole('button', { name: 'Login' }).click();
-  await expect.poll(() => page.getByText('Waiting for lead...').isVisible(), { timeout: 20_000 }).toBe(true);
+  await expect
+    .poll(() => page.getByText('Waiting for lead...').isVisible(), { timeout: 20_000 })
+    .toBe(true);
   await registered;
 
   const lead = await postLead('+15550100042');
@@ -74,11 +86,17 @@ it('rings a lead to agent1, with audio both ways, and records the outcome', asyn
   const { call } = (await lead.json()) as { call: { id: number; agent_id: number | null } };
   expect(call.agent_id).not.toBeNull();
 
-  await expect.poll(() => page.getByText('Incoming Lead!').isVisible(), { timeout: 15_000 }).toBe(true);
+  await expect
+    .poll(() => page.getByText('Incoming Lead!').isVisible(), { timeout: 15_000 })
+    .toBe(true);
   await page.getByRole('button', { name: /^Accept/ }).click();
 
   // The agent hears the lead's 440 Hz.
-  const heard = await poll(() => remoteDominantFrequency(page), (f) => f !== null && Math.abs(f - 440) <= 20, 20_000);
+  const heard = await poll(
+    () => remoteDominantFrequency(page),
+    (f) => f !== null && Math.abs(f - 440) <= 20,
+    20_000,
+  );
   expect(heard).not.toBeNull();
   expect(Math.abs(heard! - 440)).toBeLessThanOrEqual(20);
   await page.waitForTimeout(1500);
@@ -87,7 +105,9 @@ it('rings a lead to agent1, with audio both ways, and records the outcome', asyn
   await expect.poll(() => page.getByText('Call Ended').isVisible(), { timeout: 10_000 }).toBe(true);
   await page.getByRole('button', { name: /^Contacted/ }).click();
   await page.getByRole('button', { name: /^Done/ }).click();
-  await expect.poll(() => page.getByText('Waiting for lead...').isVisible(), { timeout: 10_000 }).toBe(true);
+  await expect
+    .poll(() => page.getByText('Waiting for lead...').isVisible(), { timeout: 10_000 })
+    .toBe(true);
   await page.screenshot({ path: join(product.dataDir, 'after-call.png') });
   expect(foreignRequests).toEqual([]);
   await context.close();
@@ -105,12 +125,21 @@ it('rings a lead to agent1, with audio both ways, and records the outcome', asyn
   // The call row: disposition, a duration, the agent.
   const db = await PGlite.create(join(product.dataDir, 'pglite'));
   try {
-    const { rows } = await db.query<{ disposition: string; seconds: number; email: string; status: string }>(
+    const { rows } = await db.query<{
+      disposition: string;
+      seconds: number;
+      email: string;
+      status: string;
+    }>(
       'select c.disposition, c.seconds, c.status, u.email from calls c join users u on u.id = c.user_id where c.id = $1',
       [call.id],
     );
     expect(rows).toEqual([
-      expect.objectContaining({ disposition: 'contacted', status: 'completed', email: 'agent1@example.com' }),
+      expect.objectContaining({
+        disposition: 'contacted',
+        status: 'completed',
+        email: 'agent1@example.com',
+      }),
     ]);
     expect(rows[0]!.seconds).toBeGreaterThan(0);
   } finally {

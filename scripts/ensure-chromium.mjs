@@ -19,7 +19,7 @@ if (runnable(path)) process.exit(0);
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 const hasApt = existsSync('/usr/bin/apt-get');
 if (isRoot && hasApt && !process.env.CHROMIUM_PATH) {
-  console.log('Chromium is missing: installing Debian\'s chromium package with apt-get…');
+  console.log("Chromium is missing: installing Debian's chromium package with apt-get…");
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
   execFileSync('apt-get', ['install', '-y', '-qq', 'chromium'], { stdio: 'inherit', env });

@@ -11,7 +11,10 @@ const { values } = parseArgs({
     email: { type: 'string' },
     company: { type: 'string' },
     category: { type: 'string' },
-    url: { type: 'string', default: process.env.LEADLINE_URL || `http://localhost:${process.env.PORT || 3000}` },
+    url: {
+      type: 'string',
+      default: process.env.LEADLINE_URL || `http://localhost:${process.env.PORT || 3000}`,
+    },
     key: { type: 'string', default: process.env.LEADLINE_API_KEY || 'demo-api-key' },
   },
 });
@@ -42,8 +45,12 @@ try {
     process.exit(1);
   }
   const agent = json.call.agent_id ? `ringing agent ${json.call.agent_id}` : 'no agent available';
-  console.log(`Lead ${json.lead.id} (${json.lead.label}, ${json.lead.phone_number_formatted}): call ${json.call.id}, ${json.call.status}, ${agent}.`);
+  console.log(
+    `Lead ${json.lead.id} (${json.lead.label}, ${json.lead.phone_number_formatted}): call ${json.call.id}, ${json.call.status}, ${agent}.`,
+  );
 } catch (error) {
-  console.error(`Could not reach Leadline at ${values.url}: ${error.cause?.code ?? error.message}. Is it running (npm start)?`);
+  console.error(
+    `Could not reach Leadline at ${values.url}: ${error.cause?.code ?? error.message}. Is it running (npm start)?`,
+  );
   process.exit(1);
 }

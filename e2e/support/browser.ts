@@ -29,7 +29,11 @@ export async function toneWav(frequencyHz: number, seconds = 10): Promise<string
   const dir = mkdtempSync(join(tmpdir(), 'leadline-tone-'));
   const path = join(dir, `tone-${frequencyHz}.wav`);
   const sampleRateHz = 48_000;
-  await writeWavFile(path, generateTone({ frequencyHz, sampleRateHz, dbfs: -6 }, sampleRateHz * seconds), sampleRateHz);
+  await writeWavFile(
+    path,
+    generateTone({ frequencyHz, sampleRateHz, dbfs: -6 }, sampleRateHz * seconds),
+    sampleRateHz,
+  );
   return path;
 }
 
@@ -43,7 +47,9 @@ export function launchChromium(micWav: string): Promise<Browser> {
 }
 
 /** A browser context that refuses (and records) any request to a host other than 127.0.0.1. */
-export async function loopbackOnlyContext(browser: Browser): Promise<{ context: BrowserContext; foreignRequests: string[] }> {
+export async function loopbackOnlyContext(
+  browser: Browser,
+): Promise<{ context: BrowserContext; foreignRequests: string[] }> {
   const context = await browser.newContext();
   const foreignRequests: string[] = [];
   await context.route('**/*', async (route) => {

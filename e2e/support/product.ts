@@ -53,7 +53,8 @@ export async function startProduct(env: Record<string, string> = {}): Promise<Pr
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`The product exited (${child.exitCode}):\n${output}`);
+    if (child.exitCode !== null)
+      throw new Error(`The product exited (${child.exitCode}):\n${output}`);
     try {
       const res = await fetch(`${url}/healthz`);
       if (res.ok) break;

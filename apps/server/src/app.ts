@@ -34,7 +34,10 @@ export interface AppOptions {
 }
 
 /** Builds the Fastify application. */
-export async function buildApp(services: AppServices, options: AppOptions): Promise<FastifyInstance> {
+export async function buildApp(
+  services: AppServices,
+  options: AppOptions,
+): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: options.logger,
     trustProxy: options.trustProxy,

@@ -10,14 +10,12 @@ const bool = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
   .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
 
-const csv = z
-  .string()
-  .transform((s) =>
-    s
-      .split(',')
-      .map((x) => x.trim())
-      .filter(Boolean),
-  );
+const csv = z.string().transform((s) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean),
+);
 
 const Env = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -29,7 +27,10 @@ const Env = z.object({
     .regex(/^postgres(ql)?:\/\//, 'DATABASE_URL must be a postgres:// URL')
     .optional(),
   LEADLINE_API_KEY: z.string().min(8).optional(),
-  SESSION_TTL_HOURS: z.coerce.number().positive().default(24 * 7),
+  SESSION_TTL_HOURS: z.coerce
+    .number()
+    .positive()
+    .default(24 * 7),
   TOKEN_TTL_SECONDS: z.coerce.number().int().min(30).default(3600),
   TOKEN_SECRET: z.string().min(32).optional(),
   TRUST_PROXY: bool.default(false),

@@ -2,7 +2,13 @@
  * Leadline's softphone SDK: a `Device` that registers with the signalling gateway and places
  * and receives `Call`s, with the official Twilio Voice SDK's public surface.
  */
-export { Device, DeviceState, type DeviceOptions, type DeviceEvents, type ConnectOptions } from './device/device';
+export {
+  Device,
+  DeviceState,
+  type DeviceOptions,
+  type DeviceEvents,
+  type ConnectOptions,
+} from './device/device';
 export { Call, CallState, CallDirection, type CallEvents } from './call/call';
 export {
   SoftphoneError,
@@ -18,4 +24,10 @@ export {
   NotSupportedError,
   createError,
 } from './errors/errors';
-export { browserPlatform, type Platform, type Clock, type SocketLike, type AudioOutput } from './platform/platform';
+export {
+  browserPlatform,
+  type Platform,
+  type Clock,
+  type SocketLike,
+  type AudioOutput,
+} from './platform/platform';

@@ -1,6 +1,10 @@
 export * from './media/media-engine';
 export * from './voice-engine';
-export { SignallingGateway, type GatewayEvents, type ClientLeftReason } from './gateway/signalling-gateway';
+export {
+  SignallingGateway,
+  type GatewayEvents,
+  type ClientLeftReason,
+} from './gateway/signalling-gateway';
 export type { TokenCheck } from './gateway/client-session';
 export { systemClock, type Clock } from './gateway/clock';
 export { WorkerMediaEngine } from './media/worker-media-engine';

@@ -34,7 +34,10 @@ export interface VoiceEngineOptions {
   media: MediaEngine;
   verifyToken(token: string): Promise<TokenCheck>;
   /** Decides an outgoing call placed by a client from its connect params. */
-  authorizeOutgoing(identity: string, params: Record<string, string>): Promise<OutgoingCallDecision>;
+  authorizeOutgoing(
+    identity: string,
+    params: Record<string, string>,
+  ): Promise<OutgoingCallDecision>;
   clock?: Clock;
 }
 
@@ -71,8 +74,12 @@ export class VoiceEngine {
     const g = this.#gateway;
     g.on('device.online', (identity) => this.#emit({ type: 'device.online', identity }));
     g.on('device.offline', (identity) => this.#emit({ type: 'device.offline', identity }));
-    g.on('call.answered', (callSid, identity) => this.#emit({ type: 'agent.answered', callSid, identity }));
-    g.on('call.rejected', (callSid, identity) => this.#emit({ type: 'agent.rejected', callSid, identity }));
+    g.on('call.answered', (callSid, identity) =>
+      this.#emit({ type: 'agent.answered', callSid, identity }),
+    );
+    g.on('call.rejected', (callSid, identity) =>
+      this.#emit({ type: 'agent.rejected', callSid, identity }),
+    );
     g.on('call.left', (callSid, identity, reason) =>
       this.#emit({ type: 'agent.left', callSid, identity, reason }),
     );
@@ -165,7 +172,12 @@ export class VoiceEngine {
       case 'party.hangup':
         return this.#emit({ type: 'phone.left', callSid });
       case 'party.recorded':
-        return this.#emit({ type: 'phone.recorded', callSid, path: event.path, seconds: event.seconds });
+        return this.#emit({
+          type: 'phone.recorded',
+          callSid,
+          path: event.path,
+          seconds: event.seconds,
+        });
       case 'dtmf':
         // DTMF from a leg is the agent's keypad; virtual parties do not send any.
         return this.#emit({ type: 'dtmf', callSid, source: 'agent', digits: event.digit });

@@ -62,7 +62,12 @@ export function setSessionCookie(
 
 /** Clears the session cookie. */
 export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply): void {
-  reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: isSecure(request) });
+  reply.clearCookie(SESSION_COOKIE, {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: isSecure(request),
+  });
 }
 
 async function authPlugin(app: FastifyInstance, opts: { db: Db; sessions: SessionStore }) {

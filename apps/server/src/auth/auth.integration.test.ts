@@ -61,7 +61,11 @@ describe('login', () => {
   });
 
   it('validates the body with a sentence naming the field', async () => {
-    const missing = await t.app.inject({ method: 'POST', url: '/api/v1/user/login', payload: { email: 'a@b.co' } });
+    const missing = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/user/login',
+      payload: { email: 'a@b.co' },
+    });
     expect(missing.statusCode).toBe(422);
     expect(missing.json()).toEqual({ error: 'The password field is required.' });
     const badEmail = await t.app.inject({
@@ -83,7 +87,11 @@ describe('login', () => {
     });
     const second = res.cookies.find((c) => c.name === 'leadline_session')!.value;
     expect(`leadline_session=${second}`).not.toBe(first.cookie);
-    const old = await t.app.inject({ method: 'GET', url: '/api/v1/user', headers: { cookie: first.cookie } });
+    const old = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/user',
+      headers: { cookie: first.cookie },
+    });
     expect(old.statusCode).toBe(401);
   });
 });
@@ -97,9 +105,17 @@ describe('the signed-in user', () => {
 
   it('returns the user, the account settings and the csrf token', async () => {
     const agent = await login(t.app);
-    const res = await t.app.inject({ method: 'GET', url: `/api/v1/user?time=${Date.now()}`, headers: { cookie: agent.cookie } });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/user?time=${Date.now()}`,
+      headers: { cookie: agent.cookie },
+    });
     expect(res.statusCode).toBe(200);
-    const body = res.json<{ success: boolean; csrf_token: string; user: Record<string, unknown> }>();
+    const body = res.json<{
+      success: boolean;
+      csrf_token: string;
+      user: Record<string, unknown>;
+    }>();
     expect(body.success).toBe(true);
     expect(body.csrf_token).toMatch(/^[\w-]{20,}$/);
     expect(body.user).toMatchObject({
@@ -116,10 +132,18 @@ describe('the signed-in user', () => {
 describe('CSRF', () => {
   it('refuses a mutating request without X-CSRF-TOKEN (403) and changes nothing', async () => {
     const agent = await login(t.app);
-    const res = await t.app.inject({ method: 'POST', url: '/api/v1/user/logout', headers: { cookie: agent.cookie } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/user/logout',
+      headers: { cookie: agent.cookie },
+    });
     expect(res.statusCode).toBe(403);
     expect(res.json<{ error: string }>().error).toMatch(/CSRF token mismatch/);
-    const still = await t.app.inject({ method: 'GET', url: '/api/v1/user', headers: { cookie: agent.cookie } });
+    const still = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/user',
+      headers: { cookie: agent.cookie },
+    });
     expect(still.statusCode).toBe(200);
   });
 
@@ -141,7 +165,11 @@ describe('CSRF', () => {
       headers: { cookie: agent.cookie, 'x-csrf-token': agent.csrf },
     });
     expect(res.statusCode).toBe(200);
-    const after = await t.app.inject({ method: 'GET', url: '/api/v1/user', headers: { cookie: agent.cookie } });
+    const after = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/user',
+      headers: { cookie: agent.cookie },
+    });
     expect(after.statusCode).toBe(401);
   });
 });
@@ -194,7 +222,11 @@ describe('request hygiene', () => {
 describe('token2', () => {
   it('issues a Twilio-shaped access token naming the user', async () => {
     const agent = await login(t.app);
-    const res = await t.app.inject({ method: 'GET', url: '/api/v1/twilio/token2?time=1', headers: { cookie: agent.cookie } });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/twilio/token2?time=1',
+      headers: { cookie: agent.cookie },
+    });
     expect(res.statusCode).toBe(200);
     const { token } = res.json<{ token: string }>();
     expect(decodeProtectedHeader(token)).toMatchObject({ alg: 'HS256', cty: 'twilio-fpa;v=1' });

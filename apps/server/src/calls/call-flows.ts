@@ -69,7 +69,10 @@ export interface CallFlowsOptions {
 const UNANSWERED_ERRORS = {
   busy: { code: SignallingErrorCode.Busy, message: "The lead's phone is busy." },
   'no-answer': { code: SignallingErrorCode.NoAnswer, message: 'The lead did not answer.' },
-  failed: { code: SignallingErrorCode.InvalidNumber, message: "The lead's number could not be reached." },
+  failed: {
+    code: SignallingErrorCode.InvalidNumber,
+    message: "The lead's number could not be reached.",
+  },
 } as const;
 
 /** Refusals of outgoing calls, as the device receives them. */
@@ -105,7 +108,9 @@ export class CallFlows {
     this.#telephony = options.telephony;
     this.#log = options.log;
     this.#clock = options.clock ?? systemFlowClock;
-    this.#queue = new KeyedQueue((error, key) => this.#log.error({ err: error, key }, 'call flow failed'));
+    this.#queue = new KeyedQueue((error, key) =>
+      this.#log.error({ err: error, key }, 'call flow failed'),
+    );
   }
 
   /** Starts handling telephony events. */

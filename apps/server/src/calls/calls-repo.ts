@@ -43,7 +43,11 @@ export async function findCallBySid(db: Db, sid: string): Promise<CallRow | null
 }
 
 /** A call of the account by id, or null. */
-export async function findAccountCall(db: Db, accountId: number, callId: number): Promise<CallRow | null> {
+export async function findAccountCall(
+  db: Db,
+  accountId: number,
+  callId: number,
+): Promise<CallRow | null> {
   const rows = await db
     .select()
     .from(calls)
@@ -57,7 +61,10 @@ export async function updateCall(
   db: Db,
   callId: number,
   values: Partial<
-    Pick<CallRow, 'status' | 'userId' | 'answeredAt' | 'endedAt' | 'seconds' | 'disposition' | 'recordingUrl'>
+    Pick<
+      CallRow,
+      'status' | 'userId' | 'answeredAt' | 'endedAt' | 'seconds' | 'disposition' | 'recordingUrl'
+    >
   >,
 ): Promise<void> {
   await db.update(calls).set(values).where(eq(calls.id, callId));
@@ -128,7 +135,10 @@ export async function toCallResource(db: Db, call: CallRow): Promise<Call> {
   }
   let number: Call['number'] = null;
   if (call.callerNumberId) {
-    const [row] = await db.select().from(callerNumbers).where(eq(callerNumbers.id, call.callerNumberId));
+    const [row] = await db
+      .select()
+      .from(callerNumbers)
+      .where(eq(callerNumbers.id, call.callerNumberId));
     if (row) {
       number = {
         name: row.name,
@@ -153,7 +163,11 @@ export async function toCallResource(db: Db, call: CallRow): Promise<Call> {
 }
 
 /** Records the agent's disposition of a call. */
-export async function setDisposition(db: Db, callId: number, disposition: Disposition): Promise<void> {
+export async function setDisposition(
+  db: Db,
+  callId: number,
+  disposition: Disposition,
+): Promise<void> {
   await db.update(calls).set({ disposition }).where(eq(calls.id, callId));
 }
 

@@ -1,7 +1,13 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { callUsers, calls, leads, notes } from '../db/schema';
-import { login, startTestApp, TEST_API_KEY, type Agent, type TestApp } from '../test-support/test-app';
+import {
+  login,
+  startTestApp,
+  TEST_API_KEY,
+  type Agent,
+  type TestApp,
+} from '../test-support/test-app';
 import { ManualClock } from '../test-support/manual-clock';
 import type { TelephonyCommand } from '../telephony/fake-telephony';
 
@@ -28,7 +34,8 @@ beforeAll(async () => {
 afterAll(() => t.close());
 beforeEach(async () => {
   // Nobody is online until a test says so; no call is live.
-  for (const identity of [...t.telephony.online]) t.telephony.emit({ type: 'device.offline', identity });
+  for (const identity of [...t.telephony.online])
+    t.telephony.emit({ type: 'device.offline', identity });
   await t.flows.idle();
   await t.database.db.update(calls).set({ status: 'completed' });
   t.telephony.commands.length = 0;
@@ -70,21 +77,34 @@ describe('lead intake', () => {
       unknown_field: 'ignored',
     });
     expect(res.statusCode).toBe(201);
-    const body = res.json<{ lead: { id: number; phone_number: string; label: string }; call: { id: number; status: string; agent_id: number } }>();
+    const body = res.json<{
+      lead: { id: number; phone_number: string; label: string };
+      call: { id: number; status: string; agent_id: number };
+    }>();
     expect(body.lead).toMatchObject({ phone_number: '+15550100042', label: 'Jordan Miles' });
     expect(body.call).toMatchObject({ status: 'ringing', agent_id: agent.userId });
     const ring = t.telephony.commands.find(isRing)!;
     expect(ring).toMatchObject({ identity: String(agent.userId), params: { To: '+15550100042' } });
     const callUserId = Number(ring.params.From!.replace('client:', ''));
-    const cu = await t.app.inject({ method: 'GET', url: `/api/v1/callusers/${callUserId}`, headers: { cookie: agent.cookie } });
+    const cu = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/callusers/${callUserId}`,
+      headers: { cookie: agent.cookie },
+    });
     expect(cu.statusCode).toBe(200);
     expect(cu.json()).toMatchObject({
       type: 'lead',
       autoaccept: false,
       call: { id: body.call.id, type: 'lead', lead: { fname: 'Jordan', company: 'Miles Roofing' } },
     });
-    const tags = cu.json<{ call: { profile: { tags: Array<{ key: string }> } } }>().call.profile.tags;
-    expect(tags.map((tag) => tag.key)).toEqual(['hot', 'quote-sent', 'follow-up', 'not-interested']);
+    const tags = cu.json<{ call: { profile: { tags: Array<{ key: string }> } } }>().call.profile
+      .tags;
+    expect(tags.map((tag) => tag.key)).toEqual([
+      'hot',
+      'quote-sent',
+      'follow-up',
+      'not-interested',
+    ]);
   });
 
   it('marks the call missed when no agent is online', async () => {
@@ -104,13 +124,22 @@ describe('a lead call, end to end through the flows', () => {
 
     t.telephony.emit({ type: 'agent.answered', callSid: sid, identity: String(agent.userId) });
     await t.flows.idle();
-    expect(t.telephony.commands).toContainEqual({ op: 'dial', callSid: sid, number: '+15550100042' });
+    expect(t.telephony.commands).toContainEqual({
+      op: 'dial',
+      callSid: sid,
+      number: '+15550100042',
+    });
 
     clock.advance(1000);
     t.telephony.emit({ type: 'phone.answered', callSid: sid });
     await t.flows.idle();
     clock.advance(7400);
-    t.telephony.emit({ type: 'agent.left', callSid: sid, identity: String(agent.userId), reason: 'hangup' });
+    t.telephony.emit({
+      type: 'agent.left',
+      callSid: sid,
+      identity: String(agent.userId),
+      reason: 'hangup',
+    });
     await t.flows.idle();
     expect(t.telephony.commands).toContainEqual({ op: 'hangup', callSid: sid });
 
@@ -120,18 +149,42 @@ describe('a lead call, end to end through the flows', () => {
     expect(cu!.outcome).toBe('accepted');
 
     // The agent records the outcome and a note.
-    const noCsrf = await t.app.inject({ method: 'POST', url: `/apps/webrtc/${callId}/disposition`, headers: { cookie: agent.cookie }, payload: { status: 'contacted' } });
+    const noCsrf = await t.app.inject({
+      method: 'POST',
+      url: `/apps/webrtc/${callId}/disposition`,
+      headers: { cookie: agent.cookie },
+      payload: { status: 'contacted' },
+    });
     expect(noCsrf.statusCode).toBe(403);
-    const bad = await t.app.inject({ method: 'POST', url: `/apps/webrtc/${callId}/disposition`, headers: { cookie: agent.cookie, 'x-csrf-token': agent.csrf }, payload: { status: 'great' } });
+    const bad = await t.app.inject({
+      method: 'POST',
+      url: `/apps/webrtc/${callId}/disposition`,
+      headers: { cookie: agent.cookie, 'x-csrf-token': agent.csrf },
+      payload: { status: 'great' },
+    });
     expect(bad.statusCode).toBe(422);
-    expect(bad.json()).toEqual({ error: 'The status must be one of contacted, voicemail, missed, removed.' });
-    const ok = await t.app.inject({ method: 'POST', url: `/apps/webrtc/${callId}/disposition`, headers: { cookie: agent.cookie, 'x-csrf-token': agent.csrf }, payload: { status: 'contacted' } });
+    expect(bad.json()).toEqual({
+      error: 'The status must be one of contacted, voicemail, missed, removed.',
+    });
+    const ok = await t.app.inject({
+      method: 'POST',
+      url: `/apps/webrtc/${callId}/disposition`,
+      headers: { cookie: agent.cookie, 'x-csrf-token': agent.csrf },
+      payload: { status: 'contacted' },
+    });
     expect(ok.statusCode).toBe(200);
-    const note = await t.app.inject({ method: 'POST', url: '/api/v1/notes', headers: { cookie: agent.cookie, 'x-csrf-token': agent.csrf }, payload: { content: 'Wants a quote', call_id: callId } });
+    const note = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/notes',
+      headers: { cookie: agent.cookie, 'x-csrf-token': agent.csrf },
+      payload: { content: 'Wants a quote', call_id: callId },
+    });
     expect(note.statusCode).toBe(201);
     const [saved] = await t.database.db.select().from(calls).where(eq(calls.id, callId));
     expect(saved!.disposition).toBe('contacted');
-    expect(await t.database.db.select().from(notes).where(eq(notes.callId, callId))).toHaveLength(1);
+    expect(await t.database.db.select().from(notes).where(eq(notes.callId, callId))).toHaveLength(
+      1,
+    );
   });
 
   it('records a missed call when the agent rejects, and when nobody answers in time', async () => {
@@ -139,15 +192,23 @@ describe('a lead call, end to end through the flows', () => {
     const a = await postLead({ fname: 'Reject', phone_number: '+15550100044' });
     const aId = a.json<{ call: { id: number } }>().call.id;
     const [aCall] = await t.database.db.select().from(calls).where(eq(calls.id, aId));
-    t.telephony.emit({ type: 'agent.rejected', callSid: aCall!.sid, identity: String(agent.userId) });
+    t.telephony.emit({
+      type: 'agent.rejected',
+      callSid: aCall!.sid,
+      identity: String(agent.userId),
+    });
     await t.flows.idle();
-    expect((await t.database.db.select().from(calls).where(eq(calls.id, aId)))[0]!.status).toBe('missed');
+    expect((await t.database.db.select().from(calls).where(eq(calls.id, aId)))[0]!.status).toBe(
+      'missed',
+    );
 
     const b = await postLead({ fname: 'Timeout', phone_number: '+15550100045' });
     const bId = b.json<{ call: { id: number } }>().call.id;
     clock.advance(30_000);
     await t.flows.idle();
-    expect((await t.database.db.select().from(calls).where(eq(calls.id, bId)))[0]!.status).toBe('missed');
+    expect((await t.database.db.select().from(calls).where(eq(calls.id, bId)))[0]!.status).toBe(
+      'missed',
+    );
     expect(t.telephony.commands.filter((c) => c.op === 'cancelRing')).toHaveLength(1);
   });
 
@@ -157,9 +218,17 @@ describe('a lead call, end to end through the flows', () => {
     expect(res.statusCode).toBe(201);
     const ring = t.telephony.commands.find(isRing)!;
     const other = await login(t.app, 'agent2@example.com');
-    const cu = await t.app.inject({ method: 'GET', url: `/api/v1/callusers/${ring.params.From!.slice(7)}`, headers: { cookie: other.cookie } });
+    const cu = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/callusers/${ring.params.From!.slice(7)}`,
+      headers: { cookie: other.cookie },
+    });
     expect(cu.statusCode).toBe(404);
-    const badId = await t.app.inject({ method: 'GET', url: '/api/v1/callusers/abc', headers: { cookie: other.cookie } });
+    const badId = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/callusers/abc',
+      headers: { cookie: other.cookie },
+    });
     expect(badId.statusCode).toBe(422);
   });
 });

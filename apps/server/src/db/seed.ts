@@ -89,8 +89,18 @@ export async function seedDemo(db: Db): Promise<boolean> {
       { teamId: support!.id, userId: id('agent2@example.com') },
     ]);
     await tx.insert(callerNumbers).values([
-      { accountId, profileId: profile!.id, name: 'Acme Solar main line', phoneNumber: '+15550142000' },
-      { accountId, profileId: profile!.id, name: 'Acme Solar spring campaign', phoneNumber: '+15550142010' },
+      {
+        accountId,
+        profileId: profile!.id,
+        name: 'Acme Solar main line',
+        phoneNumber: '+15550142000',
+      },
+      {
+        accountId,
+        profileId: profile!.id,
+        name: 'Acme Solar spring campaign',
+        phoneNumber: '+15550142010',
+      },
     ]);
     await tx.insert(leads).values([
       {
@@ -123,7 +133,11 @@ export async function ensureApiKey(db: Db, key: string): Promise<void> {
   const keyHash = createHash('sha256').update(key).digest('hex');
   const [existing] = await db.select().from(apiKeys).where(eq(apiKeys.keyHash, keyHash)).limit(1);
   if (existing) return;
-  const [account] = await db.select({ id: accounts.id }).from(accounts).orderBy(accounts.id).limit(1);
+  const [account] = await db
+    .select({ id: accounts.id })
+    .from(accounts)
+    .orderBy(accounts.id)
+    .limit(1);
   if (!account) return;
   await db.insert(apiKeys).values({ accountId: account.id, name: 'Lead intake', keyHash });
 }

@@ -24,7 +24,11 @@ export async function findUserById(db: Db, userId: number): Promise<UserRow | nu
 }
 
 /** A user of the account by id, or null. */
-export async function findAccountUser(db: Db, accountId: number, userId: number): Promise<UserRow | null> {
+export async function findAccountUser(
+  db: Db,
+  accountId: number,
+  userId: number,
+): Promise<UserRow | null> {
   const rows = await db
     .select()
     .from(users)

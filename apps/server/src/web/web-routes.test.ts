@@ -21,7 +21,10 @@ beforeAll(async () => {
   writeFileSync(join(dist, 'app.js'), 'console.log(1)');
   installErrorHandler(app);
   await app.register(cookie);
-  await app.register(authPlugin, { db: database.db, sessions: new SessionStore(database.db, 1000) });
+  await app.register(authPlugin, {
+    db: database.db,
+    sessions: new SessionStore(database.db, 1000),
+  });
   app.get('/api/v1/private', async () => ({ secret: true }));
   await app.register(webRoutes(dist));
 });

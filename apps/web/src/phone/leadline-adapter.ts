@@ -105,7 +105,10 @@ class LeadlinePhoneDevice implements PhoneDevice {
   on<E extends PhoneDeviceEventName>(event: E, listener: PhoneDeviceEvents[E]): void {
     const forward: AnyListener = (...args) =>
       (listener as AnyListener)(...args.map((arg) => (isSdkCall(arg) ? wrapCall(arg) : arg)));
-    const on = this.device.on.bind(this.device) as (event: string, listener: AnyListener) => () => void;
+    const on = this.device.on.bind(this.device) as (
+      event: string,
+      listener: AnyListener,
+    ) => () => void;
     this.#subscriptions.add(event, listener, on(event, forward));
   }
 
@@ -118,4 +121,5 @@ const isSdkCall = (value: unknown): value is Call =>
   typeof value === 'object' && value !== null && 'parameters' in value && 'accept' in value;
 
 /** Creates a device of our SDK, signalling to the page's own host (`/signal`). */
-export const createLeadlinePhone: PhoneFactory = (token) => new LeadlinePhoneDevice(new Device(token));
+export const createLeadlinePhone: PhoneFactory = (token) =>
+  new LeadlinePhoneDevice(new Device(token));

@@ -1,10 +1,18 @@
 /**
  * A lifecycle as data: `state → event → next state`. The list of states is the table's keys;
- * an event a state does not list is illegal and throws `IllegalTransitionError`.
+ * an event a state does not list is illegal and throws (`IllegalTransitionError`, or the
+ * error a side's own factory makes, e.g. a coded media error).
  */
 
 /** A transition table: for each state, the events it accepts and where they lead. */
-export type TransitionTable<S extends string, E extends string> = Record<S, Partial<Record<E, S>>>;
+export type TransitionTable<S extends string, E extends string> = Readonly<
+  Record<S, Readonly<Partial<Record<E, S>>>>
+>;
+
+/** The states of a transition table, derived from it. */
+export function statesOf<S extends string, E extends string>(table: TransitionTable<S, E>): S[] {
+  return Object.keys(table) as S[];
+}
 
 /** Thrown for an event the current state does not accept. */
 export class IllegalTransitionError extends Error {
@@ -18,7 +26,13 @@ export class IllegalTransitionError extends Error {
   }
 }
 
-/** One running instance of a table. */
+/** Makes the error an illegal transition throws. */
+export type IllegalTransitionFactory = (machine: string, state: string, event: string) => Error;
+
+const defaultIllegal: IllegalTransitionFactory = (machine, state, event) =>
+  new IllegalTransitionError(machine, state, event);
+
+/** One running instance of a table. It does no I/O: callers send events and act on the result. */
 export class StateMachine<S extends string, E extends string> {
   #state: S;
 
@@ -26,6 +40,7 @@ export class StateMachine<S extends string, E extends string> {
     private readonly name: string,
     private readonly table: TransitionTable<S, E>,
     initial: S,
+    private readonly illegal: IllegalTransitionFactory = defaultIllegal,
   ) {
     this.#state = initial;
   }
@@ -40,11 +55,18 @@ export class StateMachine<S extends string, E extends string> {
     return this.table[this.#state][event] !== undefined;
   }
 
-  /** Applies `event`; returns the new state or throws `IllegalTransitionError`. */
+  /** Applies `event`; returns the new state or throws. */
   send(event: E): S {
     const next = this.table[this.#state][event];
-    if (next === undefined) throw new IllegalTransitionError(this.name, this.#state, event);
+    if (next === undefined) throw this.illegal(this.name, this.#state, event);
     this.#state = next;
     return next;
+  }
+
+  /** Applies `event` if the current state accepts it; returns whether it did. */
+  trySend(event: E): boolean {
+    if (!this.can(event)) return false;
+    this.send(event);
+    return true;
   }
 }

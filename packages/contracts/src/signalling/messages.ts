@@ -135,7 +135,10 @@ export const GatewayMessage = z.discriminatedUnion('type', [
 export type GatewayMessage = z.infer<typeof GatewayMessage>;
 
 /** Payload type of a client frame by its `type`. */
-export type ClientPayload<T extends ClientMessage['type']> = Extract<ClientMessage, { type: T }>['payload'];
+export type ClientPayload<T extends ClientMessage['type']> = Extract<
+  ClientMessage,
+  { type: T }
+>['payload'];
 /** Payload type of a gateway frame by its `type`. */
 export type GatewayPayload<T extends GatewayMessage['type']> = Extract<
   GatewayMessage,

@@ -3,13 +3,44 @@ import { IllegalTransitionError, StateMachine } from '@leadline/contracts/lib';
 import { CALL_TABLE, type CallState, type CallTransition } from './call-states';
 
 const STATES = Object.keys(CALL_TABLE) as CallState[];
-const EVENTS: CallTransition[] = ['accept', 'reject', 'ignore', 'cancel', 'ringing', 'open', 'interrupted', 'restored', 'disconnect', 'hangup', 'fail'];
+const EVENTS: CallTransition[] = [
+  'accept',
+  'reject',
+  'ignore',
+  'cancel',
+  'ringing',
+  'open',
+  'interrupted',
+  'restored',
+  'disconnect',
+  'hangup',
+  'fail',
+];
 
 // The spec's rules (section 4), written out as the expected table.
 const EXPECTED: Record<CallState, Partial<Record<CallTransition, CallState>>> = {
-  pending: { accept: 'connecting', reject: 'closed', ignore: 'closed', cancel: 'closed', hangup: 'closed', fail: 'closed' },
-  connecting: { ringing: 'ringing', open: 'open', disconnect: 'closed', hangup: 'closed', fail: 'closed' },
-  ringing: { ringing: 'ringing', open: 'open', disconnect: 'closed', hangup: 'closed', fail: 'closed' },
+  pending: {
+    accept: 'connecting',
+    reject: 'closed',
+    ignore: 'closed',
+    cancel: 'closed',
+    hangup: 'closed',
+    fail: 'closed',
+  },
+  connecting: {
+    ringing: 'ringing',
+    open: 'open',
+    disconnect: 'closed',
+    hangup: 'closed',
+    fail: 'closed',
+  },
+  ringing: {
+    ringing: 'ringing',
+    open: 'open',
+    disconnect: 'closed',
+    hangup: 'closed',
+    fail: 'closed',
+  },
   open: { interrupted: 'reconnecting', disconnect: 'closed', hangup: 'closed', fail: 'closed' },
   reconnecting: { restored: 'open', disconnect: 'closed', hangup: 'closed', fail: 'closed' },
   closed: {},

@@ -42,7 +42,14 @@ const ENDINGS = { disconnect: 'closed', hangup: 'closed', fail: 'closed' } as co
 
 /** The call's transition table. */
 export const CALL_TABLE: TransitionTable<CallState, CallTransition> = {
-  pending: { accept: 'connecting', reject: 'closed', ignore: 'closed', cancel: 'closed', hangup: 'closed', fail: 'closed' },
+  pending: {
+    accept: 'connecting',
+    reject: 'closed',
+    ignore: 'closed',
+    cancel: 'closed',
+    hangup: 'closed',
+    fail: 'closed',
+  },
   connecting: { ringing: 'ringing', open: 'open', ...ENDINGS },
   ringing: { ringing: 'ringing', open: 'open', ...ENDINGS },
   open: { interrupted: 'reconnecting', ...ENDINGS },

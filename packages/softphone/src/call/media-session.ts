@@ -32,7 +32,8 @@ export function preferCodecs(codecs: RTCRtpCodec[]): RTCRtpCodec[] {
 export function microphoneError(error: unknown): SoftphoneError {
   const name = (error as { name?: string } | null)?.name ?? '';
   const code = (error as { code?: number } | null)?.code;
-  const denied = code === 31208 || ['NotAllowedError', 'PermissionDeniedError', 'SecurityError'].includes(name);
+  const denied =
+    code === 31208 || ['NotAllowedError', 'PermissionDeniedError', 'SecurityError'].includes(name);
   return denied ? createError(31401, undefined, error) : createError(31402, undefined, error);
 }
 

@@ -61,7 +61,9 @@ describe('Device registration', () => {
     const env = fakeEnvironment();
     const { device, registering } = connectedDevice(env);
     await expect(device.register()).rejects.toThrow(
-      new InvalidStateError('Attempt to register when device is in state "registering". Must be "unregistered".'),
+      new InvalidStateError(
+        'Attempt to register when device is in state "registering". Must be "unregistered".',
+      ),
     );
     env.socket().deliver('ready', {});
     await registering;
@@ -97,7 +99,9 @@ describe('tokens', () => {
       new InvalidArgumentError('Parameter "token" must be of type "string".'),
     );
     const device = new Device(TOKEN, { platform: env.platform });
-    expect(() => device.updateToken(null as unknown as string)).toThrow('Parameter "token" must be of type "string".');
+    expect(() => device.updateToken(null as unknown as string)).toThrow(
+      'Parameter "token" must be of type "string".',
+    );
   });
 
   it('fires tokenWillExpire at the lifetime minus 10,000 ms', () => {
@@ -127,7 +131,11 @@ describe('tokens', () => {
     const errors: Array<{ code: number; name: string; message: string }> = [];
     device.on('error', (e) => errors.push(e));
     env.socket().deliver('error', { error: { code: 31205, message: 'JWT Token Expired' } });
-    expect(errors[0]).toMatchObject({ code: 31205, name: 'JWTTokenExpiredError', message: 'JWTTokenExpiredError (31205): JWT Token Expired' });
+    expect(errors[0]).toMatchObject({
+      code: 31205,
+      name: 'JWTTokenExpiredError',
+      message: 'JWTTokenExpiredError (31205): JWT Token Expired',
+    });
     expect(device.state).toBe('unregistered');
   });
 });
@@ -145,7 +153,11 @@ describe('incoming calls', () => {
     const device = await registered(env);
     let call: Call | undefined;
     device.on('incoming', (c) => (call = c));
-    env.socket().deliver('invite', { callsid: 'CA1', sdp: 'v=0', parameters: { From: 'client:12', To: '+15550100042' } });
+    env.socket().deliver('invite', {
+      callsid: 'CA1',
+      sdp: 'v=0',
+      parameters: { From: 'client:12', To: '+15550100042' },
+    });
     expect(call!.status()).toBe('pending');
     expect(call!.direction).toBe('INCOMING');
     expect(call!.parameters).toMatchObject({ CallSid: 'CA1', From: 'client:12' });
@@ -218,7 +230,8 @@ describe('incoming calls', () => {
   it('a denied microphone is a 31401 PermissionDeniedError and the call hangs up', async () => {
     const env = fakeEnvironment();
     const device = await registered(env);
-    env.microphone = () => Promise.reject(Object.assign(new Error('denied'), { name: 'NotAllowedError' }));
+    env.microphone = () =>
+      Promise.reject(Object.assign(new Error('denied'), { name: 'NotAllowedError' }));
     let call: Call | undefined;
     device.on('incoming', (c) => (call = c));
     env.socket().deliver('invite', { callsid: 'CA5', sdp: 'v=0', parameters: {} });
@@ -240,7 +253,10 @@ describe('outgoing calls', () => {
     env.socket().open();
     await flush();
     const invite = env.socket().last('invite')!;
-    expect(invite).toMatchObject({ sdp: 'v=0 fake-offer', twilio: { params: 'To=%2B15550100042&call_user_id=9' } });
+    expect(invite).toMatchObject({
+      sdp: 'v=0 fake-offer',
+      twilio: { params: 'To=%2B15550100042&call_user_id=9' },
+    });
     expect(String(invite.callsid)).toMatch(/^TJS/);
     await expect(device.connect()).rejects.toThrow('A Call is already active');
     const ringing = vi.fn();
@@ -255,7 +271,10 @@ describe('outgoing calls', () => {
     env.socket().deliver('answer', { callsid: 'CA9', sdp: 'v=0 answer' });
     await flush();
     expect(call.status()).toBe('open');
-    env.socket().deliver('hangup', { callsid: 'CA9', error: { code: 31486, message: 'The number is busy.' } });
+    env.socket().deliver('hangup', {
+      callsid: 'CA9',
+      error: { code: 31486, message: 'The number is busy.' },
+    });
     expect(call.status()).toBe('closed');
     expect(device.isBusy).toBe(false);
   });
@@ -275,6 +294,11 @@ describe('signalling socket', () => {
     env.clock.tick(200); // back-off: 100 ms ± jitter
     expect(env.sockets).toHaveLength(2);
     env.socket().open();
-    expect(env.socket().frames().map((f) => f.type)).toEqual(['listen', 'register']);
+    expect(
+      env
+        .socket()
+        .frames()
+        .map((f) => f.type),
+    ).toEqual(['listen', 'register']);
   });
 });

@@ -64,9 +64,14 @@ export class Device extends TypedEmitter<DeviceEvents> {
   /** The device's states. */
   static readonly State = DeviceState;
 
-  readonly #machine = new StateMachine<DeviceState, DeviceTransition>('device', DEVICE_TABLE, 'unregistered');
+  readonly #machine = new StateMachine<DeviceState, DeviceTransition>(
+    'device',
+    DEVICE_TABLE,
+    'unregistered',
+  );
   readonly #platform: Platform;
-  readonly #options: Required<Pick<DeviceOptions, 'tokenRefreshMs' | 'rtcConfiguration'>> & DeviceOptions;
+  readonly #options: Required<Pick<DeviceOptions, 'tokenRefreshMs' | 'rtcConfiguration'>> &
+    DeviceOptions;
   #token: string;
   #identity: string | null = null;
   #stream: PStreamClient | null = null;
@@ -81,7 +86,11 @@ export class Device extends TypedEmitter<DeviceEvents> {
     if (typeof token !== 'string') throw new InvalidArgumentError(INVALID_TOKEN_MESSAGE);
     this.#token = token;
     this.#platform = options.platform ?? browserPlatform();
-    this.#options = { tokenRefreshMs: TOKEN_REFRESH_MARGIN_MS, rtcConfiguration: { iceServers: [] }, ...options };
+    this.#options = {
+      tokenRefreshMs: TOKEN_REFRESH_MARGIN_MS,
+      rtcConfiguration: { iceServers: [] },
+      ...options,
+    };
   }
 
   /** The current state. */
@@ -122,7 +131,11 @@ export class Device extends TypedEmitter<DeviceEvents> {
     this.emit('registering');
     const stream = this.#ensureStream();
     const settled = new Promise<void>((resolve) => {
-      const offs = [this.once('registered', done), this.once('unregistered', done), this.once('destroyed', done)];
+      const offs = [
+        this.once('registered', done),
+        this.once('unregistered', done),
+        this.once('destroyed', done),
+      ];
       function done() {
         offs.forEach((off) => off());
         resolve();
@@ -194,7 +207,8 @@ export class Device extends TypedEmitter<DeviceEvents> {
   }
 
   #throwIfDestroyed(): void {
-    if (this.state === DeviceState.Destroyed) throw new InvalidStateError('Device has been destroyed.');
+    if (this.state === DeviceState.Destroyed)
+      throw new InvalidStateError('Device has been destroyed.');
   }
 
   #transition(event: DeviceTransition): void {
@@ -245,7 +259,8 @@ export class Device extends TypedEmitter<DeviceEvents> {
       this.emit('error', error);
     });
     stream.on('malformed', (type) => {
-      if (type === 'invite') this.emit('error', createError(31100, 'Malformed invite from gateway'));
+      if (type === 'invite')
+        this.emit('error', createError(31100, 'Malformed invite from gateway'));
     });
     stream.on('transportClose', () => {
       // Registration is lost with the socket; the stream re-registers when it comes back.
@@ -304,7 +319,8 @@ export class Device extends TypedEmitter<DeviceEvents> {
   }
 
   #stopRegistrationTimer(): void {
-    if (this.#registrationTimer !== null) this.#platform.clock.clearInterval(this.#registrationTimer);
+    if (this.#registrationTimer !== null)
+      this.#platform.clock.clearInterval(this.#registrationTimer);
     this.#registrationTimer = null;
   }
 }

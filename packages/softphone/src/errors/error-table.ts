@@ -4,7 +4,8 @@
  */
 
 /** The area an error belongs to; each has its class (`errors.ts`). */
-export type ErrorArea = 'authorization' | 'general' | 'malformed-request' | 'signaling' | 'media' | 'user-media' | 'sip';
+export type ErrorArea =
+  'authorization' | 'general' | 'malformed-request' | 'signaling' | 'media' | 'user-media' | 'sip';
 
 /** One row of the table. */
 export interface ErrorRow {
@@ -68,7 +69,8 @@ export const ERROR_TABLE = {
     name: 'AuthorizationError',
     area: 'authorization',
     description: 'Authorization error',
-    explanation: 'The request requires user authentication. The server understood the request, but is refusing to fulfill it.',
+    explanation:
+      'The request requires user authentication. The server understood the request, but is refusing to fulfill it.',
   },
   31204: {
     name: 'InvalidJWTTokenError',
@@ -86,7 +88,8 @@ export const ERROR_TABLE = {
     name: 'PermissionDeniedError',
     area: 'user-media',
     description: 'UserMedia Permission Denied Error',
-    explanation: 'The browser or end-user denied permissions to user media. Therefore we were unable to acquire input audio.',
+    explanation:
+      'The browser or end-user denied permissions to user media. Therefore we were unable to acquire input audio.',
   },
   31402: {
     name: 'AcquisitionFailedError',
@@ -122,7 +125,8 @@ export const ERROR_TABLE = {
     name: 'ConnectionError',
     area: 'signaling',
     description: 'Signaling connection error',
-    explanation: 'Raised whenever a signaling connection error occurs that is not covered by a more specific error code.',
+    explanation:
+      'Raised whenever a signaling connection error occurs that is not covered by a more specific error code.',
   },
   53001: {
     name: 'ConnectionDisconnected',
@@ -140,7 +144,8 @@ export const ERROR_TABLE = {
     name: 'ClientRemoteDescFailed',
     area: 'media',
     description: 'Client is unable to apply a remote media description',
-    explanation: 'Raised whenever the Client receives a remote media description but is unable to apply it.',
+    explanation:
+      'Raised whenever the Client receives a remote media description but is unable to apply it.',
   },
   53405: {
     name: 'ConnectionError',

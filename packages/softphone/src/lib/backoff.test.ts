@@ -4,7 +4,9 @@ import { Backoff } from './backoff';
 describe('Backoff', () => {
   it('grows by the factor up to the maximum, without jitter', () => {
     const b = new Backoff({ minMs: 100, maxMs: 10_000, factor: 2, jitter: 0 });
-    expect(Array.from({ length: 9 }, () => b.next())).toEqual([100, 200, 400, 800, 1600, 3200, 6400, 10_000, 10_000]);
+    expect(Array.from({ length: 9 }, () => b.next())).toEqual([
+      100, 200, 400, 800, 1600, 3200, 6400, 10_000, 10_000,
+    ]);
     b.reset();
     expect(b.next()).toBe(100);
   });

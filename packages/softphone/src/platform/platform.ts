@@ -82,7 +82,9 @@ export function browserPlatform(): Platform {
           await element.play().catch(() => undefined);
         },
         async setSinkId(deviceId) {
-          const sinkable = element as HTMLAudioElement & { setSinkId?: (id: string) => Promise<void> };
+          const sinkable = element as HTMLAudioElement & {
+            setSinkId?: (id: string) => Promise<void>;
+          };
           if (sinkable.setSinkId) await sinkable.setSinkId(deviceId);
         },
         stop() {
@@ -91,7 +93,8 @@ export function browserPlatform(): Platform {
         },
       };
     },
-    location: typeof location === 'undefined' ? null : { protocol: location.protocol, host: location.host },
+    location:
+      typeof location === 'undefined' ? null : { protocol: location.protocol, host: location.host },
     userAgent: navigator.userAgent,
   };
 }

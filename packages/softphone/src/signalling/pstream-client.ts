@@ -48,7 +48,11 @@ type ClientPayloadOf<T extends ClientType> = Extract<ClientMessage, { type: T }>
 
 /** The signalling client. */
 export class PStreamClient extends TypedEmitter<PStreamEvents> {
-  readonly #machine = new StateMachine<TransportState, TransportEvent>('signalling', TRANSPORT_TABLE, 'idle');
+  readonly #machine = new StateMachine<TransportState, TransportEvent>(
+    'signalling',
+    TRANSPORT_TABLE,
+    'idle',
+  );
   readonly #backoff: Backoff;
   #socket: SocketLike | null = null;
   /** Identifies the current socket; callbacks of replaced sockets are dropped. */
@@ -100,7 +104,10 @@ export class PStreamClient extends TypedEmitter<PStreamEvents> {
    * Sends a call message: now if the socket is open, else queued until it is (except when the
    * client is destroyed). Returns false if it could not even be queued.
    */
-  send<T extends Exclude<ClientType, 'listen' | 'register'>>(type: T, payload: ClientPayloadOf<T>): boolean {
+  send<T extends Exclude<ClientType, 'listen' | 'register'>>(
+    type: T,
+    payload: ClientPayloadOf<T>,
+  ): boolean {
     if (this.isDestroyed) return false;
     const frame = encodeFrame(type, payload);
     if (this.isOpen && this.#socket) this.#socket.send(frame);

@@ -58,7 +58,11 @@ export class FakePeerConnection extends EventTarget {
 
 /** A fake microphone track and stream. */
 function fakeStream(): MediaStream {
-  const track = { kind: 'audio', enabled: true, stop: () => undefined } as unknown as MediaStreamTrack;
+  const track = {
+    kind: 'audio',
+    enabled: true,
+    stop: () => undefined,
+  } as unknown as MediaStreamTrack;
   return {
     getAudioTracks: () => [track],
     getTracks: () => [track],

@@ -43,6 +43,8 @@ export class FakeSocket implements SocketLike {
 
   /** The last frame of a type, or undefined. */
   last(type: string): Record<string, unknown> | undefined {
-    return this.frames().filter((f) => f.type === type).at(-1)?.payload;
+    return this.frames()
+      .filter((f) => f.type === type)
+      .at(-1)?.payload;
   }
 }

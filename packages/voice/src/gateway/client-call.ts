@@ -47,7 +47,11 @@ export class ClientCall {
     /** Outgoing: the client's temporary call id, which it may still use. */
     readonly clientCallSid: string | null = null,
   ) {
-    this.#machine = new StateMachine('client call', CALL_TABLE, direction === 'incoming' ? 'inviting' : 'offered');
+    this.#machine = new StateMachine(
+      'client call',
+      CALL_TABLE,
+      direction === 'incoming' ? 'inviting' : 'offered',
+    );
   }
 
   /** The current state. */

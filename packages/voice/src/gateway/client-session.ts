@@ -51,8 +51,7 @@ const SESSION_TABLE: TransitionTable<SessionState, SessionEvent> = {
 
 /** Result of checking an access token. */
 export type TokenCheck =
-  | { ok: true; identity: string; expiresAt: number }
-  | { ok: false; reason: 'expired' | 'invalid' };
+  { ok: true; identity: string; expiresAt: number } | { ok: false; reason: 'expired' | 'invalid' };
 
 /** The call-level frames a session forwards to the gateway. */
 export type CallFrame = Extract<
@@ -81,7 +80,11 @@ export class ClientSession {
   /** Unique for the process. */
   readonly id = `s${nextSessionId++}`;
   #identity: string | null = null;
-  readonly #machine = new StateMachine<SessionState, SessionEvent>('session', SESSION_TABLE, 'open');
+  readonly #machine = new StateMachine<SessionState, SessionEvent>(
+    'session',
+    SESSION_TABLE,
+    'open',
+  );
   #queue: Promise<void> = Promise.resolve();
   #lastFrameAt: number;
   readonly #heartbeat: unknown;
@@ -96,12 +99,19 @@ export class ClientSession {
     socket.on('message', (data, isBinary) => {
       this.#lastFrameAt = this.clock.now();
       if (isBinary) return this.#sendError(null, 'Binary frames are not part of PStream.');
-      const text = Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(data as Buffer[]).toString('utf8');
+      const text = Buffer.isBuffer(data)
+        ? data.toString('utf8')
+        : Buffer.concat(data as Buffer[]).toString('utf8');
       // Heartbeat: answered by the heartbeat timer's own frames; nothing else to do.
       if (text === '\n') return;
-      this.#queue = this.#queue.then(() => this.#handle(text)).catch((error: unknown) => {
-        this.#sendError(null, `Gateway failed to handle a ${text.slice(0, 20)}… frame: ${String(error)}`);
-      });
+      this.#queue = this.#queue
+        .then(() => this.#handle(text))
+        .catch((error: unknown) => {
+          this.#sendError(
+            null,
+            `Gateway failed to handle a ${text.slice(0, 20)}… frame: ${String(error)}`,
+          );
+        });
     });
     socket.on('close', () => this.close());
     socket.on('error', () => this.close());
@@ -159,8 +169,15 @@ export class ClientSession {
     if (this.socket.readyState === this.socket.OPEN) this.socket.send('\n');
   }
 
-  #sendError(callsid: string | null, message: string, code: number = SignallingErrorCode.BadRequest): void {
-    this.send('error', callsid ? { callsid, error: { code, message } } : { error: { code, message } });
+  #sendError(
+    callsid: string | null,
+    message: string,
+    code: number = SignallingErrorCode.BadRequest,
+  ): void {
+    this.send(
+      'error',
+      callsid ? { callsid, error: { code, message } } : { error: { code, message } },
+    );
   }
 
   async #handle(text: string): Promise<void> {
@@ -178,12 +195,18 @@ export class ClientSession {
       const where = issue?.path.join('.') || 'type';
       return this.#sendError(
         null,
-        `Malformed ${typeof type === 'string' ? `'${type}'` : ''} message: ${where} ${issue?.message ?? 'is invalid'}.`.replace('  ', ' '),
+        `Malformed ${typeof type === 'string' ? `'${type}'` : ''} message: ${where} ${issue?.message ?? 'is invalid'}.`.replace(
+          '  ',
+          ' ',
+        ),
       );
     }
     const frame = parsed.data;
     if (frame.version !== PSTREAM_VERSION) {
-      return this.#sendError(null, `Unsupported PStream version ${frame.version}; this gateway speaks ${PSTREAM_VERSION}.`);
+      return this.#sendError(
+        null,
+        `Unsupported PStream version ${frame.version}; this gateway speaks ${PSTREAM_VERSION}.`,
+      );
     }
     switch (frame.type) {
       case 'listen':

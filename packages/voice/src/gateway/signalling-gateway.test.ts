@@ -35,7 +35,10 @@ class TestClient {
       const index = this.frames.findIndex((f) => f.type === type);
       if (index >= 0) return this.frames.splice(index, 1)[0]!.payload;
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no '${type}' frame; got ${JSON.stringify(this.frames)}`)), 2000);
+        const timer = setTimeout(
+          () => reject(new Error(`no '${type}' frame; got ${JSON.stringify(this.frames)}`)),
+          2000,
+        );
         this.#waiters.push(() => {
           clearTimeout(timer);
           resolve();
@@ -116,17 +119,23 @@ describe('listen and register', () => {
 
   it('refuses a bad token with 31204 and an expired one with 31205', async () => {
     const bad = await client('nope', false);
-    expect(await bad.next('error')).toEqual({ error: { code: 31204, message: 'Invalid Access Token' } });
+    expect(await bad.next('error')).toEqual({
+      error: { code: 31204, message: 'Invalid Access Token' },
+    });
     bad.send('register', { media: { audio: true } });
     expect(await bad.next('error')).toMatchObject({ error: { code: 31204 } });
     const expired = await client('expired', false);
-    expect(await expired.next('error')).toEqual({ error: { code: 31205, message: 'JWT Token Expired' } });
+    expect(await expired.next('error')).toEqual({
+      error: { code: 31205, message: 'JWT Token Expired' },
+    });
   });
 
   it('answers malformed frames with a 31100 error and stays up', async () => {
     const c = await client();
     c.ws.send('{not json');
-    expect(await c.next('error')).toEqual({ error: { code: 31100, message: 'Malformed message: not JSON.' } });
+    expect(await c.next('error')).toEqual({
+      error: { code: 31100, message: 'Malformed message: not JSON.' },
+    });
     c.send('answer', { callsid: 'CA1' });
     expect((await c.next('error')).error).toMatchObject({ code: 31100 });
     c.ws.send(JSON.stringify({ type: 'register', version: '1.5', payload: {} }));
@@ -153,17 +162,27 @@ describe('incoming calls', () => {
     expect(rung).toBe(2);
     const inviteA = await a.next('invite');
     const inviteB = await b.next('invite');
-    expect(inviteA).toMatchObject({ callsid: 'CA1', parameters: { From: 'client:5', To: '+15550100042', CallSid: 'CA1' } });
+    expect(inviteA).toMatchObject({
+      callsid: 'CA1',
+      parameters: { From: 'client:5', To: '+15550100042', CallSid: 'CA1' },
+    });
     expect(inviteA.sdp).toMatch(/^v=0 offer CA1\./);
     b.send('answer', { callsid: 'CA1', sdp: 'v=0 answer-b' });
     expect(await a.next('cancel')).toEqual({ callsid: 'CA1' });
     await settle();
     expect(events).toContainEqual({ type: 'agent.answered', callSid: 'CA1', identity: '7' });
-    expect(media.ops('acceptAnswer')).toEqual([[String(inviteB.sdp).slice('v=0 offer '.length), 'v=0 answer-b']]);
+    expect(media.ops('acceptAnswer')).toEqual([
+      [String(inviteB.sdp).slice('v=0 offer '.length), 'v=0 answer-b'],
+    ]);
     // The agent hangs up.
     b.send('hangup', { callsid: 'CA1' });
     await settle();
-    expect(events).toContainEqual({ type: 'agent.left', callSid: 'CA1', identity: '7', reason: 'hangup' });
+    expect(events).toContainEqual({
+      type: 'agent.left',
+      callSid: 'CA1',
+      identity: '7',
+      reason: 'hangup',
+    });
   });
 
   it('rings nobody for an offline identity', async () => {
@@ -199,7 +218,10 @@ describe('incoming calls', () => {
     a.send('answer', { callsid: 'CA6', sdp: 'v=0 a' });
     await settle();
     engine.hangup('CA6', { code: 31486, message: 'busy' });
-    expect(await a.next('hangup')).toEqual({ callsid: 'CA6', error: { code: 31486, message: 'busy' } });
+    expect(await a.next('hangup')).toEqual({
+      callsid: 'CA6',
+      error: { code: 31486, message: 'busy' },
+    });
     expect(media.ops('closeRoom')).toContainEqual(['CA6']);
   });
 });
@@ -207,11 +229,17 @@ describe('incoming calls', () => {
 describe('outgoing calls', () => {
   it('authorises, creates the answer leg, dials, and sends ringing then answer with the SDP', async () => {
     const a = await client();
-    a.send('invite', { callsid: 'TJS1', sdp: 'v=0 offer', twilio: { params: 'To=%2B15550100042' } });
+    a.send('invite', {
+      callsid: 'TJS1',
+      sdp: 'v=0 offer',
+      twilio: { params: 'To=%2B15550100042' },
+    });
     await settle();
     const [[room, participant, offer]] = media.ops('createAnswerLeg') as [[string, string, string]];
     expect([room, offer]).toEqual(['CAout', 'v=0 offer']);
-    expect(media.ops('dial')).toEqual([['CAout', expect.stringMatching(/^CAout\.phone\./), '+15550100042']]);
+    expect(media.ops('dial')).toEqual([
+      ['CAout', expect.stringMatching(/^CAout\.phone\./), '+15550100042'],
+    ]);
     const phone = (media.ops('dial')[0] as string[])[1]!;
     media.emit({ type: 'party.ringing', participantId: phone, roomId: 'CAout' });
     expect(await a.next('ringing')).toEqual({ callsid: 'CAout', sdp: `v=0 answer ${participant}` });
@@ -220,21 +248,40 @@ describe('outgoing calls', () => {
     // The client hangs up with its temporary id; the gateway knows the call by both.
     a.send('hangup', { callsid: 'TJS1' });
     await settle();
-    expect(events).toContainEqual({ type: 'agent.left', callSid: 'CAout', identity: '7', reason: 'hangup' });
+    expect(events).toContainEqual({
+      type: 'agent.left',
+      callSid: 'CAout',
+      identity: '7',
+      reason: 'hangup',
+    });
   });
 
   it('hangs up with the refusal when the call is not allowed', async () => {
     const a = await client();
-    a.send('invite', { callsid: 'TJS2', sdp: 'v=0 offer', twilio: { params: 'To=%2B15550199005' } });
-    expect(await a.next('hangup')).toEqual({ callsid: 'TJS2', error: { code: 31480, message: 'The number could not be reached.' } });
+    a.send('invite', {
+      callsid: 'TJS2',
+      sdp: 'v=0 offer',
+      twilio: { params: 'To=%2B15550199005' },
+    });
+    expect(await a.next('hangup')).toEqual({
+      callsid: 'TJS2',
+      error: { code: 31480, message: 'The number could not be reached.' },
+    });
   });
 
   it('hangs up with 31486 when the dialled number is busy', async () => {
     const a = await client();
-    a.send('invite', { callsid: 'TJS3', sdp: 'v=0 offer', twilio: { params: 'To=%2B15550199001' } });
+    a.send('invite', {
+      callsid: 'TJS3',
+      sdp: 'v=0 offer',
+      twilio: { params: 'To=%2B15550199001' },
+    });
     await settle();
     const phone = (media.ops('dial')[0] as string[])[1]!;
     media.emit({ type: 'party.unanswered', participantId: phone, roomId: 'CAout', reason: 'busy' });
-    expect(await a.next('hangup')).toEqual({ callsid: 'CAout', error: { code: 31486, message: 'The number is busy.' } });
+    expect(await a.next('hangup')).toEqual({
+      callsid: 'CAout',
+      error: { code: 31486, message: 'The number is busy.' },
+    });
   });
 });

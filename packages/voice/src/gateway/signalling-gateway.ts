@@ -148,7 +148,10 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
     const call = this.#calls.get(callSid);
     if (!call) return;
     if (call.state === 'inviting') return this.cancel(callSid);
-    call.session?.send('hangup', error ? { callsid: call.callSid, error } : { callsid: call.callSid });
+    call.session?.send(
+      'hangup',
+      error ? { callsid: call.callSid, error } : { callsid: call.callSid },
+    );
     this.#end(call);
   }
 
@@ -206,7 +209,10 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
       if (frame.type === 'hangup' || frame.type === 'reject') return;
       session.send('error', {
         callsid: frame.payload.callsid,
-        error: { code: SignallingErrorCode.CallNotFound, message: 'Call not found or already ended.' },
+        error: {
+          code: SignallingErrorCode.CallNotFound,
+          message: 'Call not found or already ended.',
+        },
       });
       return;
     }
@@ -275,7 +281,10 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
     const decision = await this.options.authorizeOutgoing(identity, params);
     if ('error' in decision) return refuse(decision.error);
     if (this.#calls.has(decision.callSid)) {
-      return refuse({ code: SignallingErrorCode.BadRequest, message: 'This call is already in progress.' });
+      return refuse({
+        code: SignallingErrorCode.BadRequest,
+        message: 'This call is already in progress.',
+      });
     }
     const call = new ClientCall(decision.callSid, identity, 'outgoing', payload.callsid);
     call.session = session;
@@ -284,7 +293,11 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
     this.#calls.set(payload.callsid, call);
     this.#byParticipant.set(call.participantId, call);
     try {
-      call.localSdp = await this.options.media.createAnswerLeg(call.callSid, call.participantId, payload.sdp);
+      call.localSdp = await this.options.media.createAnswerLeg(
+        call.callSid,
+        call.participantId,
+        payload.sdp,
+      );
     } catch (error) {
       this.#end(call);
       return refuse({
@@ -357,7 +370,8 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
 
   #forget(call: ClientCall): void {
     for (const [key, value] of this.#calls) if (value === call) this.#calls.delete(key);
-    for (const [key, value] of this.#byParticipant) if (value === call) this.#byParticipant.delete(key);
+    for (const [key, value] of this.#byParticipant)
+      if (value === call) this.#byParticipant.delete(key);
   }
 
   #onMedia(event: MediaEvent): void {

@@ -3,7 +3,7 @@ import { PARTY_STATES, PARTY_TRANSITIONS, type PartyEvent } from '../pstn/party-
 import { ENGINE_STATES, ENGINE_TRANSITIONS, type EngineEvent } from './engine-state';
 import { LEG_STATES, LEG_TRANSITIONS, type LegEvent } from './leg-state';
 import { MediaError } from './media-errors';
-import { StateMachine, type TransitionTable } from './state-machine';
+import { MediaStateMachine, type TransitionTable } from './state-machine';
 
 function checkEveryTransition<S extends string, E extends string>(
   table: TransitionTable<S, E>,
@@ -12,7 +12,7 @@ function checkEveryTransition<S extends string, E extends string>(
 ): void {
   for (const state of states) {
     for (const event of events) {
-      const machine = new StateMachine<S, E>('thing', table, state);
+      const machine = new MediaStateMachine<S, E>('thing', table, state);
       const next = table[state][event];
       if (next === undefined) {
         expect(machine.can(event)).toBe(false);
@@ -41,7 +41,7 @@ describe('lifecycle tables', () => {
       'close',
     ];
     checkEveryTransition(LEG_TRANSITIONS, LEG_STATES, events);
-    const leg = new StateMachine('leg', LEG_TRANSITIONS, 'new');
+    const leg = new MediaStateMachine('leg', LEG_TRANSITIONS, 'new');
     for (const event of ['offer', 'offered', 'accept', 'connect', 'fail', 'close'] as const)
       leg.send(event);
     expect(leg.state).toBe('closed');
@@ -71,7 +71,7 @@ describe('lifecycle tables', () => {
   });
 
   it('errors carry their code and stable name', () => {
-    const machine = new StateMachine('leg', LEG_TRANSITIONS, 'closed');
+    const machine = new MediaStateMachine('leg', LEG_TRANSITIONS, 'closed');
     try {
       machine.send('offer');
       expect.unreachable();

@@ -14,7 +14,7 @@ import type { LeaveReason, Participant } from './participant';
 import type { Scheduler } from './platform';
 import { RtpPacketizer } from './rtp-packetizer';
 import { stripWideTelephoneEvents } from './sdp-rewrite';
-import { StateMachine } from './state-machine';
+import { MediaStateMachine } from './state-machine';
 import { DtmfDetector } from './telephone-event';
 
 /** What a leg reports to its owner. */
@@ -59,7 +59,7 @@ export class WebRtcLeg implements Participant {
   private readonly observer: LegObserver;
   private readonly scheduler: Scheduler;
   private readonly gatheringTimeoutMs: number;
-  private readonly lifecycle: StateMachine<LegState, LegEvent>;
+  private readonly lifecycle: MediaStateMachine<LegState, LegEvent>;
   private readonly jitter = new JitterBuffer();
   private readonly dtmf = new DtmfDetector();
   private transceiver: RTCRtpTransceiver | undefined;
@@ -76,7 +76,7 @@ export class WebRtcLeg implements Participant {
     this.observer = options.observer;
     this.scheduler = options.scheduler;
     this.gatheringTimeoutMs = options.gatheringTimeoutMs ?? ICE_GATHERING_TIMEOUT_MS;
-    this.lifecycle = new StateMachine(`WebRTC leg ${options.id}`, LEG_TRANSITIONS, 'new');
+    this.lifecycle = new MediaStateMachine(`WebRTC leg ${options.id}`, LEG_TRANSITIONS, 'new');
     // Subscribed before any description is applied: werift raises onTrack inside setRemoteDescription.
     this.peer.onTrack.subscribe((track) => {
       track.onReceiveRtp.subscribe((packet) => this.receive(packet));

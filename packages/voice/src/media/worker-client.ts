@@ -3,7 +3,7 @@ import { MediaError } from './media-errors';
 import type { MediaEvent } from './media-engine';
 import { spawnMediaWorker } from './media-worker-url';
 import type { Scheduler } from './platform';
-import { StateMachine, type TransitionTable } from './state-machine';
+import { MediaStateMachine, type TransitionTable } from './state-machine';
 import type {
   CommandKind,
   CommandOf,
@@ -87,7 +87,7 @@ interface PendingRequest {
  * `crashed` report, so no caller is left waiting.
  */
 export class MediaWorkerClient {
-  private readonly lifecycle = new StateMachine<WorkerState, WorkerEvent>(
+  private readonly lifecycle = new MediaStateMachine<WorkerState, WorkerEvent>(
     'media worker',
     WORKER_TRANSITIONS,
     'idle',

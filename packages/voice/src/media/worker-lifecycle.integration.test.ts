@@ -109,8 +109,11 @@ describe('media worker lifecycle', () => {
     const externalNpmPackages: Plugin = {
       name: 'external-npm-packages',
       setup(b) {
+        // As apps/server/build.mjs: workspace packages are compiled in, npm packages stay out.
         b.onResolve({ filter: /^[^./]/ }, (args) =>
-          args.path.startsWith('node:') ? undefined : { path: args.path, external: true },
+          args.path.startsWith('node:') || args.path.startsWith('@leadline/')
+            ? undefined
+            : { path: args.path, external: true },
         );
       },
     };

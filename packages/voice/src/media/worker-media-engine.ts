@@ -11,7 +11,7 @@ import type {
 } from './media-engine';
 import { defaultMediaWorkerUrl } from './media-worker-url';
 import { nodeScheduler, type Scheduler } from './platform';
-import { StateMachine } from './state-machine';
+import { MediaStateMachine } from './state-machine';
 import { MediaWorkerClient } from './worker-client';
 
 /**
@@ -43,7 +43,7 @@ const consoleLogger: MediaEngineLogger = {
  * `party.hangup` or `party.unanswered` for virtual parties), and the logger gets an error.
  */
 export class WorkerMediaEngine implements MediaEngine {
-  private readonly lifecycle = new StateMachine<EngineState, EngineEvent>(
+  private readonly lifecycle = new MediaStateMachine<EngineState, EngineEvent>(
     'media engine',
     ENGINE_TRANSITIONS,
     'idle',

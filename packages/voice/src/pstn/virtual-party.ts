@@ -4,7 +4,7 @@ import type { DialFailure, ParticipantId, RoomId } from '../media/media-engine';
 import type { LeaveReason, Participant } from '../media/participant';
 import { PcmRecorder } from '../media/pcm-recorder';
 import type { CancelTimer, Scheduler } from '../media/platform';
-import { StateMachine } from '../media/state-machine';
+import { MediaStateMachine } from '../media/state-machine';
 import type { PartyAudio, PartyBehaviour } from './number-plan';
 import { PARTY_TRANSITIONS, type PartyEvent, type PartyState } from './party-state';
 
@@ -54,7 +54,7 @@ export class VirtualParty implements Participant {
   readonly roomId: RoomId;
   muted = false;
   private readonly options: VirtualPartyOptions;
-  private readonly lifecycle: StateMachine<PartyState, PartyEvent>;
+  private readonly lifecycle: MediaStateMachine<PartyState, PartyEvent>;
   private readonly timers = new Set<CancelTimer>();
   private audio: ToneGenerator | undefined;
   private recorder: PcmRecorder | undefined;
@@ -64,7 +64,11 @@ export class VirtualParty implements Participant {
     this.id = options.id;
     this.roomId = options.roomId;
     this.options = options;
-    this.lifecycle = new StateMachine(`virtual party ${options.id}`, PARTY_TRANSITIONS, 'dialling');
+    this.lifecycle = new MediaStateMachine(
+      `virtual party ${options.id}`,
+      PARTY_TRANSITIONS,
+      'dialling',
+    );
   }
 
   /** The party's lifecycle state. */
