@@ -2,7 +2,7 @@
 // Workspace packages (@leadline/*) are compiled in; npm packages stay external and load from
 // node_modules at run time.
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { cpSync, rmSync } from 'node:fs';
 
 const here = new URL('.', import.meta.url);
 rmSync(new URL('dist', here), { recursive: true, force: true });
@@ -32,5 +32,10 @@ await build({
   sourcemap: true,
   plugins: [externalNpmPackages],
   logLevel: 'warning',
+});
+// The voice engine's audio assets (sandbox voice clips), found at run time beside the bundle.
+cpSync(new URL('../../packages/voice/assets/', here), new URL('dist/assets/', here), {
+  recursive: true,
+  filter: (source) => !source.endsWith('.md'),
 });
 console.log('built apps/server/dist');

@@ -7,12 +7,20 @@ import cookie from '@fastify/cookie';
 import authPlugin from './auth/auth-plugin';
 import { authRoutes } from './auth/auth-routes';
 import type { AccessTokens } from './auth/access-token';
+import type { LoginThrottle } from './auth/login-throttle';
 import type { SessionStore } from './auth/sessions';
+import type { CallControl } from './calls/call-control';
+import { callControlRoutes } from './calls/call-control-routes';
 import type { CallFlows } from './calls/call-flows';
 import { callsRoutes } from './calls/calls-routes';
+import { outboundRoutes } from './calls/outbound-routes';
 import type { Db } from './db/database';
+import { historyRoutes } from './history/history-routes';
 import { installErrorHandler } from './http/error-handler';
 import { leadsRoutes } from './leads/leads-routes';
+import type { PusherCredentials } from './realtime/pusher-auth';
+import { pusherRoutes } from './realtime/pusher-routes';
+import { usersRoutes } from './users/users-routes';
 import { webRoutes } from './web/web-routes';
 
 /** Largest request body accepted (JSON payloads of the API are small). */
@@ -23,7 +31,10 @@ export interface AppServices {
   db: Db;
   sessions: SessionStore;
   tokens: AccessTokens;
+  loginThrottle: LoginThrottle;
   flows: CallFlows;
+  control: CallControl;
+  pusher: PusherCredentials;
 }
 
 /** Options of the HTTP application. */
@@ -54,6 +65,11 @@ export async function buildApp(
   await app.register(authRoutes(services));
   await app.register(leadsRoutes(services));
   await app.register(callsRoutes(services));
+  await app.register(callControlRoutes(services));
+  await app.register(outboundRoutes(services));
+  await app.register(historyRoutes(services));
+  await app.register(usersRoutes(services));
+  await app.register(pusherRoutes(services));
   await app.register(webRoutes(options.webDistDir));
   return app;
 }

@@ -39,6 +39,10 @@ const Env = z.object({
   VOICE_SANDBOX_ANSWER_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
   AGENT_RING_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30_000),
   WEB_DIST_DIR: z.string().optional(),
+  PUSHER_APP_ID: z.string().min(1).default('leadline'),
+  PUSHER_KEY: z.string().min(1).default('leadline-key'),
+  PUSHER_SECRET: z.string().min(16).optional(),
+  PUSHER_CLUSTER: z.string().min(1).default('us2'),
 });
 
 /** The server's settings, parsed from the environment. */
@@ -66,6 +70,8 @@ export interface Config {
   agentRingTimeoutMs: number;
   /** Built web app to serve at `/`; unset: `apps/web/dist` of this checkout. */
   webDistDir: string | undefined;
+  /** The realtime (Pusher protocol) app; the secret is generated under `dataDir` when unset. */
+  pusher: { appId: string; key: string; secret: string | undefined; cluster: string };
 }
 
 /** Thrown when the environment holds a value the server cannot run with. */
@@ -93,6 +99,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const embedded = e.LEADLINE_MODE === 'embedded';
   if (!embedded && !e.DATABASE_URL) throw new ConfigError('Production mode needs DATABASE_URL.');
   if (!embedded && !e.TOKEN_SECRET) throw new ConfigError('Production mode needs TOKEN_SECRET.');
+  if (!embedded && !e.PUSHER_SECRET) throw new ConfigError('Production mode needs PUSHER_SECRET.');
   return {
     port: e.PORT,
     host: e.HOST,
@@ -109,5 +116,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandboxAnswerMs: e.VOICE_SANDBOX_ANSWER_MS,
     agentRingTimeoutMs: e.AGENT_RING_TIMEOUT_MS,
     webDistDir: e.WEB_DIST_DIR ? resolve(e.WEB_DIST_DIR) : undefined,
+    pusher: {
+      appId: e.PUSHER_APP_ID,
+      key: e.PUSHER_KEY,
+      secret: e.PUSHER_SECRET,
+      cluster: e.PUSHER_CLUSTER,
+    },
   };
 }

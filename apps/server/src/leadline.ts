@@ -9,7 +9,9 @@ import { pino } from 'pino';
 import { VoiceEngine, WorkerMediaEngine, type MediaEngine } from '@leadline/voice';
 import { buildApp } from './app';
 import { AccessTokens, TokenRefusedError } from './auth/access-token';
+import { LoginThrottle } from './auth/login-throttle';
 import { SessionStore } from './auth/sessions';
+import { CallControl } from './calls/call-control';
 import { CallFlows } from './calls/call-flows';
 import type { Config } from './config';
 import { openDatabase, type Database } from './db/database';
@@ -85,8 +87,20 @@ export async function startLeadline(
     ringTimeoutMs: config.agentRingTimeoutMs,
   });
   const sessions = new SessionStore(db, config.sessionTtlMs);
+  const pusher = {
+    ...config.pusher,
+    secret: config.pusher.secret ?? loadOrCreateSecret(join(config.dataDir, 'pusher-secret')),
+  };
   const app = await buildApp(
-    { db, sessions, tokens, flows },
+    {
+      db,
+      sessions,
+      tokens,
+      loginThrottle: new LoginThrottle(),
+      flows,
+      control: new CallControl(db, flows),
+      pusher,
+    },
     {
       logger,
       trustProxy: config.trustProxy,

@@ -1,2 +1,3 @@
 export * from './http/index';
 export * from './signalling/index';
+export * from './phone/index';

@@ -1,23 +1,43 @@
 /** Login, logout and the signed-in user (spec section 7). */
 import type { FastifyInstance } from 'fastify';
-import { LoginBody, TimeQuery, type UserResponse } from '@leadline/contracts';
+import { LoginBody, TimeQuery, UserSettingsBody, type UserResponse } from '@leadline/contracts';
 import type { Db } from '../db/database';
 import { AppError } from '../http/errors';
 import { parseWith } from '../http/validate';
-import { findUserByEmail, toUserResource } from '../users/users-repo';
+import { findUserByEmail, setAutoaccept, toUserResource } from '../users/users-repo';
+import type { LoginThrottle } from './login-throttle';
+import { PERMISSION, requirePermission } from './permissions';
 import { clearSessionCookie, sessionOf, setSessionCookie } from './auth-plugin';
 import { verifyPassword } from './password';
 import { SESSION_COOKIE, type SessionStore } from './sessions';
 import type { AccessTokens } from './access-token';
 
 /** Routes of signing in and out. */
-export function authRoutes(deps: { db: Db; sessions: SessionStore; tokens: AccessTokens }) {
+export function authRoutes(deps: {
+  db: Db;
+  sessions: SessionStore;
+  tokens: AccessTokens;
+  loginThrottle: LoginThrottle;
+}) {
   return async (app: FastifyInstance): Promise<void> => {
     app.post('/api/v1/user/login', { config: { auth: 'public' } }, async (request, reply) => {
       const body = parseWith(LoginBody, request.body);
+      const waitMs = deps.loginThrottle.retryAfterMs(body.email, request.ip);
+      if (waitMs > 0) {
+        const minutes = Math.ceil(waitMs / 60_000);
+        reply.header('retry-after', Math.ceil(waitMs / 1000));
+        throw new AppError(
+          'TOO_MANY_LOGINS',
+          `Too many login attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+        );
+      }
       const user = await findUserByEmail(deps.db, body.email);
       const ok = await verifyPassword(body.password, user?.passwordHash ?? null);
-      if (!user || !ok) throw new AppError('LOGIN_FAILED');
+      if (!user || !ok) {
+        deps.loginThrottle.failed(body.email, request.ip);
+        throw new AppError('LOGIN_FAILED');
+      }
+      deps.loginThrottle.succeeded(body.email);
       // A fresh session id at every login (no fixation); the old cookie's session ends.
       const previous = request.cookies[SESSION_COOKIE];
       if (previous) {
@@ -41,6 +61,14 @@ export function authRoutes(deps: { db: Db; sessions: SessionStore; tokens: Acces
       const session = sessionOf(request);
       const user = await toUserResource(deps.db, session.user, session.csrfToken);
       return { success: true, user, csrf_token: session.csrfToken };
+    });
+
+    app.put('/api/v1/user/settings', async (request) => {
+      const { user } = sessionOf(request);
+      requirePermission(user, PERMISSION.autoaccept, 'change Auto Accept');
+      const body = parseWith(UserSettingsBody, request.body);
+      await setAutoaccept(deps.db, user.id, body.autoaccept);
+      return { success: true, autoaccept: body.autoaccept };
     });
 
     app.get('/api/v1/twilio/token2', async (request) => {

@@ -1,6 +1,6 @@
 /** Database access for calls, the users rung for them, and notes. */
 import { randomBytes } from 'node:crypto';
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull } from 'drizzle-orm';
 import { formatPhone, type Call, type CallType, type Disposition } from '@leadline/contracts';
 import type { Db } from '../db/database';
 import {
@@ -9,6 +9,7 @@ import {
   calls,
   notes,
   profiles,
+  smsMessages,
   tags,
   type CallStatus,
   type CallUserOutcome,
@@ -42,6 +43,18 @@ export async function findCallBySid(db: Db, sid: string): Promise<CallRow | null
   return rows[0] ?? null;
 }
 
+/** A call by id, or null (internal use: not scoped to an account). */
+export async function findCallById(db: Db, callId: number): Promise<CallRow | null> {
+  const rows = await db.select().from(calls).where(eq(calls.id, callId)).limit(1);
+  return rows[0] ?? null;
+}
+
+/** A call-user row by id, or null (internal use). */
+export async function findCallUserById(db: Db, id: number): Promise<CallUserRow | null> {
+  const rows = await db.select().from(callUsers).where(eq(callUsers.id, id)).limit(1);
+  return rows[0] ?? null;
+}
+
 /** A call of the account by id, or null. */
 export async function findAccountCall(
   db: Db,
@@ -63,20 +76,116 @@ export async function updateCall(
   values: Partial<
     Pick<
       CallRow,
-      'status' | 'userId' | 'answeredAt' | 'endedAt' | 'seconds' | 'disposition' | 'recordingUrl'
+      | 'status'
+      | 'userId'
+      | 'leadId'
+      | 'answeredAt'
+      | 'endedAt'
+      | 'seconds'
+      | 'disposition'
+      | 'stageKey'
+      | 'held'
+      | 'recordingUrl'
+      | 'recordingPath'
     >
   >,
 ): Promise<void> {
   await db.update(calls).set(values).where(eq(calls.id, callId));
 }
 
-/** Records that a user is being rung for a call. */
+/** Records that a user is being rung for a call (or, `outcome: 'accepted'`, placed it). */
 export async function insertCallUser(
   db: Db,
-  values: { callId: number; userId: number; type: CallType; autoaccept: boolean },
+  values: {
+    callId: number;
+    userId: number;
+    type: CallType;
+    autoaccept: boolean;
+    outcome?: CallUserOutcome;
+    answeredAt?: Date;
+  },
 ): Promise<CallUserRow> {
   const [row] = await db.insert(callUsers).values(values).returning();
   return row!;
+}
+
+/** The user's latest call-user row of a call (optionally with that outcome), or null. */
+export async function findCallUserOf(
+  db: Db,
+  callId: number,
+  userId: number,
+  outcome?: CallUserOutcome,
+): Promise<CallUserRow | null> {
+  const [row] = await db
+    .select()
+    .from(callUsers)
+    .where(
+      and(
+        eq(callUsers.callId, callId),
+        eq(callUsers.userId, userId),
+        outcome === undefined ? undefined : eq(callUsers.outcome, outcome),
+      ),
+    )
+    .orderBy(desc(callUsers.id))
+    .limit(1);
+  return row ?? null;
+}
+
+/** Changes fields of a call-user row. */
+export async function updateCallUser(
+  db: Db,
+  id: number,
+  values: Partial<Pick<CallUserRow, 'outcome' | 'answeredAt' | 'leftAt' | 'type'>>,
+): Promise<void> {
+  await db.update(callUsers).set(values).where(eq(callUsers.id, id));
+}
+
+/** The users on a call now (answered, not left), in the order they joined. */
+export async function activeParticipants(db: Db, callId: number): Promise<CallUserRow[]> {
+  return db
+    .select()
+    .from(callUsers)
+    .where(
+      and(
+        eq(callUsers.callId, callId),
+        eq(callUsers.outcome, 'accepted'),
+        isNull(callUsers.leftAt),
+      ),
+    )
+    .orderBy(asc(callUsers.id));
+}
+
+/** The users still being rung for a call. */
+export async function ringingCallUsers(db: Db, callId: number): Promise<CallUserRow[]> {
+  return db
+    .select()
+    .from(callUsers)
+    .where(and(eq(callUsers.callId, callId), eq(callUsers.outcome, 'ringing')))
+    .orderBy(asc(callUsers.id));
+}
+
+/** The live call the user is on (answered, not left) with their call-user row, or null. */
+export async function findLiveParticipation(
+  db: Db,
+  accountId: number,
+  userId: number,
+): Promise<{ call: CallRow; callUser: CallUserRow } | null> {
+  const [row] = await db
+    .select({ call: calls, callUser: callUsers })
+    .from(callUsers)
+    .innerJoin(calls, eq(calls.id, callUsers.callId))
+    .where(
+      and(
+        eq(calls.accountId, accountId),
+        eq(callUsers.userId, userId),
+        eq(callUsers.outcome, 'accepted'),
+        isNull(callUsers.leftAt),
+        inArray(calls.status, ['ringing', 'in-progress']),
+      ),
+    )
+    .orderBy(desc(callUsers.id))
+    .limit(1);
+  return row ?? null;
 }
 
 /** Sets the outcome of the ringing call-user rows of a call (all users, or one). */
@@ -114,7 +223,7 @@ export async function findUserCallUser(
 }
 
 /** The call as the console loads it: lead, profile with tags, caller number. */
-export async function toCallResource(db: Db, call: CallRow): Promise<Call> {
+export async function toCallResource(db: Db, call: CallRow, now: Date = new Date()): Promise<Call> {
   const lead = call.leadId ? await findLead(db, call.accountId, call.leadId) : null;
   let profile: Call['profile'] = null;
   if (call.profileId) {
@@ -159,6 +268,11 @@ export async function toCallResource(db: Db, call: CallRow): Promise<Call> {
     profile,
     number,
     phone_number: call.phoneNumber,
+    seconds_since_started_at: Math.max(
+      0,
+      Math.floor((now.getTime() - (call.answeredAt ?? call.createdAt).getTime()) / 1000),
+    ),
+    held: call.held,
   };
 }
 
@@ -169,6 +283,20 @@ export async function setDisposition(
   disposition: Disposition,
 ): Promise<void> {
   await db.update(calls).set({ disposition }).where(eq(calls.id, callId));
+}
+
+/** The tag keys of a profile. */
+export async function profileTagKeys(db: Db, profileId: number): Promise<string[]> {
+  const rows = await db.select({ key: tags.key }).from(tags).where(eq(tags.profileId, profileId));
+  return rows.map((r) => r.key);
+}
+
+/** Stores an SMS follow-up (the embedded provider delivers nothing further). */
+export async function insertSms(
+  db: Db,
+  values: { accountId: number; callId: number; userId: number; toNumber: string; body: string },
+): Promise<void> {
+  await db.insert(smsMessages).values(values);
 }
 
 /** Stores a note on a call. */

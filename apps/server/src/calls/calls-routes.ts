@@ -1,28 +1,39 @@
-/** The console's call endpoints: the call user, Ignore, disposition and notes. */
+/**
+ * The console's call endpoints: the call user, Ignore, the dispositions, notes, SMS,
+ * 'Check for lead' and the WebRTC debug report.
+ */
 import type { FastifyInstance } from 'fastify';
 import {
+  DebugWebrtcBody,
+  Disposition2Body,
   DispositionBody,
   IdParams,
   NoteBody,
-  type CallType,
+  SmsBody,
   type CallUserResponse,
 } from '@leadline/contracts';
 import { sessionOf } from '../auth/auth-plugin';
+import { PERMISSION, requirePermission } from '../auth/permissions';
 import type { Db } from '../db/database';
 import { AppError } from '../http/errors';
 import { parseWith } from '../http/validate';
+import { findWaitingLead } from '../leads/leads-repo';
 import type { CallFlows } from './call-flows';
 import {
   findAccountCall,
   findUserCallUser,
   insertNote,
+  insertSms,
+  profileTagKeys,
   setDisposition,
   toCallResource,
+  updateCall,
 } from './calls-repo';
 
 /** Routes of the console's calls. */
 export function callsRoutes(deps: { db: Db; flows: CallFlows }) {
   return async (app: FastifyInstance): Promise<void> => {
+    /** A call of the session's account by the path's id (404 for anything else). */
     const accountCall = async (accountId: number, params: unknown) => {
       const { id } = parseWith(IdParams, params, 'path');
       const call = await findAccountCall(deps.db, accountId, id);
@@ -36,8 +47,8 @@ export function callsRoutes(deps: { db: Db; flows: CallFlows }) {
       const found = await findUserCallUser(deps.db, user.id, id);
       if (!found) throw new AppError('NOT_FOUND', 'Call user not found.');
       return {
-        call: await toCallResource(deps.db, found.call),
-        type: found.callUser.type as CallType,
+        call: await toCallResource(deps.db, found.call, deps.flows.now()),
+        type: found.callUser.type,
         autoaccept: found.callUser.autoaccept,
       };
     });
@@ -57,6 +68,18 @@ export function callsRoutes(deps: { db: Db; flows: CallFlows }) {
       return { success: true };
     });
 
+    app.post('/apps/webrtc/:id/disposition2', async (request) => {
+      const { user } = sessionOf(request);
+      const call = await accountCall(user.accountId, request.params);
+      const body = parseWith(Disposition2Body, request.body);
+      const keys = call.profileId === null ? [] : await profileTagKeys(deps.db, call.profileId);
+      if (!keys.includes(body.key)) {
+        throw new AppError('VALIDATION_FAILED', "The key is not a tag of this call's profile.");
+      }
+      await updateCall(deps.db, call.id, { stageKey: body.key });
+      return { success: true };
+    });
+
     app.post('/api/v1/notes', async (request, reply) => {
       const { user } = sessionOf(request);
       const body = parseWith(NoteBody, request.body);
@@ -69,6 +92,40 @@ export function callsRoutes(deps: { db: Db; flows: CallFlows }) {
         content: body.content,
       });
       return reply.status(201).send({ success: true, note: { id: note.id } });
+    });
+
+    app.post('/apps/webrtc/:id/sms', async (request) => {
+      const { user } = sessionOf(request);
+      requirePermission(user, PERMISSION.sms, 'send an SMS');
+      const call = await accountCall(user.accountId, request.params);
+      const body = parseWith(SmsBody, request.body);
+      if (!call.phoneNumber) throw new AppError('NO_PHONE_NUMBER');
+      await insertSms(deps.db, {
+        accountId: user.accountId,
+        callId: call.id,
+        userId: user.id,
+        toNumber: call.phoneNumber,
+        body: body.smsbody,
+      });
+      return { success: true };
+    });
+
+    app.post('/apps/webrtc/check', async (request) => {
+      const { user } = sessionOf(request);
+      const waiting = await findWaitingLead(deps.db, user.accountId);
+      const call = await deps.flows.checkForLead(user, waiting);
+      if (!call) return { success: false, error: 'No lead is waiting.' };
+      return { success: true, call: { id: call.id } };
+    });
+
+    app.post('/twilio/debug/webrtc', async (request) => {
+      const { user } = sessionOf(request);
+      const body = parseWith(DebugWebrtcBody, request.body ?? {});
+      request.log.warn(
+        { userId: user.id, reportedUser: body.user, connStatus: body.conn_status },
+        'softphone disconnected without a clean close',
+      );
+      return { success: true };
     });
   };
 }

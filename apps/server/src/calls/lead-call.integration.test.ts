@@ -107,10 +107,25 @@ describe('lead intake', () => {
     ]);
   });
 
-  it('marks the call missed when no agent is online', async () => {
+  it('records offline when no agent is online, busy when every online agent is on a call', async () => {
     const res = await postLead({ fname: 'Nobody', phone_number: '+15550100043' });
-    expect(res.json()).toMatchObject({ call: { status: 'missed', agent_id: null } });
+    expect(res.json()).toMatchObject({ call: { status: 'offline', agent_id: null } });
     expect(t.telephony.commands.filter((c) => c.op === 'ringAgent')).toHaveLength(0);
+
+    await online(agent.userId);
+    const first = await postLead({ fname: 'First', phone_number: '+15550100047' });
+    const [firstCall] = await t.database.db
+      .select()
+      .from(calls)
+      .where(eq(calls.id, first.json<{ call: { id: number } }>().call.id));
+    t.telephony.emit({
+      type: 'agent.answered',
+      callSid: firstCall!.sid,
+      identity: String(agent.userId),
+    });
+    await t.flows.idle();
+    const second = await postLead({ fname: 'Second', phone_number: '+15550100048' });
+    expect(second.json()).toMatchObject({ call: { status: 'busy', agent_id: null } });
   });
 });
 
@@ -204,12 +219,18 @@ describe('a lead call, end to end through the flows', () => {
 
     const b = await postLead({ fname: 'Timeout', phone_number: '+15550100045' });
     const bId = b.json<{ call: { id: number } }>().call.id;
-    clock.advance(30_000);
+    const [bCall] = await t.database.db.select().from(calls).where(eq(calls.id, bId));
+    const statusOfB = async () =>
+      (await t.database.db.select().from(calls).where(eq(calls.id, bId)))[0]!.status;
+    clock.advance(29_999);
     await t.flows.idle();
-    expect((await t.database.db.select().from(calls).where(eq(calls.id, bId)))[0]!.status).toBe(
-      'missed',
-    );
-    expect(t.telephony.commands.filter((c) => c.op === 'cancelRing')).toHaveLength(1);
+    expect(await statusOfB()).toBe('ringing');
+    clock.advance(1);
+    await t.flows.idle();
+    expect(await statusOfB()).toBe('missed');
+    expect(t.telephony.ops('cancelRing').filter((c) => c.callSid === bCall!.sid)).toEqual([
+      { op: 'cancelRing', callSid: bCall!.sid, identity: String(agent.userId) },
+    ]);
   });
 
   it('keeps other users out: another user gets 404 for the call user', async () => {

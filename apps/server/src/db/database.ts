@@ -5,6 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { serverRoot } from '../lib/app-root';
 import * as schema from './schema';
@@ -30,7 +31,8 @@ export async function openDatabase(location: DatabaseLocation): Promise<Database
     const { default: pg } = await import('pg');
     const { drizzle } = await import('drizzle-orm/node-postgres');
     const { migrate } = await import('drizzle-orm/node-postgres/migrator');
-    const pool = new pg.Pool({ connectionString: location.url, max: 10 });
+    // Short interactive queries: JIT compilation costs more than it saves (tens of ms).
+    const pool = new pg.Pool({ connectionString: location.url, max: 10, options: '-c jit=off' });
     const db = drizzle(pool, { schema });
     await migrate(db, { migrationsFolder: migrationsFolder() });
     return { db: db as unknown as Db, driver: 'pg', close: () => pool.end() };
@@ -43,4 +45,16 @@ export async function openDatabase(location: DatabaseLocation): Promise<Database
   const db = drizzle(client, { schema });
   await migrate(db, { migrationsFolder: migrationsFolder() });
   return { db: db as unknown as Db, driver: 'pglite', close: () => client.close() };
+}
+
+/**
+ * Runs raw SQL and returns its rows. Both drivers answer with `{ rows }`; the shared `Db`
+ * type cannot say so, hence the one cast here.
+ */
+export async function queryRows<T extends Record<string, unknown>>(
+  db: Db,
+  query: SQL,
+): Promise<T[]> {
+  const result = (await db.execute<T>(query)) as { rows: T[] };
+  return result.rows;
 }

@@ -16,7 +16,7 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import type { AccountSettings } from '@leadline/contracts';
+import type { AccountSettings, CallType } from '@leadline/contracts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 
@@ -65,7 +65,8 @@ export const users = pgTable(
   },
   (t) => [
     uniqueIndex('users_email_unique').on(sql`lower(${t.email})`),
-    index('users_account_idx').on(t.accountId, t.fullName),
+    // The agent lists page by name; the id breaks ties so the index serves the order.
+    index('users_account_name_idx').on(t.accountId, t.fullName, t.id),
   ],
 );
 
@@ -209,19 +210,35 @@ export const calls = pgTable(
     endedAt: timestamp('ended_at', { withTimezone: true }),
     seconds: integer('seconds').notNull().default(0),
     recordingUrl: text('recording_url'),
+    /** The recording's file (served at `recording_url` to the account's users only). */
+    recordingPath: text('recording_path'),
     disposition: text('disposition'),
     stageKey: text('stage_key'),
+    /** The lead is on hold. */
+    held: boolean('held').notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [
     uniqueIndex('calls_sid_unique').on(t.sid),
     index('calls_account_user_idx').on(t.accountId, t.userId, t.createdAt),
     index('calls_account_created_idx').on(t.accountId, t.createdAt),
+    index('calls_lead_idx').on(t.leadId),
+    // The live calls: a small partial index.
+    index('calls_live_idx')
+      .on(t.userId)
+      .where(sql`${t.status} in ('ringing', 'in-progress')`),
   ],
 );
 
 /** Outcome of ringing one user for one call. */
 export type CallUserOutcome = 'ringing' | 'accepted' | 'rejected' | 'missed' | 'canceled';
+
+/**
+ * Why a user was rung for a call (the contract's `CallType`): `lead` for the call's primary
+ * agent (lead, inbound and outbound calls alike), else transfer, conference, listen, whisper,
+ * barge.
+ */
+export type CallUserType = CallType;
 
 /** Which user was rung for which call. */
 export const callUsers = pgTable(
@@ -234,12 +251,23 @@ export const callUsers = pgTable(
     userId: integer('user_id')
       .notNull()
       .references(() => users.id),
-    type: text('type').notNull().default('lead'),
+    type: text('type').$type<CallUserType>().notNull().default('lead'),
     autoaccept: boolean('autoaccept').notNull().default(false),
     outcome: text('outcome').$type<CallUserOutcome>().notNull().default('ringing'),
+    /** When the user joined the call (answered). */
+    answeredAt: timestamp('answered_at', { withTimezone: true }),
+    /** When the user left the call (hung up, transferred away, removed). */
+    leftAt: timestamp('left_at', { withTimezone: true }),
     createdAt: createdAt(),
   },
-  (t) => [index('call_users_call_idx').on(t.callId), index('call_users_user_idx').on(t.userId)],
+  (t) => [
+    index('call_users_call_idx').on(t.callId),
+    index('call_users_user_idx').on(t.userId, t.createdAt),
+    // Who is on a call now: answered and not left, a small set whatever the history holds.
+    index('call_users_open_idx')
+      .on(t.userId)
+      .where(sql`${t.outcome} = 'accepted' and ${t.leftAt} is null`),
+  ],
 );
 
 /** A note an agent wrote after a call. */

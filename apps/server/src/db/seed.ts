@@ -4,7 +4,8 @@
  * and makes sure the configured lead-intake API key exists.
  */
 import { createHash } from 'node:crypto';
-import { count, eq } from 'drizzle-orm';
+import { count, eq, sql } from 'drizzle-orm';
+import type { AccountSettings } from '@leadline/contracts';
 import { hashPassword } from '../auth/password';
 import type { Db } from './database';
 import {
@@ -25,8 +26,129 @@ export const DEMO_PASSWORD = 'leadline-demo';
 const AGENT_PERMISSIONS = ['app-sms', 'app-retry', 'app-autoaccept'];
 const SUPERVISOR_PERMISSIONS = [...AGENT_PERMISSIONS, 'listen', 'whisper', 'barge'];
 
-/** Seeds the demo account if the database is empty; returns whether it did. */
+/**
+ * Accounts whose behaviour the spec hard-codes by id, seeded with that behaviour as settings
+ * (spec sections 2, 6 and 8): each gets one agent, `agent@a<id>.example.com`.
+ */
+export const SPECIAL_ACCOUNTS: ReadonlyArray<{
+  id: number;
+  name: string;
+  settings: AccountSettings;
+}> = [
+  {
+    id: 6671,
+    name: 'Account 6671 (lead names, hidden e-mail, CRM link)',
+    settings: {
+      hide_lead_email: true,
+      history_shows_lead_name: true,
+      external_crm_link_template:
+        'https://crm.example.com/agents/{agent_id}/leads/{lead_id}?phone={phone}&call={call_id}',
+    },
+  },
+  {
+    id: 9920,
+    name: 'Account 9920 (phone on the lead card)',
+    settings: { lead_card_shows_phone: true },
+  },
+  {
+    id: 9420,
+    name: 'Account 9420 (number in the inbound banner)',
+    settings: { inbound_banner_shows_number: true },
+  },
+  {
+    id: 781,
+    name: 'Account 781 (no automatic token re-fetch)',
+    settings: { no_token_refetch: true },
+  },
+];
+
+/** The profile that does not auto-answer (spec section 6), in account 6671. */
+export const NO_AUTO_ANSWER_PROFILE_ID = 7703;
+
+/**
+ * Seeds what is missing of the demo: the demo account (on an empty database), and each special
+ * account by id. Returns whether anything was created.
+ */
 export async function seedDemo(db: Db): Promise<boolean> {
+  const createdDemo = await seedDemoAccount(db);
+  let createdSpecial = false;
+  for (const special of SPECIAL_ACCOUNTS) {
+    createdSpecial = (await seedSpecialAccount(db, special)) || createdSpecial;
+  }
+  if (createdSpecial) {
+    // Rows were inserted with explicit ids: move the sequences past them.
+    await db.execute(
+      sql`select setval(pg_get_serial_sequence('accounts', 'id'), (select max(id) from accounts))`,
+    );
+    await db.execute(
+      sql`select setval(pg_get_serial_sequence('profiles', 'id'), (select max(id) from profiles))`,
+    );
+  }
+  return createdDemo || createdSpecial;
+}
+
+async function seedSpecialAccount(
+  db: Db,
+  special: { id: number; name: string; settings: AccountSettings },
+): Promise<boolean> {
+  const [existing] = await db
+    .select({ id: accounts.id })
+    .from(accounts)
+    .where(eq(accounts.id, special.id));
+  if (existing) return false;
+  const password = await hashPassword(DEMO_PASSWORD);
+  await db.transaction(async (tx) => {
+    const accountId = special.id;
+    await tx
+      .insert(accounts)
+      .values({ id: accountId, name: special.name, settings: special.settings });
+    const profileValues =
+      accountId === 6671
+        ? {
+            id: NO_AUTO_ANSWER_PROFILE_ID,
+            accountId,
+            name: 'Callbacks (no auto-answer)',
+            autoAnswer: false,
+          }
+        : { accountId, name: 'Leads' };
+    const [profile] = await tx.insert(profiles).values(profileValues).returning();
+    await tx.insert(tags).values([
+      { profileId: profile!.id, key: 'hot', name: 'Hot lead', color: '#d93025' },
+      { profileId: profile!.id, key: 'follow-up', name: 'Follow up', color: '#1a73e8' },
+    ]);
+    const [agent] = await tx
+      .insert(users)
+      .values({
+        accountId,
+        email: `agent@a${accountId}.example.com`,
+        passwordHash: password,
+        fullName: `Agent ${accountId}`,
+        permissions: AGENT_PERMISSIONS,
+      })
+      .returning({ id: users.id });
+    const [team] = await tx.insert(teams).values({ accountId, name: 'Agents' }).returning();
+    await tx.insert(teamMembers).values({ teamId: team!.id, userId: agent!.id });
+    await tx.insert(callerNumbers).values({
+      accountId,
+      profileId: profile!.id,
+      name: `${special.name.split(' (')[0]} line`,
+      phoneNumber: `+1555015${String(accountId).padStart(4, '0')}`,
+    });
+    await tx.insert(leads).values({
+      accountId,
+      profileId: profile!.id,
+      fname: 'Casey',
+      lname: `Lead ${accountId}`,
+      phoneNumber: `+155501${String(accountId).padStart(5, '0').slice(-5)}`,
+      email: `casey.${accountId}@example.net`,
+      company: 'Example Co',
+    });
+  });
+  return true;
+}
+
+/** Seeds the demo account if the database has no account yet; returns whether it did. */
+async function seedDemoAccount(db: Db): Promise<boolean> {
   const [{ n } = { n: 0 }] = await db.select({ n: count() }).from(accounts);
   if (n > 0) return false;
   const password = await hashPassword(DEMO_PASSWORD);

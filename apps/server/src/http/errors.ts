@@ -42,6 +42,26 @@ export const ERRORS = {
   FORBIDDEN: { status: 403, message: 'You do not have permission to do this.', shape: 'refusal' },
   NOT_FOUND: { status: 404, message: 'Not found.', shape: 'error' },
   CALL_NOT_ACTIVE: { status: 409, message: 'This call is no longer active.', shape: 'refusal' },
+  NOT_ON_CALL: { status: 409, message: 'You are not on this call.', shape: 'refusal' },
+  NOT_ON_ANY_CALL: { status: 409, message: 'You are not on a call.', shape: 'refusal' },
+  ALREADY_ON_CALL: { status: 409, message: 'You are already on a call.', shape: 'refusal' },
+  AGENT_UNAVAILABLE: { status: 409, message: 'This agent is not available.', shape: 'refusal' },
+  TEAM_UNAVAILABLE: {
+    status: 409,
+    message: 'No agent of this team is available.',
+    shape: 'refusal',
+  },
+  CALL_HAS_LEAD: { status: 409, message: 'This call already has a lead.', shape: 'refusal' },
+  NO_PHONE_NUMBER: {
+    status: 409,
+    message: 'This call has no phone number to text.',
+    shape: 'refusal',
+  },
+  TOO_MANY_LOGINS: {
+    status: 429,
+    message: 'Too many login attempts. Try again in 15 minutes.',
+    shape: 'refusal',
+  },
   INTERNAL: { status: 500, message: 'Something went wrong on our side.', shape: 'error' },
 } as const satisfies Record<string, ErrorDefinition>;
 

@@ -5,12 +5,19 @@
 import type { z } from 'zod';
 import { AppError } from './errors';
 
-/** One sentence describing the first problem of a failed parse. */
-export function describeIssue(error: z.ZodError, where: string): string {
+/** Whether the top-level key of `path` is absent (or undefined) in `input`. */
+function isMissing(input: unknown, path: PropertyKey[]): boolean {
+  const key = path[0];
+  if (key === undefined || typeof input !== 'object' || input === null) return false;
+  return (input as Record<PropertyKey, unknown>)[key] === undefined;
+}
+
+/** One sentence describing the first problem of a failed parse of `input`. */
+export function describeIssue(error: z.ZodError, where: string, input?: unknown): string {
   const issue = error.issues[0];
   if (!issue) return `The ${where} is invalid.`;
   const field = issue.path.join('.');
-  if (issue.code === 'invalid_type' && issue.input === undefined && field) {
+  if (issue.code === 'invalid_type' && field && isMissing(input, issue.path)) {
     return `The ${field.replaceAll('_', ' ')} field is required.`;
   }
   if (issue.code === 'invalid_type' && !field) return `The ${where} must be a JSON object.`;
@@ -25,9 +32,10 @@ export function parseWith<S extends z.ZodType>(
   input: unknown,
   where: 'body' | 'query' | 'path' = 'body',
 ): z.output<S> {
-  const result = schema.safeParse(input ?? (where === 'body' ? undefined : {}));
+  const value = input ?? (where === 'body' ? undefined : {});
+  const result = schema.safeParse(value);
   if (!result.success) {
-    throw new AppError('VALIDATION_FAILED', describeIssue(result.error, where));
+    throw new AppError('VALIDATION_FAILED', describeIssue(result.error, where, value));
   }
   return result.data;
 }

@@ -1,8 +1,8 @@
 /** Database access for leads. */
-import { and, eq } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, notExists, sql } from 'drizzle-orm';
 import { formatPhone, type Lead, type LeadIntakeBody } from '@leadline/contracts';
 import type { Db } from '../db/database';
-import { leads } from '../db/schema';
+import { calls, leads } from '../db/schema';
 
 /** A lead row. */
 export type LeadRow = typeof leads.$inferSelect;
@@ -39,6 +39,39 @@ export async function findLead(db: Db, accountId: number, leadId: number): Promi
     .where(and(eq(leads.accountId, accountId), eq(leads.id, leadId)))
     .limit(1);
   return rows[0] ?? null;
+}
+
+/** How far back 'Check for lead' looks. */
+export const WAITING_LEAD_WINDOW_MS = 24 * 3_600_000;
+
+/**
+ * 'Check for lead': the lead of the account's newest call of the last day that reached nobody
+ * (missed, busy or offline) and that has not been called since, or null.
+ */
+export async function findWaitingLead(
+  db: Db,
+  accountId: number,
+  now: Date = new Date(),
+): Promise<LeadRow | null> {
+  const later = db
+    .select({ one: sql`1` })
+    .from(sql`${calls} as later`)
+    .where(sql`later.lead_id = ${calls.leadId} and later.id > ${calls.id}`);
+  const [row] = await db
+    .select({ lead: leads })
+    .from(calls)
+    .innerJoin(leads, eq(leads.id, calls.leadId))
+    .where(
+      and(
+        eq(calls.accountId, accountId),
+        inArray(calls.status, ['missed', 'busy', 'offline']),
+        gt(calls.createdAt, new Date(now.getTime() - WAITING_LEAD_WINDOW_MS)),
+        notExists(later),
+      ),
+    )
+    .orderBy(desc(calls.createdAt), desc(calls.id))
+    .limit(1);
+  return row?.lead ?? null;
 }
 
 /** The lead as the console shows it. */

@@ -4,13 +4,24 @@
  * the voice package and end to end.
  */
 import type { WireError } from '@leadline/contracts/signalling';
-import type { Telephony, TelephonyEvent } from './telephony';
+import type { AgentRole, Telephony, TelephonyEvent } from './telephony';
 
 /** One recorded command. */
 export type TelephonyCommand =
-  | { op: 'ringAgent'; callSid: string; identity: string; params: Record<string, string> }
-  | { op: 'cancelRing'; callSid: string }
+  | {
+      op: 'ringAgent';
+      callSid: string;
+      identity: string;
+      params: Record<string, string>;
+      role: AgentRole;
+    }
+  | { op: 'cancelRing'; callSid: string; identity?: string }
   | { op: 'dial'; callSid: string; number: string }
+  | { op: 'addCaller'; callSid: string; from: string; to: string }
+  | { op: 'setRole'; callSid: string; identity: string; role: AgentRole }
+  | { op: 'removeAgent'; callSid: string; identity: string }
+  | { op: 'hold'; callSid: string }
+  | { op: 'unhold'; callSid: string }
   | { op: 'hangup'; callSid: string; error?: WireError };
 
 /** The fake. */
@@ -24,17 +35,52 @@ export class FakeTelephony implements Telephony {
     return this.online.has(identity);
   }
 
-  ringAgent(callSid: string, identity: string, params: Record<string, string>): Promise<number> {
-    this.commands.push({ op: 'ringAgent', callSid, identity, params });
+  ringAgent(
+    callSid: string,
+    identity: string,
+    params: Record<string, string>,
+    options: { role?: AgentRole } = {},
+  ): Promise<number> {
+    this.commands.push({
+      op: 'ringAgent',
+      callSid,
+      identity,
+      params,
+      role: options.role ?? 'agent',
+    });
     return Promise.resolve(this.online.has(identity) ? 1 : 0);
   }
 
-  cancelRing(callSid: string): void {
-    this.commands.push({ op: 'cancelRing', callSid });
+  cancelRing(callSid: string, identity?: string): void {
+    this.commands.push(
+      identity === undefined
+        ? { op: 'cancelRing', callSid }
+        : { op: 'cancelRing', callSid, identity },
+    );
   }
 
   dial(callSid: string, number: string): void {
     this.commands.push({ op: 'dial', callSid, number });
+  }
+
+  addCaller(callSid: string, from: string, to: string): void {
+    this.commands.push({ op: 'addCaller', callSid, from, to });
+  }
+
+  setRole(callSid: string, identity: string, role: AgentRole): void {
+    this.commands.push({ op: 'setRole', callSid, identity, role });
+  }
+
+  removeAgent(callSid: string, identity: string): void {
+    this.commands.push({ op: 'removeAgent', callSid, identity });
+  }
+
+  hold(callSid: string): void {
+    this.commands.push({ op: 'hold', callSid });
+  }
+
+  unhold(callSid: string): void {
+    this.commands.push({ op: 'unhold', callSid });
   }
 
   hangup(callSid: string, error?: WireError): void {
@@ -51,5 +97,10 @@ export class FakeTelephony implements Telephony {
     if (event.type === 'device.online') this.online.add(event.identity);
     if (event.type === 'device.offline') this.online.delete(event.identity);
     for (const listener of this.#listeners) listener(event);
+  }
+
+  /** The commands of one kind. */
+  ops<K extends TelephonyCommand['op']>(op: K): Extract<TelephonyCommand, { op: K }>[] {
+    return this.commands.filter((c): c is Extract<TelephonyCommand, { op: K }> => c.op === op);
   }
 }

@@ -1,23 +1,42 @@
 /**
  * The server's one telephony port. Call flows and call-control endpoints use only this; the
  * embedded voice engine implements it (`@leadline/voice`'s `VoiceEngine`), and a production
- * provider implements the same shape.
+ * provider implements the same shape. `callSid` always names the whole call (the engine's
+ * room); an agent's side of it is (callSid, identity).
  */
 import type { TelephonyEvent } from '@leadline/voice';
 import type { WireError } from '@leadline/contracts/signalling';
 
 export type { TelephonyEvent };
 
+/** How an agent takes part in a call (who hears whom is the provider's mixing rule). */
+export type AgentRole = 'agent' | 'conference' | 'listen' | 'whisper' | 'barge';
+
 /** Commands the server gives its telephony provider; events come back through `subscribe`. */
 export interface Telephony {
   /** Whether a device of the identity is registered. */
   isOnline(identity: string): boolean;
-  /** Rings the identity's devices with an incoming call; resolves with how many ring. */
-  ringAgent(callSid: string, identity: string, params: Record<string, string>): Promise<number>;
-  /** Stops ringing an agent who has not answered. */
-  cancelRing(callSid: string): void;
+  /** Rings the identity's devices to join the call in `role`; resolves with how many ring. */
+  ringAgent(
+    callSid: string,
+    identity: string,
+    params: Record<string, string>,
+    options?: { role?: AgentRole },
+  ): Promise<number>;
+  /** Stops ringing agents who have not answered (one identity, or everyone). */
+  cancelRing(callSid: string, identity?: string): void;
   /** Dials a phone number (E.164) into the call. */
   dial(callSid: string, number: string): void;
+  /** A (sandbox) caller already on the line joins the call: an inbound call. */
+  addCaller(callSid: string, from: string, to: string): void;
+  /** Changes how an agent takes part (e.g. whisper → barge). */
+  setRole(callSid: string, identity: string, role: AgentRole): void;
+  /** One agent leaves the call; the others stay (transfer). */
+  removeAgent(callSid: string, identity: string): void;
+  /** The lead hears hold music; agents and lead stop hearing each other. */
+  hold(callSid: string): void;
+  /** Ends the hold. */
+  unhold(callSid: string): void;
   /** Ends the whole call for everyone in it. */
   hangup(callSid: string, error?: WireError): void;
   /** Subscribes to every event; returns the unsubscribe function. */

@@ -6,7 +6,9 @@ import { pino } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app';
 import { AccessTokens } from '../auth/access-token';
+import { LoginThrottle } from '../auth/login-throttle';
 import { SessionStore } from '../auth/sessions';
+import { CallControl } from '../calls/call-control';
 import { CallFlows, type FlowClock } from '../calls/call-flows';
 import type { Database } from '../db/database';
 import { DEMO_PASSWORD, ensureApiKey, seedDemo } from '../db/seed';
@@ -15,6 +17,14 @@ import { openTestDatabase } from './test-database';
 
 /** The secret tests sign tokens with. */
 export const TEST_TOKEN_SECRET = 'test-secret-test-secret-test-secret-0123';
+/** The realtime credentials tests sign with. */
+export const TEST_PUSHER = {
+  appId: 'test',
+  key: 'test-key',
+  secret: 'test-secret-0123456789',
+  cluster: 'us2',
+};
+
 /** The demo API key the seed registers in tests. */
 export const TEST_API_KEY = 'demo-api-key';
 
@@ -30,13 +40,13 @@ export interface TestApp {
 
 /** Starts the application on a fresh seeded database. */
 export async function startTestApp(
-  options: { clock?: FlowClock; trustProxy?: boolean } = {},
+  options: { clock?: FlowClock; trustProxy?: boolean; loginThrottle?: LoginThrottle } = {},
 ): Promise<TestApp> {
   const database = await openTestDatabase();
   await seedDemo(database.db);
   await ensureApiKey(database.db, TEST_API_KEY);
   const telephony = new FakeTelephony();
-  const logger = pino({ level: 'silent' });
+  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const flows = new CallFlows({
     db: database.db,
     telephony,
@@ -47,7 +57,15 @@ export async function startTestApp(
   flows.start();
   const tokens = new AccessTokens(TEST_TOKEN_SECRET, 3600);
   const app = await buildApp(
-    { db: database.db, sessions: new SessionStore(database.db, 3_600_000), tokens, flows },
+    {
+      db: database.db,
+      sessions: new SessionStore(database.db, 3_600_000),
+      tokens,
+      loginThrottle: options.loginThrottle ?? new LoginThrottle(),
+      flows,
+      control: new CallControl(database.db, flows),
+      pusher: TEST_PUSHER,
+    },
     { logger, trustProxy: options.trustProxy ?? false, webDistDir: '/nonexistent' },
   );
   return {
@@ -67,6 +85,7 @@ export async function startTestApp(
 
 /** A logged-in user: its cookie header, CSRF token and user id. */
 export interface Agent {
+  /** The session cookie header (`leadline_session=…`); `renew` replaces it. */
   cookie: string;
   csrf: string;
   userId: number;

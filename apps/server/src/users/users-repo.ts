@@ -1,5 +1,5 @@
 /** Database access for users. */
-import { and, asc, eq, notExists, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, notExists, or, sql } from 'drizzle-orm';
 import { formatPhone, type User } from '@leadline/contracts';
 import type { Db } from '../db/database';
 import { accounts, callUsers, calls, users } from '../db/schema';
@@ -58,6 +58,7 @@ export async function toUserResource(db: Db, user: UserRow, csrfToken: string): 
       activecampaign_domain: user.integrations.activecampaign_domain ?? null,
     },
     settings: account?.settings ?? {},
+    autoaccept: user.autoaccept,
     csrf_token: csrfToken,
   };
 }
@@ -65,6 +66,11 @@ export async function toUserResource(db: Db, user: UserRow, csrfToken: string): 
 /** Records whether a device of the user is registered with the gateway. */
 export async function setOnlineApp(db: Db, userId: number, online: boolean): Promise<void> {
   await db.update(users).set({ isOnlineApp: online }).where(eq(users.id, userId));
+}
+
+/** Turns the user's Auto Accept on or off. */
+export async function setAutoaccept(db: Db, userId: number, autoaccept: boolean): Promise<void> {
+  await db.update(users).set({ autoaccept }).where(eq(users.id, userId));
 }
 
 /** Marks every user offline (at start: no device is connected yet). */
@@ -77,13 +83,25 @@ export async function touchLastCall(db: Db, userId: number, at: Date): Promise<v
   await db.update(users).set({ lastCallAt: at }).where(eq(users.id, userId));
 }
 
-const LIVE_CALL = sql`(${calls.status} in ('ringing', 'in-progress'))`;
-
 /**
- * Agents of the account who can take a lead now: available, online in the app, and neither on
- * a call nor being rung; the longest idle first.
+ * Agents of the account who can take a lead now: available, online in the app, neither on a
+ * call nor being rung; the longest idle first.
  */
 export async function findAvailableAgents(db: Db, accountId: number): Promise<UserRow[]> {
+  const busy = db
+    .select({ one: sql`1` })
+    .from(callUsers)
+    .innerJoin(calls, eq(calls.id, callUsers.callId))
+    .where(
+      and(
+        eq(callUsers.userId, users.id),
+        inArray(calls.status, ['ringing', 'in-progress']),
+        or(
+          eq(callUsers.outcome, 'ringing'),
+          and(eq(callUsers.outcome, 'accepted'), isNull(callUsers.leftAt)),
+        ),
+      ),
+    );
   return db
     .select()
     .from(users)
@@ -92,20 +110,20 @@ export async function findAvailableAgents(db: Db, accountId: number): Promise<Us
         eq(users.accountId, accountId),
         eq(users.isAvailable, true),
         eq(users.isOnlineApp, true),
-        notExists(
-          db
-            .select({ one: sql`1` })
-            .from(callUsers)
-            .innerJoin(calls, eq(calls.id, callUsers.callId))
-            .where(
-              and(
-                eq(callUsers.userId, users.id),
-                or(eq(callUsers.outcome, 'ringing'), eq(callUsers.outcome, 'accepted')),
-                LIVE_CALL,
-              ),
-            ),
-        ),
+        notExists(busy),
       ),
     )
     .orderBy(sql`${users.lastCallAt} asc nulls first`, asc(users.id));
+}
+
+/** Whether some agent of the account is available and online in the app (maybe on a call). */
+export async function hasOnlineAgents(db: Db, accountId: number): Promise<boolean> {
+  const [row] = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(
+      and(eq(users.accountId, accountId), eq(users.isAvailable, true), eq(users.isOnlineApp, true)),
+    )
+    .limit(1);
+  return row !== undefined;
 }

@@ -39,6 +39,8 @@ export interface User {
     activecampaign_domain: string | null;
   };
   settings: AccountSettings;
+  /** Incoming calls are answered automatically (the Settings panel's Auto Accept). */
+  autoaccept: boolean;
   csrf_token: string;
 }
 

@@ -15,5 +15,11 @@ export interface Refusal {
 export const TimeQuery = z.object({ time: z.optional(z.union([z.string(), z.number()])) });
 
 /** A positive integer path id such as `/api/v1/callusers/{id}`. */
-export const IdParams = z.object({ id: z.coerce.number().int().positive() });
+export const IdParams = z.object({
+  id: z.coerce
+    .number({ error: 'The id must be a number.' })
+    .int({ error: 'The id must be a whole number.' })
+    .positive({ error: 'The id must be a positive number.' })
+    .max(2_147_483_647, { error: 'The id is too large.' }),
+});
 export type IdParams = z.infer<typeof IdParams>;

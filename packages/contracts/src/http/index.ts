@@ -3,3 +3,8 @@ export * from './auth';
 export * from './leads';
 export * from './calls';
 export * from './phone';
+export * from './outbound';
+export * from './paging';
+export * from './users';
+export * from './history';
+export * from './call-control';

@@ -1,30 +1,19 @@
 import { z } from 'zod';
-import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/min';
+import { PHONE_INPUT_MAX_LENGTH } from '../phone/constants';
+import { toE164 } from '../phone/normalize-phone';
 
-/**
- * Normalises a dialable number to E.164, or returns null. "Possible" (length fits), not "valid",
- * so the sandbox's +1555… numbers are accepted.
- */
-export function toE164(input: string, defaultCountry: string = 'US'): string | null {
-  const parsed = parsePhoneNumberFromString(input, {
-    defaultCountry: defaultCountry.toUpperCase() as CountryCode,
-  });
-  if (!parsed || !parsed.isPossible()) return null;
-  return parsed.number;
-}
-
-/** Formats an E.164 number for display (international format), or returns it unchanged. */
-export function formatPhone(e164: string): string {
-  const parsed = parsePhoneNumberFromString(e164);
-  return parsed ? parsed.formatInternational() : e164;
-}
+// The parsing and normalising live in the shared phone module; the server keeps importing
+// these from '@leadline/contracts'.
+export { toE164, formatPhone } from '../phone/normalize-phone';
 
 /** A phone number field: any common notation in, E.164 out. */
 export const PhoneNumber = z
   .string({ error: 'The phone number field is required.' })
   .trim()
   .min(1, { error: 'The phone number field is required.' })
-  .max(25, { error: 'The phone number may not be longer than 25 characters.' })
+  .max(PHONE_INPUT_MAX_LENGTH, {
+    error: `The phone number may not be longer than ${PHONE_INPUT_MAX_LENGTH} characters.`,
+  })
   .transform((value, ctx) => {
     const e164 = toE164(value);
     if (!e164) {

@@ -1,0 +1,474 @@
+/**
+ * Writes docs/api.md: every endpoint with what it does and a real example exchange, recorded
+ * by running the example against the application on a fresh seeded database.
+ *
+ *   npx tsx apps/server/scripts/write-api-docs.ts
+ */
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { InjectOptions } from 'fastify';
+import { startFixture, type Fixture } from '../src/test-support/fixture';
+import { TEST_API_KEY } from '../src/test-support/test-app';
+
+interface Doc {
+  method: string;
+  path: string;
+  auth: string;
+  what: string;
+  example: (f: Fixture) => Promise<InjectOptions>;
+  after?: (f: Fixture, body: unknown) => Promise<void>;
+}
+
+const session = (f: Fixture, csrf = true) => f.auth(f.agent1, csrf);
+
+const DOCS: Doc[] = [
+  {
+    method: 'POST',
+    path: '/api/v1/user/login',
+    auth: 'public',
+    what: "Signs in with e-mail and password; sets the `leadline_session` cookie (httpOnly, SameSite=Lax, Secure behind TLS) and starts a new session. Failures: 422 for a malformed body, 401 `{ success: false, error: 'Your login credentials are invalid.' }`, 429 after 10 failures per e-mail or address in 15 minutes (with `Retry-After`). The console reloads the page on success.",
+    example: async () => ({
+      method: 'POST',
+      url: '/api/v1/user/login',
+      payload: { email: 'agent1@example.com', password: 'leadline-demo' },
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/user',
+    auth: 'session',
+    what: "The signed-in user with the account settings the console needs (the spec's account ids as settings) and the `csrf_token` every later mutating request sends as `X-CSRF-TOKEN`. 401 without a session (the console then shows the login view). The `time` query is a cache-buster and ignored.",
+    example: async (f) => ({
+      method: 'GET',
+      url: '/api/v1/user?time=1795356838642',
+      headers: session(f, false),
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/user/logout',
+    auth: 'session + CSRF',
+    what: 'Ends the session and clears the cookie.',
+    example: async (f) => {
+      await f.renew(f.agent2);
+      return { method: 'POST', url: '/api/v1/user/logout', headers: f.auth(f.agent2) };
+    },
+  },
+  {
+    method: 'PUT',
+    path: '/api/v1/user/settings',
+    auth: 'session + CSRF, permission app-autoaccept',
+    what: "Not in the spec's table: the Settings panel's Auto Accept toggle. Incoming calls rung to the user are then answered automatically (except on a profile with `auto_answer: false`, seeded as profile 7703).",
+    example: async (f) => ({
+      method: 'PUT',
+      url: '/api/v1/user/settings',
+      headers: session(f),
+      payload: { autoaccept: false },
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/twilio/token2',
+    auth: 'session',
+    what: 'An access token for the softphone: a JWT shaped like a Twilio access token (`cty: twilio-fpa;v=1`, `grants.identity` = the user id), lifetime `TOKEN_TTL_SECONDS`.',
+    example: async (f) => ({
+      method: 'GET',
+      url: '/api/v1/twilio/token2?time=1',
+      headers: session(f, false),
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/mycalls',
+    auth: 'session',
+    what: 'The user\'s call history, newest first: calls they took or were rung for. `limit` (1–50, default 5) and `page`. Rows as the spec\'s "Call history row" plus `status_display` and `reason` computed as section 4 says (missed / busy / offline / in-progress / ringing, else the duration or "No Answer"; reasons "No agents answered", "Outside availability hours", "All agents busy"), `retry` (the Retry button applies: a lead and the app-retry permission) and `lead_retry` (its payload).',
+    example: async (f) => {
+      const { call } = await f.liveCall(f.agent1, '+15550100042');
+      f.clock.advance(83_000);
+      await f.endCall(call);
+      return { method: 'GET', url: '/api/v1/mycalls?limit=5&page=1', headers: session(f, false) };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/users/paginated',
+    auth: 'session',
+    what: 'Agents of the account (the user left out) for the transfer and conference panels, 10 per page by name. `status`: `online` (default: online in the app or on mobile), `all`, `available` (available, online, not on a call), `on_call`; `search` on the name (case-insensitive, contains), `team_id`. `on_call_id` is the call the agent is on (the id listen / whisper / barge take).',
+    example: async (f) => ({
+      method: 'GET',
+      url: '/api/v1/users/paginated?page=1&status=online&search=&team_id=',
+      headers: session(f, false),
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/teams',
+    auth: 'session',
+    what: "The account's teams; `is_available`: some member could take a transfer now (available, not on a call, online — in the app if app-only).",
+    example: async (f) => ({ method: 'GET', url: '/api/v1/teams', headers: session(f, false) }),
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/callerids',
+    auth: 'session',
+    what: "The account's caller numbers for the New Call panel's Caller ID selector.",
+    example: async (f) => ({ method: 'GET', url: '/api/v1/callerids', headers: session(f, false) }),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/leads',
+    auth: 'API key (`Authorization: Bearer <key>`)',
+    what: 'Lead intake: stores the lead, creates its call and rings the longest-idle available agent online in the console (`From: client:<call_user_id>`, banner "Incoming Lead!"). With nobody online the call is `offline`, with every online agent on a call `busy`. Unknown fields are ignored; the phone number is normalised to E.164.',
+    example: async () => ({
+      method: 'POST',
+      url: '/api/v1/leads',
+      headers: { authorization: `Bearer ${TEST_API_KEY}` },
+      payload: {
+        fname: 'Jordan',
+        lname: 'Miles',
+        phone_number: '(555) 010-0042',
+        email: 'jordan@example.net',
+        company: 'Miles Roofing',
+        category: 'Residential',
+        source_id: '8812',
+      },
+    }),
+    after: async (f, body) => {
+      await f.t.app.inject({
+        method: 'POST',
+        url: `/apps/webrtc/${(body as { call: { id: number } }).call.id}/reject`,
+        headers: session(f),
+      });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/callusers/{id}',
+    auth: 'session',
+    what: "The call behind an incoming ring: the console strips `client:` from the ring's `From` and loads this. Another user's call user is 404.",
+    example: async (f) => {
+      const { callUserId } = await f.liveCall(f.agent1, '+15550100043');
+      return { method: 'GET', url: `/api/v1/callusers/${callUserId}`, headers: session(f, false) };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/apps/webrtc/{id}/reject',
+    auth: 'session + CSRF',
+    what: 'The Ignore button: the user stops being rung for call `{id}` (the lead call is then missed). Answered `{ success: true }` even when the ring had already ended.',
+    example: async (f) => {
+      await endAll(f);
+      const { call } = await f.t.flows.retry(await f.userOf(f.agent1), {
+        fname: 'Ana',
+        lname: '',
+        phone_number: '+15550100044',
+      });
+      return { method: 'POST', url: `/apps/webrtc/${call.id}/reject`, headers: session(f) };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/calls/conference',
+    auth: 'session + CSRF',
+    what: "Adds an agent to the user's live call; the agent is rung (\"Incoming Conference!\"). The target must be available and online in the app or on mobile (409 `{ success: false, error: 'This agent is not available.' }`); 409 when the user is on no call.",
+    example: async (f) => {
+      await f.liveCall(f.agent1, '+15550100045');
+      return {
+        method: 'POST',
+        url: '/api/v1/calls/conference',
+        headers: session(f),
+        payload: { user_id: f.agent2.userId },
+      };
+    },
+    after: endAll,
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/calls/{id}/transfer',
+    auth: 'session + CSRF',
+    what: '`{ user_id, call_user_id }` or `{ team_id, call_user_id }` (the caller\'s own call user of call `{id}`): rings the agent (or the longest-idle transferable member of the team) with "Incoming Transfer!"; when they answer they take over and the caller leaves. Targets must not be on a call and be available (and, if app-only, online in the app).',
+    example: async (f) => {
+      const { call, callUserId } = await f.liveCall(f.agent1, '+15550100046');
+      return {
+        method: 'POST',
+        url: `/api/v1/calls/${call.id}/transfer`,
+        headers: session(f),
+        payload: { user_id: f.agent2.userId, call_user_id: callUserId },
+      };
+    },
+    after: endAll,
+  },
+  ...['listen', 'whisper', 'barge'].map((mode): Doc => ({
+    method: 'POST',
+    path: `/api/v1/calls/{id}/${mode}`,
+    auth: `session + CSRF, permission ${mode}`,
+    what: `A supervisor ${mode === 'listen' ? 'listens to' : mode === 'whisper' ? 'whispers to the agent of' : 'barges into'} call \`{id}\` (an agent's \`on_call_id\`): the supervisor is rung (auto-answered, type \`${mode}\`); already in the call, the mode changes. ${mode === 'listen' ? 'The supervisor hears everyone and is heard by no one.' : mode === 'whisper' ? 'Heard by the agent only, never by the lead.' : 'Heard by everyone.'}`,
+    example: async (f) => {
+      await endAll(f);
+      const { call } = await f.liveCall(f.agent2, `+1555010005${mode.length}`);
+      return {
+        method: 'POST',
+        url: `/api/v1/calls/${call.id}/${mode}`,
+        headers: f.auth(f.supervisor),
+      };
+    },
+    after: endAll,
+  })),
+  ...['hold', 'unhold'].map((path): Doc => ({
+    method: 'PUT',
+    path: `/api/v1/calls/{id}/${path}`,
+    auth: 'session + CSRF',
+    what:
+      path === 'hold'
+        ? "Not shown in the spec: puts the lead of the user's call `{id}` on hold (the lead hears hold music; agents and lead stop hearing each other). 409 when the user is not on that call."
+        : 'Takes the lead off hold.',
+    example: async (f) => {
+      await endAll(f);
+      const { call } = await f.liveCall(f.agent1, `+1555010006${path.length}`);
+      return { method: 'PUT', url: `/api/v1/calls/${call.id}/${path}`, headers: session(f) };
+    },
+    after: endAll,
+  })),
+  {
+    method: 'POST',
+    path: '/apps/webrtc/{id}/disposition',
+    auth: 'session + CSRF',
+    what: 'Records the Call Result of call `{id}`: `status` contacted, voicemail, missed or removed.',
+    example: async (f) => ({
+      method: 'POST',
+      url: '/apps/webrtc/1/disposition',
+      headers: session(f),
+      payload: { status: 'contacted' },
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/apps/webrtc/{id}/disposition2',
+    auth: 'session + CSRF',
+    what: "Records the Tags & Stages choice: `key` must be a tag of the call's profile (422 otherwise).",
+    example: async (f) => ({
+      method: 'POST',
+      url: '/apps/webrtc/1/disposition2',
+      headers: session(f),
+      payload: { key: 'hot' },
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/notes',
+    auth: 'session + CSRF',
+    what: 'Adds a note to a call of the account (201).',
+    example: async (f) => ({
+      method: 'POST',
+      url: '/api/v1/notes',
+      headers: session(f),
+      payload: { content: 'Wants a quote for a 6 kW system.', call_id: 1 },
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/apps/webrtc/{id}/sms',
+    auth: 'session + CSRF, permission app-sms',
+    what: "Sends the SMS follow-up to the call's number (the embedded provider stores it). `smsbody` 1–1600 characters; the console's default text is \"Sorry we couldn't reach you!\".",
+    example: async (f) => ({
+      method: 'POST',
+      url: '/apps/webrtc/1/sms',
+      headers: session(f),
+      payload: { smsbody: "Sorry we couldn't reach you!" },
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/calls/twilio',
+    auth: 'session + CSRF, permission app-retry',
+    what: "Retry: a new call to the lead with this number (the account's, or a new one), rung to the user first (the console goes back to waiting and rings), else to whoever is available.",
+    example: async (f) => {
+      await endAll(f);
+      return {
+        method: 'POST',
+        url: '/api/v1/calls/twilio',
+        headers: session(f),
+        payload: { fname: 'Jordan', lname: 'Miles', phone_number: '+15550100042' },
+      };
+    },
+    after: async (f, body) => {
+      await f.t.app.inject({
+        method: 'POST',
+        url: `/apps/webrtc/${(body as { call: { id: number } }).call.id}/reject`,
+        headers: session(f),
+      });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/calls/conferencelead',
+    auth: 'session + CSRF',
+    what: "The Add Lead panel: gives the user's live call `call_id` (which has no lead yet; 409 otherwise) a lead and dials it into the call.",
+    example: async (f) => {
+      await endAll(f);
+      const { call } = await f.liveCall(f.agent1, '+15550100070');
+      await f.t.database.db.execute(
+        (await import('drizzle-orm')).sql`update calls set lead_id = null where id = ${call.id}`,
+      );
+      return {
+        method: 'POST',
+        url: '/api/v1/calls/conferencelead',
+        headers: session(f),
+        payload: { call_id: call.id, fname: 'Nia', lname: 'Okoro', phone_number: '+15550100071' },
+      };
+    },
+    after: endAll,
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/calls/twilio/outbound',
+    auth: 'session + CSRF',
+    what: "New Call: creates the call (and the lead, or updates its names) and the user's call user; the console then connects the softphone with `call_user_id` and `To`. `agent_id` must be the user; `caller_id` one of the account's caller numbers (default: the account's default). 409 when the user is already on a call.",
+    example: async (f) => {
+      await endAll(f);
+      return {
+        method: 'POST',
+        url: '/api/v1/calls/twilio/outbound',
+        headers: session(f),
+        payload: {
+          fname: 'Priya',
+          lname: 'Natarajan',
+          phone_number: '(555) 010-0117',
+          agent_id: f.agent1.userId,
+          interface: 'desktop',
+        },
+      };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/apps/webrtc/check',
+    auth: 'session + CSRF',
+    what: 'Not shown in the spec: "Check for lead". Rings the user with the newest lead of the last 24 hours that reached nobody (missed, busy or offline, not called since); `{ success: false, error: \'No lead is waiting.\' }` otherwise.',
+    example: async (f) => {
+      await endAll(f);
+      return { method: 'POST', url: '/apps/webrtc/check', headers: session(f) };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/pusher/auth',
+    auth: 'session + CSRF',
+    what: "Pusher-protocol channel auth (pusher-js posts it form-encoded): only the user's own presence channel `presence-<user id>`; `auth` is `<key>:<HMAC-SHA256>` and `channel_data` the member.",
+    example: async (f) => ({
+      method: 'POST',
+      url: '/api/v1/pusher/auth',
+      headers: { ...session(f), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `socket_id=1234.5678&channel_name=presence-${f.agent1.userId}`,
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/twilio/debug/webrtc',
+    auth: 'session + CSRF',
+    what: 'The console reports a softphone disconnect that was not a clean close; logged at warn level.',
+    example: async (f) => ({
+      method: 'POST',
+      url: '/twilio/debug/webrtc',
+      headers: session(f),
+      payload: { user: f.agent1.userId, conn_status: 'failed' },
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/healthz',
+    auth: 'public',
+    what: 'Liveness.',
+    example: async () => ({ method: 'GET', url: '/healthz' }),
+  },
+];
+
+async function endAll(f: Fixture): Promise<void> {
+  const { calls } = await import('../src/db/schema');
+  const { inArray } = await import('drizzle-orm');
+  for (const call of await f.t.database.db
+    .select()
+    .from(calls)
+    .where(inArray(calls.status, ['ringing', 'in-progress']))) {
+    await f.endCall(call);
+  }
+}
+
+const redact = (headers: Record<string, unknown> | undefined) =>
+  Object.fromEntries(
+    Object.entries(headers ?? {}).map(([k, v]) => [
+      k,
+      k === 'cookie'
+        ? 'leadline_session=…'
+        : k === 'x-csrf-token'
+          ? '<csrf_token>'
+          : k === 'authorization'
+            ? 'Bearer demo-api-key'
+            : v,
+    ]),
+  );
+
+const f = await startFixture();
+const sections: string[] = [];
+for (const doc of DOCS) {
+  const options = await doc.example(f);
+  const res = await f.t.app.inject(options);
+  await f.t.flows.idle();
+  const body = res.headers['content-type']?.toString().includes('json')
+    ? res.json<unknown>()
+    : res.body;
+  const request = [
+    `${String(options.method)} ${typeof options.url === 'string' ? options.url : ''}`,
+    ...Object.entries(redact(options.headers as Record<string, unknown>)).map(
+      ([k, v]) => `${k}: ${String(v)}`,
+    ),
+    ...(options.payload === undefined
+      ? []
+      : [
+          '',
+          typeof options.payload === 'string'
+            ? options.payload
+            : JSON.stringify(options.payload, null, 2),
+        ]),
+  ].join('\n');
+  const text = JSON.stringify(body, null, 2)
+    .replace(/"token": "[^"]+"/, '"token": "eyJhbGciOiJIUzI1NiIs…"')
+    .replace(/"csrf_token": "[^"]+"/g, '"csrf_token": "<csrf_token>"')
+    .replace(/"CA[0-9a-f]{32}"/g, '"CA…"');
+  sections.push(`### ${doc.method} ${doc.path}
+
+*Auth:* ${doc.auth}
+
+${doc.what}
+
+\`\`\`http
+${request}
+\`\`\`
+
+Response ${res.statusCode}:
+
+\`\`\`json
+${text}
+\`\`\``);
+  if (doc.after) await doc.after(f, body);
+}
+await f.t.close();
+
+const page = `# HTTP API
+
+Every endpoint of the product spec's section 7 (and the few the spec leaves out), with a real exchange recorded against the application on the seeded demo database by \`npx tsx apps/server/scripts/write-api-docs.ts\`.
+
+## Conventions
+- **Sessions.** Cookie \`leadline_session\` from \`POST /api/v1/user/login\`; every later mutating request (POST, PUT) carries \`X-CSRF-TOKEN\` with the \`csrf_token\` of \`GET /api/v1/user\` (403 without it). No session: 401 \`{ "success": false, "error": "Unauthenticated." }\`; the console reloads the page on a 401.
+- **Validation.** Every body, query and path id is parsed by its zod schema from \`packages/contracts\`: a bad one is 422 \`{ "error": "<one sentence naming the field>" }\` and changes nothing. Unknown fields are ignored. Malformed JSON is 400, a body over 64 KB 413, a body that is not JSON 415 (except the Pusher auth route, which also takes form bodies).
+- **Refusals.** A request that is well-formed but not allowed now is \`{ "success": false, "error": "…" }\`: 403 for a missing permission (spec section 6), 409 for the state of a call or an agent, 429 for too many logins.
+- **Accounts.** Everything is scoped to the session's account: another account's ids are 404, never 403, so ids don't leak.
+- **Errors registry.** \`apps/server/src/http/errors.ts\` holds every code with its status, body shape and message.
+- **Tests.** \`apps/server/src/api-matrix/endpoint-matrix.integration.test.ts\` (endpoint × happy path, validation error, missing permission, missing CSRF), \`cross-account.integration.test.ts\` (endpoint × other account's ids), \`fuzz.integration.test.ts\` (2,100 generated requests: no 5xx, no row changed by a refused one), \`scale.integration.test.ts\` (10,000 users, 100,000 calls). Run with \`npx vitest run --project server\` (verbose output lists endpoint × case).
+
+## Endpoints
+
+${sections.join('\n\n')}
+`;
+writeFileSync(fileURLToPath(new URL('../../../docs/api.md', import.meta.url)), page);
+console.log(`wrote docs/api.md (${DOCS.length} endpoints)`);

@@ -1,0 +1,182 @@
+/**
+ * The agents' commands on live calls (spec section 7): conference, transfer, listen / whisper /
+ * barge, hold and add-lead. Each checks who may do what (section 6), records it, and tells the
+ * telephony provider, inside the call's exclusive section so it never interleaves with the
+ * call's events.
+ */
+import type { ConferenceLeadBody, TransferBody } from '@leadline/contracts';
+import { identityOf } from '../auth/access-token';
+import type { Db } from '../db/database';
+import { AppError } from '../http/errors';
+import { insertLead, type LeadRow } from '../leads/leads-repo';
+import {
+  agentState,
+  canJoinConference,
+  canTakeTransfer,
+  findTeam,
+  transferableMembers,
+} from '../users/agents-repo';
+import type { UserRow } from '../users/users-repo';
+import { ROLE_OF, type CallFlows } from './call-flows';
+import {
+  activeParticipants,
+  FINAL_STATUSES,
+  findAccountCall,
+  findCallBySid,
+  findLiveParticipation,
+  updateCall,
+  updateCallUser,
+  type CallRow,
+} from './calls-repo';
+
+/** Supervisor modes (spec section 6). */
+export type SuperviseMode = 'listen' | 'whisper' | 'barge';
+
+/** The call-control service. */
+export class CallControl {
+  constructor(
+    private readonly db: Db,
+    private readonly flows: CallFlows,
+  ) {}
+
+  /** The user's own live call (the caller of conference / add-lead), or a 409 refusal. */
+  async #myLiveCall(user: UserRow): Promise<CallRow> {
+    const live = await findLiveParticipation(this.db, user.accountId, user.id);
+    if (!live) throw new AppError('NOT_ON_ANY_CALL');
+    return live.call;
+  }
+
+  /** A call of the account by id (404 otherwise) that is still live (409 otherwise). */
+  async #liveAccountCall(user: UserRow, callId: number): Promise<CallRow> {
+    const call = await findAccountCall(this.db, user.accountId, callId);
+    if (!call) throw new AppError('NOT_FOUND', 'Call not found.');
+    if (FINAL_STATUSES.has(call.status)) throw new AppError('CALL_NOT_ACTIVE');
+    return call;
+  }
+
+  /** Reads the call again inside its exclusive section (it may have ended meanwhile). */
+  async #fresh(call: CallRow): Promise<CallRow> {
+    const fresh = await findCallBySid(this.db, call.sid);
+    if (!fresh || FINAL_STATUSES.has(fresh.status)) throw new AppError('CALL_NOT_ACTIVE');
+    return fresh;
+  }
+
+  async #requireParticipant(call: CallRow, userId: number, callUserId?: number) {
+    const mine = (await activeParticipants(this.db, call.id)).find(
+      (p) => p.userId === userId && (callUserId === undefined || p.id === callUserId),
+    );
+    if (!mine) throw new AppError('NOT_ON_CALL');
+    return mine;
+  }
+
+  /** Adds an available agent to the user's live call (rung as 'Incoming Conference!'). */
+  async conference(user: UserRow, targetUserId: number): Promise<void> {
+    const call = await this.#myLiveCall(user);
+    if (targetUserId === user.id)
+      throw new AppError('AGENT_UNAVAILABLE', 'You are already on this call.');
+    const target = await agentState(this.db, user.accountId, targetUserId);
+    if (!target) throw new AppError('NOT_FOUND', 'User not found.');
+    if (!canJoinConference(target)) throw new AppError('AGENT_UNAVAILABLE');
+    await this.flows.exclusive(call.sid, async () => {
+      const fresh = await this.#fresh(call);
+      const rung = await this.flows.ringParticipant(fresh, target.id, 'conference', false);
+      if (!rung) throw new AppError('AGENT_UNAVAILABLE', 'This agent could not be rung.');
+    });
+  }
+
+  /** Transfers the user's call to an agent, or to the first available agent of a team. */
+  async transfer(user: UserRow, callId: number, body: TransferBody): Promise<void> {
+    const call = await this.#liveAccountCall(user, callId);
+    await this.#requireParticipant(call, user.id, body.call_user_id);
+    let candidates: number[];
+    if ('user_id' in body) {
+      if (body.user_id === user.id)
+        throw new AppError('AGENT_UNAVAILABLE', 'You are already on this call.');
+      const target = await agentState(this.db, user.accountId, body.user_id);
+      if (!target) throw new AppError('NOT_FOUND', 'User not found.');
+      if (!canTakeTransfer(target)) throw new AppError('AGENT_UNAVAILABLE');
+      candidates = [target.id];
+    } else {
+      const team = await findTeam(this.db, user.accountId, body.team_id);
+      if (!team) throw new AppError('NOT_FOUND', 'Team not found.');
+      candidates = await transferableMembers(this.db, user.accountId, team.id, user.id);
+      if (candidates.length === 0) throw new AppError('TEAM_UNAVAILABLE');
+    }
+    await this.flows.exclusive(call.sid, async () => {
+      const fresh = await this.#fresh(call);
+      for (const candidate of candidates) {
+        if (await this.flows.ringParticipant(fresh, candidate, 'transfer', false)) return;
+      }
+      throw new AppError('AGENT_UNAVAILABLE', 'Nobody could be rung for this transfer.');
+    });
+  }
+
+  /**
+   * A supervisor listens to, whispers to or barges into the call of an agent (`callId` is the
+   * agent's `on_call_id`). Already in the call: the mode changes; else the supervisor is rung
+   * (auto-answered: they asked for it).
+   */
+  async supervise(user: UserRow, callId: number, mode: SuperviseMode): Promise<void> {
+    const call = await this.#liveAccountCall(user, callId);
+    if (call.status !== 'in-progress')
+      throw new AppError('CALL_NOT_ACTIVE', 'This call is not connected yet.');
+    await this.flows.exclusive(call.sid, async () => {
+      const fresh = await this.#fresh(call);
+      const participants = await activeParticipants(this.db, fresh.id);
+      const mine = participants.find((p) => p.userId === user.id);
+      if (
+        mine &&
+        (mine.type === 'lead' || mine.type === 'transfer' || mine.type === 'conference')
+      ) {
+        throw new AppError('AGENT_UNAVAILABLE', 'You are an agent on this call.');
+      }
+      if (mine) {
+        await updateCallUser(this.db, mine.id, { type: mode });
+        this.flows.telephony.setRole(fresh.sid, identityOf(user.id), ROLE_OF[mode]);
+        return;
+      }
+      const rung = await this.flows.ringParticipant(fresh, user.id, mode, true);
+      if (!rung)
+        throw new AppError(
+          'AGENT_UNAVAILABLE',
+          'Your phone is not connected: open the console first.',
+        );
+    });
+  }
+
+  /** Puts the lead of the user's call on hold, or takes it off. */
+  async hold(user: UserRow, callId: number, held: boolean): Promise<void> {
+    const call = await this.#liveAccountCall(user, callId);
+    await this.flows.exclusive(call.sid, async () => {
+      const fresh = await this.#fresh(call);
+      const mine = await this.#requireParticipant(fresh, user.id);
+      if (mine.type === 'listen' || mine.type === 'whisper') {
+        throw new AppError('FORBIDDEN', 'Listen and whisper calls cannot hold the lead.');
+      }
+      if (held) this.flows.telephony.hold(fresh.sid);
+      else this.flows.telephony.unhold(fresh.sid);
+      await updateCall(this.db, fresh.id, { held });
+    });
+  }
+
+  /** Adds a lead to the user's live call that has none, and dials it in. */
+  async addLead(
+    user: UserRow,
+    body: ConferenceLeadBody,
+  ): Promise<{ call: CallRow; lead: LeadRow }> {
+    const call = await this.#liveAccountCall(user, body.call_id);
+    return this.flows.exclusive(call.sid, async () => {
+      const fresh = await this.#fresh(call);
+      await this.#requireParticipant(fresh, user.id);
+      if (fresh.leadId !== null) throw new AppError('CALL_HAS_LEAD');
+      const lead = await insertLead(this.db, user.accountId, fresh.profileId, {
+        fname: body.fname,
+        lname: body.lname,
+        phone_number: body.phone_number,
+      });
+      await updateCall(this.db, fresh.id, { leadId: lead.id });
+      this.flows.telephony.dial(fresh.sid, lead.phoneNumber);
+      return { call: { ...fresh, leadId: lead.id }, lead };
+    });
+  }
+}

@@ -1,0 +1,88 @@
+/** The call history of one user: calls they took or were rung for, newest first. */
+import { and, count, desc, eq, inArray } from 'drizzle-orm';
+import { formatPhone, type HistoryRow, type PageMeta } from '@leadline/contracts';
+import type { Db } from '../db/database';
+import { callUsers, calls, leads, users } from '../db/schema';
+import { historyStatus, formatDuration, formatTime } from './history-status';
+
+/** One page of the user's history. */
+export async function pageHistory(
+  db: Db,
+  options: { accountId: number; userId: number; canRetry: boolean; limit: number; page: number },
+): Promise<{ data: HistoryRow[]; meta: PageMeta }> {
+  // The user's calls: those they took, and those they were rung for. Two index lookups in a
+  // union; an OR over both would scan every call of the account.
+  const mine = db.$with('mine').as(
+    db
+      .select({ id: calls.id })
+      .from(calls)
+      .where(and(eq(calls.accountId, options.accountId), eq(calls.userId, options.userId)))
+      .union(
+        db
+          .select({ id: callUsers.callId })
+          .from(callUsers)
+          .where(eq(callUsers.userId, options.userId)),
+      ),
+  );
+  const where = and(
+    eq(calls.accountId, options.accountId),
+    inArray(calls.id, db.select({ id: mine.id }).from(mine)),
+  );
+  const [{ total } = { total: 0 }] = await db
+    .with(mine)
+    .select({ total: count() })
+    .from(calls)
+    .where(where);
+  const rows = await db
+    .with(mine)
+    .select({ call: calls, lead: leads, agentName: users.fullName })
+    .from(calls)
+    .leftJoin(leads, eq(leads.id, calls.leadId))
+    .leftJoin(users, eq(users.id, calls.userId))
+    .where(where)
+    .orderBy(desc(calls.createdAt), desc(calls.id))
+    .limit(options.limit)
+    .offset((options.page - 1) * options.limit);
+  return {
+    data: rows.map(({ call, lead, agentName }) => {
+      const label = lead
+        ? [lead.fname, lead.lname].filter(Boolean).join(' ') || formatPhone(lead.phoneNumber)
+        : '';
+      const retry = options.canRetry && lead !== null;
+      return {
+        id: call.id,
+        direction: call.direction,
+        type: call.type,
+        recording_url: call.recordingUrl,
+        created_at: call.createdAt.toISOString(),
+        time_formatted: formatTime(call.createdAt),
+        status: call.status,
+        ...historyStatus(call.status, call.seconds),
+        seconds: call.seconds,
+        duration: formatDuration(call.seconds),
+        retry,
+        lead_retry: retry
+          ? { fname: lead.fname, lname: lead.lname, phone_number: lead.phoneNumber }
+          : null,
+        disposition: call.disposition,
+        user: agentName === null ? null : { name: agentName },
+        lead: lead
+          ? {
+              fname: lead.fname,
+              lname: lead.lname,
+              label,
+              phone_number: lead.phoneNumber,
+              phone_number_formatted: formatPhone(lead.phoneNumber),
+            }
+          : null,
+        phone_number_formatted: call.phoneNumber ? formatPhone(call.phoneNumber) : null,
+      };
+    }),
+    meta: {
+      current_page: options.page,
+      last_page: Math.max(1, Math.ceil(total / options.limit)),
+      per_page: options.limit,
+      total,
+    },
+  };
+}

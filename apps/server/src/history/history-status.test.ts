@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { formatDuration, formatTime, historyStatus } from './history-status';
+
+describe('history status (spec section 4)', () => {
+  it.each([
+    ['missed', 0, 'missed', 'No agents answered'],
+    ['offline', 0, 'offline', 'Outside availability hours'],
+    ['busy', 0, 'busy', 'All agents busy'],
+    ['in-progress', 12, 'in-progress', null],
+    ['ringing', 0, 'ringing', null],
+    ['completed', 75, '01:15', null],
+    ['completed', 0, 'No Answer', null],
+    ['no-answer', 0, 'No Answer', null],
+    ['failed', 0, 'No Answer', null],
+    ['completed', 3725, '1:02:05', null],
+  ])('%s with %i s shows %s (%s)', (status, seconds, display, reason) => {
+    expect(historyStatus(status, seconds)).toEqual({ status_display: display, reason });
+  });
+
+  it('formats durations and times', () => {
+    expect(formatDuration(0)).toBe('00:00');
+    expect(formatDuration(59.9)).toBe('00:59');
+    expect(formatTime(new Date('2026-11-22T10:04:00Z'))).toBe('Nov 22, 2026, 10:04 AM');
+  });
+});

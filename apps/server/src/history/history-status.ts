@@ -1,0 +1,38 @@
+/**
+ * What the call history shows for a call (spec section 4 'History status display'):
+ * missed, busy, offline, in-progress and ringing as they are; otherwise the duration, or
+ * 'No Answer' when seconds is 0; with the reasons for missed, offline and busy.
+ */
+import { HISTORY_REASONS } from '@leadline/contracts';
+
+const SHOWN_AS_IS = new Set(['missed', 'busy', 'offline', 'in-progress', 'ringing']);
+
+/** `m:ss`-style duration: `mm:ss`, or `h:mm:ss` from an hour on. */
+export function formatDuration(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  const hours = Math.floor(s / 3600);
+  const mm = String(Math.floor((s % 3600) / 60)).padStart(2, '0');
+  const ss = String(s % 60).padStart(2, '0');
+  return hours > 0 ? `${hours}:${mm}:${ss}` : `${mm}:${ss}`;
+}
+
+/** The status text and reason of a history row. */
+export function historyStatus(
+  status: string,
+  seconds: number,
+): { status_display: string; reason: string | null } {
+  if (SHOWN_AS_IS.has(status)) {
+    const reason = (HISTORY_REASONS as Record<string, string>)[status] ?? null;
+    return { status_display: status, reason };
+  }
+  return { status_display: seconds > 0 ? formatDuration(seconds) : 'No Answer', reason: null };
+}
+
+const TIME_FORMAT = new Intl.DateTimeFormat('en-US', {
+  dateStyle: 'medium',
+  timeStyle: 'short',
+  timeZone: 'UTC',
+});
+
+/** The readable time of a row ('Nov 22, 2026, 10:04 AM', UTC). */
+export const formatTime = (at: Date): string => TIME_FORMAT.format(at);

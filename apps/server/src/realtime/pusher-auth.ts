@@ -1,0 +1,32 @@
+/**
+ * Channel authentication of the Pusher protocol (the presence channel named after the user id,
+ * spec section 7): `auth` is `<key>:<HMAC-SHA256 hex of "socket_id:channel[:channel_data]">`.
+ */
+import { createHmac } from 'node:crypto';
+
+/** The realtime app's credentials. */
+export interface PusherCredentials {
+  appId: string;
+  key: string;
+  secret: string;
+  cluster: string;
+}
+
+/** The user's presence channel. */
+export const presenceChannelOf = (userId: number): string => `presence-${userId}`;
+
+/** Signs a channel subscription; presence channels carry the member's data. */
+export function signChannel(
+  credentials: PusherCredentials,
+  socketId: string,
+  channel: string,
+  member?: { user_id: string; user_info: Record<string, unknown> },
+): { auth: string; channel_data?: string } {
+  const channelData = member ? JSON.stringify(member) : undefined;
+  const payload =
+    channelData === undefined ? `${socketId}:${channel}` : `${socketId}:${channel}:${channelData}`;
+  const signature = createHmac('sha256', credentials.secret).update(payload).digest('hex');
+  return channelData === undefined
+    ? { auth: `${credentials.key}:${signature}` }
+    : { auth: `${credentials.key}:${signature}`, channel_data: channelData };
+}

@@ -1,0 +1,32 @@
+/** POST /api/v1/pusher/auth: pusher-js asks to join the user's presence channel. */
+import type { FastifyInstance } from 'fastify';
+import { PusherAuthBody } from '@leadline/contracts';
+import { sessionOf } from '../auth/auth-plugin';
+import { AppError } from '../http/errors';
+import { parseWith } from '../http/validate';
+import { presenceChannelOf, signChannel, type PusherCredentials } from './pusher-auth';
+
+/** The channel-auth route. pusher-js posts it form-encoded, so that body type is accepted here. */
+export function pusherRoutes(deps: { pusher: PusherCredentials }) {
+  return async (app: FastifyInstance): Promise<void> => {
+    app.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string' },
+      (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    );
+    app.post('/api/v1/pusher/auth', async (request) => {
+      const { user } = sessionOf(request);
+      const body = parseWith(PusherAuthBody, request.body);
+      if (body.channel_name !== presenceChannelOf(user.id)) {
+        throw new AppError(
+          'FORBIDDEN',
+          `You may subscribe only to your own channel, ${presenceChannelOf(user.id)}.`,
+        );
+      }
+      return signChannel(deps.pusher, body.socket_id, body.channel_name, {
+        user_id: String(user.id),
+        user_info: { name: user.fullName },
+      });
+    });
+  };
+}

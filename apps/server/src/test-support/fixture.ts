@@ -1,0 +1,113 @@
+/**
+ * A populated test world for the endpoint tests: the demo account (A) and account 6671 (B),
+ * logins for their users, a user of A without permissions, devices online, and helpers that
+ * put a user on a live lead call through the real flows (driven with the fake telephony).
+ */
+import { eq } from 'drizzle-orm';
+import { hashPassword } from '../auth/password';
+import { SessionStore } from '../auth/sessions';
+import type { CallRow } from '../calls/calls-repo';
+import { calls, callUsers, users } from '../db/schema';
+import { DEMO_PASSWORD } from '../db/seed';
+import { findUserById, type UserRow } from '../users/users-repo';
+import { ManualClock } from './manual-clock';
+import { login, startTestApp, type Agent, type TestApp } from './test-app';
+
+/** Account B: one of the seeded special accounts. */
+export const ACCOUNT_B = 6671;
+
+/** The populated world. */
+export interface Fixture {
+  t: TestApp;
+  clock: ManualClock;
+  agent1: Agent;
+  agent2: Agent;
+  supervisor: Agent;
+  /** A user of account A with no permissions at all. */
+  basic: Agent;
+  agentB: Agent;
+  /** The user row behind a login. */
+  userOf(agent: Agent): Promise<UserRow>;
+  /** Puts the agent on a live, answered lead call; returns the call and their call user's id. */
+  liveCall(agent: Agent, phone?: string): Promise<{ call: CallRow; callUserId: number }>;
+  /** Ends a call as if the lead hung up. */
+  endCall(call: CallRow): Promise<void>;
+  /** Headers of a logged-in, CSRF-carrying request. */
+  auth(agent: Agent, csrf?: boolean): Record<string, string>;
+  /** Gives the login a fresh session (after a test logged it out), without the login route. */
+  renew(agent: Agent): Promise<void>;
+}
+
+let phoneCounter = 200;
+
+/** Builds the world on a fresh database. */
+export async function startFixture(): Promise<Fixture> {
+  const clock = new ManualClock();
+  const t = await startTestApp({ clock });
+  const { db } = t.database;
+  await db.insert(users).values({
+    accountId: 1,
+    email: 'basic@example.com',
+    passwordHash: await hashPassword(DEMO_PASSWORD),
+    fullName: 'Basil Basic',
+    permissions: [],
+  });
+  const [agent1, agent2, supervisor, basic, agentB] = await Promise.all([
+    login(t.app, 'agent1@example.com'),
+    login(t.app, 'agent2@example.com'),
+    login(t.app, 'supervisor@example.com'),
+    login(t.app, 'basic@example.com'),
+    login(t.app, `agent@a${ACCOUNT_B}.example.com`),
+  ]);
+  for (const agent of [agent1, agent2, supervisor, basic, agentB]) {
+    t.telephony.emit({ type: 'device.online', identity: String(agent.userId) });
+  }
+  await t.flows.idle();
+
+  const userOf = async (agent: Agent) => (await findUserById(db, agent.userId))!;
+  const sessions = new SessionStore(db, 3_600_000);
+  return {
+    t,
+    clock,
+    agent1: agent1,
+    agent2: agent2,
+    supervisor: supervisor,
+    basic: basic,
+    agentB: agentB,
+    userOf,
+    async liveCall(agent, phone) {
+      const number = phone ?? `+1555010${String(phoneCounter++).padStart(4, '0')}`;
+      const { call } = await t.flows.retry(await userOf(agent), {
+        fname: 'Lee',
+        lname: 'Lead',
+        phone_number: number,
+      });
+      t.telephony.emit({
+        type: 'agent.answered',
+        callSid: call.sid,
+        identity: String(agent.userId),
+      });
+      t.telephony.emit({ type: 'phone.answered', callSid: call.sid });
+      await t.flows.idle();
+      const [fresh] = await db.select().from(calls).where(eq(calls.id, call.id));
+      const [cu] = await db.select().from(callUsers).where(eq(callUsers.callId, call.id));
+      if (fresh?.status !== 'in-progress' || !cu)
+        throw new Error(`the call did not go live: ${fresh?.status}`);
+      return { call: fresh, callUserId: cu.id };
+    },
+    async endCall(call) {
+      t.telephony.emit({ type: 'phone.left', callSid: call.sid });
+      await t.flows.idle();
+    },
+    async renew(agent) {
+      const { cookie } = await sessions.create(agent.userId);
+      agent.cookie = `leadline_session=${cookie}`;
+      agent.csrf = (await sessions.find(cookie))!.csrfToken;
+    },
+    auth(agent, csrf = true): Record<string, string> {
+      const headers: Record<string, string> = { cookie: agent.cookie };
+      if (csrf) headers['x-csrf-token'] = agent.csrf;
+      return headers;
+    },
+  };
+}

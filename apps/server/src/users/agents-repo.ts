@@ -1,0 +1,234 @@
+/**
+ * The agent lists of the transfer and conference panels, and the availability rules of the
+ * spec (section 6): transfer targets are not on a call and available (and, if app-only, online
+ * in the app); conference targets are available and online in the app or on mobile.
+ */
+import { and, asc, count, eq, ilike, inArray, ne, or, sql, type SQL } from 'drizzle-orm';
+import type { AgentRow, AgentStatus, PageMeta, TeamRow } from '@leadline/contracts';
+import type { Db } from '../db/database';
+import { teamMembers, teams, users } from '../db/schema';
+
+/** Agents per page of the paged lists (the spec leaves it open). */
+export const AGENT_PAGE_SIZE = 10;
+
+/** Statuses of a call someone can be on. */
+export const LIVE_CALL_STATUSES = ['ringing', 'in-progress'] as const;
+
+/**
+ * The live call a user is on (answered, not left), as a scalar subquery over the user id
+ * column: an index lookup on the rare open participations (call_users_open_idx).
+ */
+export function onCallOf(userIdRef: SQL): SQL<number | null> {
+  // Explicit aliases: drizzle leaves columns unqualified in single-source selects.
+  return sql<number | null>`(
+    select open_cu.call_id from call_users open_cu
+    inner join calls open_c on open_c.id = open_cu.call_id
+    where open_cu.user_id = ${userIdRef}
+      and open_cu.outcome = 'accepted' and open_cu.left_at is null
+      and open_c.status in ('ringing', 'in-progress')
+    order by open_cu.id desc limit 1)`;
+}
+
+/** `"users"."id"`, qualified, for subqueries. */
+const USERS_ID = sql.raw('"users"."id"');
+
+/** The users on a live call: few rows, read once per query (a hashed semi-join). */
+const USERS_ON_CALLS = sql`(
+  select open_cu.user_id from call_users open_cu
+  inner join calls open_c on open_c.id = open_cu.call_id
+  where open_cu.outcome = 'accepted' and open_cu.left_at is null
+    and open_c.status in ('ringing', 'in-progress'))`;
+
+const online = () => or(eq(users.isOnlineApp, true), eq(users.isMobile, true))!;
+const onCall = () => sql`${USERS_ID} in ${USERS_ON_CALLS}`;
+const free = () => sql`${USERS_ID} not in ${USERS_ON_CALLS}`;
+
+/** The filter of one agent status. */
+function statusFilter(status: AgentStatus): SQL | undefined {
+  switch (status) {
+    case 'all':
+      return undefined;
+    case 'online':
+      return online();
+    case 'on_call':
+      return onCall();
+    case 'available':
+      return and(eq(users.isAvailable, true), online(), free());
+  }
+}
+
+/** The page of agents of the account (the requesting user left out), by name. */
+export async function pageAgents(
+  db: Db,
+  options: {
+    accountId: number;
+    excludeUserId: number;
+    status: AgentStatus;
+    search?: string | undefined;
+    teamId?: number | undefined;
+    page: number;
+  },
+): Promise<{ data: AgentRow[]; meta: PageMeta }> {
+  const where = and(
+    eq(users.accountId, options.accountId),
+    ne(users.id, options.excludeUserId),
+    statusFilter(options.status),
+    options.search ? ilike(users.fullName, `%${escapeLike(options.search)}%`) : undefined,
+    options.teamId
+      ? inArray(
+          users.id,
+          db
+            .select({ id: teamMembers.userId })
+            .from(teamMembers)
+            .where(eq(teamMembers.teamId, options.teamId)),
+        )
+      : undefined,
+  );
+  const [{ total } = { total: 0 }] = await db.select({ total: count() }).from(users).where(where);
+  const lastPage = Math.max(1, Math.ceil(total / AGENT_PAGE_SIZE));
+  // Page first, then look up the live call of the page's rows only.
+  const page = db
+    .select({
+      id: users.id,
+      fullName: users.fullName,
+      isAvailable: users.isAvailable,
+      isAppOnly: users.isAppOnly,
+      isOnlineApp: users.isOnlineApp,
+      isMobile: users.isMobile,
+    })
+    .from(users)
+    .where(where)
+    .orderBy(asc(users.fullName), asc(users.id))
+    .limit(AGENT_PAGE_SIZE)
+    .offset((options.page - 1) * AGENT_PAGE_SIZE)
+    .as('page');
+  const rows = await db
+    .select({
+      id: page.id,
+      full_name: page.fullName,
+      on_call_id: onCallOf(sql.raw('"page"."id"')),
+      is_available: page.isAvailable,
+      is_app_only: page.isAppOnly,
+      is_online_app: page.isOnlineApp,
+      is_mobile: page.isMobile,
+    })
+    .from(page)
+    .orderBy(asc(page.fullName), asc(page.id));
+  return {
+    data: rows,
+    meta: { current_page: options.page, last_page: lastPage, per_page: AGENT_PAGE_SIZE, total },
+  };
+}
+
+/** Escapes `%`, `_` and `\` for a LIKE pattern. */
+export const escapeLike = (value: string): string => value.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** The user's live call id (the spec's `on_call_id`), or null. */
+export async function onCallIdOf(
+  db: Db,
+  accountId: number,
+  userId: number,
+): Promise<number | null> {
+  const [row] = await db
+    .select({ callId: onCallOf(USERS_ID) })
+    .from(users)
+    .where(and(eq(users.accountId, accountId), eq(users.id, userId)));
+  return row?.callId ?? null;
+}
+
+/** An agent with what the availability rules look at. */
+export interface AgentState {
+  id: number;
+  isAvailable: boolean;
+  isAppOnly: boolean;
+  isOnlineApp: boolean;
+  isMobile: boolean;
+  onCallId: number | null;
+}
+
+/** The availability facts of one user of the account, or null if there is none. */
+export async function agentState(
+  db: Db,
+  accountId: number,
+  userId: number,
+): Promise<AgentState | null> {
+  const [user] = await db
+    .select()
+    .from(users)
+    .where(and(eq(users.accountId, accountId), eq(users.id, userId)));
+  if (!user) return null;
+  return {
+    id: user.id,
+    isAvailable: user.isAvailable,
+    isAppOnly: user.isAppOnly,
+    isOnlineApp: user.isOnlineApp,
+    isMobile: user.isMobile,
+    onCallId: await onCallIdOf(db, accountId, userId),
+  };
+}
+
+/** Spec section 6: a transfer target is not on a call, available, and online (in the app if app-only). */
+export const canTakeTransfer = (a: AgentState): boolean =>
+  a.onCallId === null &&
+  a.isAvailable &&
+  (a.isAppOnly ? a.isOnlineApp : a.isOnlineApp || a.isMobile);
+
+/** Spec section 6: a conference target is available and online in the app or on mobile. */
+export const canJoinConference = (a: AgentState): boolean =>
+  a.onCallId === null && a.isAvailable && (a.isOnlineApp || a.isMobile);
+
+/** SQL of `canTakeTransfer` over the users table. */
+const transferable = () =>
+  and(
+    eq(users.isAvailable, true),
+    free(),
+    or(eq(users.isOnlineApp, true), and(eq(users.isAppOnly, false), eq(users.isMobile, true))),
+  );
+
+/** The account's teams, each with whether a member can take a transfer now. */
+export async function listTeams(db: Db, accountId: number): Promise<TeamRow[]> {
+  const available = db
+    .selectDistinct({ teamId: teamMembers.teamId })
+    .from(teamMembers)
+    .innerJoin(users, eq(users.id, teamMembers.userId))
+    .where(and(eq(users.accountId, accountId), transferable()));
+  const availableIds = new Set((await available).map((r) => r.teamId));
+  const rows = await db
+    .select({ id: teams.id, name: teams.name })
+    .from(teams)
+    .where(eq(teams.accountId, accountId))
+    .orderBy(asc(teams.name), asc(teams.id));
+  return rows.map((t) => ({ ...t, is_available: availableIds.has(t.id) }));
+}
+
+/** The team of the account, or null. */
+export async function findTeam(db: Db, accountId: number, teamId: number) {
+  const [team] = await db
+    .select()
+    .from(teams)
+    .where(and(eq(teams.accountId, accountId), eq(teams.id, teamId)));
+  return team ?? null;
+}
+
+/** Members of a team who can take a transfer now, longest idle first. */
+export async function transferableMembers(
+  db: Db,
+  accountId: number,
+  teamId: number,
+  excludeUserId: number,
+): Promise<number[]> {
+  const rows = await db
+    .select({ id: users.id })
+    .from(teamMembers)
+    .innerJoin(users, eq(users.id, teamMembers.userId))
+    .where(
+      and(
+        eq(teamMembers.teamId, teamId),
+        eq(users.accountId, accountId),
+        ne(users.id, excludeUserId),
+        transferable(),
+      ),
+    )
+    .orderBy(sql`${users.lastCallAt} asc nulls first`, asc(users.id));
+  return rows.map((r) => r.id);
+}

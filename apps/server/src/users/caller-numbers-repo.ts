@@ -1,0 +1,47 @@
+/** Database access for the account's caller numbers. */
+import { and, asc, eq } from 'drizzle-orm';
+import { formatPhone, type CallerNumber } from '@leadline/contracts';
+import type { Db } from '../db/database';
+import { callerNumbers } from '../db/schema';
+
+/** A caller-number row. */
+export type CallerNumberRow = typeof callerNumbers.$inferSelect;
+
+/** The account's caller numbers as the New Call panel lists them. */
+export async function listCallerNumbers(db: Db, accountId: number): Promise<CallerNumber[]> {
+  const rows = await db
+    .select()
+    .from(callerNumbers)
+    .where(eq(callerNumbers.accountId, accountId))
+    .orderBy(asc(callerNumbers.name), asc(callerNumbers.id));
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    phone_number_formatted: formatPhone(r.phoneNumber),
+  }));
+}
+
+/** A caller number of the account, or null. */
+export async function findCallerNumber(
+  db: Db,
+  accountId: number,
+  id: number,
+): Promise<CallerNumberRow | null> {
+  const [row] = await db
+    .select()
+    .from(callerNumbers)
+    .where(and(eq(callerNumbers.accountId, accountId), eq(callerNumbers.id, id)));
+  return row ?? null;
+}
+
+/** The caller number with this E.164 number, whichever account it belongs to, or null. */
+export async function findCallerNumberByPhone(
+  db: Db,
+  phoneNumber: string,
+): Promise<CallerNumberRow | null> {
+  const [row] = await db
+    .select()
+    .from(callerNumbers)
+    .where(eq(callerNumbers.phoneNumber, phoneNumber));
+  return row ?? null;
+}

@@ -1,0 +1,202 @@
+/**
+ * API latency at scale: GET /api/v1/users/paginated and GET /api/v1/mycalls with 10,000 users
+ * and 100,000 calls in one account, on the embedded database (PGlite on disk) and on
+ * PostgreSQL, p50/p99 over a few hundred in-process requests (fastify.inject: the handler,
+ * its queries and serialisation, no network), against references measured in the same run.
+ *
+ *   npx tsx bench/api/api-latency.ts            (PostgreSQL at BENCH_DATABASE_URL or
+ *                                               postgres://postgres@127.0.0.1:5432/test; skipped
+ *                                               with a note if it does not answer)
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { randomBytes } from 'node:crypto';
+import { pino } from 'pino';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../apps/server/src/app';
+import { AccessTokens } from '../../apps/server/src/auth/access-token';
+import { LoginThrottle } from '../../apps/server/src/auth/login-throttle';
+import { SessionStore } from '../../apps/server/src/auth/sessions';
+import { CallControl } from '../../apps/server/src/calls/call-control';
+import { CallFlows } from '../../apps/server/src/calls/call-flows';
+import { openDatabase, type Database } from '../../apps/server/src/db/database';
+import { seedDemo } from '../../apps/server/src/db/seed';
+import { FakeTelephony } from '../../apps/server/src/telephony/fake-telephony';
+import { seedScale } from '../../apps/server/src/test-support/scale-seed';
+import { quantile, round } from '../lib/stats';
+import { writeSection } from '../lib/report';
+
+const USERS = 10_000;
+const CALLS = 100_000;
+const SAMPLES = 400;
+const WARMUP = 40;
+
+interface Row {
+  backend: string;
+  name: string;
+  p50: number;
+  p99: number;
+}
+
+async function openPostgres(
+  url: string,
+): Promise<{ database: Database; drop: () => Promise<void> } | null> {
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await admin.connect();
+  } catch {
+    return null;
+  }
+  const name = `leadline_bench_${randomBytes(4).toString('hex')}`;
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const target = new URL(url);
+  target.pathname = `/${name}`;
+  const database = await openDatabase({ url: target.toString() });
+  return {
+    database,
+    drop: async () => {
+      await database.close();
+      const cleanup = new pg.Client({ connectionString: url });
+      await cleanup.connect();
+      await cleanup.query(`drop database if exists ${name}`);
+      await cleanup.end();
+    },
+  };
+}
+
+/** The next request to time: its URL and whose session sends it. */
+type NextRequest = () => { url: string; cookie: string };
+
+async function measure(
+  app: FastifyInstance,
+  next: NextRequest,
+): Promise<{ p50: number; p99: number }> {
+  const times: number[] = [];
+  for (let i = 0; i < WARMUP + SAMPLES; i++) {
+    const { url, cookie } = next();
+    const started = performance.now();
+    const res = await app.inject({ method: 'GET', url, headers: { cookie } });
+    const elapsed = performance.now() - started;
+    if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body}`);
+    if (i >= WARMUP) times.push(elapsed);
+  }
+  return { p50: quantile(times, 0.5), p99: quantile(times, 0.99) };
+}
+
+async function run(backend: string, database: Database): Promise<Row[]> {
+  const { db } = database;
+  const seedStarted = performance.now();
+  await seedDemo(db);
+  const seed = await seedScale(db, { users: USERS, calls: CALLS });
+  console.log(
+    `${backend}: seeded ${USERS} users and ${CALLS} calls in ${round((performance.now() - seedStarted) / 1000, 1)} s`,
+  );
+  const logger = pino({ level: 'silent' });
+  const flows = new CallFlows({
+    db,
+    telephony: new FakeTelephony(),
+    log: logger,
+    ringTimeoutMs: 30_000,
+  });
+  const sessions = new SessionStore(db, 3_600_000);
+  const app = await buildApp(
+    {
+      db,
+      sessions,
+      tokens: new AccessTokens('bench-secret-bench-secret-bench-secret', 3600),
+      loginThrottle: new LoginThrottle(),
+      flows,
+      control: new CallControl(db, flows),
+      pusher: { appId: 'bench', key: 'bench', secret: 'bench-secret-0123456789', cluster: 'us2' },
+    },
+    { logger, trustProxy: false, webDistDir: '/nonexistent' },
+  );
+  const login = async (userId: number) =>
+    `leadline_session=${(await sessions.create(userId)).cookie}`;
+  const supervisor = await login(3);
+  let n = 0;
+  const pick = (max: number) => 1 + ((n++ * 7919) % max);
+  const agentCookies = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => login(seed.firstUserId + i * 499)),
+  );
+  const rows: Row[] = [];
+  const record = async (name: string, next: NextRequest) => {
+    const { p50, p99 } = await measure(app, next);
+    rows.push({ backend, name, p50, p99 });
+    console.log(`${backend} ${name}: p50 ${round(p50)} ms, p99 ${round(p99)} ms`);
+  };
+  await record('GET /healthz (reference)', () => ({ url: '/healthz', cookie: supervisor }));
+  await record('GET /api/v1/user (reference)', () => ({
+    url: `/api/v1/user?time=${n++}`,
+    cookie: supervisor,
+  }));
+  await record('GET /api/v1/users/paginated (online, page 1–100)', () => ({
+    url: `/api/v1/users/paginated?page=${pick(100)}`,
+    cookie: supervisor,
+  }));
+  await record('GET /api/v1/users/paginated (all, page 1–1000)', () => ({
+    url: `/api/v1/users/paginated?status=all&page=${pick(1000)}`,
+    cookie: supervisor,
+  }));
+  await record('GET /api/v1/users/paginated (available, search)', () => ({
+    url: `/api/v1/users/paginated?status=available&search=Agent%2000${pick(99)}`,
+    cookie: supervisor,
+  }));
+  await record('GET /api/v1/users/paginated (on_call)', () => ({
+    url: '/api/v1/users/paginated?status=on_call',
+    cookie: supervisor,
+  }));
+  let agent = 0;
+  await record('GET /api/v1/mycalls (20 agents, limit 5, page 1–3)', () => ({
+    url: `/api/v1/mycalls?limit=5&page=${pick(3)}`,
+    cookie: agentCookies[agent++ % agentCookies.length]!,
+  }));
+  await app.close();
+  return rows;
+}
+
+const rows: Row[] = [];
+const dir = mkdtempSync(join(tmpdir(), 'leadline-bench-'));
+const pglite = await openDatabase({ dir });
+try {
+  rows.push(...(await run('PGlite', pglite)));
+} finally {
+  await pglite.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+const pgUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const postgres = await openPostgres(pgUrl);
+let pgNote = '';
+if (postgres) {
+  try {
+    rows.push(...(await run('PostgreSQL', postgres.database)));
+  } finally {
+    await postgres.drop();
+  }
+} else {
+  pgNote = `\nPostgreSQL at ${pgUrl.replace(/\/\/[^@]*@/, '//…@')} did not answer: its rows are missing from this run.\n`;
+}
+
+const table = rows.map((r) => {
+  const ref = rows.find(
+    (x) => x.backend === r.backend && x.name.startsWith('GET /api/v1/user (reference)'),
+  )!;
+  const health = rows.find((x) => x.backend === r.backend && x.name.startsWith('GET /healthz'))!;
+  return `| ${r.backend} | ${r.name} | ${round(r.p50)} | ${round(r.p99)} | ${round(r.p50 / health.p50, 1)}× | ${round(r.p50 / ref.p50, 1)}× |`;
+});
+writeSection(
+  'api-latency',
+  `## API latency with 10,000 users and 100,000 calls
+
+Command: \`npx tsx bench/api/api-latency.ts\` (run ${new Date().toISOString().slice(0, 10)}, Node ${process.version}). One account holds ${USERS.toLocaleString('en-US')} agents (every 10th online, every 50th on a live call) and ${CALLS.toLocaleString('en-US')} finished calls with their call-user rows; ${SAMPLES} requests per line after ${WARMUP} warm-up requests, in process through \`fastify.inject\` (routing, session lookup, validation, queries, serialisation; no network). The last two columns are the p50 as a multiple of the same run's \`/healthz\` and \`GET /api/v1/user\` (a session lookup plus one small query).
+
+| Database | Request | p50 ms | p99 ms | p50 / healthz | p50 / user |
+|---|---|---:|---:|---:|---:|
+${table.join('\n')}
+${pgNote}`,
+);
+console.log('wrote the api-latency section of docs/benchmarks.md');

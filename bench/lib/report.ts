@@ -1,0 +1,27 @@
+/**
+ * Writes one benchmark's section into docs/benchmarks.md, between its own markers, so every
+ * benchmark owns a section and re-running one leaves the others alone.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const FILE = fileURLToPath(new URL('../../docs/benchmarks.md', import.meta.url));
+const HEADER = `# Benchmarks
+
+Measured on this project's reference machine (2 cores), each with the command that produced it and as ratios to a reference measured in the same run. Regenerate with \`npm run bench\` (all) or the command of a section. No test asserts a timing.
+`;
+
+/** Replaces (or appends) the section named `id`. */
+export function writeSection(id: string, markdown: string): void {
+  const start = `<!-- ${id}:start -->`;
+  const end = `<!-- ${id}:end -->`;
+  const block = `${start}\n${markdown.trim()}\n${end}`;
+  const current = existsSync(FILE) ? readFileSync(FILE, 'utf8') : HEADER;
+  const from = current.indexOf(start);
+  const to = current.indexOf(end);
+  const next =
+    from >= 0 && to > from
+      ? current.slice(0, from) + block + current.slice(to + end.length)
+      : `${current.trimEnd()}\n\n${block}\n`;
+  writeFileSync(FILE, next.endsWith('\n') ? next : `${next}\n`);
+}

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { PageField } from './paging';
+
+/** History page size (spec section 9). */
+export const HISTORY_PAGE_SIZE = 5;
+
+/** GET /api/v1/mycalls */
+export const MyCallsQuery = z.object({
+  limit: z.coerce
+    .number({ error: 'The limit must be a number.' })
+    .int({ error: 'The limit must be a whole number.' })
+    .min(1, { error: 'The limit must be at least 1.' })
+    .max(50, { error: 'The limit may not be greater than 50.' })
+    .default(HISTORY_PAGE_SIZE),
+  page: PageField,
+  time: z.optional(z.union([z.string(), z.number()])),
+});
+export type MyCallsQuery = z.infer<typeof MyCallsQuery>;
+
+/** Why a call was not answered (spec section 4, history reasons). */
+export const HISTORY_REASONS = {
+  missed: 'No agents answered',
+  offline: 'Outside availability hours',
+  busy: 'All agents busy',
+} as const;
+
+/** A row of the call history (spec section 3 'Call history row'). */
+export interface HistoryRow {
+  id: number;
+  direction: 'inbound' | 'outbound';
+  type: string;
+  recording_url: string | null;
+  /** ISO time the call was created. */
+  created_at: string;
+  /** The same, readable ('Nov 22, 2026, 10:04 AM', UTC). */
+  time_formatted: string;
+  /** The call's stored status (queued, ringing, in-progress, completed, missed, busy, …). */
+  status: string;
+  /** What the history shows: missed, busy, offline, in-progress, ringing; otherwise the duration, or 'No Answer' when seconds is 0. */
+  status_display: string;
+  /** The reason for missed, offline and busy calls, else null. */
+  reason: string | null;
+  seconds: number;
+  /** `mm:ss` (or `h:mm:ss`). */
+  duration: string;
+  /** The Retry button applies (the call has a lead and the user has app-retry). */
+  retry: boolean;
+  /** The retry payload (POST /api/v1/calls/twilio), or null. */
+  lead_retry: { fname: string; lname: string; phone_number: string } | null;
+  disposition: string | null;
+  user: { name: string } | null;
+  lead: {
+    fname: string;
+    lname: string;
+    label: string;
+    phone_number: string;
+    phone_number_formatted: string;
+  } | null;
+  phone_number_formatted: string | null;
+}
