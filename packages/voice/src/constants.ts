@@ -23,6 +23,13 @@ export const TELEPHONE_EVENT_PAYLOAD_TYPE = 101;
 /** Clock rate of the telephone-event codec the engine accepts (RFC 4733 §2.5.1.1 with PCMU). */
 export const TELEPHONE_EVENT_CLOCK_RATE_HZ = 8000;
 
+/**
+ * Spec §9: "maximum ICE retry time 30000 ms". A leg whose ICE fails within this time of an ICE
+ * restart by its client is only interrupted: the client is retrying, so the leg waits this long
+ * for a restart that connects before it fails.
+ */
+export const ICE_RESTART_WINDOW_MS = 30_000;
+
 /** Spec §9: "ICE gathering timeout 15000 ms". The engine returns its SDP by then at the latest. */
 export const ICE_GATHERING_TIMEOUT_MS = 15_000;
 
@@ -34,6 +41,35 @@ export const PCM16_MIN = -32_768;
 
 /** Delay before a sandbox number answers unless `answerDelayMs` says otherwise (about 1 s of ringing). */
 export const DEFAULT_ANSWER_DELAY_MS = 1000;
+
+/**
+ * The sandbox phone network (issue 5, docs/sandbox-numbers.md): test leads +1 555 010 0001–0099
+ * play a steady tone; every other +1 555 010 XXXX speaks the voice clip; +1 555 019 900X are the
+ * special behaviours below.
+ */
+export const SANDBOX_NUMBERS = {
+  busy: '+15550199001',
+  noAnswer: '+15550199002',
+  voicemail: '+15550199003',
+  hangsUp: '+15550199004',
+  invalid: '+15550199005',
+} as const;
+
+/** How long `+15550199002` rings before it counts as not answered. */
+export const NO_ANSWER_RING_MS = 30_000;
+
+/** How long `+15550199004` stays on the line after answering. */
+export const HANG_UP_AFTER_MS = 3000;
+
+/** The voicemail's beep after its greeting: frequency, length and level. */
+export const VOICEMAIL_BEEP = { frequencyHz: 1400, durationMs: 500, dbfs: -10 } as const;
+
+/** Hold music: a C-major arpeggio (C5 E5 G5 E5), each note 250 ms, at -16 dBFS, looped. */
+export const HOLD_MUSIC = {
+  notesHz: [523.25, 659.25, 783.99, 659.25],
+  noteMs: 250,
+  dbfs: -16,
+} as const;
 
 /** Frequency of the steady tone an answered sandbox number plays (A4, 440 Hz). */
 export const SANDBOX_TONE_HZ = 440;
@@ -47,8 +83,11 @@ export const JITTER_TARGET_FRAMES = 2;
 /** Most audio a WebRTC leg buffers before it drops the oldest (ten frames, 200 ms). */
 export const JITTER_MAX_FRAMES = 10;
 
-/** Frames the mixer loop replays after a stall before it skips ahead instead (100 ms). */
-export const MAX_CATCH_UP_FRAMES = 5;
+/**
+ * Frames the mixer loop replays back to back after a stall before it skips ahead instead
+ * (40 ms). Replaying more makes a burst that delays the next ticks in turn (docs/benchmarks.md).
+ */
+export const MAX_CATCH_UP_FRAMES = 2;
 
 /** How long `close()` waits for the worker to finish its rooms (and write WAVs) before it terminates it. */
 export const WORKER_SHUTDOWN_TIMEOUT_MS = 5000;

@@ -9,7 +9,12 @@ export type { TokenCheck } from './gateway/client-session';
 export { systemClock, type Clock } from './gateway/clock';
 export { WorkerMediaEngine } from './media/worker-media-engine';
 export { defaultMediaWorkerUrl } from './media/media-worker-url';
+export type { WorkerStats } from './media/worker-protocol';
+export { defaultAssetsDir } from './pstn/clips';
+export type { PartyRecord } from './pstn/virtual-party';
+export { RECONNECT_GRACE_MS } from './gateway/gateway-constants';
 export { MEDIA_ERRORS, MediaError, type MediaErrorName } from './media/media-errors';
+export { SANDBOX_NUMBERS } from './constants';
 export {
   SANDBOX_NUMBER_PLAN,
   resolveNumber,

@@ -1,17 +1,33 @@
 /**
  * The embedded telephony provider: the signalling gateway and the media engine composed into
- * calls. The server's call flows drive it (ring an agent, dial a number, hang up) and persist
- * what it reports; it knows nothing of the database.
+ * calls. The server's call flows drive it (ring agents into a call in a role, dial a number, put
+ * the lead on hold, take an agent out, hang up) and persist what it reports; it knows nothing
+ * of the database.
+ *
+ * A call is a room, named by the server's call sid (`CA…`); `callSid` in every command and event
+ * means the room. An agent's side of a call is (callSid, identity).
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { SignallingErrorCode, type WireError } from '@leadline/contracts/signalling';
-import type { DialFailure, MediaEngine, MediaEvent } from './media/media-engine';
+import type { DialFailure, MediaEngine, MediaEvent, ParticipantRole } from './media/media-engine';
 import { SignallingGateway, type ClientLeftReason } from './gateway/signalling-gateway';
 import type { TokenCheck } from './gateway/client-session';
 import type { Clock } from './gateway/clock';
 
-/** What the engine reports, one event per fact. */
+/** How an agent takes part in a call (the mixing rule of its leg). */
+export type AgentRole = Exclude<ParticipantRole, 'lead'>;
+
+/** Every agent role. */
+export const AGENT_ROLES: readonly AgentRole[] = [
+  'agent',
+  'conference',
+  'listen',
+  'whisper',
+  'barge',
+];
+
+/** What the engine reports, one event per fact; `callSid` is always the call (room). */
 export type TelephonyEvent =
   | { type: 'device.online'; identity: string }
   | { type: 'device.offline'; identity: string }
@@ -24,7 +40,11 @@ export type TelephonyEvent =
   | { type: 'phone.unanswered'; callSid: string; reason: DialFailure }
   | { type: 'phone.left'; callSid: string }
   | { type: 'phone.recorded'; callSid: string; path: string; seconds: number }
-  | { type: 'dtmf'; callSid: string; source: 'agent' | 'phone'; digits: string };
+  /** Digits the call's virtual party (the lead) received, as it logged them. */
+  | { type: 'phone.dtmf'; callSid: string; digits: string }
+  | { type: 'dtmf'; callSid: string; source: 'agent' | 'phone'; digits: string }
+  /** The call's mixed recording, written when the call ended (`<recordingsDir>/<callSid>.wav`). */
+  | { type: 'recording.ready'; callSid: string; path: string; seconds: number };
 
 /** The owner's answer to an outgoing call: the call's sid and the number to dial, or a refusal. */
 export type OutgoingCallDecision = { callSid: string; dial: string } | { error: WireError };
@@ -39,6 +59,8 @@ export interface VoiceEngineOptions {
     params: Record<string, string>,
   ): Promise<OutgoingCallDecision>;
   clock?: Clock;
+  /** How long a live call waits for a client whose socket dropped (default 30 s). */
+  reconnectGraceMs?: number;
 }
 
 const DIAL_ERRORS: Record<DialFailure, WireError> = {
@@ -63,7 +85,10 @@ export class VoiceEngine {
     this.#gateway = new SignallingGateway({
       media: options.media,
       verifyToken: (token) => options.verifyToken(token),
-      clock: options.clock,
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.reconnectGraceMs === undefined
+        ? {}
+        : { reconnectGraceMs: options.reconnectGraceMs }),
       authorizeOutgoing: async (identity, params) => {
         const decision = await options.authorizeOutgoing(identity, params);
         if ('error' in decision) return decision;
@@ -83,9 +108,11 @@ export class VoiceEngine {
     g.on('call.left', (callSid, identity, reason) =>
       this.#emit({ type: 'agent.left', callSid, identity, reason }),
     );
-    g.on('call.dtmf', (callSid, _identity, digits) =>
-      this.#emit({ type: 'dtmf', callSid, source: 'agent', digits }),
-    );
+    g.on('call.dtmf', (callSid, _identity, digits) => {
+      this.#emit({ type: 'dtmf', callSid, source: 'agent', digits });
+      // Keypad digits sent over signalling reach the lead as RFC 4733 ones do.
+      this.#media.sendDigits(callSid, digits);
+    });
     g.on('call.outgoing', (callSid, identity) => {
       const to = this.#pendingOutgoing.get(callSid);
       this.#pendingOutgoing.delete(callSid);
@@ -118,22 +145,73 @@ export class VoiceEngine {
     return this.#gateway.isOnline(identity);
   }
 
-  /** Rings the identity's devices with an incoming call; resolves with how many ring. */
-  ringAgent(callSid: string, identity: string, params: Record<string, string>): Promise<number> {
-    return this.#gateway.invite(identity, callSid, params);
+  /**
+   * Rings the identity's devices to join the call in `role` (default `agent`); resolves with how
+   * many ring (0: offline, or already in the call or being rung for it). Each client leg is its
+   * own call on the wire: the call's first leg keeps the call sid, later ones get fresh sids.
+   */
+  ringAgent(
+    callSid: string,
+    identity: string,
+    params: Record<string, string>,
+    options: { role?: AgentRole } = {},
+  ): Promise<number> {
+    return this.#gateway.invite(identity, callSid, params, options.role ?? 'agent');
   }
 
-  /** Stops ringing an agent who has not answered. */
-  cancelRing(callSid: string): void {
-    this.#gateway.cancel(callSid);
+  /** Withdraws unanswered invites of the call: those of `identity`, or everyone's. */
+  cancelRing(callSid: string, identity?: string): void {
+    this.#gateway.cancel(callSid, identity);
   }
 
-  /** Dials a phone number into the call. */
+  /** Dials a phone number (E.164) into the call: a virtual party in the role `lead`. */
   dial(callSid: string, number: string): void {
     this.#media.dial(callSid, `${callSid}.phone.${this.#nextParty++}`, number);
   }
 
-  /** Ends the whole call: the client gets `hangup` (with `error` if given), the room closes. */
+  /**
+   * A sandbox inbound call: a virtual caller from `from` to `to` is already on the line in the
+   * call as its `lead`, speaking the sandbox voice clip; `phone.answered` follows at once.
+   */
+  addCaller(callSid: string, from: string, to: string): void {
+    this.#media.addCaller(callSid, `${callSid}.caller.${this.#nextParty++}`, from, to);
+  }
+
+  /** Changes how an agent takes part in the call (e.g. whisper → barge). */
+  setRole(callSid: string, identity: string, role: AgentRole): void {
+    this.#gateway.setRole(callSid, identity, role);
+  }
+
+  /**
+   * One agent leaves the call (transfer, a supervisor done listening): its client gets `hangup`
+   * (`cancel` while ringing) and its leg leaves the room; the call goes on. No `agent.left`.
+   */
+  removeAgent(callSid: string, identity: string): void {
+    this.#gateway.removeAgent(callSid, identity);
+  }
+
+  /** The lead hears hold music and nobody else; nobody hears the lead. */
+  hold(callSid: string): void {
+    this.#media.setHold(callSid, true);
+  }
+
+  /** Ends the hold: everyone hears each other as their roles say. */
+  unhold(callSid: string): void {
+    this.#media.setHold(callSid, false);
+  }
+
+  /**
+   * Test hook: the agent's leg drops all its media (RTP, RTCP, ICE consent) for `durationMs`, so
+   * its client sees the connection break and can ICE-restart it. Returns whether it had a leg.
+   */
+  interruptMedia(callSid: string, identity: string, durationMs: number): boolean {
+    return this.#gateway.interruptMedia(callSid, identity, durationMs);
+  }
+
+  /**
+   * Ends the whole call: every client in it gets `hangup` (with `error` if given; `cancel` if
+   * still ringing), the room closes (its recording is written: `recording.ready`).
+   */
   hangup(callSid: string, error?: WireError): void {
     this.#outgoing.delete(callSid);
     this.#gateway.hangup(callSid, error);
@@ -178,9 +256,18 @@ export class VoiceEngine {
           path: event.path,
           seconds: event.seconds,
         });
+      case 'party.dtmf':
+        return this.#emit({ type: 'phone.dtmf', callSid, digits: event.digits });
       case 'dtmf':
-        // DTMF from a leg is the agent's keypad; virtual parties do not send any.
+        // DTMF from a leg is an agent's keypad; virtual parties do not send any.
         return this.#emit({ type: 'dtmf', callSid, source: 'agent', digits: event.digit });
+      case 'recording.ready':
+        return this.#emit({
+          type: 'recording.ready',
+          callSid,
+          path: event.path,
+          seconds: event.seconds,
+        });
       default:
         return;
     }

@@ -15,3 +15,4 @@ export {
   WavFormatError,
   type WavAudio,
 } from './wav';
+export { WavFileWriter } from './wav-writer';

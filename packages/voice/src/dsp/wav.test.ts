@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { decodeMuLaw, encodeMuLaw } from '../codec/mu-law';
 import { generateTone } from './tone';
 import { decodeWav, encodeWav, readWavFile, WavFormatError, writeWavFile } from './wav';
 
@@ -74,10 +75,27 @@ describe('WAV files', () => {
     expect(decodeWav(withList).samples).toEqual(Int16Array.of(1, 2, 3));
   });
 
+  it('decodes G.711 µ-law (format 7, 8 bits a sample) to linear PCM', () => {
+    const tone = generateTone({ frequencyHz: 440, sampleRateHz: 8000, dbfs: -6 }, 800);
+    const codes = encodeMuLaw(tone);
+    const bytes = header({ format: 7, bits: 8 }, []);
+    const file = new Uint8Array(bytes.length + codes.length);
+    file.set(bytes, 0);
+    file.set(codes, bytes.length);
+    new DataView(file.buffer).setUint32(40, codes.length, true);
+    const decoded = decodeWav(file);
+    expect(decoded.sampleRateHz).toBe(8000);
+    expect(decoded.samples).toEqual(decodeMuLaw(codes));
+    // µ-law keeps a tone within a few percent of its linear value.
+    const worst = Math.max(...tone.map((v, i) => Math.abs(v - (decoded.samples[i] ?? 0))));
+    expect(worst).toBeLessThan(1100);
+  });
+
   it.each([
     ['not RIFF', new TextEncoder().encode('hello world, not a wav file at all...'), /RIFF\/WAVE/],
     ['8-bit', header({ bits: 8 }, [0]), /16-bit/],
-    ['µ-law encoded', header({ format: 7 }, [0]), /linear PCM/],
+    ['µ-law with 16-bit samples', header({ format: 7 }, [0]), /µ-law WAV file: 16 bits/],
+    ['A-law encoded', header({ format: 6, bits: 8 }, [0]), /linear PCM and µ-law/],
     ['truncated before data', header({}, []).subarray(0, 36), /no data chunk/],
   ])('rejects a file that is %s', async (_name, bytes, message) => {
     expect(() => decodeWav(bytes)).toThrow(WavFormatError);

@@ -1,4 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
+import { decodeMuLaw } from '../codec/mu-law';
 
 /** Decoded contents of a 16-bit PCM WAV file. */
 export interface WavAudio {
@@ -10,7 +11,7 @@ export interface WavAudio {
   samples: Int16Array;
 }
 
-/** A WAV file that is not 16-bit linear PCM, or is truncated or malformed. */
+/** A WAV file that is neither 16-bit linear PCM nor G.711 µ-law, or is truncated or malformed. */
 export class WavFormatError extends Error {
   override readonly name = 'WavFormatError';
 }
@@ -19,8 +20,10 @@ const RIFF_HEADER_BYTES = 12;
 const CHUNK_HEADER_BYTES = 8;
 const FMT_CHUNK_BYTES = 16;
 const WAVE_FORMAT_PCM = 1;
+const WAVE_FORMAT_MULAW = 7;
 const WAVE_FORMAT_EXTENSIBLE = 0xfffe;
 const BITS_PER_SAMPLE = 16;
+const MULAW_BITS_PER_SAMPLE = 8;
 
 /** Encodes mono 16-bit PCM as a canonical 44-byte-header WAV file. */
 export function encodeWav(samples: Int16Array, sampleRateHz: number): Uint8Array {
@@ -47,8 +50,9 @@ export function encodeWav(samples: Int16Array, sampleRateHz: number): Uint8Array
 }
 
 /**
- * Decodes a 16-bit PCM WAV file (plain or WAVE_FORMAT_EXTENSIBLE, any channel count, chunks in
- * any order). Throws {@link WavFormatError} for anything else.
+ * Decodes a 16-bit PCM WAV file (plain or WAVE_FORMAT_EXTENSIBLE) or a G.711 µ-law one (format
+ * 7, as `sox -e mu-law` writes the engine's voice clips), any channel count, chunks in any
+ * order. Throws {@link WavFormatError} for anything else.
  */
 export function decodeWav(bytes: Uint8Array): WavAudio {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -59,7 +63,7 @@ export function decodeWav(bytes: Uint8Array): WavAudio {
   ) {
     throw new WavFormatError('Not a WAV file: missing the RIFF/WAVE header');
   }
-  let format: { sampleRateHz: number; channels: number } | undefined;
+  let format: WavFormat | undefined;
   for (let offset = RIFF_HEADER_BYTES; offset + CHUNK_HEADER_BYTES <= bytes.length;) {
     const id = readAscii(view, offset);
     const size = view.getUint32(offset + 4, true);
@@ -70,7 +74,10 @@ export function decodeWav(bytes: Uint8Array): WavAudio {
       if (!format)
         throw new WavFormatError('Malformed WAV file: the data chunk comes before the fmt chunk');
       const available = Math.min(size, bytes.length - body);
-      return { ...format, samples: readSamples(view, body, available, format.channels) };
+      const samples = format.muLaw
+        ? readMuLawSamples(bytes.subarray(body, body + available), format.channels)
+        : readSamples(view, body, available, format.channels);
+      return { sampleRateHz: format.sampleRateHz, channels: format.channels, samples };
     }
     // Chunks are padded to an even size.
     offset = body + size + (size % 2);
@@ -92,21 +99,29 @@ export async function writeWavFile(
   await writeFile(path, encodeWav(samples, sampleRateHz));
 }
 
-function readFormat(
-  view: DataView,
-  body: number,
-  size: number,
-): { sampleRateHz: number; channels: number } {
+interface WavFormat {
+  sampleRateHz: number;
+  channels: number;
+  muLaw: boolean;
+}
+
+function readFormat(view: DataView, body: number, size: number): WavFormat {
   if (size < FMT_CHUNK_BYTES)
     throw new WavFormatError(`Malformed WAV file: fmt chunk of ${size} bytes`);
   const formatTag = view.getUint16(body, true);
   const channels = view.getUint16(body + 2, true);
   const sampleRateHz = view.getUint32(body + 4, true);
   const bitsPerSample = view.getUint16(body + 14, true);
-  if (formatTag !== WAVE_FORMAT_PCM && formatTag !== WAVE_FORMAT_EXTENSIBLE) {
-    throw new WavFormatError(`Unsupported WAV encoding ${formatTag}: only linear PCM is supported`);
+  const muLaw = formatTag === WAVE_FORMAT_MULAW;
+  if (formatTag !== WAVE_FORMAT_PCM && formatTag !== WAVE_FORMAT_EXTENSIBLE && !muLaw) {
+    throw new WavFormatError(
+      `Unsupported WAV encoding ${formatTag}: only linear PCM and µ-law are supported`,
+    );
   }
-  if (bitsPerSample !== BITS_PER_SAMPLE) {
+  if (muLaw && bitsPerSample !== MULAW_BITS_PER_SAMPLE) {
+    throw new WavFormatError(`Malformed µ-law WAV file: ${bitsPerSample} bits per sample`);
+  }
+  if (!muLaw && bitsPerSample !== BITS_PER_SAMPLE) {
     throw new WavFormatError(
       `Unsupported WAV sample size ${bitsPerSample} bits: only 16-bit PCM is supported`,
     );
@@ -114,7 +129,21 @@ function readFormat(
   if (channels === 0 || sampleRateHz === 0) {
     throw new WavFormatError('Malformed WAV file: zero channels or sample rate');
   }
-  return { sampleRateHz, channels };
+  return { sampleRateHz, channels, muLaw };
+}
+
+function readMuLawSamples(bytes: Uint8Array, channels: number): Int16Array {
+  const decoded = decodeMuLaw(bytes);
+  if (channels === 1) return decoded;
+  const frames = Math.floor(decoded.length / channels);
+  const samples = new Int16Array(frames);
+  for (let frame = 0; frame < frames; frame++) {
+    let sum = 0;
+    for (let channel = 0; channel < channels; channel++)
+      sum += decoded[frame * channels + channel] ?? 0;
+    samples[frame] = Math.round(sum / channels);
+  }
+  return samples;
 }
 
 function readSamples(

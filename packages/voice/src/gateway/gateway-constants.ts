@@ -8,3 +8,8 @@ export const SOCKET_IDLE_TIMEOUT_MS = 30_000;
 export const MAX_FRAME_BYTES = 64 * 1024;
 /** The region/edge names the gateway reports in `connected`. */
 export const GATEWAY_REGION = 'local';
+/**
+ * How long a live call waits for its client to come back on a new socket (signalling reconnect
+ * with the call's `reconnect` token) before it ends as `disconnected`.
+ */
+export const RECONNECT_GRACE_MS = 30_000;

@@ -1,52 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
-import { encodeFrame } from '@leadline/contracts/signalling';
 import { FakeMediaEngine } from '../testing/fake-media-engine';
+import { PStreamTestClient } from '../testing/pstream-test-client';
 import { VoiceEngine, type TelephonyEvent } from '../voice-engine';
 import type { TokenCheck } from './client-session';
 
-/** A client socket that collects frames and waits for them. */
-class TestClient {
-  readonly frames: Array<{ type: string; payload: Record<string, unknown> }> = [];
-  readonly #waiters: Array<() => void> = [];
-  constructor(readonly ws: WebSocket) {
-    ws.on('message', (data: Buffer) => {
-      const text = data.toString();
-      if (text === '\n') return;
-      this.frames.push(JSON.parse(text) as never);
-      this.#waiters.splice(0).forEach((w) => w());
-    });
-  }
-  static async connect(url: string): Promise<TestClient> {
-    const ws = new WebSocket(url);
-    await new Promise((resolve, reject) => {
-      ws.once('open', resolve);
-      ws.once('error', reject);
-    });
-    return new TestClient(ws);
-  }
-  send(type: string, payload: unknown): void {
-    this.ws.send(encodeFrame(type, payload));
-  }
-  async next(type: string): Promise<Record<string, unknown>> {
-    for (;;) {
-      const index = this.frames.findIndex((f) => f.type === type);
-      if (index >= 0) return this.frames.splice(index, 1)[0]!.payload;
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(
-          () => reject(new Error(`no '${type}' frame; got ${JSON.stringify(this.frames)}`)),
-          2000,
-        );
-        this.#waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
-  }
-}
+/** The gateway's test client under its old name here. */
+class TestClient extends PStreamTestClient {}
 
 const TOKENS: Record<string, TokenCheck> = {
   good: { ok: true, identity: '7', expiresAt: Math.floor(Date.now() / 1000) + 600 },
@@ -61,10 +22,14 @@ let url: string;
 let events: TelephonyEvent[];
 const clients: TestClient[] = [];
 
+/** The grace period of the engine under test (short, so expiry can be seen). */
+const GRACE_MS = 400;
+
 beforeEach(async () => {
   media = new FakeMediaEngine();
   events = [];
   engine = new VoiceEngine({
+    reconnectGraceMs: GRACE_MS,
     media,
     verifyToken: (token) => Promise.resolve(TOKENS[token] ?? { ok: false, reason: 'invalid' }),
     authorizeOutgoing: (_identity, params) =>
@@ -100,6 +65,9 @@ async function client(token = 'good', register = true): Promise<TestClient> {
 }
 
 const settle = () => new Promise((r) => setTimeout(r, 20));
+
+/** Matches a reconnect token (opaque, URL-safe). */
+const anyToken: unknown = expect.stringMatching(/^[\w-]{20,}$/);
 
 describe('listen and register', () => {
   it('answers listen with connected {identity, ttl} and register with ready; the identity is online', async () => {
@@ -244,7 +212,11 @@ describe('outgoing calls', () => {
     media.emit({ type: 'party.ringing', participantId: phone, roomId: 'CAout' });
     expect(await a.next('ringing')).toEqual({ callsid: 'CAout', sdp: `v=0 answer ${participant}` });
     media.emit({ type: 'party.answered', participantId: phone, roomId: 'CAout' });
-    expect(await a.next('answer')).toEqual({ callsid: 'CAout', sdp: `v=0 answer ${participant}` });
+    expect(await a.next('answer')).toEqual({
+      callsid: 'CAout',
+      sdp: `v=0 answer ${participant}`,
+      reconnect: anyToken,
+    });
     // The client hangs up with its temporary id; the gateway knows the call by both.
     a.send('hangup', { callsid: 'TJS1' });
     await settle();
@@ -283,5 +255,352 @@ describe('outgoing calls', () => {
       callsid: 'CAout',
       error: { code: 31486, message: 'The number is busy.' },
     });
+  });
+});
+
+const WIRE_SID = /^CA[0-9a-f]{32}$/;
+
+/** Rings `identity` into the room, answers on `c`, and returns the invite it got. */
+async function joinCall(
+  c: TestClient,
+  room: string,
+  identity: string,
+  role?: 'agent' | 'conference' | 'listen' | 'whisper' | 'barge',
+): Promise<Record<string, unknown>> {
+  expect(await engine.ringAgent(room, identity, {}, role ? { role } : {})).toBe(1);
+  const invite = await c.next('invite');
+  c.send('answer', { callsid: invite.callsid, sdp: `v=0 answer ${identity}` });
+  await settle();
+  return invite;
+}
+
+const participantOf = (invite: Record<string, unknown>): string =>
+  String(invite.sdp).slice('v=0 offer '.length);
+
+describe('several clients in one room', () => {
+  it('gives the first leg the room sid and later legs fresh sids; events name the room', async () => {
+    const agent = await client('good');
+    const supervisor = await client('other');
+    const first = await joinCall(agent, 'CAroom', '7');
+    const second = await joinCall(supervisor, 'CAroom', '8', 'whisper');
+    expect(first.callsid).toBe('CAroom');
+    expect(first.parameters).toMatchObject({ CallSid: 'CAroom' });
+    expect(second.callsid).toMatch(WIRE_SID);
+    expect(second.callsid).not.toBe('CAroom');
+    expect(second.parameters).toMatchObject({ CallSid: second.callsid });
+    expect(media.ops('createOfferLeg')).toEqual([
+      ['CAroom', participantOf(first), 'agent'],
+      ['CAroom', participantOf(second), 'whisper'],
+    ]);
+    expect(events.filter((e) => e.type === 'agent.answered')).toEqual([
+      { type: 'agent.answered', callSid: 'CAroom', identity: '7' },
+      { type: 'agent.answered', callSid: 'CAroom', identity: '8' },
+    ]);
+    // The supervisor hangs up: only its leg leaves, reported for the room.
+    supervisor.send('hangup', { callsid: second.callsid });
+    await settle();
+    expect(events).toContainEqual({
+      type: 'agent.left',
+      callSid: 'CAroom',
+      identity: '8',
+      reason: 'hangup',
+    });
+    expect(media.ops('remove')).toEqual([[participantOf(second)]]);
+    expect(media.ops('closeRoom')).toEqual([]);
+    // The same identity cannot be rung twice into one room while it is there.
+    expect(await engine.ringAgent('CAroom', '7', {})).toBe(0);
+  });
+
+  it('setRole changes the media role of the leg (and of legs still ringing)', async () => {
+    const agent = await client('good');
+    const supervisor = await client('other');
+    await joinCall(agent, 'CAroles', '7');
+    const whisper = await joinCall(supervisor, 'CAroles', '8', 'whisper');
+    engine.setRole('CAroles', '8', 'barge');
+    expect(media.ops('setRole')).toEqual([[participantOf(whisper), 'barge']]);
+    const third = await client('good');
+    await engine.ringAgent('CAother', '7', {}, { role: 'listen' });
+    const ringing = await third.next('invite');
+    await agent.next('invite');
+    engine.setRole('CAother', '7', 'whisper');
+    expect(media.ops('setRole')).toHaveLength(3);
+    expect(media.ops('setRole')).toContainEqual([participantOf(ringing), 'whisper']);
+    // Nobody there: nothing happens.
+    engine.setRole('CAnone', '7', 'barge');
+    expect(media.ops('setRole')).toHaveLength(3);
+  });
+
+  it('removeAgent hangs up one client (cancel while ringing) without agent.left; the room stays', async () => {
+    const agent = await client('good');
+    const supervisor = await client('other');
+    await joinCall(agent, 'CAtransfer', '7');
+    const listening = await joinCall(supervisor, 'CAtransfer', '8', 'listen');
+    engine.removeAgent('CAtransfer', '8');
+    expect(await supervisor.next('hangup')).toEqual({ callsid: listening.callsid });
+    expect(media.ops('remove')).toEqual([[participantOf(listening)]]);
+    expect(events.some((e) => e.type === 'agent.left')).toBe(false);
+    await engine.ringAgent('CAtransfer', '8', {});
+    const invite = await supervisor.next('invite');
+    engine.removeAgent('CAtransfer', '8');
+    expect(await supervisor.next('cancel')).toEqual({ callsid: invite.callsid });
+    expect(media.ops('closeRoom')).toEqual([]);
+  });
+
+  it("cancelRing withdraws one identity's invite, or every invite of the call", async () => {
+    const seven = await client('good');
+    const eight = await client('other');
+    await engine.ringAgent('CAring', '7', {});
+    await engine.ringAgent('CAring', '8', {});
+    const toSeven = await seven.next('invite');
+    const toEight = await eight.next('invite');
+    engine.cancelRing('CAring', '8');
+    expect(await eight.next('cancel')).toEqual({ callsid: toEight.callsid });
+    expect(seven.frames.filter((f) => f.type === 'cancel')).toEqual([]);
+    engine.cancelRing('CAring');
+    expect(await seven.next('cancel')).toEqual({ callsid: toSeven.callsid });
+  });
+
+  it('hangup ends the room for every client: hangup to legs, cancel to invites', async () => {
+    const seven = await client('good');
+    const eight = await client('other');
+    const leg = await joinCall(seven, 'CAend', '7');
+    await engine.ringAgent('CAend', '8', {});
+    const invite = await eight.next('invite');
+    engine.hangup('CAend');
+    expect(await seven.next('hangup')).toEqual({ callsid: leg.callsid });
+    expect(await eight.next('cancel')).toEqual({ callsid: invite.callsid });
+    expect(media.ops('closeRoom')).toEqual([['CAend']]);
+    // The room sid is free again for a new call of that sid.
+    expect(await engine.ringAgent('CAend', '7', {})).toBe(1);
+    expect((await seven.next('invite')).callsid).toBe('CAend');
+  });
+});
+
+describe('ICE restart (reinvite)', () => {
+  it('applies the offer to the leg and answers with the engine SDP and the reconnect token', async () => {
+    const c = await client();
+    const invite = await joinCall(c, 'CAice', '7');
+    c.send('reinvite', { callsid: 'CAice', sdp: 'v=0 restart' });
+    expect(await c.next('answer')).toEqual({
+      callsid: 'CAice',
+      sdp: `v=0 reanswer ${participantOf(invite)}`,
+      reconnect: invite.reconnect,
+    });
+    expect(media.ops('renegotiate')).toEqual([[participantOf(invite), 'v=0 restart']]);
+  });
+
+  it('answers an offer the engine cannot use with a 31000 error and keeps the call', async () => {
+    const c = await client();
+    await joinCall(c, 'CAbad', '7');
+    media.renegotiateError = new Error('no PCMU');
+    c.send('reinvite', { callsid: 'CAbad', sdp: 'v=0 opus only' });
+    expect(await c.next('error')).toEqual({
+      callsid: 'CAbad',
+      error: { code: 31000, message: 'Error processing the offer: no PCMU' },
+    });
+    expect(events.some((e) => e.type === 'agent.left')).toBe(false);
+  });
+
+  it('refuses a reinvite for a call that is not in progress', async () => {
+    const c = await client();
+    await engine.ringAgent('CAearly', '7', {});
+    await c.next('invite');
+    c.send('reinvite', { callsid: 'CAearly', sdp: 'v=0 restart' });
+    expect((await c.next('error')).error).toMatchObject({ code: 31100 });
+  });
+});
+
+describe('signalling reconnect', () => {
+  it('keeps a live call when its socket drops; a new socket with the token takes it over', async () => {
+    const first = await client();
+    const invite = await joinCall(first, 'CArec', '7');
+    expect(invite.reconnect).toMatch(/^[\w-]{20,}$/);
+    first.ws.close();
+    await settle();
+    expect(events.some((e) => e.type === 'agent.left')).toBe(false);
+    expect(media.ops('remove')).toEqual([]);
+
+    const second = await client('good', false);
+    await second.next('connected');
+    second.send('invite', {
+      callsid: 'CArec',
+      sdp: 'v=0 same offer',
+      reconnect: invite.reconnect,
+      twilio: {},
+    });
+    const answer = await second.next('answer');
+    expect(answer).toEqual({
+      callsid: 'CArec',
+      sdp: `v=0 reanswer ${participantOf(invite)}`,
+      reconnect: anyToken,
+    });
+    expect(answer.reconnect).not.toBe(invite.reconnect);
+    expect(media.ops('renegotiate')).toEqual([[participantOf(invite), 'v=0 same offer']]);
+    // The call lives on the new socket, well past the grace period.
+    await new Promise((r) => setTimeout(r, GRACE_MS + 200));
+    expect(events.some((e) => e.type === 'agent.left')).toBe(false);
+    second.send('hangup', { callsid: 'CArec' });
+    await settle();
+    expect(events).toContainEqual({
+      type: 'agent.left',
+      callSid: 'CArec',
+      identity: '7',
+      reason: 'hangup',
+    });
+    // The old token is spent.
+    const third = await client('good', false);
+    await third.next('connected');
+    third.send('invite', { callsid: 'CArec', sdp: 'v=0', reconnect: invite.reconnect, twilio: {} });
+    expect(await third.next('hangup')).toEqual({
+      callsid: 'CArec',
+      error: { code: 31404, message: 'This call can no longer be reconnected.' },
+    });
+  });
+
+  it('refuses unknown tokens, tokens of another identity and tokens for another call with 31404', async () => {
+    const owner = await client();
+    const invite = await joinCall(owner, 'CAmine', '7');
+    owner.ws.close();
+    await settle();
+    const refusal = {
+      error: { code: 31404, message: 'This call can no longer be reconnected.' },
+    };
+    const stranger = await client('other', false);
+    await stranger.next('connected');
+    stranger.send('invite', {
+      callsid: 'CAmine',
+      sdp: 'v=0',
+      reconnect: invite.reconnect,
+      twilio: {},
+    });
+    expect(await stranger.next('hangup')).toEqual({ callsid: 'CAmine', ...refusal });
+    const same = await client('good', false);
+    await same.next('connected');
+    same.send('invite', { callsid: 'CAmine', sdp: 'v=0', reconnect: 'made-up-token', twilio: {} });
+    expect(await same.next('hangup')).toEqual({ callsid: 'CAmine', ...refusal });
+    same.send('invite', { callsid: 'CAelse', sdp: 'v=0', reconnect: invite.reconnect, twilio: {} });
+    expect(await same.next('hangup')).toEqual({ callsid: 'CAelse', ...refusal });
+    expect(media.ops('renegotiate')).toEqual([]);
+  });
+
+  it('ends the call (agent.left disconnected) when nobody reconnects within the grace period', async () => {
+    const c = await client();
+    const invite = await joinCall(c, 'CAgone', '7');
+    c.ws.close();
+    await settle();
+    expect(events.some((e) => e.type === 'agent.left')).toBe(false);
+    await new Promise((r) => setTimeout(r, GRACE_MS + 100));
+    expect(events).toContainEqual({
+      type: 'agent.left',
+      callSid: 'CAgone',
+      identity: '7',
+      reason: 'disconnected',
+    });
+    expect(media.ops('remove')).toEqual([[participantOf(invite)]]);
+    const late = await client('good', false);
+    await late.next('connected');
+    late.send('invite', { callsid: 'CAgone', sdp: 'v=0', reconnect: invite.reconnect, twilio: {} });
+    expect((await late.next('hangup')).error).toMatchObject({ code: 31404 });
+  });
+
+  it('an outgoing call carries its token in answer and can be reconnected by its temporary id', async () => {
+    const a = await client();
+    a.send('invite', {
+      callsid: 'TJS9',
+      sdp: 'v=0 offer',
+      twilio: { params: 'To=%2B15550100042' },
+    });
+    await settle();
+    const phone = (media.ops('dial')[0] as string[])[1]!;
+    media.emit({ type: 'party.answered', participantId: phone, roomId: 'CAout' });
+    const answer = await a.next('answer');
+    a.ws.close();
+    await settle();
+    const b = await client('good', false);
+    await b.next('connected');
+    b.send('invite', {
+      callsid: 'TJS9',
+      sdp: 'v=0 offer',
+      reconnect: answer.reconnect,
+      twilio: {},
+    });
+    expect(await b.next('answer')).toMatchObject({ callsid: 'TJS9' });
+  });
+
+  it('a call still ringing or dialling when its socket drops ends at once', async () => {
+    const a = await client();
+    a.send('invite', {
+      callsid: 'TJS8',
+      sdp: 'v=0 offer',
+      twilio: { params: 'To=%2B15550100042' },
+    });
+    await settle();
+    a.ws.close();
+    await settle();
+    expect(events).toContainEqual({
+      type: 'agent.left',
+      callSid: 'CAout',
+      identity: '7',
+      reason: 'disconnected',
+    });
+  });
+
+  it('a reconnecting call can be hung up from a new socket of the same identity', async () => {
+    const c = await client();
+    await joinCall(c, 'CAbye', '7');
+    c.ws.close();
+    await settle();
+    const d = await client();
+    d.send('hangup', { callsid: 'CAbye' });
+    await settle();
+    expect(events).toContainEqual({
+      type: 'agent.left',
+      callSid: 'CAbye',
+      identity: '7',
+      reason: 'hangup',
+    });
+  });
+});
+
+describe('the network side', () => {
+  it('forwards signalled digits to the lead, holds and unholds, adds callers, interrupts media', async () => {
+    const c = await client();
+    const invite = await joinCall(c, 'CAnet', '7');
+    c.send('dtmf', { callsid: 'CAnet', dtmf: '5#' });
+    await settle();
+    expect(events).toContainEqual({
+      type: 'dtmf',
+      callSid: 'CAnet',
+      source: 'agent',
+      digits: '5#',
+    });
+    expect(media.ops('sendDigits')).toEqual([['CAnet', '5#']]);
+    engine.hold('CAnet');
+    engine.unhold('CAnet');
+    expect(media.ops('setHold')).toEqual([
+      ['CAnet', true],
+      ['CAnet', false],
+    ]);
+    engine.addCaller('CAin', '+15550101234', '+15557654321');
+    expect(media.ops('addCaller')).toEqual([
+      ['CAin', expect.stringMatching(/^CAin\.caller\./), '+15550101234', '+15557654321'],
+    ]);
+    expect(engine.interruptMedia('CAnet', '7', 5000)).toBe(true);
+    expect(engine.interruptMedia('CAnet', '8', 5000)).toBe(false);
+    expect(media.ops('interruptMedia')).toEqual([[participantOf(invite), 5000]]);
+  });
+
+  it('reports what the media engine says about the lead and the recording, by call', () => {
+    media.emit({ type: 'party.dtmf', participantId: 'CAx.phone.1', roomId: 'CAx', digits: '42' });
+    media.emit({
+      type: 'recording.ready',
+      roomId: 'CAx',
+      path: '/data/recordings/CAx.wav',
+      seconds: 12.5,
+    });
+    expect(events).toEqual([
+      { type: 'phone.dtmf', callSid: 'CAx', digits: '42' },
+      { type: 'recording.ready', callSid: 'CAx', path: '/data/recordings/CAx.wav', seconds: 12.5 },
+    ]);
   });
 });

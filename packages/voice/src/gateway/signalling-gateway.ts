@@ -1,25 +1,35 @@
 /**
  * The PStream 1.6 signalling gateway at `/signal`: the official `@twilio/voice-sdk` and our
  * own SDK register here, receive incoming calls, and place outgoing ones. Each client call gets
- * a WebRTC leg in the media engine, in the room named by the call's sid.
+ * a WebRTC leg in the media engine, in the room named by the server's call sid; several clients
+ * (agents, a supervisor, a conference guest) may have legs in one room. The first client leg of
+ * a room uses the room's sid on the wire; legs added later get fresh `CA…` sids, so each leg is
+ * one call for its SDK. Towards its owner a leg is (room sid, identity).
+ *
+ * Calls survive a lost socket for a grace period: every `invite` and `answer` the gateway sends
+ * carries a `reconnect` token, and a new socket of the same identity that presents it (`invite`
+ * with `reconnect`) takes the call over; its SDP is applied to the same leg (an ICE restart if
+ * its ICE credentials changed). `reinvite` (ICE restart) is answered with `answer`.
  *
  * The gateway owns sockets and call signalling; which calls may be placed and what happens
  * when one is answered are decided by its owner (the voice engine, then the server).
  */
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { SignallingErrorCode, type WireError } from '@leadline/contracts/signalling';
-import type { MediaEngine, MediaEvent } from '../media/media-engine';
+import type { MediaEngine, MediaEvent, ParticipantRole } from '../media/media-engine';
 import { TypedEmitter } from '@leadline/contracts/lib';
 import { ClientCall } from './client-call';
 import { ClientSession, type CallFrame, type SessionHost, type TokenCheck } from './client-session';
 import { systemClock, type Clock } from './clock';
+import { RECONNECT_GRACE_MS } from './gateway-constants';
 
 /** Why a client's side of a call ended. */
 export type ClientLeftReason = 'hangup' | 'failed' | 'disconnected';
 
-/** Events of the gateway, by name. */
+/** Events of the gateway, by name; `callSid` is always the room's sid. */
 export interface GatewayEvents extends Record<string, unknown[]> {
   /** The identity's first device registered. */
   'device.online': [identity: string];
@@ -31,7 +41,10 @@ export interface GatewayEvents extends Record<string, unknown[]> {
   'call.rejected': [callSid: string, identity: string];
   /** An outgoing call was accepted by `authorizeOutgoing` and its leg is ready. */
   'call.outgoing': [callSid: string, identity: string, params: Record<string, string>];
-  /** The client's side of a call ended (hung up, leg failed, socket lost, or no device left). */
+  /**
+   * The client's side of a call ended on the client's side: it hung up, its leg failed, or its
+   * socket was lost (and, for a live call, nobody reconnected within the grace period).
+   */
   'call.left': [callSid: string, identity: string, reason: ClientLeftReason];
   /** Digits the client sent over signalling. */
   'call.dtmf': [callSid: string, identity: string, digits: string];
@@ -48,23 +61,45 @@ export interface GatewayOptions {
   /** Decides an outgoing call from its connect params. */
   authorizeOutgoing(identity: string, params: Record<string, string>): Promise<OutgoingDecision>;
   clock?: Clock;
+  /** How long a live call waits for its client to reconnect after a lost socket (default 30 s). */
+  reconnectGraceMs?: number;
 }
 
+const RECONNECT_REFUSED: WireError = {
+  code: SignallingErrorCode.CallNotFound,
+  message: 'This call can no longer be reconnected.',
+};
+
 let nextLeg = 1;
+
+/** A fresh call sid for a leg, shaped like Twilio's (`CA` + 32 hex digits). */
+const newWireSid = (): string => `CA${randomBytes(16).toString('hex')}`;
+/** A fresh reconnect token (opaque to clients). */
+const newToken = (): string => randomBytes(24).toString('base64url');
+
+const errorText = (error: unknown): string =>
+  error instanceof Error ? error.message : String(error);
 
 /** The signalling gateway. */
 export class SignallingGateway extends TypedEmitter<GatewayEvents> implements SessionHost {
   readonly #wss: WebSocketServer;
   readonly #clock: Clock;
+  readonly #graceMs: number;
   readonly #sessions = new Set<ClientSession>();
-  /** Calls by sid and by the client's temporary sid. */
+  /** Calls by wire sid and, outgoing, by the client's temporary id. */
   readonly #calls = new Map<string, ClientCall>();
+  /** Calls by room sid. */
+  readonly #rooms = new Map<string, Set<ClientCall>>();
+  /** Room sids that already name a leg on the wire (never reused while the room lasts). */
+  readonly #roomSidsUsed = new Set<string>();
   readonly #byParticipant = new Map<string, ClientCall>();
+  readonly #byToken = new Map<string, ClientCall>();
   readonly #unsubscribeMedia: () => void;
 
   constructor(private readonly options: GatewayOptions) {
     super();
     this.#clock = options.clock ?? systemClock;
+    this.#graceMs = options.reconnectGraceMs ?? RECONNECT_GRACE_MS;
     this.#wss = new WebSocketServer({ noServer: true, maxPayload: ClientSession.maxFrameBytes });
     this.#unsubscribeMedia = options.media.subscribe((event) => this.#onMedia(event));
   }
@@ -82,83 +117,132 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
   }
 
   /**
-   * Rings every registered device of `identity` with an incoming call in room `callSid`.
-   * Resolves with the number of devices rung (0: nobody to ring, nothing was created).
+   * Rings every registered device of `identity` to join room `roomSid` in `role`. Resolves with
+   * the number of devices rung (0: nobody to ring, or the identity is already in the room or
+   * being rung for it; nothing was created).
    */
-  async invite(identity: string, callSid: string, params: Record<string, string>): Promise<number> {
+  async invite(
+    identity: string,
+    roomSid: string,
+    params: Record<string, string>,
+    role: ParticipantRole = 'agent',
+  ): Promise<number> {
     const sessions = this.#registeredSessions(identity);
-    if (sessions.length === 0 || this.#calls.has(callSid)) return 0;
-    const call = new ClientCall(callSid, identity, 'incoming');
-    this.#calls.set(callSid, call);
-    const parameters = { ...params, CallSid: callSid };
+    if (sessions.length === 0 || this.#callOf(roomSid, identity)) return 0;
+    const call = new ClientCall({
+      wireSid: this.#takeWireSid(roomSid),
+      roomSid,
+      identity,
+      direction: 'incoming',
+      role,
+    });
+    this.#track(call);
+    const reconnect = this.#issueToken(call);
+    const parameters = { ...params, CallSid: call.wireSid };
     await Promise.all(
       sessions.map(async (session) => {
-        const participantId = `${callSid}.${session.id}.${nextLeg++}`;
+        const participantId = `${roomSid}.${session.id}.${nextLeg++}`;
         call.invites.set(session.id, { session, participantId });
         this.#byParticipant.set(participantId, call);
         try {
-          const sdp = await this.options.media.createOfferLeg(callSid, participantId);
-          if (call.state === 'inviting' && call.invites.has(session.id)) {
-            session.send('invite', { callsid: callSid, sdp, parameters });
+          const sdp = await this.options.media.createOfferLeg(roomSid, participantId, {
+            role: call.role,
+          });
+          if (call.is('inviting') && call.invites.has(session.id)) {
+            session.send('invite', { callsid: call.wireSid, sdp, parameters, reconnect });
           }
         } catch {
           this.#dropInvite(call, session.id);
         }
       }),
     );
-    if (call.state === 'inviting' && call.invites.size === 0) {
+    if (call.is('inviting') && call.invites.size === 0) {
       call.send('end');
       this.#forget(call);
       return 0;
     }
-    return call.invites.size;
+    return call.is('inviting') ? call.invites.size : 0;
   }
 
-  /** Withdraws an incoming call that no device answered yet (the caller gave up). */
-  cancel(callSid: string): void {
-    const call = this.#calls.get(callSid);
-    if (!call || call.state !== 'inviting') return;
-    for (const invite of call.invites.values()) {
-      invite.session.send('cancel', { callsid: callSid });
-      this.options.media.remove(invite.participantId);
+  /** Withdraws unanswered invites of the room: those of `identity`, or all of them. */
+  cancel(roomSid: string, identity?: string): void {
+    for (const call of this.#roomCalls(roomSid)) {
+      if (call.is('inviting') && (identity === undefined || call.identity === identity)) {
+        this.#cancelInvites(call);
+      }
     }
-    call.invites.clear();
-    call.send('end');
-    this.#forget(call);
   }
 
   /** Outgoing call: the far end rings; the client gets early media. */
-  ringing(callSid: string): void {
-    const call = this.#calls.get(callSid);
+  ringing(roomSid: string): void {
+    const call = this.#outgoingCall(roomSid);
     if (!call || !call.can('proceed') || !call.session || !call.localSdp) return;
     call.send('proceed');
-    call.session.send('ringing', { callsid: call.callSid, sdp: call.localSdp });
+    call.session.send('ringing', { callsid: call.wireSid, sdp: call.localSdp });
   }
 
   /** Outgoing call: the far end answered. */
-  connect(callSid: string): void {
-    const call = this.#calls.get(callSid);
+  connect(roomSid: string): void {
+    const call = this.#outgoingCall(roomSid);
     if (!call || !call.can('connect') || !call.session || !call.localSdp) return;
     call.send('connect');
-    call.session.send('answer', { callsid: call.callSid, sdp: call.localSdp });
+    call.session.send('answer', {
+      callsid: call.wireSid,
+      sdp: call.localSdp,
+      reconnect: call.reconnectToken ?? this.#issueToken(call),
+    });
   }
 
-  /** Ends the client's side of a call from the network's side (optionally with an error). */
-  hangup(callSid: string, error?: WireError): void {
-    const call = this.#calls.get(callSid);
-    if (!call) return;
-    if (call.state === 'inviting') return this.cancel(callSid);
-    call.session?.send(
-      'hangup',
-      error ? { callsid: call.callSid, error } : { callsid: call.callSid },
-    );
-    this.#end(call);
+  /**
+   * Ends the room for every client in it from the network's side: live legs get `hangup` (with
+   * `error` if given), unanswered invites `cancel`. No `call.left` is emitted.
+   */
+  hangup(roomSid: string, error?: WireError): void {
+    for (const call of this.#roomCalls(roomSid)) this.#hangUpClient(call, error);
+    this.#rooms.delete(roomSid);
+    this.#roomSidsUsed.delete(roomSid);
   }
 
-  /** Closes every socket. */
+  /**
+   * One client leaves the room from the network's side (transfer, supervisor removed): its
+   * client gets `hangup` (or `cancel` while still ringing); the room stays. No `call.left` is
+   * emitted. Returns whether the identity had a leg or an invite there.
+   */
+  removeAgent(roomSid: string, identity: string): boolean {
+    const call = this.#callOf(roomSid, identity);
+    if (!call) return false;
+    this.#hangUpClient(call);
+    return true;
+  }
+
+  /** Changes how the identity takes part in the room (its leg, or the legs it is rung on). */
+  setRole(roomSid: string, identity: string, role: ParticipantRole): boolean {
+    const call = this.#callOf(roomSid, identity);
+    if (!call) return false;
+    call.role = role;
+    const participants = call.participantId
+      ? [call.participantId]
+      : [...call.invites.values()].map((invite) => invite.participantId);
+    for (const participantId of participants) this.options.media.setRole(participantId, role);
+    return true;
+  }
+
+  /** Test hook: the identity's leg in the room drops its media for `durationMs`. */
+  interruptMedia(roomSid: string, identity: string, durationMs: number): boolean {
+    const participantId = this.#callOf(roomSid, identity)?.participantId;
+    if (!participantId) return false;
+    this.options.media.interruptMedia(participantId, durationMs);
+    return true;
+  }
+
+  /** Closes every socket; calls waiting for a reconnect end at once. */
   close(): void {
     this.#unsubscribeMedia();
     for (const session of [...this.#sessions]) session.close();
+    for (const call of new Set(this.#calls.values())) {
+      if (call.graceTimer !== null) this.#clock.clearTimeout(call.graceTimer);
+      call.graceTimer = null;
+    }
     this.#wss.close();
   }
 
@@ -189,11 +273,12 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
     for (const call of new Set(this.#calls.values())) {
       if (call.invites.has(session.id)) {
         this.#dropInvite(call, session.id);
-        if (call.invites.size === 0 && call.state === 'inviting') {
+        if (call.invites.size === 0 && call.is('inviting')) {
           this.#endUnanswered(call, 'disconnected');
         }
       } else if (call.session === session) {
-        this.#leave(call, 'disconnected');
+        if (call.is('live')) this.#detach(call);
+        else this.#leave(call, 'disconnected');
       }
     }
   }
@@ -203,8 +288,13 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
     const identity = session.identity!;
     if (frame.type === 'invite') return this.#clientInvite(session, identity, frame.payload);
     const call = this.#calls.get(frame.payload.callsid);
-    const mine = call && (call.session === session || call.invites.has(session.id));
-    if (!call || !mine || call.state === 'ended') {
+    // A call waiting for its client may be hung up from any socket of the same identity.
+    const mine =
+      call &&
+      (call.session === session ||
+        call.invites.has(session.id) ||
+        (call.is('reconnecting') && call.identity === identity && frame.type === 'hangup'));
+    if (!call || !mine || call.is('ended')) {
       // Hanging up a call that is already over is not an error.
       if (frame.type === 'hangup' || frame.type === 'reject') return;
       session.send('error', {
@@ -220,40 +310,33 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
       case 'answer':
         return this.#clientAnswer(session, call, frame.payload.sdp);
       case 'reject':
-        if (call.state !== 'inviting') return;
+        if (!call.is('inviting')) return;
         this.#dropInvite(call, session.id);
         if (call.invites.size === 0) {
           call.send('end');
           this.#forget(call);
-          this.emit('call.rejected', call.callSid, call.identity);
+          this.emit('call.rejected', call.roomSid, call.identity);
         }
         return;
       case 'hangup':
-        if (call.state === 'inviting') {
+        if (call.is('inviting')) {
           this.#dropInvite(call, session.id);
           if (call.invites.size === 0) this.#endUnanswered(call, 'hangup');
           return;
         }
         return this.#leave(call, 'hangup');
       case 'dtmf':
-        this.emit('call.dtmf', call.callSid, identity, frame.payload.dtmf);
+        this.emit('call.dtmf', call.roomSid, identity, frame.payload.dtmf);
         return;
       case 'message':
         session.send('ack', {
           acktype: 'message',
-          callsid: call.callSid,
+          callsid: frame.payload.callsid,
           voiceeventsid: frame.payload.voiceeventsid,
         });
         return;
       case 'reinvite':
-        session.send('error', {
-          callsid: call.callSid,
-          error: {
-            code: SignallingErrorCode.BadRequest,
-            message: 'ICE restart (reinvite) is not supported by this gateway yet.',
-          },
-        });
-        return;
+        return this.#reinvite(session, call, frame.payload.callsid, frame.payload.sdp);
     }
   }
 
@@ -263,62 +346,184 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
     return [...this.#sessions].filter((s) => s.registered && s.identity === identity);
   }
 
+  #roomCalls(roomSid: string): ClientCall[] {
+    return [...(this.#rooms.get(roomSid) ?? [])];
+  }
+
+  /** The identity's call (leg or invite) in the room, if it has not ended. */
+  #callOf(roomSid: string, identity: string): ClientCall | undefined {
+    return this.#roomCalls(roomSid).find((call) => call.identity === identity && !call.is('ended'));
+  }
+
+  #outgoingCall(roomSid: string): ClientCall | undefined {
+    return this.#roomCalls(roomSid).find(
+      (call) => call.direction === 'outgoing' && !call.is('ended'),
+    );
+  }
+
+  /** The wire sid of a new leg: the room's own sid for its first leg, else a fresh one. */
+  #takeWireSid(roomSid: string): string {
+    if (this.#roomSidsUsed.has(roomSid) || this.#calls.has(roomSid)) return newWireSid();
+    this.#roomSidsUsed.add(roomSid);
+    return roomSid;
+  }
+
+  #track(call: ClientCall): void {
+    this.#calls.set(call.wireSid, call);
+    if (call.clientCallSid !== null) this.#calls.set(call.clientCallSid, call);
+    let room = this.#rooms.get(call.roomSid);
+    if (!room) {
+      room = new Set();
+      this.#rooms.set(call.roomSid, room);
+    }
+    room.add(call);
+  }
+
+  #issueToken(call: ClientCall): string {
+    if (call.reconnectToken !== null) this.#byToken.delete(call.reconnectToken);
+    const token = newToken();
+    call.reconnectToken = token;
+    this.#byToken.set(token, call);
+    return token;
+  }
+
   async #clientInvite(
     session: ClientSession,
     identity: string,
     payload: Extract<CallFrame, { type: 'invite' }>['payload'],
   ): Promise<void> {
+    if (payload.reconnect !== undefined) return this.#reconnect(session, identity, payload);
     const refuse = (error: WireError): void => {
       session.send('hangup', { callsid: payload.callsid, error });
     };
-    if (payload.reconnect !== undefined) {
-      return refuse({
-        code: SignallingErrorCode.CallNotFound,
-        message: 'This call can no longer be reconnected.',
-      });
-    }
     const params = Object.fromEntries(new URLSearchParams(payload.twilio?.params ?? ''));
     const decision = await this.options.authorizeOutgoing(identity, params);
     if ('error' in decision) return refuse(decision.error);
-    if (this.#calls.has(decision.callSid)) {
+    const roomSid = decision.callSid;
+    if (this.#callOf(roomSid, identity) || this.#calls.has(payload.callsid)) {
       return refuse({
         code: SignallingErrorCode.BadRequest,
         message: 'This call is already in progress.',
       });
     }
-    const call = new ClientCall(decision.callSid, identity, 'outgoing', payload.callsid);
+    const call = new ClientCall({
+      wireSid: this.#takeWireSid(roomSid),
+      roomSid,
+      identity,
+      direction: 'outgoing',
+      role: 'agent',
+      clientCallSid: payload.callsid,
+    });
     call.session = session;
-    call.participantId = `${call.callSid}.${session.id}.${nextLeg++}`;
-    this.#calls.set(call.callSid, call);
-    this.#calls.set(payload.callsid, call);
+    call.participantId = `${roomSid}.${session.id}.${nextLeg++}`;
+    this.#track(call);
     this.#byParticipant.set(call.participantId, call);
+    this.#issueToken(call);
     try {
       call.localSdp = await this.options.media.createAnswerLeg(
-        call.callSid,
+        roomSid,
         call.participantId,
         payload.sdp,
       );
     } catch (error) {
       this.#end(call);
-      return refuse({
-        code: 31000,
-        message: `Error processing the offer: ${error instanceof Error ? error.message : String(error)}`,
-      });
+      return refuse({ code: 31000, message: `Error processing the offer: ${errorText(error)}` });
     }
     if (call.is('ended')) return;
-    this.emit('call.outgoing', call.callSid, identity, params);
+    this.emit('call.outgoing', roomSid, identity, params);
+  }
+
+  /** A new socket takes over a live call with its reconnect token. */
+  async #reconnect(
+    session: ClientSession,
+    identity: string,
+    payload: Extract<CallFrame, { type: 'invite' }>['payload'],
+  ): Promise<void> {
+    const call = this.#byToken.get(payload.reconnect ?? '');
+    const participantId = call?.participantId;
+    if (
+      !call ||
+      !participantId ||
+      call.identity !== identity ||
+      !call.isNamed(payload.callsid) ||
+      !(call.is('live') || call.is('reconnecting'))
+    ) {
+      session.send('hangup', { callsid: payload.callsid, error: RECONNECT_REFUSED });
+      return;
+    }
+    if (call.is('reconnecting')) {
+      this.#stopGrace(call);
+      call.send('attach');
+    }
+    // A socket that still held the call (its loss not noticed yet) loses it to the new one.
+    call.session = session;
+    let sdp: string;
+    try {
+      sdp = await this.options.media.renegotiate(participantId, payload.sdp);
+    } catch (error) {
+      if (call.session !== session || !call.is('live')) return;
+      session.send('hangup', {
+        callsid: payload.callsid,
+        error: { code: 31003, message: `Media could not be restored: ${errorText(error)}` },
+      });
+      return this.#leave(call, 'failed');
+    }
+    // Superseded (the socket went again, or the call ended) while the leg renegotiated.
+    if (call.session !== session || !call.is('live')) return;
+    session.send('answer', {
+      callsid: payload.callsid,
+      sdp,
+      reconnect: this.#issueToken(call),
+    });
+  }
+
+  /** ICE restart of a live call: the engine's leg applies the new offer and answers. */
+  async #reinvite(
+    session: ClientSession,
+    call: ClientCall,
+    callsid: string,
+    offer: string,
+  ): Promise<void> {
+    const participantId = call.participantId;
+    if (!call.is('live') || !participantId) {
+      session.send('error', {
+        callsid,
+        error: {
+          code: SignallingErrorCode.BadRequest,
+          message: 'Only a call in progress can be renegotiated.',
+        },
+      });
+      return;
+    }
+    let sdp: string;
+    try {
+      sdp = await this.options.media.renegotiate(participantId, offer);
+    } catch (error) {
+      // The leg stays as it was unless the offer broke it (then `leg.failed` ends the call).
+      session.send('error', {
+        callsid,
+        error: { code: 31000, message: `Error processing the offer: ${errorText(error)}` },
+      });
+      return;
+    }
+    if (call.session !== session || !call.is('live') || sdp === '') return;
+    session.send('answer', {
+      callsid,
+      sdp,
+      reconnect: call.reconnectToken ?? this.#issueToken(call),
+    });
   }
 
   async #clientAnswer(session: ClientSession, call: ClientCall, sdp: string): Promise<void> {
     const invite = call.invites.get(session.id);
-    if (call.state !== 'inviting' || !invite) return;
+    if (!call.is('inviting') || !invite) return;
     call.send('answer');
     call.session = session;
     call.participantId = invite.participantId;
     call.invites.delete(session.id);
     // Every other device stops ringing.
     for (const other of call.invites.values()) {
-      other.session.send('cancel', { callsid: call.callSid });
+      other.session.send('cancel', { callsid: call.wireSid });
       this.#byParticipant.delete(other.participantId);
       this.options.media.remove(other.participantId);
     }
@@ -327,15 +532,12 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
       await this.options.media.acceptAnswer(invite.participantId, sdp);
     } catch (error) {
       session.send('hangup', {
-        callsid: call.callSid,
-        error: {
-          code: 31000,
-          message: `Error processing answer: ${error instanceof Error ? error.message : String(error)}`,
-        },
+        callsid: call.wireSid,
+        error: { code: 31000, message: `Error processing answer: ${errorText(error)}` },
       });
       return this.#leave(call, 'failed');
     }
-    if (call.is('live')) this.emit('call.answered', call.callSid, call.identity);
+    if (call.is('live')) this.emit('call.answered', call.roomSid, call.identity);
   }
 
   #dropInvite(call: ClientCall, sessionId: string): void {
@@ -346,22 +548,61 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
     this.options.media.remove(invite.participantId);
   }
 
+  /** Stops ringing every device of an incoming call (the network withdrew it). */
+  #cancelInvites(call: ClientCall): void {
+    for (const invite of call.invites.values()) {
+      invite.session.send('cancel', { callsid: call.wireSid });
+      this.#byParticipant.delete(invite.participantId);
+      this.options.media.remove(invite.participantId);
+    }
+    call.invites.clear();
+    call.send('end');
+    this.#forget(call);
+  }
+
+  /** Ends one client's call from the network's side. */
+  #hangUpClient(call: ClientCall, error?: WireError): void {
+    if (call.is('ended')) return;
+    if (call.is('inviting')) return this.#cancelInvites(call);
+    call.session?.send(
+      'hangup',
+      error ? { callsid: call.wireSid, error } : { callsid: call.wireSid },
+    );
+    this.#end(call);
+  }
+
   /** An incoming call that lost every device before anyone answered. */
   #endUnanswered(call: ClientCall, reason: ClientLeftReason): void {
     call.send('end');
     this.#forget(call);
-    this.emit('call.left', call.callSid, call.identity, reason);
+    this.emit('call.left', call.roomSid, call.identity, reason);
+  }
+
+  /** The socket of a live call is gone: the call waits for its client to reconnect. */
+  #detach(call: ClientCall): void {
+    call.send('detach');
+    call.session = null;
+    call.graceTimer = this.#clock.setTimeout(() => {
+      call.graceTimer = null;
+      if (call.is('reconnecting')) this.#leave(call, 'disconnected');
+    }, this.#graceMs);
+  }
+
+  #stopGrace(call: ClientCall): void {
+    if (call.graceTimer !== null) this.#clock.clearTimeout(call.graceTimer);
+    call.graceTimer = null;
   }
 
   /** The client's side ended on the client's side: tell the owner. */
   #leave(call: ClientCall, reason: ClientLeftReason): void {
-    if (call.state === 'ended') return;
+    if (call.is('ended')) return;
     this.#end(call);
-    this.emit('call.left', call.callSid, call.identity, reason);
+    this.emit('call.left', call.roomSid, call.identity, reason);
   }
 
   #end(call: ClientCall): void {
-    if (call.state !== 'ended') call.send('end');
+    if (!call.is('ended')) call.send('end');
+    this.#stopGrace(call);
     if (call.participantId) this.options.media.remove(call.participantId);
     for (const invite of call.invites.values()) this.options.media.remove(invite.participantId);
     call.invites.clear();
@@ -372,6 +613,9 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
     for (const [key, value] of this.#calls) if (value === call) this.#calls.delete(key);
     for (const [key, value] of this.#byParticipant)
       if (value === call) this.#byParticipant.delete(key);
+    if (call.reconnectToken !== null) this.#byToken.delete(call.reconnectToken);
+    const room = this.#rooms.get(call.roomSid);
+    room?.delete(call);
   }
 
   #onMedia(event: MediaEvent): void {
@@ -380,7 +624,7 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
     if (!call) return;
     if (call.participantId === event.participantId) {
       call.session?.send('hangup', {
-        callsid: call.callSid,
+        callsid: call.wireSid,
         error: { code: 31003, message: `Media connection failed: ${event.reason}` },
       });
       this.#leave(call, 'failed');

@@ -7,21 +7,25 @@ function pacer(
   clock: FakeClock,
   scheduler: Scheduler = clock,
   onFrame: () => void = () => undefined,
-): { pacer: FramePacer; frames: number[]; errors: unknown[] } {
+): { pacer: FramePacer; frames: number[]; errors: unknown[]; skips: number[]; lateness: number[] } {
   const frames: number[] = [];
   const errors: unknown[] = [];
+  const skips: number[] = [];
+  const lateness: number[] = [];
   const instance = new FramePacer({
     clock,
     scheduler,
     frameMs: 20,
     maxCatchUpFrames: 5,
-    onFrame: () => {
+    onFrame: (latenessMs) => {
       frames.push(clock.now());
+      lateness.push(latenessMs);
       onFrame();
     },
+    onSkip: (count) => skips.push(count),
     onError: (error) => errors.push(error),
   });
-  return { pacer: instance, frames, errors };
+  return { pacer: instance, frames, errors, skips, lateness };
 }
 
 describe('FramePacer', () => {
@@ -61,7 +65,7 @@ describe('FramePacer', () => {
       },
     };
     const fire = (): void => wake?.();
-    const { pacer: loop, frames } = pacer(clock, manual);
+    const { pacer: loop, frames, skips, lateness } = pacer(clock, manual);
     loop.start();
     clock.advance(20);
     fire();
@@ -70,9 +74,12 @@ describe('FramePacer', () => {
     fire();
     expect(loop.stats).toEqual({ framesRun: 6, framesSkipped: 0 });
     expect(frames).toHaveLength(6);
-    clock.advance(300); // 300 ms stall: 15 frames due; 5 run, 10 skipped
+    // Each frame is told how late it runs: 80, 60, 40, 20, 0 ms after its due time.
+    expect(lateness.slice(1)).toEqual([80, 60, 40, 20, 0]);
+    clock.advance(300); // 300 ms stall: 15 frames due; 5 run, 10 skipped (and reported)
     fire();
     expect(loop.stats).toEqual({ framesRun: 11, framesSkipped: 10 });
+    expect(skips).toEqual([10]);
     clock.advance(19); // the grid goes on from 440
     fire();
     expect(loop.stats.framesRun).toBe(11);

@@ -10,10 +10,12 @@ export interface FramePacerOptions {
   frameMs: number;
   /** Frames replayed back to back after a stall; beyond that the pacer skips ahead. */
   maxCatchUpFrames: number;
-  /** Runs once per frame; it must not block. */
-  onFrame: () => void;
+  /** Runs once per frame with how late it runs (ms after its due time); it must not block. */
+  onFrame: (latenessMs: number) => void;
   /** Receives what `onFrame` throws; the loop goes on. */
   onError: (error: unknown) => void;
+  /** Frames skipped after a stall (their media time passed without them); default nothing. */
+  onSkip?: (frames: number) => void;
 }
 
 /**
@@ -68,12 +70,18 @@ export class FramePacer {
       this.framesSkipped += skipped;
       this.nextFrameAt += skipped * frameMs;
       due = maxCatchUpFrames;
+      try {
+        this.options.onSkip?.(skipped);
+      } catch (error) {
+        this.options.onError(error);
+      }
     }
     for (let i = 0; i < due && this.running; i++) {
+      const dueAt = this.nextFrameAt;
       this.nextFrameAt += frameMs;
       this.framesRun++;
       try {
-        this.options.onFrame();
+        this.options.onFrame(clock.now() - dueAt);
       } catch (error) {
         this.options.onError(error);
       }

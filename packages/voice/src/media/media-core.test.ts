@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FRAME_DURATION_MS } from '../constants';
 import { dominantFrequency } from '../dsp/dominant-frequency';
 import { readWavFile } from '../dsp/wav';
+import { defaultAssetsDir } from '../pstn/clips';
 import { SANDBOX_NUMBER_PLAN, type NumberPlan } from '../pstn/number-plan';
 import { FakeClock } from './fake-clock';
 import { MediaCore, recordingFileName } from './media-core';
@@ -55,6 +56,8 @@ describe('MediaCore with virtual parties (fake clock)', () => {
     core = new MediaCore({
       iceAddresses: ['127.0.0.1'],
       sandboxDir,
+      recordingsDir: join(sandboxDir, 'recordings'),
+      assetsDir: defaultAssetsDir(),
       answerDelayMs: 1000,
       emit: (event) => events.push(event),
       warn: (message) => warnings.push(message),
@@ -71,7 +74,9 @@ describe('MediaCore with virtual parties (fake clock)', () => {
   });
 
   const types = (participantId: string): string[] =>
-    events.filter((event) => event.participantId === participantId).map((event) => event.type);
+    events
+      .filter((event) => 'participantId' in event && event.participantId === participantId)
+      .map((event) => event.type);
 
   const recording = (
     participantId: string,
@@ -191,6 +196,12 @@ describe('MediaCore with virtual parties (fake clock)', () => {
       core.setMuted('gone', true);
       core.closeRoom('no-room');
     }).not.toThrow();
+  });
+
+  it('rejects an offer leg removed before its offer is ready (LegClosed)', async () => {
+    const pending = core.createOfferLeg('room', 'quick');
+    core.remove('quick');
+    await expect(pending).rejects.toMatchObject({ name: 'LegClosed' });
   });
 
   it('names recordings after the participant, keeping them inside the sandbox', async () => {

@@ -1,12 +1,19 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { FRAME_DURATION_MS, MAX_CATCH_UP_FRAMES } from '../constants';
-import { writeWavFile } from '../dsp/wav';
+import { FRAME_DURATION_MS, MAX_CATCH_UP_FRAMES, SAMPLE_RATE_HZ } from '../constants';
+import { WavFileWriter } from '../dsp/wav-writer';
+import { loadClips, type ClipLibrary } from '../pstn/clips';
 import { resolveNumber, SANDBOX_NUMBER_PLAN, type NumberPlan } from '../pstn/number-plan';
-import { VirtualParty, type PartyObserver, type RecordingWriter } from '../pstn/virtual-party';
+import { VirtualParty, type PartyCall, type PartyObserver } from '../pstn/virtual-party';
 import { FramePacer } from './frame-pacer';
 import { MediaError } from './media-errors';
-import type { MediaEvent, ParticipantId, RoomId } from './media-engine';
+import type {
+  LegOptions,
+  MediaEvent,
+  ParticipantId,
+  ParticipantRole,
+  RoomId,
+} from './media-engine';
 import type { HearingRule } from './mixer';
 import type { LeaveReason, Participant } from './participant';
 import { createPeerFactory, type PeerFactory } from './peer-factory';
@@ -18,8 +25,12 @@ import { WebRtcLeg, type LegObserver } from './webrtc-leg';
 export interface MediaCoreOptions {
   /** Addresses announced in ICE candidates. */
   iceAddresses: readonly string[];
-  /** Directory of the virtual parties' recordings (created by `start`). */
+  /** Directory of the virtual parties' recordings and records (created by `start`). */
   sandboxDir: string;
+  /** Directory of the rooms' recordings (created by `start`). */
+  recordingsDir: string;
+  /** Directory of the voice clips (loaded by `start`). */
+  assetsDir: string;
   /** Ringing time of a sandbox number whose row sets none. */
   answerDelayMs: number;
   /** Receives every engine event. */
@@ -29,53 +40,67 @@ export interface MediaCoreOptions {
   clock?: MonotonicClock;
   scheduler?: Scheduler;
   numberPlan?: NumberPlan;
-  writeRecording?: RecordingWriter;
+  /** Overrides the role rule of every room (tests). */
   hearingRule?: HearingRule;
   /** Made by `start` (which generates the DTLS certificate) when not given. */
   peerFactory?: PeerFactory;
+  /** Runs after every mixed frame with the frame's start lateness (bench instrumentation). */
+  onFrameMixed?: (latenessMs: number) => void;
+}
+
+/** File name for an id (participant or room): characters unsafe in a path replaced by `_`. */
+export function safeFileName(id: string, extension: string): string {
+  const safe = id.replace(/[^A-Za-z0-9_-]/g, '_');
+  return `${safe === '' ? '_' : safe}.${extension}`;
 }
 
 /** File name of a participant's recording: its id, with characters unsafe in a path replaced by `_`. */
 export function recordingFileName(participantId: ParticipantId): string {
-  const safe = participantId.replace(/[^A-Za-z0-9_-]/g, '_');
-  return `${safe === '' ? '_' : safe}.wav`;
+  return safeFileName(participantId, 'wav');
 }
 
 /**
- * The media engine inside its worker: rooms, WebRTC legs, virtual parties and the 20 ms mixer
- * loop. It executes the commands of `MediaEngine` and reports `MediaEvent`s through `emit`; it
- * knows nothing of threads, so tests run it in-process with a fake clock.
+ * The media engine inside its worker: rooms, WebRTC legs, virtual parties, room recordings and
+ * the 20 ms mixer loop. It executes the commands of `MediaEngine` and reports `MediaEvent`s
+ * through `emit`; it knows nothing of threads, so tests run it in-process with a fake clock.
  */
 export class MediaCore {
   private readonly rooms = new Map<RoomId, Room>();
   private readonly participants = new Map<ParticipantId, Participant>();
-  /** Leaves still finishing (peer connections closing, WAVs being written). */
+  /** Work still finishing (peer connections closing, WAVs being written). */
   private readonly leaving = new Set<Promise<void>>();
   private readonly pacer: FramePacer;
   private readonly scheduler: Scheduler;
+  private readonly clock: MonotonicClock;
   private readonly numberPlan: NumberPlan;
-  private readonly writeRecording: RecordingWriter;
   private peerFactory: PeerFactory | undefined;
+  private clips: ClipLibrary | undefined;
 
   /** Creates a stopped core. */
   constructor(private readonly options: MediaCoreOptions) {
     this.scheduler = options.scheduler ?? nodeScheduler;
+    this.clock = options.clock ?? performanceClock;
     this.numberPlan = options.numberPlan ?? SANDBOX_NUMBER_PLAN;
-    this.writeRecording = options.writeRecording ?? writeWavFile;
     this.peerFactory = options.peerFactory;
     this.pacer = new FramePacer({
-      clock: options.clock ?? performanceClock,
+      clock: this.clock,
       scheduler: this.scheduler,
       frameMs: FRAME_DURATION_MS,
       maxCatchUpFrames: MAX_CATCH_UP_FRAMES,
-      onFrame: () => this.mixFrame(),
+      onFrame: (latenessMs) => this.mixFrame(latenessMs),
+      onSkip: (frames) => this.skipFrames(frames),
       onError: (error) => options.warn(`mixer frame failed: ${String(error)}`),
     });
   }
 
-  /** Prepares the sandbox directory and the DTLS certificate, then starts the mixer loop. */
+  /**
+   * Prepares the directories, the voice clips and the DTLS certificate, then starts the mixer
+   * loop.
+   */
   async start(): Promise<void> {
     await mkdir(this.options.sandboxDir, { recursive: true });
+    await mkdir(this.options.recordingsDir, { recursive: true });
+    this.clips = await loadClips(this.options.assetsDir);
     this.peerFactory ??= await createPeerFactory(this.options.iceAddresses);
     this.pacer.start();
   }
@@ -97,20 +122,26 @@ export class MediaCore {
     return this.pacer.stats;
   }
 
+  /** Rooms and participants now (bench instrumentation). */
+  get size(): { rooms: number; participants: number } {
+    return { rooms: this.rooms.size, participants: this.participants.size };
+  }
+
   /** See `MediaEngine.createOfferLeg`. */
-  async createOfferLeg(roomId: RoomId, participantId: ParticipantId): Promise<string> {
-    const leg = this.addLeg(roomId, participantId);
+  async createOfferLeg(
+    roomId: RoomId,
+    participantId: ParticipantId,
+    options: LegOptions = {},
+  ): Promise<string> {
+    const leg = this.addLeg(roomId, participantId, options);
     return this.failOnError(leg, () => leg.createOffer());
   }
 
   /** See `MediaEngine.acceptAnswer`. Does nothing for a participant that has gone. */
   async acceptAnswer(participantId: ParticipantId, answerSdp: string): Promise<void> {
-    const participant = this.participants.get(participantId);
-    if (!participant) return;
-    if (!(participant instanceof WebRtcLeg)) {
-      throw new MediaError('IllegalTransition', `${participantId} is not a WebRTC leg`);
-    }
-    await this.failOnError(participant, () => participant.acceptAnswer(answerSdp));
+    const leg = this.legOf(participantId);
+    if (!leg) return;
+    await this.failOnError(leg, () => leg.acceptAnswer(answerSdp));
   }
 
   /** See `MediaEngine.createAnswerLeg`. */
@@ -118,31 +149,45 @@ export class MediaCore {
     roomId: RoomId,
     participantId: ParticipantId,
     offerSdp: string,
+    options: LegOptions = {},
   ): Promise<string> {
-    const leg = this.addLeg(roomId, participantId);
+    const leg = this.addLeg(roomId, participantId, options);
     return this.failOnError(leg, () => leg.answer(offerSdp));
+  }
+
+  /** See `MediaEngine.renegotiate`. */
+  async renegotiate(participantId: ParticipantId, offerSdp: string): Promise<string> {
+    const leg = this.legOf(participantId);
+    if (!leg) return '';
+    try {
+      return await leg.renegotiate(offerSdp);
+    } catch (error) {
+      if (leg.state === 'failed') {
+        this.detach(leg.id, 'failed');
+        this.options.emit({
+          type: 'leg.failed',
+          participantId: leg.id,
+          roomId: leg.roomId,
+          reason: `renegotiation failed: ${error instanceof Error ? error.message : String(error)}`,
+        });
+      }
+      throw error;
+    }
   }
 
   /** See `MediaEngine.dial`. */
   dial(roomId: RoomId, participantId: ParticipantId, number: string): void {
-    if (this.participants.has(participantId)) {
-      this.options.warn(
-        `dial ${number}: ${new MediaError('ParticipantExists', participantId).message}`,
-      );
-      return;
-    }
-    const party = new VirtualParty({
-      id: participantId,
-      roomId,
+    const party = this.addParty(roomId, participantId, {
+      direction: 'outbound',
+      number,
       behaviour: resolveNumber(this.numberPlan, number),
-      answerDelayMs: this.options.answerDelayMs,
-      recordingPath: join(this.options.sandboxDir, recordingFileName(participantId)),
-      writeRecording: this.writeRecording,
-      scheduler: this.scheduler,
-      observer: this.partyObserver,
     });
-    this.join(party);
-    party.dial();
+    party?.dial();
+  }
+
+  /** See `MediaEngine.addCaller`. */
+  addCaller(roomId: RoomId, participantId: ParticipantId, from: string, to: string): void {
+    this.addParty(roomId, participantId, { direction: 'inbound', from, to })?.join();
   }
 
   /** See `MediaEngine.remove`. */
@@ -150,12 +195,25 @@ export class MediaCore {
     this.detach(participantId, 'removed');
   }
 
-  /** See `MediaEngine.closeRoom`. */
+  /** See `MediaEngine.closeRoom`: every participant leaves, then the recording is finished. */
   closeRoom(roomId: RoomId, reason: LeaveReason = 'room-closed'): void {
     const room = this.rooms.get(roomId);
     if (!room) return;
     for (const participant of room.participants) this.detach(participant.id, reason);
     this.rooms.delete(roomId);
+    const recording = room.recording;
+    if (recording instanceof WavFileWriter) {
+      this.track(
+        recording.close().then(
+          (seconds) =>
+            this.options.emit({ type: 'recording.ready', roomId, path: recording.path, seconds }),
+          (error: unknown) =>
+            this.options.warn(
+              `recording of ${roomId} (${recording.path}) failed: ${String(error)}`,
+            ),
+        ),
+      );
+    }
   }
 
   /** See `MediaEngine.setMuted`. */
@@ -164,11 +222,51 @@ export class MediaCore {
     if (participant) participant.muted = muted;
   }
 
-  private mixFrame(): void {
-    for (const room of this.rooms.values()) room.mixFrame();
+  /** See `MediaEngine.setRole`. */
+  setRole(participantId: ParticipantId, role: ParticipantRole): void {
+    const participant = this.participants.get(participantId);
+    if (participant) participant.role = role;
   }
 
-  private addLeg(roomId: RoomId, participantId: ParticipantId): WebRtcLeg {
+  /** See `MediaEngine.setHold`. */
+  setHold(roomId: RoomId, held: boolean): void {
+    this.rooms.get(roomId)?.setHold(held);
+  }
+
+  /** See `MediaEngine.sendDigits`. */
+  sendDigits(roomId: RoomId, digits: string): void {
+    for (const participant of this.rooms.get(roomId)?.participants ?? []) {
+      if (participant instanceof VirtualParty) participant.receiveDigits(digits);
+    }
+  }
+
+  /** See `MediaEngine.interruptMedia`. */
+  interruptMedia(participantId: ParticipantId, durationMs: number): void {
+    this.legOf(participantId)?.interruptMedia(durationMs);
+  }
+
+  /** Media time that passed unmixed after a stall: legs move their RTP clocks past it. */
+  private skipFrames(frames: number): void {
+    for (const participant of this.participants.values()) {
+      if (participant instanceof WebRtcLeg) participant.skipFrames(frames);
+    }
+  }
+
+  private mixFrame(latenessMs: number): void {
+    for (const room of this.rooms.values()) room.mixFrame();
+    this.options.onFrameMixed?.(latenessMs);
+  }
+
+  private legOf(participantId: ParticipantId): WebRtcLeg | undefined {
+    const participant = this.participants.get(participantId);
+    if (!participant) return undefined;
+    if (!(participant instanceof WebRtcLeg)) {
+      throw new MediaError('IllegalTransition', `${participantId} is not a WebRTC leg`);
+    }
+    return participant;
+  }
+
+  private addLeg(roomId: RoomId, participantId: ParticipantId, options: LegOptions): WebRtcLeg {
     if (this.participants.has(participantId))
       throw new MediaError('ParticipantExists', participantId);
     if (!this.peerFactory)
@@ -179,9 +277,40 @@ export class MediaCore {
       peer: this.peerFactory.create(),
       observer: this.legObserver,
       scheduler: this.scheduler,
+      clock: this.clock,
+      ...(options.role ? { role: options.role } : {}),
     });
     this.join(leg);
     return leg;
+  }
+
+  private addParty(
+    roomId: RoomId,
+    participantId: ParticipantId,
+    call: PartyCall,
+  ): VirtualParty | undefined {
+    const what = call.direction === 'outbound' ? `dial ${call.number}` : `caller ${call.from}`;
+    if (this.participants.has(participantId)) {
+      this.options.warn(`${what}: ${new MediaError('ParticipantExists', participantId).message}`);
+      return undefined;
+    }
+    if (!this.clips) {
+      this.options.warn(`${what}: ${new MediaError('EngineNotRunning').message}`);
+      return undefined;
+    }
+    const party = new VirtualParty({
+      id: participantId,
+      roomId,
+      call,
+      answerDelayMs: this.options.answerDelayMs,
+      recordingPath: join(this.options.sandboxDir, recordingFileName(participantId)),
+      recordPath: join(this.options.sandboxDir, safeFileName(participantId, 'json')),
+      clips: this.clips,
+      scheduler: this.scheduler,
+      observer: this.partyObserver,
+    });
+    this.join(party);
+    return party;
   }
 
   /** Runs a negotiation step; if it leaves the leg failed, the leg leaves its room. */
@@ -197,8 +326,16 @@ export class MediaCore {
   private join(participant: Participant): void {
     let room = this.rooms.get(participant.roomId);
     if (!room) {
-      room = new Room(participant.roomId, this.options.hearingRule);
-      this.rooms.set(participant.roomId, room);
+      const roomId = participant.roomId;
+      room = new Room(roomId, {
+        ...(this.options.hearingRule ? { rule: this.options.hearingRule } : {}),
+        startRecording: () =>
+          new WavFileWriter(
+            join(this.options.recordingsDir, safeFileName(roomId, 'wav')),
+            SAMPLE_RATE_HZ,
+          ),
+      });
+      this.rooms.set(roomId, room);
     }
     room.add(participant);
     this.participants.set(participant.id, participant);
@@ -210,13 +347,18 @@ export class MediaCore {
     if (!participant) return;
     this.participants.delete(participantId);
     this.rooms.get(participant.roomId)?.delete(participantId);
-    const leaving = participant
-      .leave(reason)
-      .catch((error: unknown) =>
-        this.options.warn(`participant ${participantId} failed to leave: ${String(error)}`),
-      )
-      .finally(() => this.leaving.delete(leaving));
-    this.leaving.add(leaving);
+    this.track(
+      participant
+        .leave(reason)
+        .catch((error: unknown) =>
+          this.options.warn(`participant ${participantId} failed to leave: ${String(error)}`),
+        ),
+    );
+  }
+
+  private track(work: Promise<void>): void {
+    const tracked = work.finally(() => this.leaving.delete(tracked));
+    this.leaving.add(tracked);
   }
 
   private readonly legObserver: LegObserver = {
@@ -226,8 +368,11 @@ export class MediaCore {
       this.detach(leg.id, 'failed');
       this.options.emit({ type: 'leg.failed', participantId: leg.id, roomId: leg.roomId, reason });
     },
-    dtmf: (leg, digit) =>
-      this.options.emit({ type: 'dtmf', participantId: leg.id, roomId: leg.roomId, digit }),
+    dtmf: (leg, digit) => {
+      this.options.emit({ type: 'dtmf', participantId: leg.id, roomId: leg.roomId, digit });
+      // The room's other party (the virtual lead) hears the key press.
+      this.sendDigits(leg.roomId, digit);
+    },
     warn: (message) => this.options.warn(message),
   };
 
@@ -249,6 +394,13 @@ export class MediaCore {
       this.options.emit({ type: 'party.hangup', participantId: party.id, roomId: party.roomId });
       this.detach(party.id, 'hung-up');
     },
+    dtmf: (party, digits) =>
+      this.options.emit({
+        type: 'party.dtmf',
+        participantId: party.id,
+        roomId: party.roomId,
+        digits,
+      }),
     recorded: (party, path, seconds) =>
       this.options.emit({
         type: 'party.recorded',

@@ -18,6 +18,32 @@ export type RoomId = string;
 /** Why a dialled virtual number did not answer. */
 export type DialFailure = 'busy' | 'no-answer' | 'failed';
 
+/**
+ * How a participant takes part in its room; the mixer decides from it who hears whom
+ * (`roleHearing` in `mixer.ts`):
+ * - `agent`, `lead`, `conference`, `barge`: hear everyone else, heard by everyone;
+ * - `listen`: hears everyone, heard by no one;
+ * - `whisper`: hears everyone, heard only by the room's `agent`s (never by the lead).
+ * Virtual phone parties are `lead`s; WebRTC legs are `agent`s unless told otherwise.
+ */
+export type ParticipantRole = 'agent' | 'lead' | 'conference' | 'listen' | 'whisper' | 'barge';
+
+/** Every role, in a stable order. */
+export const PARTICIPANT_ROLES: readonly ParticipantRole[] = [
+  'agent',
+  'lead',
+  'conference',
+  'listen',
+  'whisper',
+  'barge',
+];
+
+/** Options of a new WebRTC leg. */
+export interface LegOptions {
+  /** How it takes part in the room; default `agent`. */
+  role?: ParticipantRole;
+}
+
 /** Events the engine emits; `type` discriminates. */
 export type MediaEvent =
   /** ICE and DTLS completed; audio can flow. */
@@ -45,14 +71,42 @@ export type MediaEvent =
       seconds: number;
     }
   /** An RFC 4733 DTMF event received from a leg (one per key press, on its end). */
-  | { type: 'dtmf'; participantId: ParticipantId; roomId: RoomId; digit: string };
+  | { type: 'dtmf'; participantId: ParticipantId; roomId: RoomId; digit: string }
+  /**
+   * Digits a virtual party received (RFC 4733 from a leg of its room, or `sendDigits`); it also
+   * logs them in its sandbox record (`<sandboxDir>/<file name>.json`, field `digits`).
+   */
+  | { type: 'party.dtmf'; participantId: ParticipantId; roomId: RoomId; digits: string }
+  /**
+   * The room's recording is complete: what the call sounded like (every participant heard by
+   * the lead, and the lead; never listeners or whisperers), 8 kHz mono 16-bit WAV at `path`
+   * (`<recordingsDir>/<room file name>.wav`), written when the room closed. Rooms where fewer
+   * than two participants ever took part in the mix at once record nothing.
+   */
+  | { type: 'recording.ready'; roomId: RoomId; path: string; seconds: number };
 
 /** Options of the engine. */
 export interface MediaEngineOptions {
   /** Addresses announced in ICE candidates (`VOICE_ICE_ADDRESSES`), e.g. `['127.0.0.1']`. */
   iceAddresses: string[];
-  /** Directory for what virtual parties heard (created if missing). */
+  /** Directory for what virtual parties heard and their records (created if missing). */
   sandboxDir: string;
+  /**
+   * Directory of the rooms' recordings (created if missing); default `recordings` beside
+   * `sandboxDir` (so `DATA_DIR/recordings` when `sandboxDir` is `DATA_DIR/sandbox`).
+   */
+  recordingsDir?: string;
+  /**
+   * Directory of the engine's audio assets (the sandbox voice clips); default the package's
+   * `assets/` from sources, or `assets/` beside the bundle (the server's build copies it there).
+   */
+  assetsDir?: string;
+  /**
+   * Media worker threads; rooms are spread over them (the one with fewest rooms takes the next
+   * room), so one busy room or a leg's DTLS handshake never delays the frames of the others
+   * by more than a thread's time slice. Default {@link DEFAULT_MEDIA_WORKERS}.
+   */
+  workers?: number;
   /** Entry module of the media worker; defaults to the one next to this package's sources/bundle. */
   workerUrl?: URL;
   /** Delay before a sandbox number answers; default about 1000 ms (tests may shorten it). */
@@ -64,6 +118,9 @@ export interface MediaEngineOptions {
    */
   logger?: MediaEngineLogger;
 }
+
+/** Media worker threads when `MediaEngineOptions.workers` is not set (see docs/benchmarks.md). */
+export const DEFAULT_MEDIA_WORKERS = 2;
 
 /** The logging the engine needs (pino's and `console`'s methods fit). */
 export interface MediaEngineLogger {
@@ -87,7 +144,11 @@ export interface MediaEngine {
    * to `roomId` (created on first use). Resolves with the complete offer SDP, ICE candidates
    * included (no trickle). Rejects with `LegClosed` if the leg is removed meanwhile.
    */
-  createOfferLeg(roomId: RoomId, participantId: ParticipantId): Promise<string>;
+  createOfferLeg(
+    roomId: RoomId,
+    participantId: ParticipantId,
+    options?: LegOptions,
+  ): Promise<string>;
   /**
    * Applies the client's answer to a leg made by `createOfferLeg`. Rejects with
    * `IllegalTransition` if the leg is not waiting for an answer (the leg stays), or with
@@ -100,12 +161,47 @@ export interface MediaEngine {
    * `roomId`. Resolves with the complete answer SDP. An offer without PCMU/8000 rejects with
    * `NoCommonCodec`, an unusable one with `NegotiationFailed`; the leg has then left its room.
    */
-  createAnswerLeg(roomId: RoomId, participantId: ParticipantId, offerSdp: string): Promise<string>;
+  createAnswerLeg(
+    roomId: RoomId,
+    participantId: ParticipantId,
+    offerSdp: string,
+    options?: LegOptions,
+  ): Promise<string>;
+  /**
+   * Applies a new offer of the client on a live leg (an ICE restart: PStream `reinvite`, or a
+   * signalling reconnect's `invite`) and resolves with the engine's answer. An SDP carrying the
+   * ICE credentials the leg already uses changes nothing (a reconnect whose media never broke)
+   * and resolves with the engine's current local description. Rejects with
+   * `IllegalTransition` for a leg that is not negotiated yet, `NegotiationFailed` for an
+   * unusable offer (the leg then fails), and resolves with `''` for a participant that has gone.
+   */
+  renegotiate(participantId: ParticipantId, offerSdp: string): Promise<string>;
   /**
    * Dials a virtual phone number (E.164) into `roomId`; progress arrives as `party.*` events
    * (`party.unanswered` with `'failed'` at once for a number the phone network does not know).
    */
   dial(roomId: RoomId, participantId: ParticipantId, number: string): void;
+  /**
+   * A virtual caller already on the line joins `roomId` as its `lead` (a sandbox inbound call
+   * from `from` to `to`): it speaks the sandbox voice clip and records what it hears; it reports
+   * `party.answered` at once.
+   */
+  addCaller(roomId: RoomId, participantId: ParticipantId, from: string, to: string): void;
+  /** Changes how a participant takes part (e.g. whisper → barge); effective from the next frame. */
+  setRole(participantId: ParticipantId, role: ParticipantRole): void;
+  /**
+   * Puts the room on hold (or takes it off): its `lead` hears hold music and nobody else, and
+   * nobody hears the lead. Does nothing for a room that does not exist.
+   */
+  setHold(roomId: RoomId, held: boolean): void;
+  /** Delivers digits (from the signalling channel) to the room's virtual parties. */
+  sendDigits(roomId: RoomId, digits: string): void;
+  /**
+   * Test hook: the leg neither sends nor receives anything on its UDP sockets (RTP, RTCP, STUN
+   * consent, DTLS) for `durationMs`, as if the network dropped it; the client sees its ICE
+   * connection go `disconnected`, and after that an ICE restart can bring it back.
+   */
+  interruptMedia(participantId: ParticipantId, durationMs: number): void;
   /** Hangs up one participant (a virtual party then writes what it heard). */
   remove(participantId: ParticipantId): void;
   /** Removes every participant of the room and forgets it. */

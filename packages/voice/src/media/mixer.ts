@@ -1,5 +1,11 @@
 import { PCM16_MAX, PCM16_MIN, SAMPLES_PER_FRAME } from '../constants';
-import type { ParticipantId } from './media-engine';
+import type { ParticipantId, ParticipantRole } from './media-engine';
+
+/**
+ * Who a mix input is: a participant's role, or one of the room's own sources and listeners
+ * (`music`: the hold music; `recorder`: the call's recording, which listens but never speaks).
+ */
+export type MixRole = ParticipantRole | 'music' | 'recorder';
 
 /** One participant's contribution to a frame of the mix. */
 export interface MixInput {
@@ -9,12 +15,11 @@ export interface MixInput {
   frame: Int16Array | undefined;
   /** Muted participants are heard by no one. */
   muted: boolean;
+  /** How it takes part; the plain conference rule ignores it. Default `agent`. */
+  role?: MixRole;
 }
 
-/**
- * Decides whether `listener` hears `speaker`. The room's rule; later roles (listen, whisper,
- * barge, hold) are rules over richer participant descriptions.
- */
+/** Decides whether `listener` hears `speaker` (the room's mixing rule). */
 export type HearingRule = (listener: MixInput, speaker: MixInput) => boolean;
 
 /** The plain conference rule: everyone hears every other unmuted participant, never themselves. */
@@ -22,8 +27,41 @@ export const conferenceHearing: HearingRule = (listener, speaker) =>
   listener.id !== speaker.id && !speaker.muted;
 
 /**
- * Mixes one frame for every participant: the sum of the frames of everyone it hears under `rule`,
- * saturated to 16 bits. Returns a fresh frame per participant (silence when it hears nobody).
+ * The call's mixing rule by role, for a room on hold (`held`) or not.
+ *
+ * | speaker      | heard by                                                     |
+ * |--------------|--------------------------------------------------------------|
+ * | agent, lead, conference, barge | everyone else (and the recording)          |
+ * | listen       | no one (its microphone is never mixed, even unmuted)         |
+ * | whisper      | the `agent`s it coaches only: never the lead or the recording |
+ * | muted (any)  | no one                                                       |
+ * | music        | the lead, while the room is on hold                          |
+ *
+ * On hold, the lead hears the music and nobody else, and nobody (not even a listening
+ * supervisor or the recording) hears the lead; the others go on hearing each other.
+ */
+export function roleHearing(held: boolean): HearingRule {
+  return (listener, speaker) => {
+    if (listener.id === speaker.id || speaker.muted || listener.role === 'music') return false;
+    const speakerRole = speaker.role ?? 'agent';
+    const listenerRole = listener.role ?? 'agent';
+    if (speakerRole === 'recorder') return false;
+    if (speakerRole === 'music') return held && listenerRole === 'lead';
+    if (held && (listenerRole === 'lead' || speakerRole === 'lead')) return false;
+    switch (speakerRole) {
+      case 'listen':
+        return false;
+      case 'whisper':
+        return listenerRole === 'agent';
+      default:
+        return true;
+    }
+  };
+}
+
+/**
+ * Mixes one frame for every input: the sum of the frames of everyone it hears under `rule`,
+ * saturated to 16 bits. Returns a fresh frame per input (silence when it hears nobody).
  */
 export function mixFrames(
   inputs: readonly MixInput[],

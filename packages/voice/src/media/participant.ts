@@ -1,4 +1,4 @@
-import type { ParticipantId, RoomId } from './media-engine';
+import type { ParticipantId, ParticipantRole, RoomId } from './media-engine';
 
 /** Why a participant leaves its room. */
 export type LeaveReason = 'removed' | 'room-closed' | 'hung-up' | 'failed' | 'engine-closed';
@@ -14,6 +14,8 @@ export interface Participant {
   readonly roomId: RoomId;
   /** A muted participant is heard by no one (it still hears the others). */
   muted: boolean;
+  /** How it takes part (who hears it, whom it hears). */
+  role: ParticipantRole;
   /** Whether it takes part in the mix now (a ringing party does not yet). */
   readonly inMix: boolean;
   /** What it says during the next frame (`SAMPLES_PER_FRAME` samples), or `undefined` for nothing. */

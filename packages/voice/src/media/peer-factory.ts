@@ -13,6 +13,7 @@ import {
   TELEPHONE_EVENT_CLOCK_RATE_HZ,
   TELEPHONE_EVENT_PAYLOAD_TYPE,
 } from '../constants';
+import { disableDefaultStunServer } from './werift-internals';
 
 /** Makes the werift peer connections of one worker. */
 export interface PeerFactory {
@@ -67,6 +68,8 @@ export function legPeerConfig(
   const bindV6 = v6.length === 1 && v6[0] !== undefined && local.has(v6[0]) ? v6[0] : undefined;
   return {
     codecs: { audio: engineAudioCodecs() },
+    // No STUN server: the engine announces its own addresses (see `disableDefaultStunServer`).
+    iceServers: [],
     iceUseIpv4: false,
     iceUseIpv6: false,
     iceUseTcp: false,
@@ -81,6 +84,7 @@ export function legPeerConfig(
 
 /** Generates the worker's DTLS certificate once and returns a factory of configured peers. */
 export async function createPeerFactory(iceAddresses: readonly string[]): Promise<PeerFactory> {
+  disableDefaultStunServer();
   const certificate = await RTCDtlsTransport.SetupCertificate();
   const config = legPeerConfig(iceAddresses, certificate);
   return {

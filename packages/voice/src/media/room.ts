@@ -1,23 +1,58 @@
+import { HOLD_MUSIC, SAMPLES_PER_FRAME } from '../constants';
+import { MelodySource, type AudioSource } from '../pstn/audio-source';
 import type { ParticipantId, RoomId } from './media-engine';
-import { conferenceHearing, mixFrames, type HearingRule, type MixInput } from './mixer';
+import { mixFrames, roleHearing, type HearingRule, type MixInput } from './mixer';
 import type { Participant } from './participant';
 
+/** Where a room's mixed recording goes: anything that takes frames (a `WavFileWriter`). */
+export interface RoomRecorder {
+  append(frame: Int16Array): void;
+}
+
+/** Options of a {@link Room}. */
+export interface RoomOptions {
+  /** Overrides the role rule (tests); by default `roleHearing(held)`. */
+  rule?: HearingRule;
+  /**
+   * Made the first time two participants take part in the mix at once; from then on it gets
+   * the call's mix every frame (what the lead hears, plus the lead) until the room closes.
+   */
+  startRecording?: () => RoomRecorder;
+}
+
+const HOLD_MUSIC_ID = '#hold-music';
+const RECORDER_ID = '#recording';
+
 /**
- * One call: its participants and the rule deciding who hears whom. Each frame it asks every
- * participant in the mix what it says and gives each what it hears.
+ * One call: its participants, whether it is on hold, and its recording. Each frame it asks
+ * every participant in the mix what it says and gives each what it hears under the role rule
+ * (`roleHearing`); the hold music and the recording take part as inputs of their own.
  */
 export class Room {
   private readonly members = new Map<ParticipantId, Participant>();
+  private held = false;
+  private holdMusic: AudioSource | undefined;
+  private recorder: RoomRecorder | undefined;
 
-  /** Creates an empty room mixing under `rule` (the plain conference rule by default). */
+  /** Creates an empty room. */
   constructor(
     readonly id: RoomId,
-    private readonly rule: HearingRule = conferenceHearing,
+    private readonly options: RoomOptions = {},
   ) {}
 
   /** The participants, in joining order. */
   get participants(): Participant[] {
     return [...this.members.values()];
+  }
+
+  /** Whether the room is on hold. */
+  get onHold(): boolean {
+    return this.held;
+  }
+
+  /** The recording, once it started. */
+  get recording(): RoomRecorder | undefined {
+    return this.recorder;
   }
 
   /** Adds `participant`. */
@@ -30,6 +65,16 @@ export class Room {
     return this.members.delete(id);
   }
 
+  /** Puts the room on hold (its lead hears music and nobody else) or takes it off. */
+  setHold(held: boolean): void {
+    if (held === this.held) return;
+    this.held = held;
+    // The melody starts from its first note at every hold.
+    this.holdMusic = held
+      ? new MelodySource(HOLD_MUSIC.notesHz, HOLD_MUSIC.noteMs, HOLD_MUSIC.dbfs)
+      : undefined;
+  }
+
   /** Mixes one frame. */
   mixFrame(): void {
     const speakers: Participant[] = [];
@@ -37,13 +82,33 @@ export class Room {
     for (const participant of this.members.values()) {
       if (!participant.inMix) continue;
       speakers.push(participant);
-      inputs.push({ id: participant.id, frame: participant.speak(), muted: participant.muted });
+      inputs.push({
+        id: participant.id,
+        frame: participant.speak(),
+        muted: participant.muted,
+        role: participant.role,
+      });
     }
     if (inputs.length === 0) return;
-    const outputs = mixFrames(inputs, this.rule);
+    if (!this.recorder && speakers.length >= 2 && this.options.startRecording) {
+      this.recorder = this.options.startRecording();
+    }
+    if (this.recorder)
+      inputs.push({ id: RECORDER_ID, frame: undefined, muted: false, role: 'recorder' });
+    if (this.holdMusic) {
+      inputs.push({
+        id: HOLD_MUSIC_ID,
+        frame: this.holdMusic.fill(new Int16Array(SAMPLES_PER_FRAME)),
+        muted: false,
+        role: 'music',
+      });
+    }
+    const outputs = mixFrames(inputs, this.options.rule ?? roleHearing(this.held));
     for (const participant of speakers) {
       const heard = outputs.get(participant.id);
       if (heard) participant.hear(heard);
     }
+    const recorded = outputs.get(RECORDER_ID);
+    if (recorded) this.recorder?.append(recorded);
   }
 }

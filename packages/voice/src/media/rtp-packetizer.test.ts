@@ -33,4 +33,14 @@ describe('RtpPacketizer', () => {
     expect(first.header.timestamp).toBe(0xffff_ff60);
     expect(second.header.timestamp).toBe(0);
   });
+
+  it('skips media time: the timestamp jumps, the sequence number does not', () => {
+    const randoms = [0.5, 0.25];
+    const packetizer = new RtpPacketizer({ ssrc: 1, random: () => randoms.shift() ?? 0 });
+    const first = packetizer.packetize(Buffer.alloc(160), 160);
+    packetizer.skip(3 * 160);
+    const second = packetizer.packetize(Buffer.alloc(160), 160);
+    expect(second.header.sequenceNumber).toBe((first.header.sequenceNumber + 1) & 0xffff);
+    expect(second.header.timestamp).toBe((first.header.timestamp + 4 * 160) >>> 0);
+  });
 });

@@ -32,6 +32,11 @@ export class RtpPacketizer {
     this.ssrc = options.ssrc >>> 0;
   }
 
+  /** Moves the timestamp past `samples` samples that will not be sent (the sequence stays). */
+  skip(samples: number): void {
+    this.timestamp = (this.timestamp + samples) >>> 0;
+  }
+
   /** Wraps `payload`, which holds `samples` samples, in the stream's next RTP packet. */
   packetize(payload: Buffer, samples: number): RtpPacket {
     const header = new RtpHeader({

@@ -37,6 +37,7 @@ describe('lifecycle tables', () => {
       'answer',
       'answered',
       'connect',
+      'interrupt',
       'fail',
       'close',
     ];
@@ -52,13 +53,14 @@ describe('lifecycle tables', () => {
       'answering',
       'connecting',
       'connected',
+      'interrupted',
       'failed',
       'closed',
     ]);
   });
 
   it('virtual parties: every state × event', () => {
-    const events: PartyEvent[] = ['ring', 'answer', 'reject', 'hang-up', 'leave'];
+    const events: PartyEvent[] = ['ring', 'answer', 'join', 'reject', 'hang-up', 'leave'];
     checkEveryTransition(PARTY_TRANSITIONS, PARTY_STATES, events);
     expect(
       PARTY_STATES.filter((state) => Object.keys(PARTY_TRANSITIONS[state]).length === 0),

@@ -2,6 +2,7 @@ import type { RTCPeerConnection, RTCRtpTransceiver, RtpPacket } from 'werift';
 import { decodeMuLaw, encodeMuLaw } from '../codec/mu-law';
 import {
   ICE_GATHERING_TIMEOUT_MS,
+  ICE_RESTART_WINDOW_MS,
   PCMU_PAYLOAD_TYPE,
   SAMPLES_PER_FRAME,
   TELEPHONE_EVENT_CLOCK_RATE_HZ,
@@ -9,13 +10,19 @@ import {
 import { JitterBuffer } from './jitter-buffer';
 import { LEG_TRANSITIONS, type LegEvent, type LegState } from './leg-state';
 import { MediaError } from './media-errors';
-import type { ParticipantId, RoomId } from './media-engine';
+import type { ParticipantId, ParticipantRole, RoomId } from './media-engine';
 import type { LeaveReason, Participant } from './participant';
-import type { Scheduler } from './platform';
+import type { MonotonicClock, Scheduler } from './platform';
 import { RtpPacketizer } from './rtp-packetizer';
 import { stripWideTelephoneEvents } from './sdp-rewrite';
 import { MediaStateMachine } from './state-machine';
 import { DtmfDetector } from './telephone-event';
+import {
+  directRtpSend,
+  interruptSockets,
+  resumeIceAfterRestart,
+  type RtpHeaderLike,
+} from './werift-internals';
 
 /** What a leg reports to its owner. */
 export interface LegObserver {
@@ -38,6 +45,10 @@ export interface WebRtcLegOptions {
   observer: LegObserver;
   /** Timers (for the ICE gathering timeout). */
   scheduler: Scheduler;
+  /** Time (for `interruptMedia`). */
+  clock: MonotonicClock;
+  /** How it takes part in the room; default `agent`. */
+  role?: ParticipantRole;
   /** Longest wait for ICE gathering before the SDP is returned as it is; default spec §9's 15 s. */
   gatheringTimeoutMs?: number;
 }
@@ -54,8 +65,17 @@ export class WebRtcLeg implements Participant {
   readonly id: ParticipantId;
   readonly roomId: RoomId;
   muted = false;
-  readonly inMix = true;
+  role: ParticipantRole;
   private readonly peer: RTCPeerConnection;
+  private readonly clock: MonotonicClock;
+  /** `interruptMedia`: the leg's sockets are dead until this time. */
+  private mediaBlockedUntil = 0;
+  /** Negotiation steps run one at a time (a renegotiation waits for the one before). */
+  private negotiations: Promise<unknown> = Promise.resolve();
+  /** When the client last restarted ICE (`renegotiate` applied an offer), or never. */
+  private restartedAt = -Infinity;
+  /** While `interrupted`: the timer that fails the leg if no restart connects. */
+  private cancelRecovery: (() => void) | undefined;
   private readonly observer: LegObserver;
   private readonly scheduler: Scheduler;
   private readonly gatheringTimeoutMs: number;
@@ -64,6 +84,8 @@ export class WebRtcLeg implements Participant {
   private readonly dtmf = new DtmfDetector();
   private transceiver: RTCRtpTransceiver | undefined;
   private packetizer: RtpPacketizer | undefined;
+  /** Sends one RTP packet (set once connected). */
+  private sendRtp: ((payload: Buffer, header: RtpHeaderLike) => Promise<number>) | undefined;
   private dtmfPayloadType: number | undefined;
   /** Ends the waits of negotiation steps under way when the leg leaves. */
   private readonly stopWaiting = new Set<() => void>();
@@ -75,6 +97,8 @@ export class WebRtcLeg implements Participant {
     this.peer = options.peer;
     this.observer = options.observer;
     this.scheduler = options.scheduler;
+    this.clock = options.clock;
+    this.role = options.role ?? 'agent';
     this.gatheringTimeoutMs = options.gatheringTimeoutMs ?? ICE_GATHERING_TIMEOUT_MS;
     this.lifecycle = new MediaStateMachine(`WebRTC leg ${options.id}`, LEG_TRANSITIONS, 'new');
     // Subscribed before any description is applied: werift raises onTrack inside setRemoteDescription.
@@ -82,6 +106,11 @@ export class WebRtcLeg implements Participant {
       track.onReceiveRtp.subscribe((packet) => this.receive(packet));
     });
     this.peer.connectionStateChange.subscribe((state) => this.onConnectionState(state));
+  }
+
+  /** A leg takes part in the mix once ICE and DTLS are up (before, it says and hears nothing). */
+  get inMix(): boolean {
+    return this.lifecycle.state === 'connected';
   }
 
   /** The leg's lifecycle state. */
@@ -137,28 +166,86 @@ export class WebRtcLeg implements Participant {
     return this.localSdp();
   }
 
+  /**
+   * Applies a new offer from the client on a negotiated leg (ICE restart) and resolves with the
+   * answer. An offer with the ICE credentials the leg already uses is not applied: the current
+   * local description is returned (a signalling reconnect whose media never broke).
+   */
+  renegotiate(offerSdp: string): Promise<string> {
+    const run = async (): Promise<string> => {
+      const state = this.lifecycle.state;
+      if (state !== 'connecting' && state !== 'connected' && state !== 'interrupted') {
+        throw new MediaError(
+          'IllegalTransition',
+          `leg ${this.id} cannot renegotiate when ${state}`,
+        );
+      }
+      const remoteUfrag = iceUfrag(this.peer.remoteDescription?.sdp ?? '');
+      if (remoteUfrag !== undefined && iceUfrag(offerSdp) === remoteUfrag) return this.localSdp();
+      this.restartedAt = this.clock.now();
+      await this.negotiate(async () => {
+        await this.peer.setRemoteDescription({
+          type: 'offer',
+          sdp: stripWideTelephoneEvents(offerSdp),
+        });
+        const transceiver = this.peer
+          .getTransceivers()
+          .find((candidate) => candidate.kind === 'audio');
+        if (!transceiver) throw new MediaError('NoCommonCodec', 'the offer has no audio section');
+        this.transceiver = transceiver;
+        this.transceiver.setDirection('sendrecv');
+        this.learnCodecs();
+        await this.peer.setLocalDescription(await this.peer.createAnswer());
+        await this.iceGathered();
+      });
+      resumeIceAfterRestart(this.peer.iceTransports, (error) =>
+        this.observer.warn(`leg ${this.id}: ICE restart failed: ${String(error)}`),
+      );
+      return this.localSdp();
+    };
+    const result = this.negotiations.then(run, run);
+    this.negotiations = result.catch(() => undefined);
+    return result;
+  }
+
+  /**
+   * Test hook: nothing is sent or received on the leg's sockets for `durationMs` (see
+   * `MediaEngine.interruptMedia`). A later call replaces the end of the interruption.
+   */
+  interruptMedia(durationMs: number): void {
+    this.mediaBlockedUntil = this.clock.now() + Math.max(0, durationMs);
+    interruptSockets(this.peer.iceTransports, this.clock, () => this.mediaBlockedUntil);
+  }
+
   speak(): Int16Array | undefined {
     const frame = new Int16Array(SAMPLES_PER_FRAME);
     return this.jitter.pull(frame) ? frame : undefined;
   }
 
   hear(frame: Int16Array): void {
-    const sender = this.transceiver?.sender;
-    if (this.lifecycle.state !== 'connected' || !this.packetizer || !sender) return;
+    const send = this.sendRtp;
+    if (this.lifecycle.state !== 'connected' || !this.packetizer || !send) return;
     const encoded = encodeMuLaw(frame);
     const packet = this.packetizer.packetize(
       Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength),
       frame.length,
     );
-    sender
-      .sendRtp(packet)
-      .catch((error: unknown) =>
-        this.observer.warn(`leg ${this.id}: sending RTP failed: ${String(error)}`),
-      );
+    send(packet.payload, packet.header).catch((error: unknown) =>
+      this.observer.warn(`leg ${this.id}: sending RTP failed: ${String(error)}`),
+    );
+  }
+
+  /**
+   * The mixer skipped `frames` frames after a stall: the RTP timestamp moves past them, so the
+   * browser's jitter buffer sees a gap (concealed as loss) instead of audio that drifts late.
+   */
+  skipFrames(frames: number): void {
+    this.packetizer?.skip(frames * SAMPLES_PER_FRAME);
   }
 
   async leave(_reason: LeaveReason): Promise<void> {
     this.lifecycle.trySend('close');
+    this.cancelRecovery?.();
     for (const stop of [...this.stopWaiting]) stop();
     try {
       await this.peer.close();
@@ -257,15 +344,54 @@ export class WebRtcLeg implements Participant {
   }
 
   private onConnectionState(state: RTCPeerConnection['connectionState']): void {
-    if (state === 'connected' && this.lifecycle.trySend('connect')) {
-      const sender = this.transceiver?.sender;
-      if (sender) this.packetizer = new RtpPacketizer({ ssrc: sender.ssrc });
-      this.observer.connected(this);
-    } else if ((state === 'failed' || state === 'closed') && this.lifecycle.trySend('fail')) {
-      this.observer.failed(
-        this,
-        state === 'failed' ? 'ICE or DTLS failed' : 'the remote closed the connection',
-      );
+    if (state === 'connected') {
+      if (this.lifecycle.state === 'interrupted') {
+        this.lifecycle.send('connect');
+        this.cancelRecovery?.();
+        this.cancelRecovery = undefined;
+      } else if (this.lifecycle.trySend('connect')) {
+        const sender = this.transceiver?.sender;
+        if (sender) {
+          this.packetizer = new RtpPacketizer({ ssrc: sender.ssrc });
+          this.sendRtp = directRtpSend(sender);
+        }
+        this.observer.connected(this);
+      }
+    } else if (
+      state === 'failed' &&
+      this.recentlyRestarted() &&
+      (this.lifecycle.state === 'connected' || this.lifecycle.state === 'interrupted')
+    ) {
+      this.interrupt();
+    } else if (state === 'failed' || state === 'closed') {
+      this.fail(state === 'failed' ? 'ICE or DTLS failed' : 'the remote closed the connection');
     }
   }
+
+  /** Whether the client restarted ICE within the restart window (it is recovering media). */
+  private recentlyRestarted(): boolean {
+    return this.clock.now() - this.restartedAt < ICE_RESTART_WINDOW_MS;
+  }
+
+  /** ICE failed during the client's recovery: wait for a later restart, for a while. */
+  private interrupt(): void {
+    if (this.lifecycle.state === 'connected') this.lifecycle.send('interrupt');
+    if (this.lifecycle.state !== 'interrupted' || this.cancelRecovery) return;
+    const waitMs = Math.max(0, this.restartedAt + ICE_RESTART_WINDOW_MS - this.clock.now());
+    this.cancelRecovery = this.scheduler.after(waitMs, () => {
+      this.cancelRecovery = undefined;
+      if (this.lifecycle.state !== 'interrupted') return;
+      if (this.recentlyRestarted()) return this.interrupt();
+      this.fail('ICE failed and no ICE restart brought it back');
+    });
+  }
+
+  private fail(reason: string): void {
+    if (this.lifecycle.trySend('fail')) this.observer.failed(this, reason);
+  }
+}
+
+/** The `a=ice-ufrag` of an SDP (the first one), or undefined. */
+function iceUfrag(sdp: string): string | undefined {
+  return /^a=ice-ufrag:(\S+)/m.exec(sdp)?.[1];
 }

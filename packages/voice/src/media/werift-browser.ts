@@ -14,6 +14,7 @@ import {
 import { ToneGenerator } from '../dsp/tone';
 import { engineAudioCodecs } from './peer-factory';
 import { RtpPacketizer } from './rtp-packetizer';
+import { disableDefaultStunServer, resumeIceAfterRestart } from './werift-internals';
 
 /** Options of a {@link WeriftBrowser}. */
 export interface WeriftBrowserOptions {
@@ -39,8 +40,11 @@ export class WeriftBrowser {
       frequencyHz: options.toneHz ?? 1000,
       sampleRateHz: SAMPLE_RATE_HZ,
     });
+    disableDefaultStunServer();
     this.peer = new RTCPeerConnection({
       codecs: { audio: engineAudioCodecs() },
+      // No STUN server (see `disableDefaultStunServer`).
+      iceServers: [],
       iceUseIpv4: false,
       iceUseIpv6: false,
       iceAdditionalHostAddresses: options.iceAddresses ?? ['127.0.0.1'],
@@ -78,9 +82,26 @@ export class WeriftBrowser {
     return asChrome ? withWideTelephoneEvent(sdp) : sdp;
   }
 
-  /** Applies the engine's answer to the offer of `createOffer`. */
+  /**
+   * Starts an ICE restart as a browser does (`createOffer({ iceRestart: true })`): resolves with
+   * the complete new offer, to be sent in a `reinvite` (or a reconnect `invite`); apply the
+   * engine's answer with `acceptAnswer`.
+   */
+  async restartIce(): Promise<string> {
+    await this.peer.setLocalDescription(await this.peer.createOffer({ iceRestart: true }));
+    await this.gathered();
+    return this.localSdp();
+  }
+
+  /** The SDP the peer uses now (what the official SDK re-sends when it reconnects). */
+  get currentSdp(): string {
+    return this.localSdp();
+  }
+
+  /** Applies the engine's answer to the offer of `createOffer` or `restartIce`. */
   async acceptAnswer(answerSdp: string): Promise<void> {
     await this.peer.setRemoteDescription({ type: 'answer', sdp: answerSdp });
+    resumeIceAfterRestart(this.peer.iceTransports, () => undefined);
   }
 
   /** Resolves once ICE and DTLS are up. */

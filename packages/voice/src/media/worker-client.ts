@@ -12,6 +12,7 @@ import type {
   HostMessage,
   WorkerInit,
   WorkerMessage,
+  WorkerStats,
 } from './worker-protocol';
 
 /** What a worker connection reports to its owner. */
@@ -63,16 +64,25 @@ type ResultCheck<K extends CommandKind> = (
 
 const isString = (value: CommandResults[CommandKind]): value is string => typeof value === 'string';
 const isNothing = (value: CommandResults[CommandKind]): value is undefined => value === undefined;
+const isStats = (value: CommandResults[CommandKind]): value is WorkerStats =>
+  typeof value === 'object' && value !== null && 'framesRun' in value;
 
 /** How to recognise the result of each command. */
 const RESULT_CHECKS: { [K in CommandKind]: ResultCheck<K> } = {
   createOfferLeg: isString,
   acceptAnswer: isNothing,
   createAnswerLeg: isString,
+  renegotiate: isString,
   dial: isNothing,
+  addCaller: isNothing,
   remove: isNothing,
   closeRoom: isNothing,
   setMuted: isNothing,
+  setRole: isNothing,
+  setHold: isNothing,
+  sendDigits: isNothing,
+  interruptMedia: isNothing,
+  stats: isStats,
   shutdown: isNothing,
 };
 

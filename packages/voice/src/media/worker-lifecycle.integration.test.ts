@@ -45,6 +45,8 @@ describe('media worker lifecycle', () => {
       iceAddresses: ['127.0.0.1'],
       sandboxDir,
       answerDelayMs: 50,
+      // One thread, so the crash takes the agent's room with it.
+      workers: 1,
       workerUrl: new URL('./crash-test-worker.ts', import.meta.url),
       logger: { warn: () => undefined, error: (message) => errors.push(message) },
     });

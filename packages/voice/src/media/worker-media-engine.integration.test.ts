@@ -28,7 +28,7 @@ class EventLog {
     const find = (): Extract<MediaEvent, { type: T }> | undefined =>
       this.events.find(
         (event): event is Extract<MediaEvent, { type: T }> =>
-          event.type === type && event.participantId === participantId,
+          event.type === type && 'participantId' in event && event.participantId === participantId,
       );
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -232,13 +232,6 @@ describe('WorkerMediaEngine (worker thread from TypeScript sources, werift clien
     await expect(refused).rejects.toMatchObject({ name: 'NoCommonCodec' });
     engine.closeRoom('room-dup');
   });
-
-  it('rejects an offer leg removed before its offer is ready, without waiting for ICE', async () => {
-    const pending = engine.createOfferLeg('room-quick', 'quick');
-    engine.remove('quick');
-    await expect(pending).rejects.toMatchObject({ name: 'LegClosed' });
-    engine.closeRoom('room-quick');
-  }, 10_000);
 
   it('reported no warnings along the way', () => {
     expect(warnings).toEqual([]);

@@ -1,24 +1,24 @@
+import { dirname, join } from 'node:path';
 import { DEFAULT_ANSWER_DELAY_MS, WORKER_SHUTDOWN_TIMEOUT_MS } from '../constants';
+import { defaultAssetsDir } from '../pstn/clips';
 import { ENGINE_TRANSITIONS, type EngineEvent, type EngineState } from './engine-state';
 import { MediaError } from './media-errors';
-import type {
-  MediaEngine,
-  MediaEngineLogger,
-  MediaEngineOptions,
-  MediaEvent,
-  ParticipantId,
-  RoomId,
+import {
+  DEFAULT_MEDIA_WORKERS,
+  type LegOptions,
+  type MediaEngine,
+  type MediaEngineLogger,
+  type MediaEngineOptions,
+  type MediaEvent,
+  type ParticipantId,
+  type ParticipantRole,
+  type RoomId,
 } from './media-engine';
 import { defaultMediaWorkerUrl } from './media-worker-url';
 import { nodeScheduler, type Scheduler } from './platform';
 import { MediaStateMachine } from './state-machine';
 import { MediaWorkerClient } from './worker-client';
-
-/**
- * Media workers the engine runs. Rooms are assigned to workers (the one with fewest rooms), so
- * raising this shards rooms across threads; one is enough for now.
- */
-const WORKER_COUNT = 1;
+import type { WorkerStats } from './worker-protocol';
 
 /** What the main thread remembers of a participant: where it lives, to route commands and to end it on a crash. */
 interface ParticipantRoute {
@@ -82,10 +82,19 @@ export class WorkerMediaEngine implements MediaEngine {
     return this.closing;
   }
 
-  async createOfferLeg(roomId: RoomId, participantId: ParticipantId): Promise<string> {
+  async createOfferLeg(
+    roomId: RoomId,
+    participantId: ParticipantId,
+    options: LegOptions = {},
+  ): Promise<string> {
     const route = this.addRoute(roomId, participantId, 'leg');
     try {
-      return await route.worker.request({ kind: 'createOfferLeg', roomId, participantId });
+      return await route.worker.request({
+        kind: 'createOfferLeg',
+        roomId,
+        participantId,
+        ...(options.role ? { role: options.role } : {}),
+      });
     } catch (error) {
       this.dropRoute(participantId, route);
       throw error;
@@ -110,6 +119,7 @@ export class WorkerMediaEngine implements MediaEngine {
     roomId: RoomId,
     participantId: ParticipantId,
     offerSdp: string,
+    options: LegOptions = {},
   ): Promise<string> {
     const route = this.addRoute(roomId, participantId, 'leg');
     try {
@@ -118,11 +128,58 @@ export class WorkerMediaEngine implements MediaEngine {
         roomId,
         participantId,
         sdp: offerSdp,
+        ...(options.role ? { role: options.role } : {}),
       });
     } catch (error) {
       this.dropRoute(participantId, route);
       throw error;
     }
+  }
+
+  async renegotiate(participantId: ParticipantId, offerSdp: string): Promise<string> {
+    this.assertRunning();
+    const route = this.routes.get(participantId);
+    if (!route) return '';
+    return route.worker.request({ kind: 'renegotiate', participantId, sdp: offerSdp });
+  }
+
+  addCaller(roomId: RoomId, participantId: ParticipantId, from: string, to: string): void {
+    if (this.lifecycle.state !== 'running') return;
+    if (this.routes.has(participantId)) {
+      this.logger.warn(
+        `caller ${from}: ${new MediaError('ParticipantExists', participantId).message}`,
+      );
+      return;
+    }
+    const route = this.addRoute(roomId, participantId, 'party');
+    route.worker.notify({ kind: 'addCaller', roomId, participantId, from, to });
+  }
+
+  setRole(participantId: ParticipantId, role: ParticipantRole): void {
+    this.routes.get(participantId)?.worker.notify({ kind: 'setRole', participantId, role });
+  }
+
+  setHold(roomId: RoomId, held: boolean): void {
+    this.roomWorkers.get(roomId)?.notify({ kind: 'setHold', roomId, held });
+  }
+
+  sendDigits(roomId: RoomId, digits: string): void {
+    this.roomWorkers.get(roomId)?.notify({ kind: 'sendDigits', roomId, digits });
+  }
+
+  interruptMedia(participantId: ParticipantId, durationMs: number): void {
+    this.routes
+      .get(participantId)
+      ?.worker.notify({ kind: 'interruptMedia', participantId, durationMs });
+  }
+
+  /**
+   * What each worker reports about its mixer loop (frame start lateness since the previous call,
+   * rooms, participants); for the bench and diagnostics.
+   */
+  async stats(): Promise<WorkerStats[]> {
+    this.assertRunning();
+    return Promise.all(this.workers.map((worker) => worker.request({ kind: 'stats' })));
   }
 
   dial(roomId: RoomId, participantId: ParticipantId, number: string): void {
@@ -166,13 +223,17 @@ export class WorkerMediaEngine implements MediaEngine {
 
   private async startWorkers(): Promise<void> {
     const entry = this.options.workerUrl ?? defaultMediaWorkerUrl();
-    for (let shard = 0; shard < WORKER_COUNT; shard++) {
+    const workerCount = Math.max(1, Math.floor(this.options.workers ?? DEFAULT_MEDIA_WORKERS));
+    const { sandboxDir } = this.options;
+    for (let shard = 0; shard < workerCount; shard++) {
       const worker: MediaWorkerClient = new MediaWorkerClient({
         entry,
         init: {
           shard,
           iceAddresses: [...this.options.iceAddresses],
-          sandboxDir: this.options.sandboxDir,
+          sandboxDir,
+          recordingsDir: this.options.recordingsDir ?? join(dirname(sandboxDir), 'recordings'),
+          assetsDir: this.options.assetsDir ?? defaultAssetsDir(),
           answerDelayMs: this.options.answerDelayMs ?? DEFAULT_ANSWER_DELAY_MS,
         },
         scheduler: this.scheduler,

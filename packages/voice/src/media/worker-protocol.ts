@@ -7,17 +7,41 @@
  * happen. Both sides are this package's code, so messages are typed, not parsed.
  */
 import type { SerializedMediaError } from './media-errors';
-import type { MediaEvent, ParticipantId, RoomId } from './media-engine';
+import type { MediaEvent, ParticipantId, ParticipantRole, RoomId } from './media-engine';
+
+/** What one media worker reports about its loop (bench and diagnostics). */
+export interface WorkerStats {
+  shard: number;
+  rooms: number;
+  participants: number;
+  framesRun: number;
+  framesSkipped: number;
+  /** How late frames started after their due time since the last `stats` (ms). */
+  frameLateness: { count: number; p50: number; p99: number; max: number };
+}
 
 /** A command of `MediaEngine`, as posted to the worker. */
 export type EngineCommand =
-  | { kind: 'createOfferLeg'; roomId: RoomId; participantId: ParticipantId }
+  | { kind: 'createOfferLeg'; roomId: RoomId; participantId: ParticipantId; role?: ParticipantRole }
   | { kind: 'acceptAnswer'; participantId: ParticipantId; sdp: string }
-  | { kind: 'createAnswerLeg'; roomId: RoomId; participantId: ParticipantId; sdp: string }
+  | {
+      kind: 'createAnswerLeg';
+      roomId: RoomId;
+      participantId: ParticipantId;
+      sdp: string;
+      role?: ParticipantRole;
+    }
+  | { kind: 'renegotiate'; participantId: ParticipantId; sdp: string }
   | { kind: 'dial'; roomId: RoomId; participantId: ParticipantId; number: string }
+  | { kind: 'addCaller'; roomId: RoomId; participantId: ParticipantId; from: string; to: string }
   | { kind: 'remove'; participantId: ParticipantId }
   | { kind: 'closeRoom'; roomId: RoomId }
   | { kind: 'setMuted'; participantId: ParticipantId; muted: boolean }
+  | { kind: 'setRole'; participantId: ParticipantId; role: ParticipantRole }
+  | { kind: 'setHold'; roomId: RoomId; held: boolean }
+  | { kind: 'sendDigits'; roomId: RoomId; digits: string }
+  | { kind: 'interruptMedia'; participantId: ParticipantId; durationMs: number }
+  | { kind: 'stats' }
   | { kind: 'shutdown' };
 
 /** What each command resolves with. */
@@ -25,10 +49,17 @@ export interface CommandResults {
   createOfferLeg: string;
   acceptAnswer: undefined;
   createAnswerLeg: string;
+  renegotiate: string;
   dial: undefined;
+  addCaller: undefined;
   remove: undefined;
   closeRoom: undefined;
   setMuted: undefined;
+  setRole: undefined;
+  setHold: undefined;
+  sendDigits: undefined;
+  interruptMedia: undefined;
+  stats: WorkerStats;
   shutdown: undefined;
 }
 
@@ -66,5 +97,7 @@ export interface WorkerInit {
   shard: number;
   iceAddresses: string[];
   sandboxDir: string;
+  recordingsDir: string;
+  assetsDir: string;
   answerDelayMs: number;
 }

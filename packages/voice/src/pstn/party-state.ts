@@ -1,22 +1,24 @@
 import { statesOf, type TransitionTable } from '../media/state-machine';
 
 /** Events that move a virtual party through its lifecycle. */
-export type PartyEvent = 'ring' | 'answer' | 'reject' | 'hang-up' | 'leave';
+export type PartyEvent = 'ring' | 'answer' | 'join' | 'reject' | 'hang-up' | 'leave';
 
 /**
- * Lifecycle of a dialled virtual party.
+ * Lifecycle of a virtual party: dialled into the room, or a caller already on the line
+ * (`join`: an inbound call).
  *
  * ```text
  *   dialling ──ring──▶ ringing ──answer──▶ answered ──hang-up──▶ hung-up
- *      │                  │
- *      └──reject──────────┴──reject──▶ unanswered
+ *      │ │                │                   ▲
+ *      │ └──reject────────┴──reject──▶ unanswered
+ *      └──────────────join────────────────────┘
  *
  *   every state but gone ──leave──▶ gone
  * ```
  * `hang-up` is the party ending the call itself; `leave` is it leaving the room for any reason.
  */
 export const PARTY_TRANSITIONS = {
-  dialling: { ring: 'ringing', reject: 'unanswered', leave: 'gone' },
+  dialling: { ring: 'ringing', join: 'answered', reject: 'unanswered', leave: 'gone' },
   ringing: { answer: 'answered', reject: 'unanswered', leave: 'gone' },
   answered: { 'hang-up': 'hung-up', leave: 'gone' },
   'hung-up': { leave: 'gone' },

@@ -2,12 +2,14 @@
  * A media engine for tests of the signalling layer: it records commands, returns SDP strings,
  * and lets the test play media events. The real engine has its own tests.
  */
-import type { MediaEngine, MediaEvent } from '../media/media-engine';
+import type { LegOptions, MediaEngine, MediaEvent, ParticipantRole } from '../media/media-engine';
 
 /** The fake. */
 export class FakeMediaEngine implements MediaEngine {
   readonly commands: Array<{ op: string; args: unknown[] }> = [];
   readonly #listeners = new Set<(event: MediaEvent) => void>();
+  /** When set, `renegotiate` rejects with it. */
+  renegotiateError: Error | undefined;
 
   start(): Promise<void> {
     return Promise.resolve();
@@ -15,20 +17,39 @@ export class FakeMediaEngine implements MediaEngine {
   close(): Promise<void> {
     return Promise.resolve();
   }
-  createOfferLeg(roomId: string, participantId: string): Promise<string> {
-    this.commands.push({ op: 'createOfferLeg', args: [roomId, participantId] });
+  createOfferLeg(roomId: string, participantId: string, options: LegOptions = {}): Promise<string> {
+    this.commands.push({
+      op: 'createOfferLeg',
+      args: [roomId, participantId, options.role ?? 'agent'],
+    });
     return Promise.resolve(`v=0 offer ${participantId}`);
   }
   acceptAnswer(participantId: string, answerSdp: string): Promise<void> {
     this.commands.push({ op: 'acceptAnswer', args: [participantId, answerSdp] });
     return Promise.resolve();
   }
-  createAnswerLeg(roomId: string, participantId: string, offerSdp: string): Promise<string> {
-    this.commands.push({ op: 'createAnswerLeg', args: [roomId, participantId, offerSdp] });
+  createAnswerLeg(
+    roomId: string,
+    participantId: string,
+    offerSdp: string,
+    options: LegOptions = {},
+  ): Promise<string> {
+    this.commands.push({
+      op: 'createAnswerLeg',
+      args: [roomId, participantId, offerSdp, options.role ?? 'agent'],
+    });
     return Promise.resolve(`v=0 answer ${participantId}`);
+  }
+  renegotiate(participantId: string, offerSdp: string): Promise<string> {
+    this.commands.push({ op: 'renegotiate', args: [participantId, offerSdp] });
+    if (this.renegotiateError) return Promise.reject(this.renegotiateError);
+    return Promise.resolve(`v=0 reanswer ${participantId}`);
   }
   dial(roomId: string, participantId: string, number: string): void {
     this.commands.push({ op: 'dial', args: [roomId, participantId, number] });
+  }
+  addCaller(roomId: string, participantId: string, from: string, to: string): void {
+    this.commands.push({ op: 'addCaller', args: [roomId, participantId, from, to] });
   }
   remove(participantId: string): void {
     this.commands.push({ op: 'remove', args: [participantId] });
@@ -38,6 +59,18 @@ export class FakeMediaEngine implements MediaEngine {
   }
   setMuted(participantId: string, muted: boolean): void {
     this.commands.push({ op: 'setMuted', args: [participantId, muted] });
+  }
+  setRole(participantId: string, role: ParticipantRole): void {
+    this.commands.push({ op: 'setRole', args: [participantId, role] });
+  }
+  setHold(roomId: string, held: boolean): void {
+    this.commands.push({ op: 'setHold', args: [roomId, held] });
+  }
+  sendDigits(roomId: string, digits: string): void {
+    this.commands.push({ op: 'sendDigits', args: [roomId, digits] });
+  }
+  interruptMedia(participantId: string, durationMs: number): void {
+    this.commands.push({ op: 'interruptMedia', args: [participantId, durationMs] });
   }
   subscribe(listener: (event: MediaEvent) => void): () => void {
     this.#listeners.add(listener);

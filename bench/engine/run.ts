@@ -1,0 +1,467 @@
+/**
+ * The engine benchmark (`npm run bench`): how the media engine paces frames as legs grow, and
+ * whether API load on the same process bends it. Writes its section of docs/benchmarks.md.
+ *
+ * For each N: the engine (bench/engine/engine-host.ts: VoiceEngine + WorkerMediaEngine, no
+ * database) runs pinned to core 0; N werift client legs (bench-client.ts) run pinned to core 1,
+ * each placing a two-party call (the leg and a virtual lead the engine dials) at once. Then the
+ * built product (`node apps/server/dist/main.js`) is pinned to core 0 with 50 legs, measured
+ * without and with 500 requests/s of API load (autocannon, on core 1).
+ *
+ * Environment: `BENCH_LEGS` (default 25,50,100,150,200), `BENCH_WINDOW_MS` (20000),
+ * `BENCH_WORKERS` (media workers of the engine host; default the engine's default),
+ * `BENCH_API=0` to skip the product run, `BENCH_WRITE=0` to print instead of writing the doc.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_MEDIA_WORKERS, type WorkerStats } from '@leadline/voice';
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const benchDir = join(repoRoot, 'bench');
+const docPath = join(repoRoot, 'docs', 'benchmarks.md');
+
+const legCounts = (process.env.BENCH_LEGS ?? '25,50,100,150,200').split(',').map(Number);
+const windowMs = Number(process.env.BENCH_WINDOW_MS ?? 20_000);
+const warmupMs = 3000;
+const workers = process.env.BENCH_WORKERS;
+const runApi = process.env.BENCH_API !== '0';
+const writeDoc = process.env.BENCH_WRITE !== '0';
+const LEAD = '+15550100042';
+const API_RATE = 500;
+const CLK_TCK = 100;
+
+/** What the client reports (bench-client.ts `result`). */
+interface ClientResult {
+  legs: number;
+  failed: number;
+  setupMs: { p50: number; max: number };
+  signallingMs: { p50: number; max: number };
+  frames: number;
+  lostFrames: number;
+  interArrivalDeviationMs: { p50: number; p99: number; max: number };
+  latenessMs: { p50: number; p99: number; max: number };
+  framesLaterThan60Ms: number;
+  client: { cpuPercent: number; loopDelayP99Ms: number; loopDelayMaxMs: number };
+}
+
+/** One measured run. */
+interface Run {
+  label: string;
+  legs: number;
+  result: ClientResult;
+  /** Engine process CPU over the window, % of one core, and idle before the legs. */
+  cpuPercent: number;
+  idleCpuPercent: number;
+  /** Engine process resident memory with the legs up, and idle (MB). */
+  rssMb: number;
+  idleRssMb: number;
+  /** Media workers' frame start lateness over the window (engine host only). */
+  loop?: { p99: number; max: number; skipped: number };
+  api?: { requests: number; rps: number; p99Ms: number; errors: number };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function cpuTicks(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // utime and stime are fields 14 and 15 of /proc/pid/stat; index 11 and 12 after the name.
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+function rssMb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
+  return Number(/(\d+)/.exec(line ?? '')?.[1] ?? 0) / 1024;
+}
+
+async function cpuOver(pid: number, ms: number): Promise<number> {
+  const before = cpuTicks(pid);
+  await sleep(ms);
+  return ((cpuTicks(pid) - before) / CLK_TCK / (ms / 1000)) * 100;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function pinned(core: number, args: string[], env: Record<string, string>): ChildProcess {
+  return spawn('taskset', ['-c', String(core), process.execPath, ...args], {
+    cwd: benchDir,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Starts the engine host on core 0; resolves with it and its port. */
+async function startHost(dataDir: string): Promise<{ child: ChildProcess; port: number }> {
+  const child = pinned(0, ['--import', 'tsx', 'engine/engine-host.ts'], {
+    PORT: '0',
+    DATA_DIR: dataDir,
+    ...(workers ? { WORKERS: workers } : {}),
+  });
+  let errors = '';
+  child.stderr?.on('data', (d: Buffer) => (errors += d.toString()));
+  const lines = createInterface({ input: child.stdout! });
+  for await (const line of lines) {
+    const parsed = JSON.parse(line) as { ready?: boolean; port?: number };
+    if (parsed.ready) return { child, port: parsed.port! };
+  }
+  throw new Error(`the engine host did not start: ${errors}`);
+}
+
+/**
+ * Runs the client with `legs` legs against `url`, measuring the engine process `pid` over the
+ * client's window; `onConnected` runs when every leg is up (to start API load).
+ */
+async function drive(
+  pid: number,
+  url: string,
+  token: string,
+  legs: number,
+  hooks: { statsUrl?: string; onConnected?: () => void } = {},
+): Promise<Omit<Run, 'label' | 'idleCpuPercent' | 'idleRssMb' | 'api'>> {
+  const client = pinned(1, ['--import', 'tsx', 'engine/bench-client.ts'], {
+    URL: url,
+    TOKEN: token,
+    N: String(legs),
+    TO: LEAD,
+    WARMUP_MS: String(warmupMs),
+    WINDOW_MS: String(windowMs),
+  });
+  let errors = '';
+  client.stderr?.on('data', (d: Buffer) => (errors += d.toString()));
+  let ticksAtStart = 0;
+  let startedAt = 0;
+  let cpuPercent = NaN;
+  let rss = NaN;
+  let loop: Run['loop'];
+  let result: ClientResult | undefined;
+  const stats = async (): Promise<WorkerStats[] | undefined> =>
+    hooks.statsUrl ? ((await (await fetch(hooks.statsUrl)).json()) as WorkerStats[]) : undefined;
+  for await (const line of createInterface({ input: client.stdout! })) {
+    const message = JSON.parse(line) as { phase: string } & Partial<ClientResult> & {
+        failed?: number;
+        firstError?: string;
+      };
+    if (message.phase === 'connected') {
+      if (message.failed) console.error(`  ${message.failed} legs failed: ${message.firstError}`);
+      hooks.onConnected?.();
+    } else if (message.phase === 'window-start') {
+      await stats();
+      ticksAtStart = cpuTicks(pid);
+      startedAt = performance.now();
+    } else if (message.phase === 'window-end') {
+      const seconds = (performance.now() - startedAt) / 1000;
+      cpuPercent = ((cpuTicks(pid) - ticksAtStart) / CLK_TCK / seconds) * 100;
+      rss = rssMb(pid);
+      const windowStats = await stats();
+      if (windowStats) {
+        loop = {
+          p99: Math.max(...windowStats.map((s) => s.frameLateness.p99)),
+          max: Math.max(...windowStats.map((s) => s.frameLateness.max)),
+          skipped: windowStats.reduce((sum, s) => sum + s.framesSkipped, 0),
+        };
+      }
+    } else if (message.phase === 'result') {
+      result = message as unknown as ClientResult;
+    }
+  }
+  await new Promise((resolve) =>
+    client.exitCode === null ? client.once('exit', resolve) : resolve(null),
+  );
+  if (!result) throw new Error(`the bench client failed: ${errors}`);
+  return { legs, result, cpuPercent, rssMb: rss, ...(loop ? { loop } : {}) };
+}
+
+async function engineRun(legs: number): Promise<Run> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'leadline-bench-'));
+  const host = await startHost(dataDir);
+  try {
+    const pid = host.child.pid!;
+    await sleep(2000);
+    const idleCpuPercent = await cpuOver(pid, 3000);
+    const idleRssMb = rssMb(pid);
+    const measured = await drive(pid, `ws://127.0.0.1:${host.port}/signal`, 'bench', legs, {
+      statsUrl: `http://127.0.0.1:${host.port}/stats`,
+    });
+    return { label: `engine, ${legs} legs`, idleCpuPercent, idleRssMb, ...measured };
+  } finally {
+    await stop(host.child);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Cookie, CSRF token and access token of the demo agent on the product at `base`. */
+async function demoAgent(base: string): Promise<{ cookie: string; token: string }> {
+  const login = await fetch(`${base}/api/v1/user/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'agent1@example.com', password: 'leadline-demo' }),
+  });
+  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  if (!login.ok || !cookie) throw new Error(`demo login failed: ${login.status}`);
+  const tokenResponse = await fetch(`${base}/api/v1/twilio/token2?time=1`, { headers: { cookie } });
+  const { token } = (await tokenResponse.json()) as { token: string };
+  return { cookie, token };
+}
+
+/** autocannon on core 1 at `rate` requests/s for `seconds`; resolves with its JSON summary. */
+function loadApi(
+  url: string,
+  rate: number,
+  seconds: number,
+  cookie?: string,
+): Promise<{
+  requests: { total: number; average: number };
+  latency: { p99: number };
+  non2xx: number;
+  errors: number;
+}> {
+  const args = [
+    join(repoRoot, 'node_modules/autocannon/autocannon.js'),
+    '-c',
+    '10',
+    '-R',
+    String(rate),
+    '-d',
+    String(seconds),
+    '--json',
+    ...(cookie ? ['-H', `cookie=${cookie}`] : []),
+    url,
+  ];
+  const child = pinned(1, args, {});
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  return new Promise((resolve, reject) => {
+    child.once('exit', () => {
+      try {
+        resolve(JSON.parse(out) as never);
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
+  });
+}
+
+async function productRuns(legs: number): Promise<Run[]> {
+  const main = join(repoRoot, 'apps/server/dist/main.js');
+  if (!existsSync(main)) {
+    console.log('building the product (npm run build)…');
+    spawnSync('npm', ['run', 'build'], { cwd: repoRoot, stdio: 'inherit' });
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), 'leadline-bench-product-'));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const server = spawn('taskset', ['-c', '0', process.execPath, main], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      VOICE_ICE_ADDRESSES: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  server.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  server.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  try {
+    for (let i = 0; ; i++) {
+      if (server.exitCode !== null) throw new Error(`the product exited:\n${output}`);
+      if (
+        await fetch(`${base}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        break;
+      if (i > 300) throw new Error(`the product did not start:\n${output}`);
+      await sleep(200);
+    }
+    const pid = server.pid!;
+    const { cookie, token } = await demoAgent(base);
+    await sleep(2000);
+    const idleCpuPercent = await cpuOver(pid, 3000);
+    const idleRssMb = rssMb(pid);
+    const url = `ws://127.0.0.1:${port}/signal`;
+    const quiet = await drive(pid, url, token, legs);
+    await sleep(3000);
+    let load:
+      | Promise<[Awaited<ReturnType<typeof loadApi>>, Awaited<ReturnType<typeof loadApi>>]>
+      | undefined;
+    const seconds = Math.ceil((warmupMs + windowMs) / 1000) + 2;
+    const loaded = await drive(pid, url, token, legs, {
+      onConnected: () => {
+        load = Promise.all([
+          loadApi(`${base}/healthz`, API_RATE / 2, seconds),
+          loadApi(`${base}/api/v1/user`, API_RATE / 2, seconds, cookie),
+        ]);
+      },
+    });
+    const [health, user] = await load!;
+    const requests = health.requests.total + user.requests.total;
+    return [
+      { label: `product, ${legs} legs, no API load`, idleCpuPercent, idleRssMb, ...quiet },
+      {
+        label: `product, ${legs} legs, ${API_RATE} req/s API load`,
+        idleCpuPercent,
+        idleRssMb,
+        ...loaded,
+        api: {
+          requests,
+          rps: health.requests.average + user.requests.average,
+          p99Ms: Math.max(health.latency.p99, user.latency.p99),
+          errors: health.non2xx + user.non2xx + health.errors + user.errors,
+        },
+      },
+    ];
+  } finally {
+    await stop(server);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+// ------------------------------------------------------------------ report
+
+const f1 = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '–');
+const f0 = (n: number): string => (Number.isFinite(n) ? n.toFixed(0) : '–');
+const ratio = (value: number, reference: number): string =>
+  Number.isFinite(value) && Number.isFinite(reference) && reference !== 0
+    ? `${(value / reference).toFixed(2)}×`
+    : '–';
+const perLegCpu = (run: Run): number => (run.cpuPercent - run.idleCpuPercent) / run.legs;
+const perLegMb = (run: Run): number => (run.rssMb - run.idleRssMb) / run.legs;
+
+function table(runs: Run[], reference: Run): string {
+  const rows = runs.map((run) => {
+    const r = run.result;
+    const met = r.interArrivalDeviationMs.p99 < 10 && r.framesLaterThan60Ms === 0;
+    return [
+      run.label,
+      `${r.legs - r.failed}/${r.legs}`,
+      `${f1(r.interArrivalDeviationMs.p50)} / ${f1(r.interArrivalDeviationMs.p99)} / ${f0(r.interArrivalDeviationMs.max)}`,
+      ratio(r.interArrivalDeviationMs.p99, reference.result.interArrivalDeviationMs.p99),
+      `${r.framesLaterThan60Ms} of ${r.frames}`,
+      `${f1(r.latenessMs.p99)} / ${f0(r.latenessMs.max)}`,
+      run.loop ? `${f1(run.loop.p99)} / ${f0(run.loop.max)}` : '–',
+      `${f1(run.cpuPercent)} %`,
+      `${f1(perLegCpu(run))} % (${ratio(perLegCpu(run), perLegCpu(reference))})`,
+      `${f1(perLegMb(run))} MB`,
+      `${f0(r.setupMs.p50)} / ${f0(r.setupMs.max)}`,
+      `${f0(r.client.cpuPercent)} %`,
+      met ? 'yes' : 'no',
+    ];
+  });
+  const head = [
+    'Run',
+    'Legs up',
+    'Inter-arrival deviation p50 / p99 / max (ms)',
+    'p99 vs ref',
+    'Frames > 60 ms late',
+    'Lateness p99 / max (ms)',
+    'Engine frame start late p99 / max (ms)',
+    'Engine CPU (1 core)',
+    'CPU per leg (vs ref)',
+    'Memory per leg',
+    'Leg setup p50 / max (ms)',
+    'Client CPU',
+    'p99 < 10 ms, none > 60 ms',
+  ];
+  return [
+    `| ${head.join(' | ')} |`,
+    `|${head.map(() => '---').join('|')}|`,
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+  ].join('\n');
+}
+
+function section(engineRuns: Run[], products: Run[]): string {
+  const reference = engineRuns[0]!;
+  const quiet = products[0];
+  const loaded = products[1];
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  const lines = [
+    '<!-- engine:start -->',
+    '## Media engine: frame pacing per leg count, and under API load',
+    '',
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} cores (${cpu}), Node ${process.version}, with \`npm run bench\` (bench/engine/run.ts). Every figure comes from the same run; ratios are to the reference run (${reference.label}).`,
+    '',
+    '**Set-up.** The engine runs alone in one process pinned to core 0 (`taskset -c 0`: bench/engine/engine-host.ts, the `VoiceEngine` with its `WorkerMediaEngine`, ' +
+      `${workers ?? DEFAULT_MEDIA_WORKERS} media worker threads, no database). N werift client legs run in another process pinned to core 1 (bench/engine/bench-client.ts). Each leg has its own PStream socket and places a call to ${LEAD}, all N at once: every call is a two-party room, the leg and the virtual lead the engine dials (440 Hz), recorded as the product records calls. Every leg sends a PCMU frame every 20 ms. After ${warmupMs / 1000} s the client times, for ${windowMs / 1000} s, every PCMU frame the engine sends, when its datagram reaches the client's socket (before decryption).`,
+    '',
+    '- *Inter-arrival deviation*: |time between two frames of a leg − 20 ms|, over all legs.',
+    "- *Lateness*: a frame's arrival against its RTP timestamp, relative to the leg's earliest frame (what a jitter buffer must absorb); *frames > 60 ms late* count those over 60 ms.",
+    '- *Engine frame start late*: how late the media workers started their 20 ms mixing ticks (their own clock).',
+    '- *CPU per leg*: (engine process CPU with the legs − idle) / N; *memory per leg* likewise from its resident memory.',
+    '- *Leg setup*: from the client sending `invite` to its media being connected (ICE and DTLS), with all N legs set up at once.',
+    '- *Client CPU*: the load generator’s own share of core 1; near 100 % its timestamps get late too.',
+    '',
+    table(engineRuns, reference),
+    '',
+  ];
+  if (quiet && loaded) {
+    const r0 = quiet.result;
+    const r1 = loaded.result;
+    lines.push(
+      '**Under API load.** The built product (`node apps/server/dist/main.js`: HTTP, PGlite and the engine in one process) pinned to core 0, the same client with 50 legs on core 1, first without, then with ' +
+        `${API_RATE} requests/s on the API (autocannon on core 1: half \`GET /healthz\`, half an authenticated \`GET /api/v1/user\`). Ratios are loaded / unloaded.`,
+      '',
+      table(products, quiet),
+      '',
+      `API load achieved: ${f0(loaded.api?.rps ?? NaN)} requests/s (${loaded.api?.requests ?? 0} requests, ${loaded.api?.errors ?? 0} errors), p99 latency ${f0(loaded.api?.p99Ms ?? NaN)} ms. Pacing under load vs without: inter-arrival p99 ${ratio(r1.interArrivalDeviationMs.p99, r0.interArrivalDeviationMs.p99)}, lateness p99 ${ratio(r1.latenessMs.p99, r0.latenessMs.p99)}, frames > 60 ms late ${r0.framesLaterThan60Ms} → ${r1.framesLaterThan60Ms}.`,
+      '',
+    );
+  }
+  lines.push('<!-- engine:end -->');
+  return lines.join('\n');
+}
+
+function writeSection(text: string): void {
+  const existing = existsSync(docPath)
+    ? readFileSync(docPath, 'utf8')
+    : '# Benchmarks\n\nRecorded by `npm run bench`; each section comes from one run, with its command.\n';
+  const start = existing.indexOf('<!-- engine:start -->');
+  const end = existing.indexOf('<!-- engine:end -->');
+  const next =
+    start >= 0 && end > start
+      ? existing.slice(0, start) + text + existing.slice(end + '<!-- engine:end -->'.length)
+      : `${existing.trimEnd()}\n\n${text}\n`;
+  writeFileSync(docPath, next);
+}
+
+const engineRuns: Run[] = [];
+for (const legs of legCounts) {
+  console.log(`engine, ${legs} legs…`);
+  const run = await engineRun(legs);
+  console.log(JSON.stringify(run));
+  engineRuns.push(run);
+}
+const products = runApi ? await productRuns(50) : [];
+for (const run of products) console.log(JSON.stringify(run));
+const text = section(engineRuns, products);
+if (writeDoc) {
+  writeSection(text);
+  console.log(`wrote ${docPath}`);
+} else {
+  console.log(text);
+}
