@@ -5,11 +5,29 @@
 export {
   Device,
   DeviceState,
+  isLegacyEdge,
   type DeviceOptions,
   type DeviceEvents,
   type ConnectOptions,
 } from './device/device';
-export { Call, CallState, CallDirection, type CallEvents } from './call/call';
+export {
+  Call,
+  CallState,
+  CallDirection,
+  Codec,
+  FeedbackIssue,
+  FeedbackScore,
+  type CallEvents,
+  type CallMessage,
+  type CallPublisher,
+  type CallWarningName,
+} from './call/call';
+export type { CallFeedback } from './call/feedback';
+export { AudioHelper, type AudioHelperEvents } from './audio/audio-helper';
+export { OutputDeviceCollection } from './audio/output-device-collection';
+export type { SoundName } from './audio/sounds';
+export type { CallSample, QualityWarning, QualityWarningName } from './quality/stats-monitor';
+export { computeMos } from './quality/mos';
 export {
   SoftphoneError,
   AuthorizationError,
@@ -19,15 +37,28 @@ export {
   MediaError,
   UserMediaError,
   SipError,
+  AuthorizationErrors,
+  ClientErrors,
+  SIPServerErrors,
+  GeneralErrors,
+  MalformedRequestErrors,
+  UserMediaErrors,
+  SignalingErrors,
+  MediaErrors,
   InvalidArgumentError,
   InvalidStateError,
   NotSupportedError,
   createError,
+  type SoftphoneErrorClass,
 } from './errors/errors';
+export type { ErrorCode } from './errors/error-table';
 export {
   browserPlatform,
   type Platform,
   type Clock,
   type SocketLike,
   type AudioOutput,
+  type VolumeMeter,
+  type SoundElement,
+  type MediaDevicesLike,
 } from './platform/platform';

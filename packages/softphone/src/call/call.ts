@@ -1,26 +1,84 @@
 /**
  * A call on the softphone, with the official Voice SDK's public surface: `accept`, `reject`,
- * `ignore`, `disconnect`, `mute`, `isMuted`, `status`, `parameters`, `direction`, and its events.
+ * `ignore`, `disconnect`, `mute`, `isMuted`, `status`, `sendDigits`, `sendMessage`,
+ * `postFeedback`, `parameters`, `direction`, `connectToken`, and its events.
+ *
+ * A call that is open reconnects what it loses (spec section 4): its media by ICE restarts with
+ * back-off (min 1, max 30,000 ms, factor 1.1, jitter 0.5; it gives up after 30,000 ms), when
+ * the connection fails or no audio arrives for 2,000 ms; its signalling by re-attaching to the
+ * gateway with the reconnect token when the socket comes back. Meanwhile it is `reconnecting`.
  */
 import type { GatewayPayload } from '@leadline/contracts/signalling';
 import { StateMachine, TypedEmitter } from '@leadline/contracts/lib';
-import { createError, type SoftphoneError } from '../errors/errors';
+import {
+  CALL_SIGNALING_TIMEOUT_MS,
+  DTMF_GAP_MS,
+  DTMF_TONE_MS,
+  MAX_ICE_RETRY_MS,
+  MEDIA_BACKOFF,
+  MEDIA_SILENCE_MS,
+  SAMPLES_BATCH_SIZE,
+  VOLUME_INTERVAL_MS,
+  VOLUME_WARNING_STREAK,
+} from '../constants';
+import {
+  createError,
+  gatewayError,
+  InvalidArgumentError,
+  InvalidStateError,
+  type SoftphoneError,
+} from '../errors/errors';
+import { Backoff } from '../lib/backoff';
 import type { Platform } from '../platform/platform';
 import type { PStreamClient } from '../signalling/pstream-client';
+import { encodeConnectToken } from '../signalling/connect-token';
+import { dtmfSound, type SoundName } from '../audio/sounds';
+import {
+  StatsMonitor,
+  type CallSample,
+  type QualityWarning,
+  type QualityWarningName,
+} from '../quality/stats-monitor';
 import { CALL_TABLE, CallState, type CallTransition } from './call-states';
+import { checkDigits, DtmfQueue } from './dtmf';
+import { checkFeedback, FeedbackIssue, FeedbackScore, type CallFeedback } from './feedback';
 import { MediaSession } from './media-session';
 
-export { CallState };
+export { CallState, FeedbackIssue, FeedbackScore };
 
 /** Incoming or outgoing. */
 export const CallDirection = { Incoming: 'INCOMING', Outgoing: 'OUTGOING' } as const;
 export type CallDirection = (typeof CallDirection)[keyof typeof CallDirection];
 
+/** Codecs of `DeviceOptions.codecPreferences`. */
+export const Codec = { Opus: 'opus', PCMU: 'pcmu' } as const;
+export type Codec = (typeof Codec)[keyof typeof Codec];
+
+/** The name of a `warning` / `warning-cleared` event. */
+export type CallWarningName =
+  QualityWarningName | 'ice-connectivity-lost' | 'constant-audio-input-level';
+
+/** A user-defined message on a call (`sendMessage`, `messageReceived`). */
+export interface CallMessage {
+  content: unknown;
+  contentType?: string;
+  messageType: string;
+  voiceEventSid?: string;
+}
+
+/** Where a call's quality samples and feedback go (the console may post them to its server). */
+export interface CallPublisher {
+  /** A batch of quality samples: every 10 samples, and the rest when the call ends. */
+  postMetrics(samples: CallSample[], call: Call): void | Promise<void>;
+  /** Feedback given with `postFeedback`. */
+  postFeedback(feedback: CallFeedback, call: Call): void | Promise<void>;
+}
+
 /** Events of a call and their arguments. */
 export type CallEvents = {
   /** The call is open: audio flows both ways. */
   accept: [call: Call];
-  /** The call ended (either side hung up). */
+  /** The call ended (either side hung up, or it failed). */
   disconnect: [call: Call];
   /** The caller gave up before the incoming call was answered. */
   cancel: [];
@@ -32,12 +90,22 @@ export type CallEvents = {
   mute: [isMuted: boolean, call: Call];
   /** An outgoing call rings at the far end (`hasEarlyMedia`: ringback is audible). */
   ringing: [hasEarlyMedia: boolean];
-  /** Input and output levels, 0..1. */
+  /** Input and output levels, 0..1, every 50 ms while the call is open. */
   volume: [inputVolume: number, outputVolume: number];
-  /** Media connection lost; trying to restore it. */
+  /** Media or signalling connection lost; trying to restore it. */
   reconnecting: [error: SoftphoneError];
-  /** Media connection restored. */
+  /** Media and signalling restored. */
   reconnected: [];
+  /** A call quality warning was raised (`data`: the threshold and values, for stats warnings). */
+  warning: [name: CallWarningName, data: QualityWarning | null];
+  /** A call quality warning cleared. */
+  'warning-cleared': [name: CallWarningName];
+  /** A message arrived from the gateway. */
+  messageReceived: [message: CallMessage];
+  /** The gateway acknowledged a message of `sendMessage`. */
+  messageSent: [message: CallMessage];
+  /** A call quality sample (every 1,000 ms while open). */
+  sample: [sample: CallSample];
 };
 
 /** What a call is made from (by the Device). */
@@ -46,20 +114,49 @@ export interface CallOptions {
   platform: Platform;
   stream: PStreamClient;
   rtcConfiguration: RTCConfiguration;
-  /** Incoming: the invite's parameters (`CallSid`, `From`, `To`, …). Outgoing: connect params. */
-  parameters: Record<string, string>;
+  /** Incoming: the invite's parameters (`CallSid`, `From`, `To`, …); reconnect: the token's. */
+  parameters?: Record<string, string>;
+  /** Outgoing: the connect params. */
+  customParameters?: Record<string, string>;
   /** Incoming: the gateway's offer. */
   offerSdp?: string;
   /** Outgoing: the temporary id used until the gateway names the call. */
   outboundConnectionId?: string;
+  /** The gateway's reconnect token (incoming invite, or a connect token). */
+  reconnectToken?: string;
+  codecPreferences?: readonly string[];
+  enableImprovedSignalingErrorPrecision?: boolean;
+  maxCallSignalingTimeoutMs?: number;
+  /** The microphone chosen on the device, if any (else the default one). */
+  getInputStream?: () => MediaStream | null;
+  /** The speaker device the call's audio plays on. */
+  sinkId?: string;
+  publisher?: CallPublisher;
+  /** Called when `accept()` is taking effect (the Device makes the call its active one). */
+  beforeAccept?: () => void;
+  /** Plays a device sound (DTMF feedback). */
+  playSound?: (name: SoundName) => void;
   /** Called once when the call reaches `closed`, whichever way (the Device frees its slot). */
   onClosed?: () => void;
 }
+
+/** What a call may lose while open. */
+type Connection = 'media' | 'signalling';
+/** The call's timers. */
+type TimerName = 'volume' | 'signalling' | 'restart' | 'giveUp';
 
 /** A call. */
 export class Call extends TypedEmitter<CallEvents> {
   /** The call's states. */
   static readonly State = CallState;
+  /** Incoming or outgoing. */
+  static readonly CallDirection = CallDirection;
+  /** Feedback scores. */
+  static readonly FeedbackScore = FeedbackScore;
+  /** Feedback issues. */
+  static readonly FeedbackIssue = FeedbackIssue;
+  /** Codecs. */
+  static readonly Codec = Codec;
 
   readonly direction: CallDirection;
   /** Incoming: the invite's parameters; outgoing: `CallSid` once the gateway named the call. */
@@ -69,31 +166,64 @@ export class Call extends TypedEmitter<CallEvents> {
   /** Outgoing: the temporary call id. */
   readonly outboundConnectionId: string | null;
 
+  readonly #o: CallOptions;
   readonly #machine: StateMachine<CallState, CallTransition>;
   readonly #media: MediaSession;
-  readonly #stream: PStreamClient;
-  readonly #offerSdp: string | null;
-  readonly #onClosed: (() => void) | undefined;
+  readonly #monitor: StatsMonitor;
+  readonly #dtmf: DtmfQueue;
+  readonly #mediaBackoff: Backoff;
   readonly #unsubscribe: Array<() => void> = [];
+  /** What is lost while `reconnecting`. */
+  readonly #down = new Set<Connection>();
+  /** Call-level warnings raised now. */
+  readonly #warnings = new Set<CallWarningName>();
+  readonly #messages = new Map<string, CallMessage>();
+  readonly #batch: CallSample[] = [];
+  #reconnectToken: string | null;
   #muted = false;
   /** Outgoing: the gateway said the far end answered. */
-  #answeredByGateway = false;
+  #answered = false;
+  #codec: string | null = null;
+  readonly #timers: Record<TimerName, unknown> = {
+    volume: null,
+    signalling: null,
+    restart: null,
+    giveUp: null,
+  };
+  /** ICE restarts are tagged; a late result of a superseded one is dropped. */
+  #restartAttempt = 0;
+  #mediaLostAt = 0;
+  #lastInput = -1;
+  #inputStreak = 0;
 
   /** @internal Made by the Device. */
   constructor(options: CallOptions) {
     super();
+    this.#o = options;
     this.direction = options.direction;
-    this.#stream = options.stream;
-    this.#offerSdp = options.offerSdp ?? null;
-    this.#onClosed = options.onClosed;
     this.outboundConnectionId = options.outboundConnectionId ?? null;
+    this.#reconnectToken = options.reconnectToken ?? null;
+    this.parameters = { ...options.parameters };
+    this.customParameters = new Map(Object.entries(options.customParameters ?? {}));
     const incoming = options.direction === CallDirection.Incoming;
-    this.parameters = incoming ? { ...options.parameters } : {};
-    this.customParameters = new Map(incoming ? [] : Object.entries(options.parameters));
     this.#machine = new StateMachine('call', CALL_TABLE, incoming ? 'pending' : 'connecting');
-    this.#media = new MediaSession(options.platform, options.rtcConfiguration);
-    this.#media.on('connected', () => this.#mediaConnected());
-    this.#media.on('failed', () => this.#fail(createError(53405, 'Media connection failed.')));
+    const { platform } = options;
+    this.#media = new MediaSession(platform, options.rtcConfiguration, options.codecPreferences);
+    if (options.sinkId && options.sinkId !== 'default') {
+      void this.#media.setOutputDevice(options.sinkId).catch(() => undefined);
+    }
+    this.#media.on('connected', () => this.#onMediaConnected());
+    this.#media.on('disconnected', () => this.#warn('ice-connectivity-lost', true));
+    this.#media.on('failed', () => this.#onMediaFailed());
+    this.#monitor = new StatsMonitor(() => this.#media.getStats(), platform.clock);
+    this.#monitor.on('sample', (sample) => this.#onSample(sample));
+    this.#monitor.on('warning', (w) => this.emit('warning', w.name, w));
+    this.#monitor.on('warning-cleared', (w) => this.emit('warning-cleared', w.name));
+    this.#mediaBackoff = new Backoff(MEDIA_BACKOFF, () => platform.random());
+    this.#dtmf = new DtmfQueue(platform.clock, (digit) => {
+      this.#media.dtmfSender?.insertDTMF(digit, DTMF_TONE_MS, DTMF_GAP_MS);
+      this.#o.playSound?.(dtmfSound(digit));
+    });
     this.#listen();
   }
 
@@ -105,6 +235,25 @@ export class Call extends TypedEmitter<CallEvents> {
   /** Whether the microphone is muted. */
   isMuted(): boolean {
     return this.#muted;
+  }
+
+  /** The codec in use (`pcmu`, `opus`), once the first quality sample told. */
+  get codec(): string {
+    return this.#codec ?? '';
+  }
+
+  /**
+   * A token that lets a device take this call over (`device.connect({ connectToken })`), for
+   * example after a page reload; available once the gateway gave a reconnect token.
+   */
+  get connectToken(): string | undefined {
+    const callSid = this.parameters.CallSid;
+    if (!this.#reconnectToken || !callSid) return undefined;
+    return encodeConnectToken({
+      customParameters: Object.fromEntries(this.customParameters),
+      parameters: this.parameters as { CallSid: string },
+      signalingReconnectToken: this.#reconnectToken,
+    });
   }
 
   /** The far end's audio, once it arrived. */
@@ -119,32 +268,27 @@ export class Call extends TypedEmitter<CallEvents> {
 
   /** Answers an incoming call (a no-op unless pending). */
   accept(): void {
-    if (!this.#machine.can('accept') || this.direction !== CallDirection.Incoming) return;
-    this.#machine.send('accept');
+    if (this.direction !== CallDirection.Incoming || !this.#machine.trySend('accept')) return;
+    this.#o.beforeAccept?.();
     void this.#answer();
   }
 
   /** Refuses an incoming call (only while pending); the gateway is told. */
   reject(): void {
     if (!this.#machine.can('reject')) return;
-    this.#stream.send('reject', { callsid: this.#callSid() });
+    this.#send('reject', { callsid: this.#callSid() });
     this.#close('reject');
     this.emit('reject');
   }
 
   /** Stops ringing here without telling the gateway (only while pending). */
   ignore(): void {
-    if (!this.#machine.can('ignore')) return;
-    this.#close('ignore');
+    if (this.#machine.can('ignore')) this.#close('ignore');
   }
 
   /** Hangs up (from open, connecting, reconnecting or ringing). */
   disconnect(): void {
-    const state = this.#machine.state;
-    if (state === 'pending' || !this.#machine.can('disconnect')) return;
-    this.#stream.send('hangup', { callsid: this.#callSid() });
-    this.#close('disconnect');
-    this.emit('disconnect', this);
+    this.#hangUp('disconnect');
   }
 
   /** Mutes (default) or unmutes the microphone. */
@@ -155,42 +299,121 @@ export class Call extends TypedEmitter<CallEvents> {
     this.emit('mute', shouldMute, this);
   }
 
+  /**
+   * Sends DTMF digits (0-9, `*`, `#`, `w` for a 500 ms pause) as RFC 4733 events, one 160 ms
+   * tone every 360 ms; over signalling when the browser cannot send them; a 31005
+   * ConnectionError when signalling is down too.
+   */
+  sendDigits(digits: string): void {
+    checkDigits(digits);
+    if (!this.#media.dtmfSender) {
+      if (!this.#o.stream.isOpen) {
+        this.emit(
+          'error',
+          createError(31005, 'Could not send DTMF: Signaling channel is disconnected'),
+        );
+        return;
+      }
+      this.#send('dtmf', { callsid: this.#callSid(), dtmf: digits });
+    }
+    this.#dtmf.push(digits);
+  }
+
+  /**
+   * Sends a user-defined message to the gateway; returns its voice event sid (`messageSent`
+   * follows the gateway's acknowledgement).
+   */
+  sendMessage(message: CallMessage): string {
+    const { content, contentType, messageType } = message ?? ({} as CallMessage);
+    if (content === undefined || content === null) {
+      throw new InvalidArgumentError('`content` is empty');
+    }
+    if (typeof messageType !== 'string') {
+      throw new InvalidArgumentError('`messageType` must be a string.');
+    }
+    if (!messageType) throw new InvalidArgumentError('`messageType` must be a non-empty string.');
+    if (!this.#o.stream.isOpen) {
+      throw new InvalidStateError('Could not send CallMessage; Signaling channel is disconnected');
+    }
+    const callsid = this.parameters.CallSid;
+    if (!callsid) throw new InvalidStateError('Could not send CallMessage; Call has no CallSid');
+    let voiceEventSid = 'KX';
+    while (voiceEventSid.length < 34) {
+      voiceEventSid += Math.floor(this.#o.platform.random() * 16).toString(16);
+    }
+    this.#messages.set(voiceEventSid, { content, contentType, messageType, voiceEventSid });
+    this.#send('message', {
+      callsid,
+      content,
+      contenttype: contentType ?? 'application/json',
+      messagetype: messageType,
+      voiceeventsid: voiceEventSid,
+    });
+    return voiceEventSid;
+  }
+
+  /**
+   * Posts the user's feedback on the call: a score of 1 to 5 (none: declined) and an optional
+   * issue; throws `InvalidArgumentError` for anything else.
+   */
+  postFeedback(score?: FeedbackScore, issue?: FeedbackIssue): Promise<void> {
+    const feedback = checkFeedback(score, issue);
+    return Promise.resolve(this.#o.publisher?.postFeedback(feedback, this));
+  }
+
   /** @internal Places an outgoing call (the Device calls this once). */
   async placeOutgoing(): Promise<void> {
     try {
-      await this.#media.openMicrophone();
+      await this.#media.openMicrophone(this.#o.getInputStream?.() ?? null);
       const sdp = await this.#media.createOffer();
-      if (this.#machine.state === 'closed') return;
-      const params = new URLSearchParams([...this.customParameters]).toString();
-      this.#stream.send('invite', { callsid: this.outboundConnectionId!, sdp, twilio: { params } });
+      if (this.status() === 'closed') return;
+      const callsid = this.parameters.CallSid ?? this.outboundConnectionId!;
+      if (this.#reconnectToken) {
+        this.#send('invite', { callsid, sdp, reconnect: this.#reconnectToken, twilio: {} });
+      } else {
+        const params = new URLSearchParams([...this.customParameters]).toString();
+        this.#send('invite', { callsid, sdp, twilio: { params } });
+      }
     } catch (error) {
       this.#fail(asSoftphoneError(error));
     }
   }
 
+  /** @internal The device's microphone changed: the call's track is replaced. */
+  _setInputTracksFromStream(stream: MediaStream | null): Promise<void> {
+    return this.#media.replaceInput(stream);
+  }
+
+  /** @internal The device's speaker changed. */
+  _setSinkIds(sinkIds: string[]): Promise<void> {
+    return this.#media.setOutputDevice(sinkIds[0] ?? 'default');
+  }
+
   async #answer(): Promise<void> {
     try {
-      await this.#media.openMicrophone();
-      const sdp = await this.#media.createAnswer(this.#offerSdp ?? '');
-      if (this.#machine.state === 'closed') return;
-      this.#stream.send('answer', { callsid: this.#callSid(), sdp });
+      await this.#media.openMicrophone(this.#o.getInputStream?.() ?? null);
+      const sdp = await this.#media.createAnswer(this.#o.offerSdp ?? '');
+      if (this.status() === 'closed') return;
+      this.#send('answer', { callsid: this.#callSid(), sdp });
     } catch (error) {
       // The gateway hears a hangup; the error says why (e.g. no microphone).
-      this.#stream.send('hangup', { callsid: this.#callSid() });
       this.#fail(asSoftphoneError(error));
     }
   }
+
+  #send: PStreamClient['send'] = (type, payload, queue) =>
+    this.#o.stream.send(type, payload, queue);
 
   #callSid(): string {
     return this.parameters.CallSid ?? this.outboundConnectionId ?? '';
   }
 
-  #mine(callsid: string): boolean {
+  #mine(callsid: string | undefined): boolean {
     return callsid === this.parameters.CallSid || callsid === this.outboundConnectionId;
   }
 
   #listen(): void {
-    const s = this.#stream;
+    const s = this.#o.stream;
     this.#unsubscribe.push(
       s.on('cancel', (p) => {
         if (!this.#mine(p.callsid) || !this.#machine.can('cancel')) return;
@@ -200,15 +423,37 @@ export class Call extends TypedEmitter<CallEvents> {
       s.on('ringing', (p) => void this.#onRinging(p)),
       s.on('answer', (p) => void this.#onAnswer(p)),
       s.on('hangup', (p) => {
-        if (!this.#mine(p.callsid) || this.#machine.state === 'closed') return;
-        if (p.error) this.emit('error', createError(p.error.code, p.error.message));
+        if (!this.#mine(p.callsid) || this.status() === 'closed') return;
+        if (p.error) {
+          const precise = !!this.#o.enableImprovedSignalingErrorPrecision;
+          this.emit('error', gatewayError(p.error, precise, 'Error sent from gateway in HANGUP'));
+        }
         this.#close('hangup');
         this.emit('disconnect', this);
       }),
       s.on('error', (p) => {
-        if (p.callsid === undefined || !this.#mine(p.callsid)) return;
-        this.emit('error', createError(p.error.code, p.error.message));
+        if (p.callsid !== undefined && this.#mine(p.callsid)) {
+          const precise = !!this.#o.enableImprovedSignalingErrorPrecision;
+          this.emit('error', gatewayError(p.error, precise, p.error.message));
+        }
       }),
+      s.on('message', (p) => {
+        if (!this.#mine(p.callsid)) return;
+        this.emit('messageReceived', {
+          content: p.content,
+          contentType: p.contenttype,
+          messageType: p.messagetype,
+          voiceEventSid: p.voiceeventsid,
+        });
+      }),
+      s.on('ack', (p) => {
+        const message = this.#messages.get(p.voiceeventsid);
+        if (p.acktype !== 'message' || !this.#mine(p.callsid) || !message) return;
+        this.#messages.delete(p.voiceeventsid);
+        this.emit('messageSent', message);
+      }),
+      s.on('transportClose', () => this.#onTransportClose()),
+      s.on('connected', () => this.#onSignallingBack()),
     );
   }
 
@@ -222,46 +467,240 @@ export class Call extends TypedEmitter<CallEvents> {
   }
 
   async #onAnswer(p: GatewayPayload<'answer'>): Promise<void> {
-    if (this.direction !== CallDirection.Outgoing || this.#answeredByGateway) return;
-    if (this.parameters.CallSid && !this.#mine(p.callsid)) return;
-    if (this.#machine.state === 'closed') return;
-    this.parameters.CallSid = p.callsid;
-    this.#answeredByGateway = true;
+    if (this.status() === 'closed') return;
+    const outgoingFirst = this.direction === CallDirection.Outgoing && !this.#answered;
+    if (!this.#mine(p.callsid) && !(outgoingFirst && !this.parameters.CallSid)) return;
+    if (p.reconnect) this.#reconnectToken = p.reconnect;
+    if (outgoingFirst) {
+      this.parameters.CallSid = p.callsid;
+      this.#answered = true;
+    }
+    this.#clearTimer('signalling');
+    this.#restore('signalling');
     await this.#applyAnswer(p.sdp);
-    this.#mediaConnected();
+    this.#onMediaConnected();
   }
 
   async #applyAnswer(sdp: string): Promise<void> {
+    const restart = this.#down.has('media');
     try {
       await this.#media.applyAnswer(sdp);
     } catch (error) {
-      this.#stream.send('hangup', { callsid: this.#callSid() });
+      // A failed ICE restart answer is one more failed attempt; otherwise the call cannot go on.
+      if (restart) return this.#onMediaFailed();
       this.#fail(asSoftphoneError(error));
     }
   }
 
-  /** Opens the call once media is up (and, outgoing, the far end answered). */
-  #mediaConnected(): void {
-    const ready =
-      this.#media.isConnected &&
-      (this.direction === CallDirection.Incoming || this.#answeredByGateway);
-    if (!ready || !this.#machine.can('open')) return;
-    this.#machine.send('open');
+  /** Media is up: opens a connecting call (outgoing: once answered), or ends a media outage. */
+  #onMediaConnected(): void {
+    if (!this.#media.isConnected) return;
+    if (this.#warnings.has('ice-connectivity-lost')) this.#warn('ice-connectivity-lost', false);
+    if (this.#down.has('media')) return this.#mediaRestored();
+    const ready = this.direction === CallDirection.Incoming || this.#answered;
+    if (!ready || !this.#machine.trySend('open')) return;
+    this.#startMonitoring();
     this.emit('accept', this);
   }
 
-  #fail(error: SoftphoneError): void {
-    if (this.#machine.state === 'closed') return;
-    this.emit('error', error);
-    this.#close('fail');
+  #startMonitoring(): void {
+    this.#monitor.start();
+    this.#timers.volume = this.#o.platform.clock.setInterval(() => {
+      const [input, output] = this.#media.readVolumes();
+      this.#monitor.addVolumes(input, output);
+      this.#checkInputLevel(input);
+      this.emit('volume', input, output);
+    }, VOLUME_INTERVAL_MS);
+  }
+
+  /** `constant-audio-input-level` after 10 identical readings (not while muted). */
+  #checkInputLevel(input: number): void {
+    this.#inputStreak = input === this.#lastInput ? this.#inputStreak + 1 : 0;
+    this.#lastInput = input;
+    const constant = this.#inputStreak >= VOLUME_WARNING_STREAK && !this.#muted;
+    if (constant !== this.#warnings.has('constant-audio-input-level')) {
+      this.#warn('constant-audio-input-level', constant);
+    }
+  }
+
+  #warn(name: CallWarningName, raised: boolean): void {
+    if (raised === this.#warnings.has(name)) return;
+    if (raised) {
+      this.#warnings.add(name);
+      this.emit('warning', name, null);
+    } else {
+      this.#warnings.delete(name);
+      this.emit('warning-cleared', name);
+    }
+  }
+
+  #onSample(sample: CallSample): void {
+    this.#codec = sample.codecName ?? this.#codec;
+    this.#batch.push(sample);
+    if (this.#batch.length >= SAMPLES_BATCH_SIZE) this.#publishSamples();
+    this.emit('sample', sample);
+    if (this.#down.has('media')) {
+      if (sample.bytesReceived > 0 && this.#media.isConnected) this.#mediaRestored();
+    } else if (this.#monitor.silenceMs >= MEDIA_SILENCE_MS) {
+      this.#startMediaReconnect();
+    }
+  }
+
+  #publishSamples(): void {
+    const samples = this.#batch.splice(0);
+    const publisher = this.#o.publisher;
+    if (publisher && samples.length) {
+      void Promise.resolve()
+        .then(() => publisher.postMetrics(samples, this))
+        .catch(() => undefined);
+    }
+  }
+
+  // ------------------------------------------------------------------ reconnection
+
+  /** Something the open call needs is lost: it becomes `reconnecting`. */
+  #interrupt(what: Connection, error: SoftphoneError): void {
+    const first = this.#down.size === 0;
+    this.#down.add(what);
+    if (first && this.#machine.trySend('interrupted')) this.emit('reconnecting', error);
+  }
+
+  /** Something lost is back; once everything is, the call is open again. */
+  #restore(what: Connection): void {
+    if (!this.#down.delete(what) || this.#down.size) return;
+    if (this.#machine.trySend('restored')) this.emit('reconnected');
+  }
+
+  #onTransportClose(): void {
+    const state = this.status();
+    if (state === 'pending') {
+      // The gateway forgets an invite whose socket went away.
+      this.#close('cancel');
+      this.emit('cancel');
+    } else if (state === 'connecting' || state === 'ringing') {
+      this.#fail(createError(53001, 'Cannot establish connection. Client is disconnected'));
+    } else if (state !== 'closed') {
+      const timeoutMs = this.#o.maxCallSignalingTimeoutMs ?? CALL_SIGNALING_TIMEOUT_MS;
+      if (!this.#reconnectToken || timeoutMs <= 0) return this.#fail(createError(53001));
+      this.#interrupt('signalling', createError(53001));
+      this.#clearTimer('signalling');
+      this.#timers.signalling = this.#o.platform.clock.setTimeout(
+        () => this.#fail(createError(53001)),
+        timeoutMs,
+      );
+    }
+  }
+
+  /** The socket is back and authenticated: re-attach the call, resume a media restart. */
+  #onSignallingBack(): void {
+    if (this.#down.has('signalling') && this.#reconnectToken) {
+      this.#send('invite', {
+        callsid: this.#callSid(),
+        sdp: this.#media.localSdp,
+        reconnect: this.#reconnectToken,
+        twilio: {},
+      });
+    }
+    if (this.#down.has('media')) void this.#restartIce();
+  }
+
+  #startMediaReconnect(): void {
+    if (this.#down.has('media') || this.status() === 'closed') return;
+    this.#mediaLostAt = this.#o.platform.clock.now();
+    this.#mediaBackoff.reset();
+    this.#interrupt('media', createError(53405, 'Media connection failed.'));
+    this.#timers.giveUp = this.#o.platform.clock.setTimeout(() => this.#giveUp(), MAX_ICE_RETRY_MS);
+    this.#scheduleRestart();
+  }
+
+  #scheduleRestart(): void {
+    this.#clearTimer('restart');
+    this.#timers.restart = this.#o.platform.clock.setTimeout(
+      () => void this.#restartIce(),
+      this.#mediaBackoff.next(),
+    );
+  }
+
+  /** One ICE restart: a new offer sent as `reinvite`; its answer arrives as `answer`. */
+  async #restartIce(): Promise<void> {
+    const attempt = ++this.#restartAttempt;
+    // Without signalling the offer cannot go; the restart resumes when the socket is back.
+    if (!this.#o.stream.isOpen) return;
+    let sdp: string;
+    try {
+      sdp = await this.#media.restartIce();
+    } catch {
+      if (attempt === this.#restartAttempt) this.#onMediaFailed();
+      return;
+    }
+    if (attempt !== this.#restartAttempt || !this.#down.has('media')) return;
+    this.#send('reinvite', { callsid: this.#callSid(), sdp }, false);
+  }
+
+  #onMediaFailed(): void {
+    const state = this.status();
+    if (this.#down.has('media')) {
+      const elapsed = this.#o.platform.clock.now() - this.#mediaLostAt;
+      if (elapsed >= MAX_ICE_RETRY_MS) this.#giveUp();
+      else this.#scheduleRestart();
+    } else if (state === 'open' || state === 'reconnecting') {
+      this.#startMediaReconnect();
+    } else if (state === 'connecting' || state === 'ringing') {
+      this.#fail(createError(53405));
+    }
+  }
+
+  #mediaRestored(): void {
+    this.#clearTimer('restart');
+    this.#clearTimer('giveUp');
+    this.#restore('media');
+  }
+
+  #giveUp(): void {
+    if (this.#down.has('media'))
+      this.#fail(createError(53405), 'Media connection was interrupted.');
+  }
+
+  #clearTimer(name: TimerName): void {
+    const clock = this.#o.platform.clock;
+    clock.clearTimeout(this.#timers[name]);
+    clock.clearInterval(this.#timers[name]);
+    this.#timers[name] = null;
+  }
+
+  // ------------------------------------------------------------------ endings
+
+  #hangUp(transition: 'disconnect' | 'fail', message?: string): boolean {
+    const state = this.status();
+    if (state === 'pending' || !this.#machine.can(transition)) return false;
+    const callsid = this.#callSid();
+    this.#send('hangup', message ? { callsid, message } : { callsid });
+    this.#close(transition);
     this.emit('disconnect', this);
+    return true;
+  }
+
+  #fail(error: SoftphoneError, message?: string): void {
+    const state = this.status();
+    if (state === 'closed') return;
+    this.emit('error', error);
+    if (state === 'pending') {
+      this.#close('fail');
+      return;
+    }
+    this.#hangUp('fail', message);
   }
 
   #close(transition: CallTransition): void {
     this.#machine.send(transition);
     for (const off of this.#unsubscribe.splice(0)) off();
+    for (const name of Object.keys(this.#timers) as TimerName[]) this.#clearTimer(name);
+    this.#restartAttempt += 1;
+    this.#monitor.stop();
+    this.#dtmf.clear();
+    this.#publishSamples();
     this.#media.close();
-    this.#onClosed?.();
+    this.#o.onClosed?.();
   }
 }
 

@@ -1,40 +1,58 @@
 /**
  * The media side of one call: the microphone, one `RTCPeerConnection` with a single audio
- * transceiver (PCMU preferred, then Opus), and the remote audio output. SDP is exchanged
- * whole (no trickle ICE): offers and answers wait for ICE gathering, at most 15 s.
+ * transceiver (PCMU preferred, then Opus), the remote audio output, level meters, stats and the
+ * DTMF sender. SDP is exchanged whole (no trickle ICE): offers and answers wait for ICE
+ * gathering, at most 15 s. ICE restarts make a new offer on the same connection.
  */
 import { TypedEmitter } from '@leadline/contracts/lib';
 import { CODEC_PREFERENCES, ICE_GATHERING_TIMEOUT_MS } from '../constants';
-import { createError, type SoftphoneError } from '../errors/errors';
-import type { AudioOutput, Platform } from '../platform/platform';
+import { createError, InvalidArgumentError, type SoftphoneError } from '../errors/errors';
+import type { AudioOutput, Platform, VolumeMeter } from '../platform/platform';
 
-/** Events of a media session. */
+/** Events of a media session (the connection state, as `RTCPeerConnection` reports it). */
 export type MediaSessionEvents = {
   /** ICE and DTLS are up: audio flows. */
   connected: [];
-  /** The connection was lost (ICE disconnected or failed). */
-  interrupted: [];
-  /** The connection failed for good. */
+  /** Connectivity checks are failing (the connection may come back by itself). */
+  disconnected: [];
+  /** The connection failed (an ICE restart may bring it back). */
   failed: [];
 };
 
-/** Orders the browser's audio codecs as the spec prefers them: PCMU, then Opus, then the rest. */
-export function preferCodecs(codecs: RTCRtpCodec[]): RTCRtpCodec[] {
+/** A codec name of `DeviceOptions.codecPreferences`. */
+export type CodecName = (typeof CODEC_PREFERENCES)[number];
+
+/** Orders the browser's audio codecs by preference (default PCMU, then Opus), then the rest. */
+export function preferCodecs(
+  codecs: RTCRtpCodec[],
+  preferences: readonly string[] = CODEC_PREFERENCES,
+): RTCRtpCodec[] {
   const rank = (c: RTCRtpCodec) => {
-    const name = c.mimeType.split('/')[1]?.toLowerCase() ?? '';
-    const index = (CODEC_PREFERENCES as readonly string[]).indexOf(name);
-    return index === -1 ? CODEC_PREFERENCES.length : index;
+    const index = preferences.indexOf(c.mimeType.split('/')[1]?.toLowerCase() ?? '');
+    return index === -1 ? preferences.length : index;
   };
   return [...codecs].sort((a, b) => rank(a) - rank(b));
 }
 
-/** Maps a `getUserMedia` failure to the spec's microphone errors (31401 / 31402). */
+/**
+ * Maps a `getUserMedia` failure to the spec's microphone errors: 31401 PermissionDeniedError
+ * for code 31208 or the browser's not-allowed names, else 31402 AcquisitionFailedError.
+ */
 export function microphoneError(error: unknown): SoftphoneError {
-  const name = (error as { name?: string } | null)?.name ?? '';
-  const code = (error as { code?: number } | null)?.code;
-  const denied =
-    code === 31208 || ['NotAllowedError', 'PermissionDeniedError', 'SecurityError'].includes(name);
-  return denied ? createError(31401, undefined, error) : createError(31402, undefined, error);
+  const { name, code } = (error ?? {}) as { name?: string; code?: number };
+  const denied = code === 31208 || name === 'NotAllowedError' || name === 'PermissionDeniedError';
+  return createError(denied ? 31401 : 31402, undefined, error);
+}
+
+const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Checks an input stream: it must exist and have an audio track. */
+export function checkInputStream(stream: MediaStream | null): MediaStream {
+  if (!stream) throw new InvalidArgumentError('Can not set input stream to null while in a call');
+  if (!stream.getAudioTracks().length) {
+    throw new InvalidArgumentError('Supplied input stream has no audio tracks');
+  }
+  return stream;
 }
 
 /** One call's media. */
@@ -43,31 +61,29 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> {
   readonly #output: AudioOutput;
   #local: MediaStream | null = null;
   #remote: MediaStream | null = null;
+  #sender: RTCRtpSender | null = null;
+  #meters: VolumeMeter[] = [];
   #muted = false;
   #closed = false;
 
   constructor(
     private readonly platform: Platform,
     configuration: RTCConfiguration,
+    private readonly codecPreferences: readonly string[] = CODEC_PREFERENCES,
   ) {
     super();
-    this.#pc = platform.createPeerConnection({ bundlePolicy: 'max-bundle', ...configuration });
+    const pc = (this.#pc = platform.createPeerConnection({
+      bundlePolicy: 'max-bundle',
+      ...configuration,
+    }));
     this.#output = platform.createAudioOutput();
-    this.#pc.ontrack = (event) => {
+    pc.ontrack = (event) => {
       this.#remote = event.streams[0] ?? platform.createMediaStream([event.track]);
       void this.#output.play(this.#remote);
     };
-    this.#pc.onconnectionstatechange = () => {
-      switch (this.#pc.connectionState) {
-        case 'connected':
-          return this.emit('connected');
-        case 'disconnected':
-          return this.emit('interrupted');
-        case 'failed':
-          return this.emit('failed');
-        default:
-          return;
-      }
+    pc.onconnectionstatechange = () => {
+      const state = pc.connectionState;
+      if (state === 'connected' || state === 'disconnected' || state === 'failed') this.emit(state);
     };
   }
 
@@ -76,7 +92,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> {
     return this.#pc.connectionState === 'connected';
   }
 
-  /** The microphone stream, once acquired. */
+  /** The microphone stream of the call, once acquired. */
   get localStream(): MediaStream | null {
     return this.#local;
   }
@@ -86,27 +102,47 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> {
     return this.#remote;
   }
 
-  /** The peer connection (for stats). */
-  get peerConnection(): RTCPeerConnection {
-    return this.#pc;
+  /** The current local SDP (for a signalling reconnect). */
+  get localSdp(): string {
+    return this.#pc.localDescription?.sdp ?? '';
   }
 
-  /** Opens the microphone; throws a 31401/31402 error on failure. */
-  async openMicrophone(constraints: MediaTrackConstraints | boolean = true): Promise<void> {
+  /**
+   * Opens the microphone: a copy of `input` when given (the audio helper's chosen device), else
+   * the default one. Throws a 31401/31402 error when the browser refuses.
+   */
+  async openMicrophone(input: MediaStream | null): Promise<void> {
     let stream: MediaStream;
-    try {
-      stream = await this.platform.getUserMedia({ audio: constraints });
-    } catch (error) {
-      throw microphoneError(error);
+    if (input) {
+      stream = this.platform.createMediaStream(
+        checkInputStream(input)
+          .getAudioTracks()
+          .map((track) => track.clone()),
+      );
+    } else {
+      try {
+        stream = await this.platform.getUserMedia({ audio: true });
+      } catch (error) {
+        throw microphoneError(error);
+      }
+      if (!stream.getAudioTracks().length) {
+        throw createError(31402, 'The input stream has no audio track.');
+      }
     }
-    const [track] = stream.getAudioTracks();
-    if (!track) throw createError(31402, 'The input stream has no audio track.');
-    if (this.#closed) {
-      track.stop();
-      return;
-    }
+    if (this.#closed) return stopAll(stream);
     this.#local = stream;
+    this.setMuted(this.#muted);
+  }
+
+  /** Replaces the microphone during the call (the track of the sender; no renegotiation). */
+  async replaceInput(input: MediaStream | null): Promise<void> {
+    const track = checkInputStream(input).getAudioTracks()[0]!.clone();
     track.enabled = !this.#muted;
+    await this.#sender?.replaceTrack(track);
+    const old = this.#local;
+    this.#local = this.platform.createMediaStream([track]);
+    stopAll(old);
+    this.#restartMeters();
   }
 
   /**
@@ -126,17 +162,27 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> {
     } else {
       transceiver = this.#pc.addTransceiver(track, { direction: 'sendrecv', streams: [stream] });
     }
+    this.#sender = transceiver.sender;
     const codecs = this.platform.audioCodecs();
     if (codecs && typeof transceiver.setCodecPreferences === 'function') {
-      transceiver.setCodecPreferences(preferCodecs(codecs));
+      transceiver.setCodecPreferences(preferCodecs(codecs, this.codecPreferences));
     }
   }
 
   /** Creates the offer of an outgoing call; resolves with the SDP, candidates included. */
   async createOffer(): Promise<string> {
     await this.#attachMicrophone();
+    return this.#offer({});
+  }
+
+  /** Creates an ICE restart offer on the live connection; resolves with the SDP. */
+  restartIce(): Promise<string> {
+    return this.#offer({ iceRestart: true });
+  }
+
+  async #offer(options: RTCOfferOptions): Promise<string> {
     try {
-      await this.#pc.setLocalDescription(await this.#pc.createOffer());
+      await this.#pc.setLocalDescription(await this.#pc.createOffer(options));
     } catch (error) {
       throw createError(53400, `Error creating the offer: ${describe(error)}`, error);
     }
@@ -159,9 +205,14 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> {
     return this.#gatheredSdp();
   }
 
-  /** Applies the far end's answer to our offer. */
+  /** Whether an offer of ours waits for its answer. */
+  get awaitingAnswer(): boolean {
+    return this.#pc.signalingState === 'have-local-offer';
+  }
+
+  /** Applies the far end's answer to our offer (ignored when no offer is pending). */
   async applyAnswer(sdp: string): Promise<void> {
-    if (this.#pc.signalingState !== 'have-local-offer') return;
+    if (!this.awaitingAnswer) return;
     try {
       await this.#pc.setRemoteDescription({ type: 'answer', sdp });
     } catch (error) {
@@ -180,13 +231,42 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> {
     return this.#output.setSinkId(deviceId);
   }
 
+  /** The connection's statistics. */
+  getStats(): Promise<RTCStatsReport> {
+    return this.#pc.getStats();
+  }
+
+  /** The RFC 4733 sender of the microphone's track, if the browser can send DTMF now. */
+  get dtmfSender(): RTCDTMFSender | null {
+    const dtmf = this.#sender?.dtmf;
+    return dtmf && dtmf.canInsertDTMF !== false ? dtmf : null;
+  }
+
+  /** Reads the input and output levels (0..1); starts the meters on first use. */
+  readVolumes(): [number, number] {
+    if (!this.#meters.length) this.#restartMeters();
+    const [input, output] = this.#meters;
+    return [input?.read() ?? 0, output?.read() ?? 0];
+  }
+
+  #restartMeters(): void {
+    for (const meter of this.#meters) meter.stop();
+    this.#meters = [];
+    if (!this.#local || !this.#remote) return;
+    const input = this.platform.createVolumeMeter(this.#local);
+    const output = this.platform.createVolumeMeter(this.#remote);
+    if (input && output) this.#meters = [input, output];
+    else [input, output].forEach((meter) => meter?.stop());
+  }
+
   /** Stops everything. */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
     this.#pc.ontrack = null;
     this.#pc.onconnectionstatechange = null;
-    for (const track of this.#local?.getTracks() ?? []) track.stop();
+    for (const meter of this.#meters) meter.stop();
+    stopAll(this.#local);
     this.#output.stop();
     this.#pc.close();
   }
@@ -211,4 +291,4 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> {
   }
 }
 
-const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
+const stopAll = (stream: MediaStream | null) => stream?.getTracks().forEach((t) => t.stop());

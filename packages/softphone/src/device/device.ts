@@ -1,36 +1,63 @@
 /**
  * The softphone device, with the official Voice SDK's public surface: `new Device(token,
- * options)`, `register`, `unregister`, `connect`, `updateToken`, `destroy`, and the events
- * `registering`, `registered`, `unregistered`, `incoming`, `tokenWillExpire`, `error`,
- * `destroyed`.
+ * options)`, `register`, `unregister`, `connect`, `updateToken`, `updateOptions`, `destroy`,
+ * `audio`, and the events `registering`, `registered`, `unregistered`, `incoming`,
+ * `tokenWillExpire`, `error`, `destroyed`.
  */
 import { StateMachine, TypedEmitter } from '@leadline/contracts/lib';
 import type { GatewayPayload } from '@leadline/contracts/signalling';
-import { REGISTRATION_INTERVAL_MS, TOKEN_REFRESH_MARGIN_MS } from '../constants';
+import {
+  CODEC_PREFERENCES,
+  REGISTRATION_INTERVAL_MS,
+  RINGTONE_WAIT_MS,
+  SDK_VERSION,
+  TOKEN_REFRESH_MARGIN_MS,
+} from '../constants';
 import {
   createError,
+  gatewayError,
   InvalidArgumentError,
   InvalidStateError,
+  NotSupportedError,
   type SoftphoneError,
 } from '../errors/errors';
 import { browserPlatform, type Platform } from '../platform/platform';
 import { PStreamClient } from '../signalling/pstream-client';
-import { Call, CallDirection } from '../call/call';
+import { decodeConnectToken } from '../signalling/connect-token';
+import { AudioHelper } from '../audio/audio-helper';
+import { Sounds, type SoundName } from '../audio/sounds';
+import { Call, CallDirection, type CallPublisher, type Codec } from '../call/call';
+import { checkInputStream } from '../call/media-session';
 import { DEVICE_TABLE, DeviceState, type DeviceTransition } from './device-states';
 
 export { DeviceState };
 
-/** Options of a device (the official SDK's names where they exist). */
+/** Options of a device (the official SDK's names). */
 export interface DeviceOptions {
   /**
    * The signalling gateway: `host[:port]` (the page's scheme picks ws/wss) or a full
    * `ws(s)://…/signal` URL. Default: the page's own host.
    */
   chunderw?: string;
+  /**
+   * The edge(s) to use. The embedded gateway has one edge (`local`); the value is kept so that
+   * changing it during a call is refused as the official SDK does.
+   */
+  edge?: string | string[];
   /** How long before the token expires `tokenWillExpire` fires (default 10,000 ms). */
   tokenRefreshMs?: number;
   /** Passed to every call's RTCPeerConnection (default: no ICE servers). */
   rtcConfiguration?: RTCConfiguration;
+  /** Audio codecs in order of preference (default PCMU, then Opus). */
+  codecPreferences?: Codec[];
+  /** Sound files by name (`incoming`, `outgoing`, `disconnect`, `dtmf0`…); none: silent. */
+  sounds?: Partial<Record<SoundName, string>>;
+  /** How long a live call may wait for the signalling socket to come back (default 30,000 ms; 0: not at all). */
+  maxCallSignalingTimeoutMs?: number;
+  /** Report the gateway's precise codes (31404, 31486…) instead of 31005 (default false). */
+  enableImprovedSignalingErrorPrecision?: boolean;
+  /** Where calls publish their quality samples and feedback (default: nowhere). */
+  publisher?: CallPublisher;
   /** The environment; the browser's by default. */
   platform?: Platform;
 }
@@ -52,10 +79,23 @@ export type DeviceEvents = {
 export interface ConnectOptions {
   /** Connect params, sent to the gateway (e.g. `To`, `call_user_id`). */
   params?: Record<string, string>;
+  /** Takes over a live call (`call.connectToken` of an earlier device). */
+  connectToken?: string;
   rtcConfiguration?: RTCConfiguration;
 }
 
 const INVALID_TOKEN_MESSAGE = 'Parameter "token" must be of type "string".';
+const LEGACY_EDGE_MESSAGE =
+  'Microsoft Edge Legacy (https://support.microsoft.com/en-us/help/4533505/what-is-microsoft-edge-legacy) ' +
+  'is deprecated and will not be able to make or receive calls. Please use a supported browser.';
+const NO_WEBRTC_MESSAGE =
+  'The softphone requires WebRTC browser support (RTCPeerConnection and getUserMedia).';
+/** Wire codes of token problems and the errors the official SDK reports for them. */
+const TOKEN_ERRORS: Record<number, 20151 | 20101 | 20104> = {
+  31201: 20151,
+  31204: 20101,
+  31205: 20104,
+};
 
 let outboundCounter = 0;
 
@@ -63,19 +103,35 @@ let outboundCounter = 0;
 export class Device extends TypedEmitter<DeviceEvents> {
   /** The device's states. */
   static readonly State = DeviceState;
+  /** The SDK's version. */
+  static readonly version = SDK_VERSION;
 
+  /** Whether this browser can run the SDK (WebRTC, and not Microsoft Edge Legacy). */
+  static get isSupported(): boolean {
+    const platform = browserPlatform();
+    return platform.webRtc && !isLegacyEdge(platform.userAgent);
+  }
+
+  /** The microphone, speakers, ringtone devices and sounds. */
+  readonly audio: AudioHelper;
   readonly #machine = new StateMachine<DeviceState, DeviceTransition>(
     'device',
     DEVICE_TABLE,
     'unregistered',
   );
   readonly #platform: Platform;
-  readonly #options: Required<Pick<DeviceOptions, 'tokenRefreshMs' | 'rtcConfiguration'>> &
-    DeviceOptions;
+  readonly #sounds: Sounds;
+  #options: DeviceOptions & { tokenRefreshMs: number; rtcConfiguration: RTCConfiguration };
   #token: string;
   #identity: string | null = null;
+  #edge: string | null = null;
+  #home: string | null = null;
   #stream: PStreamClient | null = null;
+  /** The accepted or outgoing call. */
   #activeCall: Call | null = null;
+  /** Incoming calls still ringing. */
+  #pending: Call[] = [];
+  #speakerSinkId = 'default';
   #registrationTimer: unknown = null;
   #tokenTimer: unknown = null;
   /** Whether the user asked to be registered (re-registration after a reconnect). */
@@ -85,12 +141,31 @@ export class Device extends TypedEmitter<DeviceEvents> {
     super();
     if (typeof token !== 'string') throw new InvalidArgumentError(INVALID_TOKEN_MESSAGE);
     this.#token = token;
-    this.#platform = options.platform ?? browserPlatform();
+    const platform = (this.#platform = options.platform ?? browserPlatform());
+    if (isLegacyEdge(platform.userAgent)) throw new NotSupportedError(LEGACY_EDGE_MESSAGE);
+    if (!platform.webRtc) throw new NotSupportedError(NO_WEBRTC_MESSAGE);
     this.#options = {
       tokenRefreshMs: TOKEN_REFRESH_MARGIN_MS,
       rtcConfiguration: { iceServers: [] },
       ...options,
     };
+    this.#sounds = new Sounds(platform, options.sounds);
+    this.audio = new AudioHelper(platform, {
+      inputChanged: async (stream) => {
+        const call = this.#activeCall;
+        if (call && !stream) {
+          throw new InvalidStateError('Cannot unset input device while a call is in progress.');
+        }
+        if (stream) checkInputStream(stream);
+        await call?._setInputTracksFromStream(stream);
+      },
+      outputsChanged: async (kind, sinkIds) => {
+        await this.#sounds.setSinkIds(kind, sinkIds);
+        if (kind === 'ringtone') return;
+        this.#speakerSinkId = sinkIds[0] ?? 'default';
+        await this.#activeCall?._setSinkIds(sinkIds);
+      },
+    });
   }
 
   /** The current state. */
@@ -103,6 +178,16 @@ export class Device extends TypedEmitter<DeviceEvents> {
     return this.#identity;
   }
 
+  /** The edge the device is connected to (null while offline). */
+  get edge(): string | null {
+    return this.#edge;
+  }
+
+  /** The home region the device is connected to (null while offline). */
+  get home(): string | null {
+    return this.#home;
+  }
+
   /** The current token. */
   get token(): string {
     return this.#token;
@@ -113,12 +198,12 @@ export class Device extends TypedEmitter<DeviceEvents> {
     return this.#activeCall !== null;
   }
 
-  /** The calls in progress (at most one). */
+  /** The calls the device holds: incoming ones still ringing and the one in progress. */
   get calls(): Call[] {
-    return this.#activeCall ? [this.#activeCall] : [];
+    return this.#activeCall ? [...this.#pending, this.#activeCall] : [...this.#pending];
   }
 
-  /** Registers for incoming calls; resolves once registered. */
+  /** Registers for incoming calls; resolves once registered (or refused). */
   async register(): Promise<void> {
     this.#throwIfDestroyed();
     if (this.state !== DeviceState.Unregistered) {
@@ -127,21 +212,9 @@ export class Device extends TypedEmitter<DeviceEvents> {
       );
     }
     this.#wantsRegistration = true;
+    const settled = this.#next('registered', 'unregistered', 'destroyed');
     this.#transition('register');
-    this.emit('registering');
-    const stream = this.#ensureStream();
-    const settled = new Promise<void>((resolve) => {
-      const offs = [
-        this.once('registered', done),
-        this.once('unregistered', done),
-        this.once('destroyed', done),
-      ];
-      function done() {
-        offs.forEach((off) => off());
-        resolve();
-      }
-    });
-    stream.register(true);
+    this.#ensureStream().register(true);
     await settled;
   }
 
@@ -155,119 +228,162 @@ export class Device extends TypedEmitter<DeviceEvents> {
     }
     this.#wantsRegistration = false;
     this.#stopRegistrationTimer();
-    const stream = this.#ensureStream();
-    const offline = new Promise<void>((resolve) => stream.once('offline', () => resolve()));
-    stream.register(false);
-    await offline;
+    const settled = this.#next('unregistered', 'destroyed');
+    this.#ensureStream().register(false);
+    await settled;
   }
 
   /** Replaces the access token (re-sends `listen`). */
   updateToken(token: string): void {
-    this.#throwIfDestroyed();
+    if (this.state === DeviceState.Destroyed) {
+      throw new InvalidStateError(
+        `Attempt to "updateToken" when device is in state "${this.state}".`,
+      );
+    }
     if (typeof token !== 'string') throw new InvalidArgumentError(INVALID_TOKEN_MESSAGE);
     this.#token = token;
     this.#stream?.setToken(token);
   }
 
-  /** Places an outgoing call. */
+  /**
+   * Changes options. Changing the gateway (`chunderw`) or `edge` during a call is refused with
+   * 'Cannot change Edge while on an active Call'; otherwise the socket moves to the new gateway.
+   */
+  updateOptions(options: DeviceOptions = {}): void {
+    if (this.state === DeviceState.Destroyed) {
+      throw new InvalidStateError(
+        `Attempt to "updateOptions" when device is in state "${this.state}".`,
+      );
+    }
+    const next = { ...this.#options, ...options };
+    const endpoint = (o: DeviceOptions) =>
+      `${this.#url(o.chunderw)} ${[o.edge ?? ''].flat().join()}`;
+    const moved = endpoint(next) !== endpoint(this.#options);
+    if (moved && this.isBusy)
+      throw new InvalidStateError('Cannot change Edge while on an active Call');
+    this.#options = next;
+    this.#sounds.setUrls(next.sounds ?? {});
+    if (moved && this.#stream) {
+      this.#stream.destroy();
+      this.#stream = null;
+      this.#ensureStream();
+    }
+  }
+
+  /** Places an outgoing call, or takes over a live one with `connectToken`. */
   async connect(options: ConnectOptions = {}): Promise<Call> {
     this.#throwIfDestroyed();
     if (this.#activeCall) throw new InvalidStateError('A Call is already active');
-    const stream = this.#ensureStream();
-    const call = new Call({
+    const token = options.connectToken ? decodeConnectToken(options.connectToken) : null;
+    const call = this.#makeCall({
       direction: CallDirection.Outgoing,
-      platform: this.#platform,
-      stream,
       rtcConfiguration: options.rtcConfiguration ?? this.#options.rtcConfiguration,
-      parameters: options.params ?? {},
-      outboundConnectionId: `TJSxxxxxxxx-${Date.now().toString(16)}-${++outboundCounter}`,
-      onClosed: () => this.#onCallClosed(call),
+      parameters: token?.parameters as Record<string, string> | undefined,
+      customParameters: token ? token.customParameters : options.params,
+      reconnectToken: token?.signalingReconnectToken,
+      outboundConnectionId: `TJSxxxxxxxx-${this.#platform.clock.now().toString(16)}-${++outboundCounter}`,
     });
     this.#activeCall = call;
-    call.on('error', (error) => this.emit('error', error, call));
+    for (const pending of this.#pending.splice(0)) pending.ignore();
+    this.#sounds.stop('incoming');
+    call.once('accept', () => {
+      if (!token && this.audio.outgoing())
+        void this.#sounds.play('outgoing').catch(() => undefined);
+    });
     void call.placeOutgoing();
     return call;
   }
 
   /** Hangs up every call. */
   disconnectAll(): void {
-    this.#activeCall?.disconnect();
+    for (const call of this.calls) call.disconnect();
   }
 
-  /** Ends the device: calls hang up, the socket closes; nothing works afterwards. */
+  /** Ends the device: calls end, the socket closes; nothing works afterwards. */
   destroy(): void {
     if (this.state === DeviceState.Destroyed) return;
+    for (const call of [...this.#pending]) call.reject();
     this.disconnectAll();
     this.#stopRegistrationTimer();
-    if (this.#tokenTimer !== null) this.#platform.clock.clearTimeout(this.#tokenTimer);
+    this.#platform.clock.clearTimeout(this.#tokenTimer);
     this.#stream?.destroy();
     this.#stream = null;
+    this.audio.destroy();
     this.#transition('destroy');
-    this.emit('destroyed');
   }
 
   #throwIfDestroyed(): void {
-    if (this.state === DeviceState.Destroyed)
+    if (this.state === DeviceState.Destroyed) {
       throw new InvalidStateError('Device has been destroyed.');
+    }
   }
 
+  /** Resolves at the first of these events. */
+  #next(...events: Array<'registered' | 'unregistered' | 'destroyed'>): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const offs = events.map((event) =>
+        this.once(event, () => {
+          offs.forEach((off) => off());
+          resolve();
+        }),
+      );
+    });
+  }
+
+  /** Applies a transition; a change of state emits the event named after the new state. */
   #transition(event: DeviceTransition): void {
     const before = this.state;
-    this.#machine.send(event);
+    if (!this.#machine.trySend(event) || before === this.state) return;
     const after = this.state;
-    if (before === after) return;
-    if (after === DeviceState.Registered) {
-      this.#startRegistrationTimer();
-      this.emit('registered');
-    }
-    if (after === DeviceState.Unregistered && before !== DeviceState.Unregistered) {
-      this.#stopRegistrationTimer();
-      this.emit('unregistered');
-    }
+    if (after === DeviceState.Registered) this.#startRegistrationTimer();
+    else this.#stopRegistrationTimer();
+    this.emit(after);
   }
 
-  #defaultUrl(): string {
-    const chunderw = this.#options.chunderw;
+  #url(chunderw: string | undefined): string {
     if (chunderw && /^wss?:\/\//.test(chunderw)) return chunderw;
     const location = this.#platform.location;
-    const host = chunderw ?? location?.host ?? 'localhost';
     const scheme = location?.protocol === 'http:' ? 'ws' : 'wss';
-    return `${scheme}://${host}/signal`;
+    return `${scheme}://${chunderw ?? location?.host ?? 'localhost'}/signal`;
   }
 
   #ensureStream(): PStreamClient {
     if (this.#stream) return this.#stream;
-    const stream = new PStreamClient(this.#defaultUrl(), this.#platform);
+    const stream = new PStreamClient(this.#url(this.#options.chunderw), this.#platform, {
+      maxCallSignalingTimeoutMs: this.#options.maxCallSignalingTimeoutMs,
+    });
     this.#stream = stream;
     stream.on('connected', (p) => this.#onConnected(p));
     stream.on('ready', () => {
-      if (this.#machine.can('ready') && this.#wantsRegistration) this.#transition('ready');
+      if (this.#wantsRegistration) this.#transition('ready');
     });
-    stream.on('offline', () => {
-      if (this.#machine.can('offline')) this.#transition('offline');
-    });
+    stream.on('offline', () => this.#transition('offline'));
     stream.on('invite', (p) => this.#onInvite(p));
     stream.on('error', (p) => {
       if (p.callsid) return; // the call reports its own errors
-      const error = createError(p.error.code, p.error.message);
-      if (p.error.code === 31205 || p.error.code === 31204) {
+      const code = TOKEN_ERRORS[p.error.code];
+      if (code) {
         // The gateway dropped the registration with the token.
-        if (this.#machine.can('offline') && this.state !== DeviceState.Unregistered) {
-          this.#transition('offline');
-        }
+        this.#transition('offline');
       }
-      this.emit('error', error);
+      const precise = !!this.#options.enableImprovedSignalingErrorPrecision;
+      this.emit(
+        'error',
+        code
+          ? createError(code, p.error.message, p.error)
+          : gatewayError(p.error, precise, p.error.message),
+      );
     });
     stream.on('malformed', (type) => {
       if (type === 'invite')
-        this.emit('error', createError(31100, 'Malformed invite from gateway'));
+        this.emit('error', createError(31400, 'Malformed invite from gateway'));
     });
     stream.on('transportClose', () => {
+      this.#edge = this.#home = null;
       // Registration is lost with the socket; the stream re-registers when it comes back.
-      if (this.state === DeviceState.Registered && this.#machine.can('offline')) {
-        this.#transition('offline');
-        if (this.#wantsRegistration) this.#transition('register');
-      }
+      if (this.state === DeviceState.Unregistered || stream.isDestroyed) return;
+      this.#transition('offline');
+      if (this.#wantsRegistration) this.#transition('register');
     });
     stream.setToken(this.#token);
     stream.open();
@@ -276,8 +392,10 @@ export class Device extends TypedEmitter<DeviceEvents> {
 
   #onConnected(p: GatewayPayload<'connected'>): void {
     this.#identity = p.token.identity;
+    this.#edge = p.edge ?? p.region;
+    this.#home = p.home ?? null;
     const { clock } = this.#platform;
-    if (this.#tokenTimer !== null) clock.clearTimeout(this.#tokenTimer);
+    clock.clearTimeout(this.#tokenTimer);
     const delay = Math.max(0, p.token.ttl * 1000 - this.#options.tokenRefreshMs);
     this.#tokenTimer = clock.setTimeout(() => {
       this.#tokenTimer = null;
@@ -285,30 +403,70 @@ export class Device extends TypedEmitter<DeviceEvents> {
     }, delay);
   }
 
+  #makeCall(options: Omit<ConstructorParameters<typeof Call>[0], 'platform' | 'stream'>): Call {
+    const o = this.#options;
+    const call: Call = new Call({
+      platform: this.#platform,
+      stream: this.#ensureStream(),
+      codecPreferences: o.codecPreferences ?? CODEC_PREFERENCES,
+      enableImprovedSignalingErrorPrecision: o.enableImprovedSignalingErrorPrecision,
+      maxCallSignalingTimeoutMs: o.maxCallSignalingTimeoutMs,
+      getInputStream: () => this.audio.inputStream,
+      sinkId: this.#speakerSinkId,
+      publisher: o.publisher,
+      playSound: (name) => void this.#sounds.play(name).catch(() => undefined),
+      onClosed: () => this.#forget(call),
+      ...options,
+    });
+    call.on('error', (error) => this.emit('error', error, call));
+    call.once('accept', () => {
+      this.#sounds.stop('incoming');
+      void this.audio.refreshDevices().catch(() => undefined);
+    });
+    call.once('disconnect', () => {
+      if (this.audio.disconnect()) void this.#sounds.play('disconnect').catch(() => undefined);
+    });
+    return call;
+  }
+
   #onInvite(p: GatewayPayload<'invite'>): void {
     if (this.state === DeviceState.Destroyed) return;
     if (this.#activeCall) {
-      // One call at a time: a second incoming call is refused while busy.
+      // One call at a time: another incoming call is refused while busy.
       this.#stream?.send('reject', { callsid: p.callsid });
       return;
     }
-    const call = new Call({
+    const call = this.#makeCall({
       direction: CallDirection.Incoming,
-      platform: this.#platform,
-      stream: this.#stream!,
       rtcConfiguration: this.#options.rtcConfiguration,
       parameters: { ...p.parameters, CallSid: p.callsid },
+      customParameters: Object.fromEntries(new URLSearchParams(p.parameters.Params ?? '')),
       offerSdp: p.sdp,
-      onClosed: () => this.#onCallClosed(call),
+      reconnectToken: p.reconnect,
+      // Accepting makes it the call in progress even before media is up.
+      beforeAccept: () => {
+        this.#pending = this.#pending.filter((c) => c !== call);
+        this.#activeCall ??= call;
+      },
     });
-    this.#activeCall = call;
-    call.on('error', (error) => this.emit('error', error, call));
-    this.emit('incoming', call);
+    this.#pending.push(call);
+    const ring = this.audio.incoming() ? this.#sounds.play('incoming') : Promise.resolve();
+    const { clock } = this.#platform;
+    let timer: unknown;
+    const waited = new Promise<void>(
+      (resolve) => (timer = clock.setTimeout(resolve, RINGTONE_WAIT_MS)),
+    );
+    void Promise.race([ring.catch(() => undefined), waited]).then(() => {
+      clock.clearTimeout(timer);
+      if (call.status() === 'pending') this.emit('incoming', call);
+    });
   }
 
-  /** The call's slot is freed when it closes; its errors are the device's too. */
-  #onCallClosed(call: Call): void {
+  /** A call closed: free its slot; the ringtone stops when nothing rings any more. */
+  #forget(call: Call): void {
     if (this.#activeCall === call) this.#activeCall = null;
+    this.#pending = this.#pending.filter((c) => c !== call);
+    if (!this.#pending.length) this.#sounds.stop('incoming');
   }
 
   #startRegistrationTimer(): void {
@@ -319,8 +477,10 @@ export class Device extends TypedEmitter<DeviceEvents> {
   }
 
   #stopRegistrationTimer(): void {
-    if (this.#registrationTimer !== null)
-      this.#platform.clock.clearInterval(this.#registrationTimer);
+    this.#platform.clock.clearInterval(this.#registrationTimer);
     this.#registrationTimer = null;
   }
 }
+
+/** Whether the user agent is Microsoft Edge Legacy (EdgeHTML, `Edge/NN`). */
+export const isLegacyEdge = (userAgent: string): boolean => /edge\/\d+/i.test(userAgent);

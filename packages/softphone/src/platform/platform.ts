@@ -2,7 +2,6 @@
  * Everything the SDK needs from the browser, behind small interfaces: the SDK's logic never
  * touches a global directly, so tests run it with fakes and a fake clock.
  */
-import { NotSupportedError } from '../errors/errors';
 
 /** Time and timers. */
 export interface Clock {
@@ -24,24 +23,6 @@ export interface SocketLike {
   close(code?: number, reason?: string): void;
 }
 
-/** What the SDK takes from its environment. */
-export interface Platform {
-  clock: Clock;
-  random(): number;
-  createSocket(url: string): SocketLike;
-  createPeerConnection(configuration: RTCConfiguration): RTCPeerConnection;
-  getUserMedia(constraints: MediaStreamConstraints): Promise<MediaStream>;
-  /** The browser's audio codecs (`RTCRtpReceiver.getCapabilities('audio')`), if it tells. */
-  audioCodecs(): RTCRtpCodec[] | null;
-  /** A stream of the given tracks. */
-  createMediaStream(tracks: MediaStreamTrack[]): MediaStream;
-  /** Plays a remote stream; returns a handle to stop it and route it to an output device. */
-  createAudioOutput(): AudioOutput;
-  /** The page's location (for the default signalling address). */
-  location: { protocol: string; host: string } | null;
-  userAgent: string;
-}
-
 /** A sink for a remote stream (an `<audio>` element in browsers). */
 export interface AudioOutput {
   play(stream: MediaStream): Promise<void>;
@@ -49,52 +30,141 @@ export interface AudioOutput {
   stop(): void;
 }
 
+/** The level of a stream, read on demand (a WebAudio analyser in browsers). */
+export interface VolumeMeter {
+  /** The current level, 0..1 (average of the byte frequency data / 255). */
+  read(): number;
+  stop(): void;
+}
+
+/** One sound file, played on an output device (an `<audio>` element in browsers). */
+export interface SoundElement {
+  /** Starts from the beginning; resolves once it plays. */
+  play(loop: boolean): Promise<void>;
+  stop(): void;
+  setSinkId(deviceId: string): Promise<void>;
+}
+
+/** The part of `navigator.mediaDevices` the audio helper uses besides `getUserMedia`. */
+export interface MediaDevicesLike {
+  enumerateDevices(): Promise<MediaDeviceInfo[]>;
+  addEventListener(type: 'devicechange', listener: () => void): void;
+  removeEventListener(type: 'devicechange', listener: () => void): void;
+}
+
+/** What the SDK takes from its environment. */
+export interface Platform {
+  clock: Clock;
+  random(): number;
+  /** Whether the browser has WebRTC (RTCPeerConnection and getUserMedia). */
+  webRtc: boolean;
+  createSocket(url: string): SocketLike;
+  createPeerConnection(configuration: RTCConfiguration): RTCPeerConnection;
+  getUserMedia(constraints: MediaStreamConstraints): Promise<MediaStream>;
+  /** Device enumeration and `devicechange`, if the browser has them. */
+  mediaDevices: MediaDevicesLike | null;
+  /** Whether audio output can be routed to a chosen device (`setSinkId`). */
+  canSetSinkId: boolean;
+  /** The browser's audio codecs (`RTCRtpReceiver.getCapabilities('audio')`), if it tells. */
+  audioCodecs(): RTCRtpCodec[] | null;
+  /** A stream of the given tracks. */
+  createMediaStream(tracks: MediaStreamTrack[]): MediaStream;
+  /** Plays a remote stream; returns a handle to stop it and route it to an output device. */
+  createAudioOutput(): AudioOutput;
+  /** A level meter on a stream, or null without WebAudio. */
+  createVolumeMeter(stream: MediaStream): VolumeMeter | null;
+  /** A sound file (ringtone, DTMF feedback…). */
+  createSound(url: string): SoundElement;
+  /** The page's location (for the default signalling address). */
+  location: { protocol: string; host: string } | null;
+  userAgent: string;
+}
+
 /** WebSocket's OPEN ready state. */
 export const SOCKET_OPEN = 1;
 
-/** The real browser, or a `NotSupportedError` when WebRTC is missing. */
+type SinkableAudio = HTMLAudioElement & { setSinkId?: (id: string) => Promise<void> };
+
+let audioContext: AudioContext | null | undefined;
+
+/** The real browser (`webRtc` is false when RTCPeerConnection or getUserMedia is missing). */
 export function browserPlatform(): Platform {
-  if (typeof globalThis.RTCPeerConnection !== 'function' || !globalThis.navigator?.mediaDevices) {
-    throw new NotSupportedError(
-      'Leadline softphone requires WebRTC browser support (RTCPeerConnection and getUserMedia).',
-    );
-  }
+  const g = globalThis as typeof globalThis & { AudioContext?: typeof AudioContext };
+  const mediaDevices = g.navigator?.mediaDevices ?? null;
+  const canSetSinkId =
+    typeof HTMLAudioElement !== 'undefined' && 'setSinkId' in HTMLAudioElement.prototype;
+  const newAudio = (): SinkableAudio => document.createElement('audio');
+  const sinkOf = (element: SinkableAudio) => (id: string) =>
+    element.setSinkId ? element.setSinkId(id) : Promise.resolve();
   return {
     clock: {
       now: () => Date.now(),
-      setTimeout: (fn, ms) => globalThis.setTimeout(fn, ms),
-      clearTimeout: (h) => globalThis.clearTimeout(h as number),
-      setInterval: (fn, ms) => globalThis.setInterval(fn, ms),
-      clearInterval: (h) => globalThis.clearInterval(h as number),
+      setTimeout: (fn, ms) => setTimeout(fn, ms),
+      clearTimeout: (h) => clearTimeout(h as number),
+      setInterval: (fn, ms) => setInterval(fn, ms),
+      clearInterval: (h) => clearInterval(h as number),
     },
-    random: () => Math.random(),
+    random: Math.random,
+    webRtc: typeof g.RTCPeerConnection === 'function' && !!mediaDevices?.getUserMedia,
     createSocket: (url) => new WebSocket(url),
     createPeerConnection: (configuration) => new RTCPeerConnection(configuration),
-    getUserMedia: (constraints) => navigator.mediaDevices.getUserMedia(constraints),
+    getUserMedia: (constraints) => mediaDevices.getUserMedia(constraints),
+    mediaDevices,
+    canSetSinkId,
     audioCodecs: () => RTCRtpReceiver.getCapabilities?.('audio')?.codecs ?? null,
     createMediaStream: (tracks) => new MediaStream(tracks),
     createAudioOutput: () => {
-      const element = document.createElement('audio');
+      const element = newAudio();
       element.autoplay = true;
       return {
         async play(stream) {
           element.srcObject = stream;
           await element.play().catch(() => undefined);
         },
-        async setSinkId(deviceId) {
-          const sinkable = element as HTMLAudioElement & {
-            setSinkId?: (id: string) => Promise<void>;
-          };
-          if (sinkable.setSinkId) await sinkable.setSinkId(deviceId);
-        },
+        setSinkId: sinkOf(element),
         stop() {
           element.pause();
           element.srcObject = null;
         },
       };
     },
-    location:
-      typeof location === 'undefined' ? null : { protocol: location.protocol, host: location.host },
-    userAgent: navigator.userAgent,
+    createVolumeMeter: (stream) => {
+      if (audioContext === undefined) audioContext = g.AudioContext ? new g.AudioContext() : null;
+      if (!audioContext) return null;
+      // Suspended without a user gesture; a call's accept or connect is usually one.
+      void audioContext.resume().catch(() => undefined);
+      const source = audioContext.createMediaStreamSource(stream);
+      const analyser = audioContext.createAnalyser();
+      analyser.fftSize = 32;
+      analyser.smoothingTimeConstant = 0.3;
+      source.connect(analyser);
+      const bins = new Uint8Array(analyser.frequencyBinCount);
+      return {
+        read() {
+          analyser.getByteFrequencyData(bins);
+          return bins.reduce((sum, v) => sum + v, 0) / bins.length / 255;
+        },
+        stop: () => source.disconnect(),
+      };
+    },
+    createSound: (url) => {
+      const element = newAudio();
+      element.src = url;
+      element.preload = 'auto';
+      return {
+        play(loop) {
+          element.loop = loop;
+          element.currentTime = 0;
+          return element.play();
+        },
+        stop() {
+          element.pause();
+          element.currentTime = 0;
+        },
+        setSinkId: sinkOf(element),
+      };
+    },
+    location: typeof location === 'undefined' ? null : location,
+    userAgent: g.navigator?.userAgent ?? '',
   };
 }

@@ -2,28 +2,34 @@
  * The signalling client: one WebSocket to the gateway speaking PStream 1.6 (see
  * docs/signalling.md). It authenticates with `listen`, answers heartbeats, reconnects with
  * back-off when the socket drops, and re-sends `listen` (and `register` when registered) on
- * every reconnect. Incoming frames are parsed with the contract's schemas.
+ * every reconnect. Incoming frames are checked against the contract (`gateway-frames.ts`).
  *
  * ```
  * idle ──open──▶ connecting ──opened──▶ open ──dropped──▶ waiting ──retry──▶ connecting
+ *                    └────────dropped─────────────────────────▲
  *   (any) ──destroy──▶ destroyed
  * ```
  */
-import {
-  GatewayMessage,
-  encodeFrame,
-  type ClientMessage,
-  type GatewayPayload,
-} from '@leadline/contracts/signalling';
+import type { ClientMessage, GatewayMessage, GatewayPayload } from '@leadline/contracts/signalling';
 import { StateMachine, TypedEmitter, type TransitionTable } from '@leadline/contracts/lib';
-import { DEFAULT_BACKOFF, HEARTBEAT_TIMEOUT_MS, SDK_VERSION } from '../constants';
-import { Backoff } from '../lib/backoff';
+import {
+  CALL_SIGNALING_TIMEOUT_MS,
+  DEFAULT_BACKOFF,
+  HEARTBEAT_TIMEOUT_MS,
+  PSTREAM_VERSION,
+  SDK_VERSION,
+} from '../constants';
+import { Backoff, type BackoffOptions } from '../lib/backoff';
 import { SOCKET_OPEN, type Platform, type SocketLike } from '../platform/platform';
+import { parseGatewayFrame } from './gateway-frames';
 
-type TransportState = 'idle' | 'connecting' | 'open' | 'waiting' | 'destroyed';
-type TransportEvent = 'open' | 'opened' | 'dropped' | 'retry' | 'destroy';
+/** States of the transport. */
+export type TransportState = 'idle' | 'connecting' | 'open' | 'waiting' | 'destroyed';
+/** What moves the transport between states. */
+export type TransportEvent = 'open' | 'opened' | 'dropped' | 'retry' | 'destroy';
 
-const TRANSPORT_TABLE: TransitionTable<TransportState, TransportEvent> = {
+/** The transport's transition table. */
+export const TRANSPORT_TABLE: TransitionTable<TransportState, TransportEvent> = {
   idle: { open: 'connecting', destroy: 'destroyed' },
   connecting: { opened: 'open', dropped: 'waiting', destroy: 'destroyed' },
   open: { dropped: 'waiting', destroy: 'destroyed' },
@@ -46,6 +52,18 @@ export type PStreamEvents = {
 type ClientType = ClientMessage['type'];
 type ClientPayloadOf<T extends ClientType> = Extract<ClientMessage, { type: T }>['payload'];
 
+/** Options of the client. */
+export interface PStreamOptions {
+  /** Reconnect back-off (default: min 100, max 10,000 ms, factor 2, jitter 1). */
+  backoff?: BackoffOptions;
+  /** How long the gateway keeps a live call for a signalling reconnect (`listen.reconnectTimeout`). */
+  maxCallSignalingTimeoutMs?: number;
+}
+
+/** Serialises one frame with the protocol version. */
+const encode = (type: string, payload: unknown): string =>
+  JSON.stringify({ type, version: PSTREAM_VERSION, payload });
+
 /** The signalling client. */
 export class PStreamClient extends TypedEmitter<PStreamEvents> {
   readonly #machine = new StateMachine<TransportState, TransportEvent>(
@@ -54,6 +72,7 @@ export class PStreamClient extends TypedEmitter<PStreamEvents> {
     'idle',
   );
   readonly #backoff: Backoff;
+  readonly #reconnectTimeoutS: number;
   #socket: SocketLike | null = null;
   /** Identifies the current socket; callbacks of replaced sockets are dropped. */
   #attempt = 0;
@@ -66,9 +85,17 @@ export class PStreamClient extends TypedEmitter<PStreamEvents> {
   constructor(
     readonly url: string,
     private readonly platform: Platform,
+    options: PStreamOptions = {},
   ) {
     super();
-    this.#backoff = new Backoff(DEFAULT_BACKOFF, () => platform.random());
+    this.#backoff = new Backoff(options.backoff ?? DEFAULT_BACKOFF, () => platform.random());
+    const timeoutMs = options.maxCallSignalingTimeoutMs ?? CALL_SIGNALING_TIMEOUT_MS;
+    this.#reconnectTimeoutS = Math.min(Math.ceil(Math.max(0, timeoutMs) / 1000), 30);
+  }
+
+  /** The transport's state. */
+  get state(): TransportState {
+    return this.#machine.state;
   }
 
   /** Whether the socket is open now. */
@@ -83,9 +110,7 @@ export class PStreamClient extends TypedEmitter<PStreamEvents> {
 
   /** Opens the socket (once; later drops reconnect on their own). */
   open(): void {
-    if (this.#machine.state !== 'idle') return;
-    this.#machine.send('open');
-    this.#connect();
+    if (this.#machine.trySend('open')) this.#connect();
   }
 
   /** Sets the access token and sends `listen` (now if open, else on open). */
@@ -101,29 +126,32 @@ export class PStreamClient extends TypedEmitter<PStreamEvents> {
   }
 
   /**
-   * Sends a call message: now if the socket is open, else queued until it is (except when the
-   * client is destroyed). Returns false if it could not even be queued.
+   * Sends a call message: now if the socket is open; otherwise it is queued until the socket
+   * opens again when `queue` is set (the default), or dropped. Returns whether it was sent now.
    */
   send<T extends Exclude<ClientType, 'listen' | 'register'>>(
     type: T,
     payload: ClientPayloadOf<T>,
+    queue = true,
   ): boolean {
     if (this.isDestroyed) return false;
-    const frame = encodeFrame(type, payload);
-    if (this.isOpen && this.#socket) this.#socket.send(frame);
-    else this.#queue.push(frame);
-    return true;
+    const frame = encode(type, payload);
+    if (this.isOpen && this.#socket) {
+      this.#socket.send(frame);
+      return true;
+    }
+    if (queue) this.#queue.push(frame);
+    return false;
   }
 
   /** Drops the socket on purpose to reconnect (tests, network change). */
   reconnectNow(): void {
-    if (this.#socket) this.#socket.close(4000, 'reconnect');
+    this.#socket?.close(4000, 'reconnect');
   }
 
   /** Closes for good. */
   destroy(): void {
-    if (this.isDestroyed) return;
-    this.#machine.send('destroy');
+    if (!this.#machine.trySend('destroy')) return;
     this.#attempt += 1;
     this.#clearTimers();
     this.#socket?.close(1000, 'destroyed');
@@ -141,12 +169,12 @@ export class PStreamClient extends TypedEmitter<PStreamEvents> {
         plugin: 'rtc',
         browser: { userAgent: this.platform.userAgent, platform: 'web' },
       },
-      reconnectTimeout: 0,
+      reconnectTimeout: this.#reconnectTimeoutS,
     };
   }
 
   #sendNow<T extends 'listen' | 'register'>(type: T, payload: ClientPayloadOf<T>): void {
-    this.#socket?.send(encodeFrame(type, payload));
+    this.#socket?.send(encode(type, payload));
   }
 
   #connect(): void {
@@ -174,36 +202,14 @@ export class PStreamClient extends TypedEmitter<PStreamEvents> {
         if (socket.readyState === SOCKET_OPEN) socket.send('\n');
         return;
       }
-      this.#receive(event.data);
+      const parsed = parseGatewayFrame(event.data);
+      if (!parsed.ok) this.emit('malformed', parsed.type, parsed.reason);
+      else this.emit(parsed.frame.type, parsed.frame.payload);
     };
     socket.onerror = () => undefined;
     socket.onclose = () => {
-      if (!current()) return;
-      this.#dropped();
+      if (current()) this.#dropped();
     };
-  }
-
-  #receive(text: string): void {
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      this.emit('malformed', null, 'not JSON');
-      return;
-    }
-    const parsed = GatewayMessage.safeParse(json);
-    if (!parsed.success) {
-      const type = (json as { type?: unknown } | null)?.type;
-      const issue = parsed.error.issues[0];
-      this.emit(
-        'malformed',
-        typeof type === 'string' ? type : null,
-        `${issue?.path.join('.') ?? ''} ${issue?.message ?? 'is invalid'}`.trim(),
-      );
-      return;
-    }
-    const frame = parsed.data;
-    this.emit(frame.type, frame.payload);
   }
 
   #armHeartbeat(): void {
@@ -218,24 +224,21 @@ export class PStreamClient extends TypedEmitter<PStreamEvents> {
   }
 
   #dropped(): void {
-    if (!this.#machine.can('dropped')) return;
-    this.#machine.send('dropped');
+    if (!this.#machine.trySend('dropped')) return;
     this.#attempt += 1;
     this.#clearTimers();
     this.#socket = null;
     this.emit('transportClose');
     this.#retryTimer = this.platform.clock.setTimeout(() => {
       this.#retryTimer = null;
-      if (!this.#machine.can('retry')) return;
-      this.#machine.send('retry');
-      this.#connect();
+      if (this.#machine.trySend('retry')) this.#connect();
     }, this.#backoff.next());
   }
 
   #clearTimers(): void {
     const { clock } = this.platform;
-    if (this.#heartbeat !== null) clock.clearTimeout(this.#heartbeat);
-    if (this.#retryTimer !== null) clock.clearTimeout(this.#retryTimer);
+    clock.clearTimeout(this.#heartbeat);
+    clock.clearTimeout(this.#retryTimer);
     this.#heartbeat = null;
     this.#retryTimer = null;
   }
