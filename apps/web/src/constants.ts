@@ -21,6 +21,8 @@ export const INCOMING_LEAD_BANNER = 'Incoming Lead!';
 export const INCOMING_TRANSFER_BANNER = 'Incoming Transfer!';
 /** §4: ringing banner of a conference. */
 export const INCOMING_CONFERENCE_BANNER = 'Incoming Conference!';
+/** §4: banner while an outbound call is being placed. */
+export const DIALING_BANNER = 'Dialing...';
 /** §4: banner once a call has ended. */
 export const CALL_ENDED_BANNER = 'Call Ended';
 
@@ -44,3 +46,25 @@ export const OUTPUT_VOLUME_SCALE = 20;
 
 /** §4, §7: an incoming call's `From` is `client:<call_user_id>`. */
 export const CALL_USER_IDENTITY_PREFIX = 'client:';
+
+/** §2, §5: the query parameter that opens the New Call panel, and the prefix it must have. */
+export const TEL_LINK_PARAM = 'url';
+/** §5: a tel: link parameter must start with this. */
+export const TEL_LINK_PREFIX = 'tel:/';
+
+/** §2, §7: the `interface` the console sends when it places an outbound call. */
+export const OUTBOUND_INTERFACE = 'desktop';
+
+/** §2, §9: caller ID names are cut to this many characters in the New Call panel… */
+export const CALLER_ID_NAME_MAX_CHARS = 40;
+/** §2: …followed by this. */
+export const CALLER_ID_NAME_ELLIPSIS = '...';
+
+/** §2, §9: the phone input's type-to-find forgets what was typed after this pause. */
+export const TYPE_TO_FIND_RESET_MS = 700;
+/** §2, §9: the country list opens below the input when more than this remains under it. */
+export const DROPDOWN_OPEN_BELOW_MIN_PX = 200;
+/** §2, §8: reported when the visitor's country cannot be looked up. */
+export const COUNTRY_LOOKUP_FAILED_MESSAGE = 'unable to fetch the country';
+/** §2: the phone input's placeholder. */
+export const PHONE_INPUT_PLACEHOLDER = 'Enter a phone number';

@@ -18,6 +18,12 @@ export const WEB_ERROR_CODES = {
   MalformedIncomingCallError: 9201,
   /** The softphone could not be created (no adapter, or the adapter failed). */
   PhoneUnavailableError: 9202,
+  /** A call was to be placed before the softphone was registered. */
+  PhoneNotReadyError: 9203,
+  /** A call was to be placed while another one is being handled. */
+  AgentBusyError: 9204,
+  /** The phone input could not look up the visitor's country ('unable to fetch the country'). */
+  CountryLookupError: 9301,
 } as const;
 
 /** A stable error name of the console. */

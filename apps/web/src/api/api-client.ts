@@ -7,9 +7,12 @@
  */
 import type {
   CallUserResponse,
+  CallerNumber,
   Disposition,
   LoginBody,
   NoteBody,
+  OutboundCallBody,
+  OutboundCallResponse,
   TokenResponse,
   User,
   UserResponse,
@@ -129,6 +132,21 @@ export class ApiClient {
   /** `POST /api/v1/notes`: a note on a call. */
   async addNote(body: NoteBody): Promise<void> {
     await this.#json('POST', '/api/v1/notes', body);
+  }
+
+  /**
+   * `POST /api/v1/calls/twilio/outbound`: the server creates the call (and the lead if new);
+   * the answer's `call_user_id` is what the softphone connects with. Refusals (422 `{ error }`,
+   * `{ success: false, error }`) throw {@link ApiError} with the server's text.
+   */
+  placeOutboundCall(body: OutboundCallBody): Promise<OutboundCallResponse> {
+    return this.#json<OutboundCallResponse>('POST', '/api/v1/calls/twilio/outbound', body);
+  }
+
+  /** `GET /api/v1/callerids`: the account's caller numbers for the New Call panel. */
+  async getCallerIds(): Promise<CallerNumber[]> {
+    const { data } = await this.#json<{ data?: CallerNumber[] }>('GET', '/api/v1/callerids');
+    return Array.isArray(data) ? data : [];
   }
 
   async #json<T = unknown>(method: Method, path: string, body?: unknown): Promise<T> {

@@ -9,10 +9,14 @@ import {
   LOGIN_FAILED_MESSAGE,
   LoginBody,
   NoteBody,
+  OutboundCallBody,
+  formatPhone,
   type Call,
   type CallType,
   type CallUserResponse,
+  type CallerNumber,
   type Lead,
+  type OutboundCallResponse,
   type User,
 } from '@leadline/contracts';
 import type { FetchLike } from '../platform/platform';
@@ -48,6 +52,7 @@ export function demoUser(overrides: Partial<User> = {}): User {
     country_code: 'US',
     integrations: { hubspot_id: null, salesforce_domain: null, activecampaign_domain: null },
     settings: {},
+    autoaccept: false,
     csrf_token: 'csrf-dana',
     ...overrides,
   };
@@ -94,12 +99,25 @@ export function demoCallUser(
       profile: { id: 12, is_deal_whispertext: false, auto_answer: true, tags: [] },
       number: { name: 'Sales line', account_id: 100, phone_number_formatted: '+1 555 010 0100' },
       phone_number: lead.phone_number,
+      seconds_since_started_at: 0,
+      held: false,
       ...options.call,
     },
   };
 }
 
 const TOKEN_PREFIX = 'fake-token-';
+
+/** The first call id and call-user id the fake hands out for outbound calls. */
+const FIRST_OUTBOUND_CALL_ID = 9100;
+const FIRST_OUTBOUND_CALL_USER_ID = 700;
+
+/** An outbound call the fake accepted. */
+export interface PlacedCall {
+  /** The body after the contract's parsing (phone number in E.164). */
+  readonly body: OutboundCallBody;
+  readonly answer: OutboundCallResponse;
+}
 
 /** The in-memory server. */
 export class FakeApi {
@@ -111,6 +129,9 @@ export class FakeApi {
   #tokens = 0;
   #held: Promise<void> | null = null;
   readonly #refusals = new Map<string, { status: number; error: string }>();
+  #callerNumbers: CallerNumber[] = [];
+  /** Every outbound call accepted, in order. */
+  readonly placedCalls: PlacedCall[] = [];
 
   constructor(accounts: FakeAccount[] = [{ user: demoUser(), password: 'correct horse' }]) {
     this.#accounts = accounts;
@@ -132,6 +153,12 @@ export class FakeApi {
   /** Serves `response` at `GET /api/v1/callusers/{callUserId}`. */
   addCallUser(callUserId: number, response: CallUserResponse): this {
     this.#callUsers.set(callUserId, response);
+    return this;
+  }
+
+  /** Serves `numbers` at `GET /api/v1/callerids` (none by default). */
+  setCallerNumbers(numbers: CallerNumber[]): this {
+    this.#callerNumbers = numbers;
     return this;
   }
 
@@ -225,6 +252,12 @@ export class FakeApi {
       }
       return json(200, { success: true });
     }
+    if (method === 'GET' && path === '/api/v1/callerids') {
+      return json(200, { data: this.#callerNumbers });
+    }
+    if (method === 'POST' && path === '/api/v1/calls/twilio/outbound') {
+      return this.#placeOutbound(user, body);
+    }
     if (method === 'POST' && path === '/api/v1/notes') {
       const parsed = NoteBody.safeParse(body);
       if (!parsed.success) return json(422, { error: parsed.error.issues[0]?.message });
@@ -243,6 +276,48 @@ export class FakeApi {
     if (!account) return json(200, { success: false, error: LOGIN_FAILED_MESSAGE });
     this.#session = account.user;
     return json(200, { success: true });
+  }
+
+  #placeOutbound(user: User, body: unknown): Response {
+    const parsed = OutboundCallBody.safeParse(body);
+    if (!parsed.success) return json(422, { error: parsed.error.issues[0]?.message });
+    const request = parsed.data;
+    if (request.agent_id !== user.id) {
+      return json(422, { error: 'The agent id must be your own user id.' });
+    }
+    if (
+      request.caller_id !== undefined &&
+      !this.#callerNumbers.some((n) => n.id === request.caller_id)
+    ) {
+      return json(422, { error: 'The caller id is not one of your caller numbers.' });
+    }
+    const n = this.placedCalls.length;
+    const name = [request.fname, request.lname].filter(Boolean).join(' ');
+    const lead = demoLead({
+      id: 400 + n,
+      fname: request.fname,
+      lname: request.lname,
+      name,
+      label: name || formatPhone(request.phone_number),
+      phone_number: request.phone_number,
+      phone_number_formatted: formatPhone(request.phone_number),
+      company: null,
+      email: null,
+      category: null,
+    });
+    const callUser = demoCallUser({
+      call: { id: FIRST_OUTBOUND_CALL_ID + n, lead, lead_id: lead.id, status: 'queued' },
+    });
+    callUser.call.phone_number = request.phone_number;
+    const callUserId = FIRST_OUTBOUND_CALL_USER_ID + n;
+    this.#callUsers.set(callUserId, callUser);
+    const answer: OutboundCallResponse = {
+      success: true,
+      call_user_id: callUserId,
+      call: { id: callUser.call.id, lead, phone_number: request.phone_number },
+    };
+    this.placedCalls.push({ body: request, answer });
+    return json(200, answer);
   }
 
   #knowsCall(callId: number): boolean {

@@ -6,6 +6,7 @@ import type { ApiClient } from './api-client';
 export const QUERY_KEYS = {
   user: ['user'] as const,
   callUser: (callUserId: number) => ['callusers', callUserId] as const,
+  callerIds: ['callerids'] as const,
 };
 
 /** The signed-in user (`null` when there is no session). Loaded once per page. */
@@ -23,6 +24,18 @@ export function callUserQuery(api: ApiClient, callUserId: number) {
     queryKey: QUERY_KEYS.callUser(callUserId),
     queryFn: () => api.getCallUser(callUserId),
     staleTime: 0,
+  });
+}
+
+/** How long the caller numbers are reused before the New Call panel fetches them again. */
+const CALLER_IDS_FRESH_MS = 5 * 60_000;
+
+/** The account's caller numbers (New Call's Caller ID). */
+export function callerIdsQuery(api: ApiClient) {
+  return queryOptions({
+    queryKey: QUERY_KEYS.callerIds,
+    queryFn: () => api.getCallerIds(),
+    staleTime: CALLER_IDS_FRESH_MS,
   });
 }
 

@@ -84,6 +84,7 @@ const EXPECTED_ACTIONS: Record<ConsoleView, ActionName[]> = {
   login: [],
   waiting: [],
   ringing: ['accept', 'ignore'],
+  dialing: ['cancelDial'],
   oncall: ['toggleMute', 'hangUp'],
   disposition: ['contacted', 'voicemail', 'missed', 'removed'],
   disposition2: ['skipTags'],
@@ -104,6 +105,8 @@ describe('console actions', () => {
     }
     const following: [ConsoleView, ConsoleView][] = [
       ['ringing', 'oncall'],
+      ['dialing', 'oncall'],
+      ['dialing', 'disposition'],
       ['oncall', 'disposition'],
       ['oncall', 'thankyou'],
       ['disposition', 'thankyou'],
@@ -137,6 +140,15 @@ describe('console actions', () => {
     expect(mute.pressed?.({ ...listen.state, muted: true })).toBe(true);
   });
 
+  it('Hang Up while dialing is Escape and labelled Hang Up', () => {
+    const cancel = getAction('cancelDial');
+    expect(cancel.label(contextIn('dialing').state)).toBe('Hang Up');
+    expect(keyHint(cancel.key)).toBe('Escape');
+    expect(actionForKey(CONSOLE_ACTIONS, press('Escape'), contextIn('dialing'))?.name).toBe(
+      'cancelDial',
+    );
+  });
+
   it('Save needs a non-blank note and saves it trimmed', async () => {
     const save = getAction('saveNote');
     expect(save.predicate(contextIn('note', {}, ''))).toBe(false);
@@ -163,6 +175,7 @@ describe('console actions', () => {
     ['ignore', 'ignore'],
     ['toggleMute', 'toggleMute'],
     ['hangUp', 'hangUp'],
+    ['cancelDial', 'hangUp'],
     ['addNote', 'addNote'],
     ['done', 'done'],
     ['skipNote', 'skipNote'],

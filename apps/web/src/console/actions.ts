@@ -44,6 +44,7 @@ export type ActionName =
   | 'ignore'
   | 'toggleMute'
   | 'hangUp'
+  | 'cancelDial'
   | 'contacted'
   | 'voicemail'
   | 'missed'
@@ -126,6 +127,16 @@ export const CONSOLE_ACTIONS: readonly ConsoleAction[] = [
     key: { key: 'h' },
     tone: 'danger',
     predicate: inView('oncall'),
+    perform: ({ commands }) => commands.hangUp(),
+  },
+  {
+    // Escape, not H: Hang Up on the call that follows is H, and one key means one thing.
+    name: 'cancelDial',
+    view: 'dialing',
+    label: () => 'Hang Up',
+    key: { key: 'Escape' },
+    tone: 'danger',
+    predicate: inView('dialing'),
     perform: ({ commands }) => commands.hangUp(),
   },
   dispositionAction('contacted', 'Contacted', 'c'),

@@ -10,6 +10,7 @@ import {
 import { FakePhone, type FakeCall } from '../phone/fake-phone';
 import { createFakePlatform } from '../platform/fake-platform';
 import { ConsoleController } from './console-controller';
+import type { PlaceCallRequest } from './outbound-call';
 
 const LEAD_CALL_USER = 42;
 const INBOUND_CALL_USER = 43;
@@ -386,5 +387,211 @@ describe('ConsoleController: after the call', () => {
     await saving;
     expect(controller.state.view).toBe('waiting');
     expect(platform.logs.at(-1)?.message).toContain('Dropped stale "dispose"');
+  });
+});
+
+describe('ConsoleController: outbound calls (New Call)', () => {
+  const CALLER = { id: 3, name: 'Acme Solar main line', phone_number_formatted: '+1 555 014 2000' };
+  const request = (overrides: Partial<PlaceCallRequest> = {}): PlaceCallRequest => ({
+    fname: ' Jordan ',
+    lname: 'Miles',
+    phoneNumber: '+14155550132',
+    callerId: null,
+    ...overrides,
+  });
+
+  it("posts the call, shows 'Dialing...' and connects with call_user_id and To", async () => {
+    const { controller, server, phone } = await setup();
+    await controller.placeCall(request());
+    const [posted] = server.requestsTo('POST', '/api/v1/calls/twilio/outbound');
+    expect(posted?.body).toEqual({
+      fname: 'Jordan',
+      lname: 'Miles',
+      phone_number: '+14155550132',
+      agent_id: 7,
+      interface: 'desktop',
+    });
+    expect(posted?.headers.get('X-CSRF-TOKEN')).toBe('csrf-dana');
+    expect(controller.state).toMatchObject({ view: 'dialing', banner: 'Dialing...' });
+    expect(controller.state.call).toMatchObject({
+      callUserId: 700,
+      call: { id: 9100, direction: 'outbound', phone_number: '+14155550132' },
+    });
+    expect(controller.state.call?.call.lead).toMatchObject({ fname: 'Jordan', lname: 'Miles' });
+    const call = phone.device.lastOutgoing;
+    expect(call.connectParams).toEqual({ call_user_id: '700', To: '+14155550132' });
+    expect(call.invocations).toEqual([]);
+  });
+
+  it('sends the chosen caller id to the server and to the softphone', async () => {
+    const { controller, server, phone } = await setup();
+    server.setCallerNumbers([CALLER]);
+    await controller.placeCall(request({ callerId: { number: CALLER, e164: '+15550142000' } }));
+    expect(server.placedCalls[0]?.body.caller_id).toBe(3);
+    expect(phone.device.lastOutgoing.connectParams).toEqual({
+      call_user_id: '700',
+      To: '+14155550132',
+      callerId: '+15550142000',
+    });
+    expect(controller.state.call?.call.number).toMatchObject({ name: 'Acme Solar main line' });
+  });
+
+  it('goes on the call with the timer when the far end answers, then to the result', async () => {
+    const { controller, phone, platform, server } = await setup();
+    await controller.placeCall(request());
+    const call = phone.device.lastOutgoing;
+    platform.clock.tick(3_000);
+    call.answerRemotely();
+    expect(controller.state).toMatchObject({
+      view: 'oncall',
+      banner: null,
+      connectedAtMs: platform.clock.now(),
+    });
+    // Outgoing calls are not accepted again by the console.
+    expect(call.invocations).toEqual([]);
+    call.reportVolume(0.4, 0.2);
+    expect(controller.getVolume()).toEqual({ input: 0.4, output: 0.2 });
+    controller.hangUp();
+    expect(call.invocations).toEqual(['disconnect']);
+    expect(controller.state).toMatchObject({ view: 'disposition', banner: 'Call Ended' });
+    await controller.dispose('contacted');
+    expect(server.requestsTo('POST', '/apps/webrtc/9100/disposition')[0]?.body).toEqual({
+      status: 'contacted',
+    });
+  });
+
+  it('Hang Up while dialing disconnects the call and asks for the result', async () => {
+    const { controller, phone } = await setup();
+    await controller.placeCall(request());
+    controller.hangUp();
+    expect(phone.device.lastOutgoing.status()).toBe('closed');
+    expect(controller.state).toMatchObject({ view: 'disposition', banner: 'Call Ended' });
+    expect(phone.device.lastOutgoing.listenerCount('accept')).toBe(0);
+  });
+
+  it('the far end hanging up before answering ends the dial the same way', async () => {
+    const { controller, phone } = await setup();
+    await controller.placeCall(request());
+    phone.device.lastOutgoing.hangUpRemotely();
+    expect(controller.state).toMatchObject({ view: 'disposition', banner: 'Call Ended' });
+  });
+
+  it("a failed dial (call error) alerts 'Connection error code 8' and resets", async () => {
+    const { controller, phone, platform } = await setup();
+    await controller.placeCall(request());
+    phone.device.lastOutgoing.fail(31480, 'The number could not be reached.');
+    expect(platform.alerts).toEqual([CONNECTION_ERROR_ALERT]);
+    expect(controller.state.view).toBe('waiting');
+    expect(controller.errorLog.at(-1)).toContain('(31480): The number could not be reached.');
+  });
+
+  it('a softphone that cannot connect alerts, logs and resets', async () => {
+    const { controller, phone, platform } = await setup();
+    phone.device.connectFailure = new Error('A Call is already active');
+    await controller.placeCall(request());
+    expect(platform.alerts).toEqual([CONNECTION_ERROR_ALERT]);
+    expect(controller.state.view).toBe('waiting');
+    expect(controller.errorLog.at(-1)).toContain(
+      'placing outbound call 9100 failed: A Call is already active',
+    );
+  });
+
+  it('throws the server’s refusal for the panel and stays waiting', async () => {
+    const { controller, server, phone } = await setup();
+    server.refuseNext('POST', '/api/v1/calls/twilio/outbound', 422, 'The lead is on the DNC list.');
+    await expect(controller.placeCall(request())).rejects.toThrow('The lead is on the DNC list.');
+    await expect(controller.placeCall(request({ phoneNumber: 'call me' }))).rejects.toThrow(
+      'The phone number is not a valid phone number.',
+    );
+    expect(controller.state.view).toBe('waiting');
+    expect(phone.device.calls).toEqual([]);
+  });
+
+  it('refuses to place a call before the phone is ready, without asking the server', async () => {
+    const { server, platform } = await setup();
+    const controller = new ConsoleController({
+      api: new ApiClient({ fetch: server.fetch, reload: () => {}, now: () => 0 }),
+      phoneFactory: new FakePhone().factory,
+      timers: platform.timers,
+      clock: platform.clock,
+      log: platform.log,
+      alert: () => {},
+    });
+    await expect(controller.placeCall(request())).rejects.toMatchObject({
+      name: 'PhoneNotReadyError',
+      code: 9203,
+    });
+    expect(server.requestsTo('POST', '/api/v1/calls/twilio/outbound')).toEqual([]);
+  });
+
+  it('refuses to place a call while another is ringing', async () => {
+    const { controller, server, ring } = await setup();
+    await ring();
+    await expect(controller.placeCall(request())).rejects.toMatchObject({
+      name: 'AgentBusyError',
+      code: 9204,
+    });
+    expect(server.requestsTo('POST', '/api/v1/calls/twilio/outbound')).toEqual([]);
+  });
+
+  it('declines a lead that rings while dialing', async () => {
+    const { controller, phone } = await setup();
+    await controller.placeCall(request());
+    const lead = phone.device.ring(42);
+    expect(lead.invocations).toEqual(['reject']);
+    expect(controller.state.view).toBe('dialing');
+  });
+
+  it('does not dial when a lead started ringing while the server was placing the call', async () => {
+    const { controller, server, phone } = await setup();
+    const release = server.hold();
+    const placing = controller.placeCall(request());
+    await vi.waitFor(() =>
+      expect(server.requestsTo('POST', '/api/v1/calls/twilio/outbound')).toHaveLength(1),
+    );
+    phone.device.ring(42);
+    release();
+    await expect(placing).rejects.toMatchObject({ name: 'AgentBusyError' });
+    await vi.waitFor(() => expect(controller.state.view).toBe('ringing'));
+    expect(phone.device.calls.filter((c) => c.direction === 'outgoing')).toEqual([]);
+  });
+
+  it('drops the answer when the agent logged out while the server was placing the call', async () => {
+    const { controller, server, phone, platform } = await setup();
+    const release = server.hold();
+    const placing = controller.placeCall(request());
+    await vi.waitFor(() =>
+      expect(server.requestsTo('POST', '/api/v1/calls/twilio/outbound')).toHaveLength(1),
+    );
+    const loggingOut = controller.logout();
+    release();
+    await placing;
+    await loggingOut;
+    expect(controller.state.view).toBe('login');
+    expect(phone.device.calls).toEqual([]);
+    expect(platform.logs.some((l) => l.message.startsWith('Dropped outbound call user 700'))).toBe(
+      true,
+    );
+  });
+
+  it('hangs up a call the softphone created after the agent already hung up', async () => {
+    const { controller, phone } = await setup();
+    let resolveConnect: (call: FakeCall) => void = () => {};
+    const device = phone.device;
+    const connect = device.connect.bind(device);
+    device.connect = (params) =>
+      connect(params).then(
+        (call) =>
+          new Promise<FakeCall>((resolve) => (resolveConnect = () => resolve(call as FakeCall))),
+      );
+    const placing = controller.placeCall(request());
+    await vi.waitFor(() => expect(controller.state.view).toBe('dialing'));
+    controller.hangUp();
+    expect(controller.state.view).toBe('disposition');
+    resolveConnect(device.lastOutgoing);
+    await placing;
+    expect(device.lastOutgoing.invocations).toEqual(['disconnect']);
+    expect(device.lastOutgoing.status()).toBe('closed');
+    expect(controller.state.view).toBe('disposition');
   });
 });

@@ -8,7 +8,14 @@
  * Async work is tagged: device events with the phone session they belong to, call events with the
  * call's identity, server answers with the console epoch; stale results are dropped.
  */
-import type { CallUserResponse, Disposition, NoteBody, User } from '@leadline/contracts';
+import type {
+  CallUserResponse,
+  Disposition,
+  NoteBody,
+  OutboundCallBody,
+  OutboundCallResponse,
+  User,
+} from '@leadline/contracts';
 import {
   AUTO_RESET_AFTER_CALL_MS,
   CONNECTION_ERROR_ALERT,
@@ -19,6 +26,12 @@ import { phoneErrorPolicy } from '../phone/phone-errors';
 import type { PhoneCall, PhoneDevice, PhoneError, PhoneFactory } from '../phone/phone-port';
 import type { Clock, Logger, TimerHandle, Timers } from '../platform/platform';
 import { incomingBanner, parseCallUserId, shouldAutoAccept, type ConsoleCall } from './call-rules';
+import {
+  outboundCallBody,
+  outboundConnectParams,
+  outboundConsoleCall,
+  type PlaceCallRequest,
+} from './outbound-call';
 import {
   INITIAL_CONSOLE_STATE,
   canTransition,
@@ -35,6 +48,7 @@ export interface ConsoleApi {
   rejectCall(callId: number): Promise<void>;
   setDisposition(callId: number, status: Disposition): Promise<void>;
   addNote(body: NoteBody): Promise<void>;
+  placeOutboundCall(body: OutboundCallBody): Promise<OutboundCallResponse>;
   logout(): Promise<void>;
 }
 
@@ -72,7 +86,7 @@ export interface VolumeLevels {
 const SILENCE: VolumeLevels = { input: 0, output: 0 };
 
 /** Views during which a softphone call is live. */
-const LIVE_VIEWS: ReadonlySet<ConsoleView> = new Set(['ringing', 'oncall']);
+const LIVE_VIEWS: ReadonlySet<ConsoleView> = new Set(['ringing', 'dialing', 'oncall']);
 
 /** The agent commands the action objects perform. */
 export interface ConsoleCommands {
@@ -82,7 +96,7 @@ export interface ConsoleCommands {
   ignore(): void;
   /** Mutes or unmutes the microphone. */
   toggleMute(): void;
-  /** Hangs up. */
+  /** Hangs up (on a call, or while dialing). */
   hangUp(): void;
   /** Saves the call's result, then moves on. */
   dispose(status: Disposition): Promise<void>;
@@ -254,6 +268,57 @@ export class ConsoleController implements ConsoleCommands {
 
   cancelSms(): void {
     this.send({ type: 'smsCancelled' });
+  }
+
+  /**
+   * New Call (spec sections 4 and 7): asks the server to place the call, then shows `dialing`
+   * and has the softphone connect with the answer's `call_user_id` and `To` (and the chosen
+   * caller id). Throws — for the panel's banner — when the phone is not ready, the agent is busy,
+   * or the server refuses (its `error` text). The call opens when the far end answers (`accept`).
+   */
+  async placeCall(request: PlaceCallRequest): Promise<void> {
+    const user = this.#user;
+    const device = this.#device;
+    if (!user || !device || this.#snapshot.phone !== 'ready') {
+      throw new WebError(
+        'PhoneNotReadyError',
+        'The phone is not connected yet. Wait for "Phone ready" and try again.',
+      );
+    }
+    this.#requireIdle();
+    const session = this.#session;
+    const epoch = this.state.epoch;
+    const answer = await this.#options.api.placeOutboundCall(outboundCallBody(request, user));
+    if (session !== this.#session || epoch !== this.state.epoch) {
+      // A lead rang or the agent logged out meanwhile; the server's call is left unplaced.
+      this.#options.log.info(
+        `Dropped outbound call user ${answer.call_user_id}: the console moved on.`,
+      );
+      return;
+    }
+    this.#requireIdle();
+    this.send({ type: 'dial', call: outboundConsoleCall(answer, user, request.callerId) });
+    // This dial is current while the console is still dialing in the epoch `dial` started.
+    const dialEpoch = this.state.epoch;
+    const stillDialing = () =>
+      session === this.#session && this.state.epoch === dialEpoch && this.state.view === 'dialing';
+    let call: PhoneCall;
+    try {
+      call = await device.connect(outboundConnectParams(answer, request.callerId));
+    } catch (error) {
+      this.#logError(`placing outbound call ${answer.call.id} failed`, error);
+      if (!stillDialing()) return;
+      this.#options.alert(CONNECTION_ERROR_ALERT);
+      this.#sendIfAllowed({ type: 'connectionError' });
+      return;
+    }
+    if (!stillDialing()) {
+      // The agent hung up (or the session ended) while the softphone was creating the call.
+      this.#release(call);
+      return;
+    }
+    this.#activeCall = call;
+    this.#wireCall(call, session);
   }
 
   // ---- effects -------------------------------------------------------------------------------
@@ -458,6 +523,13 @@ export class ConsoleController implements ConsoleCommands {
     const onCancel = () => {
       if (!dropIfPending() && isActive()) this.#sendIfAllowed({ type: 'cancel' });
     };
+    const onAccept = () => {
+      // An outgoing call was answered by the far end; an incoming one is accepted by the agent,
+      // and the console is on the call already.
+      if (isActive() && this.state.view === 'dialing') {
+        this.send({ type: 'accept', atMs: this.#options.clock.now() });
+      }
+    };
     const onDisconnect = () => {
       if (!dropIfPending() && isActive()) this.#sendIfAllowed({ type: 'disconnect' });
     };
@@ -476,12 +548,14 @@ export class ConsoleController implements ConsoleCommands {
         this.#onCallError(error, session);
       }
     };
+    call.on('accept', onAccept);
     call.on('cancel', onCancel);
     call.on('disconnect', onDisconnect);
     call.on('mute', onMute);
     call.on('volume', onVolume);
     call.on('error', onError);
     this.#detachers.set(call, () => {
+      call.off('accept', onAccept);
       call.off('cancel', onCancel);
       call.off('disconnect', onDisconnect);
       call.off('mute', onMute);
@@ -525,6 +599,16 @@ export class ConsoleController implements ConsoleCommands {
   }
 
   // ---- helpers -------------------------------------------------------------------------------
+
+  /** Throws unless the console can start a new call now (waiting, nothing ringing). */
+  #requireIdle(): void {
+    if (!canTransition(this.state, 'dial') || this.#pendingCall || this.#activeCall) {
+      throw new WebError(
+        'AgentBusyError',
+        'A call is already being handled. Finish it before placing a new one.',
+      );
+    }
+  }
 
   #requireCall(event: 'dispose' | 'saveNote'): { epoch: number; call: ConsoleCall } {
     const { epoch, call, view } = this.state;

@@ -32,6 +32,7 @@ const EVENTS: Record<ConsoleEventType, ConsoleEvent> = {
   userMissing: { type: 'userMissing' },
   loggedOut: { type: 'loggedOut' },
   incoming: { type: 'incoming', call: consoleCall(), banner: 'Incoming Lead!' },
+  dial: { type: 'dial', call: consoleCall() },
   accept: { type: 'accept', atMs: 5_000 },
   ignore: { type: 'ignore' },
   cancel: { type: 'cancel' },
@@ -59,7 +60,8 @@ const RESETS = { loggedOut: 'login', connectionError: 'waiting', phoneError: 'wa
  */
 const EXPECTED: Record<ConsoleView, Partial<Record<ConsoleEventType, ConsoleView>>> = {
   login: {},
-  waiting: { ...RESETS, userMissing: 'login', incoming: 'ringing' },
+  waiting: { ...RESETS, userMissing: 'login', incoming: 'ringing', dial: 'dialing' },
+  dialing: { ...RESETS, accept: 'oncall', disconnect: 'disposition' },
   ringing: {
     ...RESETS,
     accept: 'oncall',
@@ -90,6 +92,7 @@ describe('console machine: states and events', () => {
   it('has exactly the spec view states, derived from the table', () => {
     expect([...CONSOLE_VIEWS].sort()).toEqual(
       [
+        'dialing',
         'disposition',
         'disposition2',
         'login',
@@ -177,6 +180,33 @@ describe('console machine: state carried along', () => {
     expect(next.call).toBe(event.type === 'incoming' ? event.call : null);
   });
 
+  it("dial stores the call, shows 'Dialing...' and starts a new epoch", () => {
+    const event = EVENTS.dial;
+    const next = transition(INITIAL_CONSOLE_STATE, event);
+    expect(next).toMatchObject({ view: 'dialing', epoch: 1, banner: 'Dialing...', muted: false });
+    expect(next.connectedAtMs).toBeNull();
+    expect(next.call).toBe(event.type === 'dial' ? event.call : null);
+  });
+
+  it("the far end answering a dialled call starts the timer and clears 'Dialing...'", () => {
+    const dialing = transition(INITIAL_CONSOLE_STATE, EVENTS.dial);
+    expect(transition(dialing, { type: 'accept', atMs: 7_000 })).toMatchObject({
+      view: 'oncall',
+      connectedAtMs: 7_000,
+      banner: null,
+      epoch: dialing.epoch,
+    });
+  });
+
+  it("a dialled call that ends unanswered shows 'Call Ended' and asks for the result", () => {
+    const dialing = transition(INITIAL_CONSOLE_STATE, EVENTS.dial);
+    expect(transition(dialing, { type: 'disconnect' })).toMatchObject({
+      view: 'disposition',
+      banner: 'Call Ended',
+      autoReset: false,
+    });
+  });
+
   it('accept records when the call was answered and clears the ringing banner', () => {
     const ringing = { ...stateIn('ringing'), banner: 'Incoming Lead!' };
     expect(transition(ringing, { type: 'accept', atMs: 42_000 })).toMatchObject({
@@ -205,6 +235,8 @@ describe('console machine: state carried along', () => {
   it.each([
     ['oncall', 'connectionError'],
     ['oncall', 'phoneError'],
+    ['dialing', 'connectionError'],
+    ['dialing', 'loggedOut'],
     ['ringing', 'cancel'],
     ['thankyou', 'done'],
     ['note', 'saveNote'],
@@ -233,6 +265,7 @@ describe('console machine: state carried along', () => {
       login: 'login',
       waiting: 'waiting',
       ringing: 'waiting',
+      dialing: 'waiting',
       oncall: 'oncall',
       disposition: 'oncall',
       disposition2: 'oncall',

@@ -6,16 +6,19 @@
  * ```text
  *                       userMissing                 loggedOut (from every view)
  *   (start) waiting ───────────────▶ login ◀────────────────────────────────────
- *              │ ▲
- *     incoming │ │ ignore | cancel | disconnect
- *              ▼ │
- *            ringing ──accept──▶ oncall ──mute──▶ oncall
- *                                  │
- *                                  │ disconnect  (banner 'Call Ended')
- *                  ┌───────────────┴────────────────┐
- *   inbound, listen, whisper                       other calls
- *                  ▼                                ▼
- *      thankyou (autoReset after 2000 ms)      disposition ──dispose──▶ thankyou
+ *            │ ▲  │
+ *            │ │  │ dial  (the server accepted a New Call; banner 'Dialing...')
+ *            │ │  ▼
+ *            │ │ dialing ───accept (the far end answered)───┐
+ *   incoming │ │ ignore | cancel | disconnect               │
+ *            ▼ │                                            ▼
+ *          ringing ──────────────accept──────────────────▶ oncall ──mute──▶ oncall
+ *                                                           │
+ *                  disconnect from oncall, or from dialing  │  (banner 'Call Ended')
+ *                  ┌────────────────────────────────────────┴───────┐
+ *   inbound, listen, whisper                                   other calls
+ *                  ▼                                                ▼
+ *      thankyou (autoReset after 2000 ms)                      disposition ──dispose──▶ thankyou
  *
  *   disposition2 ──tagChosen | tagsSkipped──▶ thankyou     (entered once Tags & Stages land)
  *   sms ──smsSent | smsCancelled──▶ thankyou               (entered once SMS lands)
@@ -25,11 +28,11 @@
  * ```
  *
  * Entering `waiting` or `login` is the spec's cleanup: the call, banner, timer and mute state are
- * cleared and the epoch moves on, so async results tagged with an older epoch are dropped.
- * Outbound calls (`dialing`) come later.
+ * cleared and the epoch moves on, so async results tagged with an older epoch are dropped. A new
+ * call (`incoming`, `dial`) also starts a new epoch.
  */
 import type { Disposition } from '@leadline/contracts';
-import { CALL_ENDED_BANNER } from '../constants';
+import { CALL_ENDED_BANNER, DIALING_BANNER } from '../constants';
 import { WebError } from '../errors';
 import { endsInThankyou, type ConsoleCall } from './call-rules';
 
@@ -41,6 +44,8 @@ export type ConsoleEvent =
   | { readonly type: 'loggedOut' }
   /** A call rang and its call user was loaded. */
   | { readonly type: 'incoming'; readonly call: ConsoleCall; readonly banner: string }
+  /** The server accepted an outbound call (New Call); the softphone is placing it. */
+  | { readonly type: 'dial'; readonly call: ConsoleCall }
   /** The agent (or auto-accept) answered, at `atMs` by the injected clock. */
   | { readonly type: 'accept'; readonly atMs: number }
   /** The agent ignored the ringing call. */
@@ -83,6 +88,7 @@ const EVENT_TYPE_SET: Record<ConsoleEventType, true> = {
   userMissing: true,
   loggedOut: true,
   incoming: true,
+  dial: true,
   accept: true,
   ignore: true,
   cancel: true,
@@ -143,7 +149,12 @@ const RESETS = {
 /** The console's transition table: view → event → next view (or guarded branches). */
 export const CONSOLE_TRANSITIONS = defineTransitions({
   login: {},
-  waiting: { ...RESETS, userMissing: 'login', incoming: 'ringing' },
+  waiting: { ...RESETS, userMissing: 'login', incoming: 'ringing', dial: 'dialing' },
+  dialing: {
+    ...RESETS,
+    accept: 'oncall',
+    disconnect: [{ when: 'endsInThankyou', to: 'thankyou' }, { to: 'disposition' }],
+  },
   ringing: {
     ...RESETS,
     accept: 'oncall',
@@ -177,6 +188,8 @@ export const APP_STATUS_BY_VIEW: Readonly<Record<ConsoleView, AppStatus>> = {
   login: 'login',
   waiting: 'waiting',
   ringing: 'waiting',
+  // Not answered yet: the app status becomes oncall when the call is accepted (spec section 4).
+  dialing: 'waiting',
   oncall: 'oncall',
   disposition: 'oncall',
   disposition2: 'oncall',
@@ -238,6 +251,8 @@ export function transition(state: ConsoleState, event: ConsoleEvent): ConsoleSta
   switch (event.type) {
     case 'incoming':
       return { ...cleanState(view, state.epoch + 1), call: event.call, banner: event.banner };
+    case 'dial':
+      return { ...cleanState(view, state.epoch + 1), call: event.call, banner: DIALING_BANNER };
     case 'accept':
       return { ...state, view, banner: null, connectedAtMs: event.atMs };
     case 'mute':

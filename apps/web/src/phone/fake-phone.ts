@@ -11,6 +11,7 @@ import type {
   PhoneCallEvents,
   PhoneCallParameters,
   PhoneCallStatus,
+  PhoneConnectParams,
   PhoneDevice,
   PhoneDeviceEventName,
   PhoneDeviceEvents,
@@ -26,21 +27,35 @@ const DISCONNECTABLE: readonly PhoneCallStatus[] = [
   'ringing',
 ];
 
+/** Whether a call rang in (incoming) or was placed with `connect` (outgoing). */
+export type FakeCallDirection = 'incoming' | 'outgoing';
+
 /** A fake {@link PhoneCall}. */
 export class FakeCall implements PhoneCall {
   readonly parameters: PhoneCallParameters;
+  readonly direction: FakeCallDirection;
+  /** Outgoing: the params it was placed with. */
+  readonly connectParams: PhoneConnectParams;
   /** Every port method the console called, in order (`accept`, `mute(true)`…). */
   readonly invocations: string[] = [];
   readonly #events = new TypedEmitter<PhoneCallEvents>();
-  #status: PhoneCallStatus = 'pending';
+  #status: PhoneCallStatus;
   #muted = false;
 
-  constructor(parameters: PhoneCallParameters) {
+  constructor(
+    parameters: PhoneCallParameters,
+    options: { direction?: FakeCallDirection; connectParams?: PhoneConnectParams } = {},
+  ) {
     this.parameters = parameters;
+    this.direction = options.direction ?? 'incoming';
+    this.connectParams = options.connectParams ?? {};
+    // An outgoing call starts connecting to the gateway (spec section 4).
+    this.#status = this.direction === 'outgoing' ? 'connecting' : 'pending';
   }
 
   accept(): void {
     this.invocations.push('accept');
+    // Accept is a no-op unless pending; outgoing calls are never accepted again.
     if (this.#status !== 'pending') return;
     this.#status = 'open';
     this.#events.emit('accept', this);
@@ -102,6 +117,15 @@ export class FakeCall implements PhoneCall {
     this.#events.emit('disconnect', this);
   }
 
+  /** Outgoing: the far end answers (the call opens and emits `accept`). */
+  answerRemotely(): void {
+    if (this.direction !== 'outgoing' || !['connecting', 'ringing'].includes(this.#status)) {
+      throw new Error(`cannot answer a ${this.direction} ${this.#status} call remotely`);
+    }
+    this.#status = 'open';
+    this.#events.emit('accept', this);
+  }
+
   /** The caller gives up while the call is still ringing. */
   cancelByCaller(): void {
     if (this.#status !== 'pending') throw new Error(`cannot cancel a ${this.#status} call`);
@@ -129,8 +153,10 @@ export type FakeDeviceState = 'unregistered' | 'registered' | 'destroyed';
 export class FakeDevice implements PhoneDevice {
   /** The token it was created with, then every `updateToken`, in order. */
   readonly tokens: string[];
-  /** Every call it rang. */
+  /** Every call it rang or placed. */
   readonly calls: FakeCall[] = [];
+  /** The error the next `connect` rejects with, if set. */
+  connectFailure: Error | null = null;
   readonly #events = new TypedEmitter<PhoneDeviceEvents>();
   #state: FakeDeviceState = 'unregistered';
   #nextCallSid = 1;
@@ -153,6 +179,31 @@ export class FakeDevice implements PhoneDevice {
 
   updateToken(token: string): void {
     this.tokens.push(token);
+  }
+
+  connect(params: PhoneConnectParams): Promise<PhoneCall> {
+    if (this.#state === 'destroyed') return Promise.reject(new Error('device destroyed'));
+    const failure = this.connectFailure;
+    if (failure) {
+      this.connectFailure = null;
+      return Promise.reject(failure);
+    }
+    if (this.calls.some((c) => c.status() !== 'closed')) {
+      return Promise.reject(new Error('A Call is already active'));
+    }
+    const call = new FakeCall(
+      { CallSid: `CA${String(this.#nextCallSid++).padStart(32, '0')}`, From: '', To: params.To },
+      { direction: 'outgoing', connectParams: { ...params } },
+    );
+    this.calls.push(call);
+    return Promise.resolve(call);
+  }
+
+  /** The newest call placed with `connect`; throws if there is none. */
+  get lastOutgoing(): FakeCall {
+    const call = this.calls.filter((c) => c.direction === 'outgoing').at(-1);
+    if (!call) throw new Error('no outgoing call was placed');
+    return call;
   }
 
   destroy(): void {

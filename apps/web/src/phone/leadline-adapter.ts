@@ -9,6 +9,7 @@ import type {
   PhoneCallEvents,
   PhoneCallParameters,
   PhoneCallStatus,
+  PhoneConnectParams,
   PhoneDevice,
   PhoneDeviceEventName,
   PhoneDeviceEvents,
@@ -94,6 +95,9 @@ class LeadlinePhoneDevice implements PhoneDevice {
 
   register(): Promise<void> {
     return this.device.register();
+  }
+  async connect(params: PhoneConnectParams): Promise<PhoneCall> {
+    return wrapCall(await this.device.connect({ params: { ...params } }));
   }
   updateToken(token: string): void {
     this.device.updateToken(token);

@@ -31,7 +31,7 @@ export interface PhoneCallParameters {
 
 /** Listener signatures of {@link PhoneCall} events, by event name. */
 export interface PhoneCallEvents {
-  /** The call was answered and media is flowing. */
+  /** The call was answered (incoming: by this side; outgoing: by the far end). */
   accept: (call: PhoneCall) => void;
   /** The call ended (either side). */
   disconnect: (call: PhoneCall) => void;
@@ -86,10 +86,22 @@ export interface PhoneDeviceEvents {
 /** The name of a {@link PhoneDevice} event. */
 export type PhoneDeviceEventName = keyof PhoneDeviceEvents;
 
+/**
+ * Connect params of an outgoing call (`Device.connect({ params })` in the official SDK): what
+ * the gateway needs to place it. The console sends `call_user_id` (from the outbound answer),
+ * `To` (E.164) and, when the agent chose one, `callerId`.
+ */
+export type PhoneConnectParams = Readonly<Record<string, string>>;
+
 /** The softphone device (`Device` in the official SDK). */
 export interface PhoneDevice {
   /** Registers for incoming calls; rejects if registration fails. */
   register(): Promise<void>;
+  /**
+   * Places an outgoing call with `params`; resolves with the call as soon as it exists (it is
+   * answered when it emits `accept`). Rejects while another call is active.
+   */
+  connect(params: PhoneConnectParams): Promise<PhoneCall>;
   /** Swaps in a fresh access token. */
   updateToken(token: string): void;
   /** Disconnects every call, unregisters and releases everything; the device is unusable after. */

@@ -123,8 +123,17 @@ export interface FakePlatform extends Platform {
   readonly reloadCount: number;
 }
 
+/** Options of {@link createFakePlatform}. */
+export interface FakePlatformOptions {
+  /** The page's address at start (`http://console.test/` by default). */
+  readonly launchUrl?: string;
+}
+
 /** Creates a fake platform around a fetch (usually `FakeApi.fetch`). */
-export function createFakePlatform(fetch: FetchLike): FakePlatform {
+export function createFakePlatform(
+  fetch: FetchLike,
+  options: FakePlatformOptions = {},
+): FakePlatform {
   const clock = new FakeClock();
   const alerts: string[] = [];
   const logs: { level: keyof Logger; message: string }[] = [];
@@ -136,6 +145,7 @@ export function createFakePlatform(fetch: FetchLike): FakePlatform {
     network: new FakeNetwork(),
     alerts,
     logs,
+    launchUrl: options.launchUrl ?? 'http://console.test/',
     get reloadCount() {
       return reloadCount;
     },

@@ -1,6 +1,6 @@
 /**
  * The browser APIs the console reaches, behind small injected interfaces (timers, clock, fetch,
- * network status, alert, reload, logging). Logic receives a {@link Platform}; only
+ * network status, alert, reload, logging, the launch address). Logic receives a {@link Platform}; only
  * {@link browserPlatform} touches the globals.
  */
 
@@ -43,6 +43,8 @@ export interface Platform {
   readonly clock: Clock;
   readonly network: NetworkStatus;
   readonly log: Logger;
+  /** The page's address when the console started (`?url=tel:/…` opens New Call; spec §2). */
+  readonly launchUrl: string;
   /** `window.alert`: the spec's alerts (connection error, microphone). */
   alert(message: string): void;
   /** `location.reload`: after login, and on a 401 once the user was loaded. */
@@ -75,6 +77,7 @@ export function browserPlatform(win: Window = window): Platform {
       info: (message, ...details) => console.info(message, ...details),
       error: (message, ...details) => console.error(message, ...details),
     },
+    launchUrl: win.location.href,
     alert: (message) => win.alert(message),
     reload: () => win.location.reload(),
   };

@@ -1,9 +1,10 @@
 import type { User } from '@leadline/contracts';
 import { useQuery } from '@tanstack/react-query';
-import { useEffect } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { userQuery } from '../api/queries';
 import type { ConsoleSnapshot } from '../console/console-controller';
 import { APP_STATUS_BY_VIEW, type ConsoleView } from '../console/console-machine';
+import { parseTelLink, type TelLink } from '../console/outbound-call';
 import { APP_VERSION } from '../constants';
 import { errorMessage } from '../errors';
 import { useConsoleSnapshot, useServices } from '../services';
@@ -15,6 +16,7 @@ import { NavBar } from './nav-bar';
 import { NoteView } from './note-view';
 import { OnCallView } from './on-call-view';
 import { RingingView } from './ringing-view';
+import { DialingView } from './dialing-view';
 import { ThankYouView } from './thank-you-view';
 import { LoadingView, WaitingView } from './waiting-view';
 
@@ -26,6 +28,9 @@ export function ConsoleScreen() {
   const { api, controller, platform } = useServices();
   const snapshot = useConsoleSnapshot();
   const userResult = useQuery(userQuery(api));
+  // `?url=tel:/…` opens New Call once (spec section 2); anything else in `url` is ignored.
+  const [launch, setLaunch] = useState<TelLink>(() => parseTelLink(platform.launchUrl));
+  const onLaunchHandled = useCallback(() => setLaunch({ kind: 'none' }), []);
   const user = userResult.data ?? null;
   const noSession = userResult.isError || (userResult.isSuccess && user === null);
 
@@ -45,20 +50,29 @@ export function ConsoleScreen() {
     return () => controller.stopPhone();
   }, [user, controller]);
 
+  useEffect(() => {
+    if (launch.kind === 'invalid') platform.log.info(`Ignored the launch link: ${launch.reason}`);
+  }, [launch, platform]);
+
   const { banner, view } = snapshot.console;
   return (
     <div className="shell" data-app-status={APP_STATUS_BY_VIEW[view]}>
       <NavBar user={user} />
       <main className="console">
         <div
-          className={`banner banner-status${banner ? '' : ' is-empty'}${view === 'ringing' ? ' is-incoming' : ''}`}
+          className={`banner banner-status${banner ? '' : ' is-empty'}${view === 'ringing' || view === 'dialing' ? ' is-incoming' : ''}`}
           role="status"
           aria-live="polite"
           aria-label="Call status"
         >
           {banner}
         </div>
-        <CurrentView snapshot={snapshot} user={user} />
+        <CurrentView
+          snapshot={snapshot}
+          user={user}
+          launchNumber={launch.kind === 'call' ? launch.number : null}
+          onLaunchHandled={onLaunchHandled}
+        />
       </main>
       <footer className="footer">
         <span>Leadline</span> <span className="version">v{APP_VERSION}</span>
@@ -67,13 +81,19 @@ export function ConsoleScreen() {
   );
 }
 
+/** What the current view needs from the screen. */
+interface ViewContext {
+  readonly snapshot: ConsoleSnapshot;
+  readonly launchNumber: string | null;
+  readonly onLaunchHandled: () => void;
+}
+
 function CurrentView({
   snapshot,
   user,
-}: {
-  readonly snapshot: ConsoleSnapshot;
-  readonly user: User | null;
-}) {
+  launchNumber,
+  onLaunchHandled,
+}: ViewContext & { readonly user: User | null }) {
   const state = snapshot.console;
   if (state.view === 'login') return <LoginView />;
   if (!user) return <LoadingView />;
@@ -82,23 +102,42 @@ function CurrentView({
       {state.call && state.view !== 'waiting' && (
         <LeadCard call={state.call} settings={user.settings} />
       )}
-      <ViewOf view={state.view} snapshot={snapshot} />
+      <ViewOf
+        view={state.view}
+        user={user}
+        snapshot={snapshot}
+        launchNumber={launchNumber}
+        onLaunchHandled={onLaunchHandled}
+      />
     </>
   );
 }
 
 function ViewOf({
   view,
+  user,
   snapshot,
-}: {
-  readonly view: Exclude<ConsoleView, 'login'>;
-  readonly snapshot: ConsoleSnapshot;
-}) {
+  launchNumber,
+  onLaunchHandled,
+}: ViewContext & { readonly view: Exclude<ConsoleView, 'login'>; readonly user: User }) {
   switch (view) {
     case 'waiting':
-      return <WaitingView phone={snapshot.phone} />;
+      return (
+        <WaitingView
+          phone={snapshot.phone}
+          user={user}
+          launchNumber={launchNumber}
+          onLaunchHandled={onLaunchHandled}
+        />
+      );
     case 'ringing':
       return <RingingView />;
+    case 'dialing': {
+      const call = snapshot.console.call?.call;
+      return (
+        <DialingView number={call?.lead?.phone_number_formatted ?? call?.phone_number ?? null} />
+      );
+    }
     case 'oncall':
       return <OnCallView connectedAtMs={snapshot.console.connectedAtMs ?? 0} />;
     case 'disposition':

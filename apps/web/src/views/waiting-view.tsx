@@ -1,18 +1,101 @@
+import type { User } from '@leadline/contracts';
+import { Suspense, lazy, useEffect, useRef, useState } from 'react';
 import type { PhoneStatus } from '../console/console-controller';
 import { WAITING_TEXT } from '../constants';
+import { BottomNav } from './bottom-nav';
+import { PhoneStatusLine } from './phone-status-line';
 import { useFocusOnMount } from './use-focus-on-mount';
 
-const PHONE_STATUS_TEXT: Readonly<Record<PhoneStatus, string>> = {
-  idle: 'Phone is starting…',
-  connecting: 'Connecting phone…',
-  ready: 'Phone ready',
-  offline: 'Phone offline: reconnecting…',
-  unavailable: 'Phone unavailable: calls cannot ring here. Reload to try again.',
-};
+const NEW_CALL_PANEL_ID = 'new-call-panel';
 
-/** Waiting for the next lead, with the softphone's status. */
-export function WaitingView({ phone }: { readonly phone: PhoneStatus }) {
-  const headingRef = useFocusOnMount<HTMLHeadingElement>();
+// The New Call panel brings the phone input and its country data: loaded when first wanted,
+// so the login page's bundle stays without them.
+const loadNewCallPanel = () => import('./new-call-panel');
+const NewCallPanel = lazy(() =>
+  loadNewCallPanel().then((module) => ({ default: module.NewCallPanel })),
+);
+
+/** Props of {@link WaitingView}. */
+export interface WaitingViewProps {
+  readonly phone: PhoneStatus;
+  readonly user: User;
+  /** A number from the launch link (`?url=tel:/…`): the New Call panel opens with it. */
+  readonly launchNumber: string | null;
+  /** The launch link was used (it opens the panel once). */
+  readonly onLaunchHandled: () => void;
+}
+
+/** What the waiting view shows above its bottom navigation. */
+type WaitingPanel = { readonly kind: 'newCall'; readonly phone: string } | null;
+
+/**
+ * Waiting for the next lead, with the softphone's status and the bottom navigation; Call opens
+ * the New Call panel in its place.
+ */
+export function WaitingView({ phone, user, launchNumber, onLaunchHandled }: WaitingViewProps) {
+  const [panel, setPanel] = useState<WaitingPanel>(() =>
+    launchNumber === null ? null : { kind: 'newCall', phone: launchNumber },
+  );
+  const [panelShown, setPanelShown] = useState(panel !== null);
+  const callButtonRef = useRef<HTMLButtonElement>(null);
+
+  useEffect(() => {
+    if (launchNumber !== null) onLaunchHandled();
+  }, [launchNumber, onLaunchHandled]);
+
+  // Back from a panel: focus returns to the button that opened it.
+  useEffect(() => {
+    if (panel === null && panelShown) callButtonRef.current?.focus();
+  }, [panel, panelShown]);
+
+  const toggleNewCall = () => {
+    setPanelShown(true);
+    setPanel((current) => (current ? null : { kind: 'newCall', phone: '' }));
+  };
+
+  return (
+    <>
+      {panel ? (
+        <Suspense
+          fallback={
+            <section className="panel waiting" aria-busy="true">
+              <p className="muted" role="status">
+                Loading…
+              </p>
+            </section>
+          }
+        >
+          <NewCallPanel
+            id={NEW_CALL_PANEL_ID}
+            user={user}
+            phone={phone}
+            initialPhone={panel.phone}
+            onClose={() => setPanel(null)}
+          />
+        </Suspense>
+      ) : (
+        <WaitingPanel phone={phone} focusOnMount={!panelShown} />
+      )}
+      <BottomNav
+        newCallOpen={panel !== null}
+        newCallPanelId={NEW_CALL_PANEL_ID}
+        onToggleNewCall={toggleNewCall}
+        onPrefetchNewCall={() => void loadNewCallPanel()}
+        callButtonRef={callButtonRef}
+      />
+    </>
+  );
+}
+
+/** 'Waiting for lead...' and the softphone's status. */
+function WaitingPanel({
+  phone,
+  focusOnMount,
+}: {
+  readonly phone: PhoneStatus;
+  readonly focusOnMount: boolean;
+}) {
+  const headingRef = useFocusOnMount<HTMLHeadingElement>(focusOnMount);
   return (
     <section className="panel waiting" aria-labelledby="waiting-title">
       <div className={`waiting-pulse${phone === 'ready' ? ' is-ready' : ''}`} aria-hidden="true">
@@ -21,10 +104,7 @@ export function WaitingView({ phone }: { readonly phone: PhoneStatus }) {
       <h1 id="waiting-title" className="waiting-text" ref={headingRef} tabIndex={-1}>
         {WAITING_TEXT}
       </h1>
-      <p className={`phone-status phone-${phone}`} role="status">
-        <span className="status-dot" aria-hidden="true" />
-        {PHONE_STATUS_TEXT[phone]}
-      </p>
+      <PhoneStatusLine phone={phone} />
     </section>
   );
 }

@@ -1,0 +1,97 @@
+import type { OutboundCallResponse } from '@leadline/contracts';
+import { describe, expect, it } from 'vitest';
+import { demoLead, demoUser } from '../api/fake-api';
+import {
+  callerIdLabel,
+  outboundCallBody,
+  outboundConnectParams,
+  outboundConsoleCall,
+  parseTelLink,
+  type ChosenCallerId,
+} from './outbound-call';
+
+const LINE = { id: 3, name: 'Acme Solar main line', phone_number_formatted: '+1 555 014 2000' };
+const CHOSEN: ChosenCallerId = { number: LINE, e164: '+15550142000' };
+const ANSWER: OutboundCallResponse = {
+  success: true,
+  call_user_id: 812,
+  call: { id: 77, lead: demoLead({ id: 5 }), phone_number: '+442079460958' },
+};
+
+describe('outbound call: body and connect params (spec section 7)', () => {
+  it('posts names, the number, the agent id and interface desktop', () => {
+    const request = { fname: ' Jo ', lname: 'Lee ', phoneNumber: '+442079460958', callerId: null };
+    expect(outboundCallBody(request, demoUser())).toEqual({
+      fname: 'Jo',
+      lname: 'Lee',
+      phone_number: '+442079460958',
+      agent_id: 7,
+      interface: 'desktop',
+    });
+    expect(outboundCallBody({ ...request, callerId: CHOSEN }, demoUser()).caller_id).toBe(3);
+  });
+
+  it('connects with call_user_id, To and (when chosen) callerId', () => {
+    expect(outboundConnectParams(ANSWER, null)).toEqual({
+      call_user_id: '812',
+      To: '+442079460958',
+    });
+    expect(outboundConnectParams(ANSWER, CHOSEN)).toEqual({
+      call_user_id: '812',
+      To: '+442079460958',
+      callerId: '+15550142000',
+    });
+  });
+
+  it('turns the answer into the console’s outbound lead call', () => {
+    const call = outboundConsoleCall(ANSWER, demoUser(), CHOSEN);
+    expect(call).toMatchObject({ callUserId: 812, type: 'lead', autoaccept: false });
+    expect(call.call).toMatchObject({
+      id: 77,
+      direction: 'outbound',
+      lead_id: 5,
+      account_id: 100,
+      phone_number: '+442079460958',
+      number: { name: 'Acme Solar main line', phone_number_formatted: '+1 555 014 2000' },
+    });
+    expect(outboundConsoleCall(ANSWER, demoUser(), null).call.number).toBeNull();
+  });
+});
+
+describe('Caller ID labels (spec section 2)', () => {
+  it('shows a name of up to 40 characters whole', () => {
+    expect(callerIdLabel(LINE)).toBe('Acme Solar main line: +1 555 014 2000');
+    const forty = 'x'.repeat(40);
+    expect(callerIdLabel({ ...LINE, name: forty })).toBe(`${forty}: +1 555 014 2000`);
+  });
+
+  it("cuts a longer name to 40 characters and '...'", () => {
+    expect(callerIdLabel({ ...LINE, name: 'y'.repeat(41) })).toBe(
+      `${'y'.repeat(40)}...: +1 555 014 2000`,
+    );
+  });
+});
+
+describe('tel: launch links (spec sections 2 and 5)', () => {
+  it.each([
+    ['http://x.test/?url=tel:/%2B14155550132', '+14155550132'],
+    ['http://x.test/?url=tel://+1-415-555-0132', '+14155550132'],
+    ['http://x.test/?url=tel:/(415)%20555-0132', '4155550132'],
+    ['http://x.test/?url=TEL:/+44%2020%207946%200958&x=1', '+442079460958'],
+  ])('%s opens New Call with %s', (url, number) => {
+    expect(parseTelLink(url)).toEqual({ kind: 'call', number });
+  });
+
+  it.each([
+    ['http://x.test/?url=tel:4155550132', 'The url parameter must start with tel:/.'],
+    ['http://x.test/?url=https://evil.test', 'The url parameter must start with tel:/.'],
+    ['http://x.test/?url=tel:/abc', 'The tel: link has no phone number.'],
+  ])('refuses %s', (url, reason) => {
+    expect(parseTelLink(url)).toEqual({ kind: 'invalid', reason });
+  });
+
+  it('is nothing without a url parameter', () => {
+    expect(parseTelLink('http://x.test/')).toEqual({ kind: 'none' });
+    expect(parseTelLink('not a url')).toEqual({ kind: 'none' });
+  });
+});

@@ -1,0 +1,77 @@
+import type { Ref } from 'react';
+
+/** Props of {@link BottomNav}. */
+export interface BottomNavProps {
+  /** Whether the New Call panel is open. */
+  readonly newCallOpen: boolean;
+  /** The New Call panel's element id (while open). */
+  readonly newCallPanelId: string;
+  /** Opens or closes the New Call panel. */
+  readonly onToggleNewCall: () => void;
+  /** Starts loading the New Call panel's code before it is needed (hover, focus). */
+  readonly onPrefetchNewCall: () => void;
+  /** The Call button, to return focus to it when the panel closes. */
+  readonly callButtonRef: Ref<HTMLButtonElement>;
+}
+
+/**
+ * The waiting state's bottom navigation (spec section 2): Call, Conference (hidden), History,
+ * Settings. History and Settings come with their panels; until then they are disabled.
+ */
+export function BottomNav({
+  newCallOpen,
+  newCallPanelId,
+  onToggleNewCall,
+  onPrefetchNewCall,
+  callButtonRef,
+}: BottomNavProps) {
+  return (
+    <nav className="bottom-nav" aria-label="Console">
+      <button
+        ref={callButtonRef}
+        type="button"
+        className={`nav-item${newCallOpen ? ' is-active' : ''}`}
+        aria-expanded={newCallOpen}
+        aria-controls={newCallOpen ? newCallPanelId : undefined}
+        onClick={onToggleNewCall}
+        onPointerEnter={onPrefetchNewCall}
+        onFocus={onPrefetchNewCall}
+      >
+        <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">
+          <path
+            fill="currentColor"
+            d="M6.6 10.8a15.1 15.1 0 0 0 6.6 6.6l2.2-2.2c.3-.3.7-.4 1-.2 1.1.4 2.3.6 3.6.6.6 0 1 .4 1 1V20c0 .6-.4 1-1 1A17 17 0 0 1 3 4c0-.6.4-1 1-1h3.5c.6 0 1 .4 1 1 0 1.3.2 2.5.6 3.6.1.3 0 .7-.2 1l-2.3 2.2z"
+          />
+        </svg>
+        <span>Call</span>
+      </button>
+      <button type="button" className="nav-item" hidden>
+        <span>Conference</span>
+      </button>
+      <button type="button" className="nav-item" disabled>
+        <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">
+          <path
+            fill="none"
+            stroke="currentColor"
+            strokeWidth="2"
+            strokeLinecap="round"
+            d="M3.5 12a8.5 8.5 0 1 0 2.5-6M3.5 4v4h4M12 7.5V12l3 2"
+          />
+        </svg>
+        <span>History</span>
+      </button>
+      <button type="button" className="nav-item" disabled>
+        <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">
+          <path
+            fill="none"
+            stroke="currentColor"
+            strokeWidth="2"
+            strokeLinecap="round"
+            d="M4 7h10M18 7h2M4 17h4M12 17h8M16 5v4M10 15v4"
+          />
+        </svg>
+        <span>Settings</span>
+      </button>
+    </nav>
+  );
+}
