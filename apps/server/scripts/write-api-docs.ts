@@ -86,7 +86,24 @@ const DOCS: Doc[] = [
       const { call } = await f.liveCall(f.agent1, '+15550100042');
       f.clock.advance(83_000);
       await f.endCall(call);
+      await f.recordCall(call);
       return { method: 'GET', url: '/api/v1/mycalls?limit=5&page=1', headers: session(f, false) };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/calls/{id}/recording',
+    auth: 'session',
+    what: "The call's recording (both parties mixed, WAV), the `recording_url` of its history row once the engine has written it. Any user of the call's account may listen; range requests are answered 206 so a player can seek. 404 `{ error: 'Recording not found.' }` while there is none, and for another account's call.",
+    example: async (f) => {
+      const { call } = await f.liveCall(f.agent1, '+15550100046');
+      await f.endCall(call);
+      await f.recordCall(call);
+      return {
+        method: 'GET',
+        url: `/api/v1/calls/${call.id}/recording`,
+        headers: session(f, false),
+      };
     },
   },
   {
@@ -414,9 +431,12 @@ for (const doc of DOCS) {
   const options = await doc.example(f);
   const res = await f.t.app.inject(options);
   await f.t.flows.idle();
-  const body = res.headers['content-type']?.toString().includes('json')
+  const type = res.headers['content-type']?.toString() ?? '';
+  const body = type.includes('json')
     ? res.json<unknown>()
-    : res.body;
+    : type.startsWith('audio/')
+      ? `<${res.rawPayload.length} bytes of ${type}>`
+      : res.body;
   const request = [
     `${String(options.method)} ${typeof options.url === 'string' ? options.url : ''}`,
     ...Object.entries(redact(options.headers as Record<string, unknown>)).map(

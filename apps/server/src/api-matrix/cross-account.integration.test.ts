@@ -31,6 +31,7 @@ beforeAll(async () => {
   const { db } = f.t.database;
   const ended = await f.liveCall(f.agentB, '+15550106001');
   await f.endCall(ended.call);
+  await f.recordCall(ended.call);
   const live = await f.liveCall(f.agentB, '+15550106002');
   const [team] = await db.select().from(teams).where(eq(teams.accountId, ACCOUNT_B));
   const [number] = await db
@@ -94,6 +95,21 @@ describe('account A cannot reach account B', () => {
         payload: { status: 'contacted', key: 'hot', smsbody: 'hello' },
       }));
   }
+
+  it("GET /api/v1/calls/{id}/recording: 404 for B's recording", async () => {
+    // B's own user can listen to it; A's users are told it does not exist.
+    const own = await f.t.app.inject({
+      method: 'GET',
+      url: `/api/v1/calls/${b.endedCall.id}/recording`,
+      headers: f.auth(f.agentB, false),
+    });
+    expect(own.statusCode).toBe(200);
+    await notFound({
+      method: 'GET',
+      url: `/api/v1/calls/${b.endedCall.id}/recording`,
+      headers: f.auth(f.agent1, false),
+    });
+  });
 
   it('POST /api/v1/notes: 404 for a call of B', () =>
     notFound({

@@ -872,6 +872,89 @@ const ENDPOINTS: Array<[endpoint: string, cases: Case[]]> = [
     ],
   ]),
   [
+    'GET /api/v1/calls/{id}/recording',
+    [
+      [
+        'happy path',
+        async () => {
+          const { call } = await f.liveCall(f.agent1);
+          await f.endCall(call);
+          const wav = await f.recordCall(call);
+          const history = await inject({
+            method: 'GET',
+            url: '/api/v1/mycalls?limit=5&page=1',
+            headers: f.auth(f.agent1, false),
+          });
+          const row = history
+            .json<{ data: Array<{ id: number; recording_url: string | null }> }>()
+            .data.find((r) => r.id === call.id);
+          expect(row?.recording_url).toBe(`/api/v1/calls/${call.id}/recording`);
+          const res = await inject({
+            method: 'GET',
+            url: row!.recording_url!,
+            headers: f.auth(f.agent1, false),
+          });
+          expect(res.statusCode).toBe(200);
+          expect(res.headers['content-type']).toMatch(/^audio\/(wav|x-wav|wave)/);
+          expect(res.rawPayload.equals(wav)).toBe(true);
+          // The history's player seeks with ranges.
+          const part = await inject({
+            method: 'GET',
+            url: row!.recording_url!,
+            headers: { ...f.auth(f.agent1, false), range: 'bytes=0-43' },
+          });
+          expect(part.statusCode).toBe(206);
+          expect(part.rawPayload.equals(wav.subarray(0, 44))).toBe(true);
+          // Any user of the account may listen, not only the agent of the call.
+          const other = await inject({
+            method: 'GET',
+            url: row!.recording_url!,
+            headers: f.auth(f.supervisor, false),
+          });
+          expect(other.statusCode).toBe(200);
+        },
+      ],
+      [
+        'no recording (yet)',
+        async () => {
+          const { call } = await f.liveCall(f.agent1);
+          await f.endCall(call);
+          expect(
+            await refused(
+              {
+                method: 'GET',
+                url: `/api/v1/calls/${call.id}/recording`,
+                headers: f.auth(f.agent1, false),
+              },
+              404,
+            ),
+          ).toEqual({ error: 'Recording not found.' });
+        },
+      ],
+      [
+        'validation error',
+        async () => {
+          expect(
+            await refused(
+              {
+                method: 'GET',
+                url: '/api/v1/calls/abc/recording',
+                headers: f.auth(f.agent1, false),
+              },
+              422,
+            ),
+          ).toMatchObject({ error: expect.stringMatching(/id/) as unknown });
+        },
+      ],
+      [
+        'no session',
+        async () => {
+          await refused({ method: 'GET', url: '/api/v1/calls/1/recording' }, 401);
+        },
+      ],
+    ],
+  ],
+  [
     'POST /apps/webrtc/{id}/disposition',
     [
       [

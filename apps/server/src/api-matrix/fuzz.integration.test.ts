@@ -46,6 +46,7 @@ const ROUTES: Array<[method: InjectOptions['method'], path: string]> = [
   ['POST', '/api/v1/calls/conferencelead'],
   ['POST', '/apps/webrtc/check'],
   ['GET', '/api/v1/callusers/:id'],
+  ['GET', '/api/v1/calls/:id/recording'],
   ['POST', '/api/v1/calls/twilio/outbound'],
   ['POST', '/twilio/debug/webrtc'],
   ['POST', '/api/v1/leads'],

@@ -121,6 +121,9 @@ export const ROLE_OF: Record<CallType, AgentRole> = {
   barge: 'barge',
 };
 
+/** Where a call's recording is served (to users of the call's account only). */
+export const recordingUrlOf = (callId: number): string => `/api/v1/calls/${callId}/recording`;
+
 const userIdOf = (identity: string): number | null => {
   const id = Number(identity);
   return Number.isSafeInteger(id) && id > 0 ? id : null;
@@ -586,6 +589,12 @@ export class CallFlows {
         return this.#finish(call, event.reason);
       case 'phone.left':
         return this.#finish(call);
+      case 'recording.ready':
+        await updateCall(this.#db, call.id, {
+          recordingPath: event.path,
+          recordingUrl: recordingUrlOf(call.id),
+        });
+        return;
       case 'dtmf':
         this.#log.info({ callId: call.id, source: event.source, digits: event.digits }, 'dtmf');
         return;

@@ -2,7 +2,10 @@
  * The console's call endpoints: the call user, Ignore, the dispositions, notes, SMS,
  * 'Check for lead' and the WebRTC debug report.
  */
+import { existsSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import fastifyStatic from '@fastify/static';
 import {
   DebugWebrtcBody,
   Disposition2Body,
@@ -40,6 +43,21 @@ export function callsRoutes(deps: { db: Db; flows: CallFlows }) {
       if (!call) throw new AppError('NOT_FOUND', 'Call not found.');
       return call;
     };
+
+    // Recordings are sent as files (ranges, so the history's player can seek); no route serves a
+    // folder: the only path sent is the one the engine reported for a call of the account.
+    await app.register(fastifyStatic, { root: process.cwd(), serve: false });
+
+    app.get('/api/v1/calls/:id/recording', async (request, reply) => {
+      const { user } = sessionOf(request);
+      const call = await accountCall(user.accountId, request.params);
+      const path = call.recordingPath;
+      if (!path || !existsSync(path)) throw new AppError('NOT_FOUND', 'Recording not found.');
+      return reply
+        .header('cache-control', 'private, max-age=3600')
+        .header('content-disposition', `inline; filename="call-${call.id}.wav"`)
+        .sendFile(basename(path), dirname(path));
+    });
 
     app.get('/api/v1/callusers/:id', async (request): Promise<CallUserResponse> => {
       const { user } = sessionOf(request);

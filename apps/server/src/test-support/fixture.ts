@@ -3,7 +3,11 @@
  * logins for their users, a user of A without permissions, devices online, and helpers that
  * put a user on a live lead call through the real flows (driven with the fake telephony).
  */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
+import { generateTone, writeWavFile } from '@leadline/voice/dsp';
 import { hashPassword } from '../auth/password';
 import { SessionStore } from '../auth/sessions';
 import type { CallRow } from '../calls/calls-repo';
@@ -32,6 +36,11 @@ export interface Fixture {
   liveCall(agent: Agent, phone?: string): Promise<{ call: CallRow; callUserId: number }>;
   /** Ends a call as if the lead hung up. */
   endCall(call: CallRow): Promise<void>;
+  /**
+   * Reports the (ended) call's recording as the engine does: a real WAV of `seconds` of a
+   * 440 Hz tone under a temporary folder; returns its bytes.
+   */
+  recordCall(call: CallRow, seconds?: number): Promise<Buffer>;
   /** Headers of a logged-in, CSRF-carrying request. */
   auth(agent: Agent, csrf?: boolean): Record<string, string>;
   /** Gives the login a fresh session (after a test logged it out), without the login route. */
@@ -98,6 +107,18 @@ export async function startFixture(): Promise<Fixture> {
     async endCall(call) {
       t.telephony.emit({ type: 'phone.left', callSid: call.sid });
       await t.flows.idle();
+    },
+    async recordCall(call, seconds = 1) {
+      const path = join(mkdtempSync(join(tmpdir(), 'leadline-recording-')), `${call.sid}.wav`);
+      const sampleRateHz = 8000;
+      await writeWavFile(
+        path,
+        generateTone({ frequencyHz: 440, sampleRateHz, dbfs: -6 }, sampleRateHz * seconds),
+        sampleRateHz,
+      );
+      t.telephony.emit({ type: 'recording.ready', callSid: call.sid, path, seconds });
+      await t.flows.idle();
+      return readFileSync(path);
     },
     async renew(agent) {
       const { cookie } = await sessions.create(agent.userId);
