@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { dominantFrequency, readWavFile } from '@leadline/voice/dsp';
+import { decodeWav, dominantFrequency, readWavFile, toneShare } from '@leadline/voice/dsp';
 import {
   captureRemoteAudio,
   launchChromium,
@@ -109,6 +109,38 @@ it('rings a lead to agent1, with audio both ways, and records the outcome', asyn
     .poll(() => page.getByText('Waiting for lead...').isVisible(), { timeout: 10_000 })
     .toBe(true);
   await page.screenshot({ path: join(product.dataDir, 'after-call.png') });
+
+  // The call's recording, from the history's link: both parties (the lead's 440 Hz and the
+  // agent's 1000 Hz), served to the agent's account only.
+  type History = { data: Array<{ id: number; recording_url: string | null }> };
+  const recordingUrl = await poll(
+    async () => {
+      const history = await context.request.get(`${product.url}/api/v1/mycalls?limit=5&page=1`);
+      return ((await history.json()) as History).data.find((r) => r.id === call.id)?.recording_url;
+    },
+    (url) => typeof url === 'string',
+    15_000,
+  );
+  expect(recordingUrl).toBe(`/api/v1/calls/${call.id}/recording`);
+  const recording = await context.request.get(`${product.url}${recordingUrl}`);
+  expect(recording.status()).toBe(200);
+  const mixed = decodeWav(await recording.body());
+  expect(mixed.samples.length / mixed.sampleRateHz).toBeGreaterThan(1);
+  // Both tones stand far above a frequency nobody played (700 Hz): at least 30 dB.
+  const share = (hz: number) => toneShare(mixed.samples, hz, mixed.sampleRateHz);
+  expect(share(440)).toBeGreaterThan(share(700) * 1000);
+  expect(share(1000)).toBeGreaterThan(share(700) * 1000);
+  const outsider = await fetch(`${product.url}/api/v1/user/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'agent@a6671.example.com', password: 'leadline-demo' }),
+  });
+  const outsiderCookie = outsider.headers.get('set-cookie')!.split(';')[0]!;
+  const refused = await fetch(`${product.url}${recordingUrl}`, {
+    headers: { cookie: outsiderCookie },
+  });
+  expect(refused.status).toBe(404);
+
   expect(foreignRequests).toEqual([]);
   await context.close();
   await product.stop();
