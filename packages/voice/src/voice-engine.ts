@@ -10,7 +10,13 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { SignallingErrorCode, type WireError } from '@leadline/contracts/signalling';
-import type { DialFailure, MediaEngine, MediaEvent, ParticipantRole } from './media/media-engine';
+import type {
+  DialFailure,
+  DtmfTone,
+  MediaEngine,
+  MediaEvent,
+  ParticipantRole,
+} from './media/media-engine';
 import { SignallingGateway, type ClientLeftReason } from './gateway/signalling-gateway';
 import type { TokenCheck } from './gateway/client-session';
 import type { Clock } from './gateway/clock';
@@ -42,7 +48,17 @@ export type TelephonyEvent =
   | { type: 'phone.recorded'; callSid: string; path: string; seconds: number }
   /** Digits the call's virtual party (the lead) received, as it logged them. */
   | { type: 'phone.dtmf'; callSid: string; digits: string }
-  | { type: 'dtmf'; callSid: string; source: 'agent' | 'phone'; digits: string }
+  /**
+   * Digits an agent pressed: over signalling (`digits` as sent), or one RFC 4733 key press from
+   * the agent's media, with `tone`: when it played on the sender's RTP clock and how long.
+   */
+  | {
+      type: 'dtmf';
+      callSid: string;
+      source: 'agent' | 'phone';
+      digits: string;
+      tone?: DtmfTone;
+    }
   /** The call's mixed recording, written when the call ended (`<recordingsDir>/<callSid>.wav`). */
   | { type: 'recording.ready'; callSid: string; path: string; seconds: number };
 
@@ -260,7 +276,13 @@ export class VoiceEngine {
         return this.#emit({ type: 'phone.dtmf', callSid, digits: event.digits });
       case 'dtmf':
         // DTMF from a leg is an agent's keypad; virtual parties do not send any.
-        return this.#emit({ type: 'dtmf', callSid, source: 'agent', digits: event.digit });
+        return this.#emit({
+          type: 'dtmf',
+          callSid,
+          source: 'agent',
+          digits: event.digit,
+          tone: event.tone,
+        });
       case 'recording.ready':
         return this.#emit({
           type: 'recording.ready',

@@ -368,8 +368,8 @@ export class MediaCore {
       this.detach(leg.id, 'failed');
       this.options.emit({ type: 'leg.failed', participantId: leg.id, roomId: leg.roomId, reason });
     },
-    dtmf: (leg, digit) => {
-      this.options.emit({ type: 'dtmf', participantId: leg.id, roomId: leg.roomId, digit });
+    dtmf: (leg, digit, tone) => {
+      this.options.emit({ type: 'dtmf', participantId: leg.id, roomId: leg.roomId, digit, tone });
       // The room's other party (the virtual lead) hears the key press.
       this.sendDigits(leg.roomId, digit);
     },

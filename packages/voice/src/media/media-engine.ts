@@ -44,6 +44,17 @@ export interface LegOptions {
   role?: ParticipantRole;
 }
 
+/**
+ * When an RFC 4733 key press was played, on the sender's RTP clock (telephone-event/8000):
+ * the gaps between presses are differences of `rtpTimestamp` (8 per ms) less `durationMs`.
+ */
+export interface DtmfTone {
+  /** RTP timestamp of the press (when its tone started). */
+  rtpTimestamp: number;
+  /** How long the tone lasted (ms). */
+  durationMs: number;
+}
+
 /** Events the engine emits; `type` discriminates. */
 export type MediaEvent =
   /** ICE and DTLS completed; audio can flow. */
@@ -71,7 +82,7 @@ export type MediaEvent =
       seconds: number;
     }
   /** An RFC 4733 DTMF event received from a leg (one per key press, on its end). */
-  | { type: 'dtmf'; participantId: ParticipantId; roomId: RoomId; digit: string }
+  | { type: 'dtmf'; participantId: ParticipantId; roomId: RoomId; digit: string; tone: DtmfTone }
   /**
    * Digits a virtual party received (RFC 4733 from a leg of its room, or `sendDigits`); it also
    * logs them in its sandbox record (`<sandboxDir>/<file name>.json`, field `digits`).

@@ -36,6 +36,17 @@ describe('telephone-event (RFC 4733)', () => {
     expect(detector.accept(24_000, payload(10, true, 640))).toBe('*');
   });
 
+  it('tells when a press started and how long it lasted', () => {
+    const detector = new DtmfDetector();
+    expect(detector.acceptPress(8000, payload(1, false, 160))).toBeUndefined();
+    expect(detector.acceptPress(8000, payload(1, true, 1280))).toEqual({
+      digit: '1',
+      timestamp: 8000,
+      duration: 1280,
+    });
+    expect(detector.acceptPress(8000, payload(1, true, 1280))).toBeUndefined();
+  });
+
   it('ignores events that are not DTMF and short payloads', () => {
     const detector = new DtmfDetector();
     expect(detector.accept(1, payload(32, true, 160))).toBeUndefined();

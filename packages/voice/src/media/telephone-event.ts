@@ -29,6 +29,15 @@ export function dtmfDigit(event: number): string | undefined {
   return event >= 0 && event < DTMF_DIGITS.length ? DTMF_DIGITS[event] : undefined;
 }
 
+/** One key press, as its first end packet told it. */
+export interface DtmfPress {
+  digit: string;
+  /** RTP timestamp of the press: when its tone started, on the stream's clock. */
+  timestamp: number;
+  /** How long the tone lasted, in timestamp units. */
+  duration: number;
+}
+
 /**
  * Turns a stream of telephone-event packets into one digit per key press. A press is reported on
  * its first end packet; the end packet is sent three times (RFC 4733 §2.5.1.4) with the press's
@@ -39,11 +48,16 @@ export class DtmfDetector {
 
   /** Feeds one packet (RTP timestamp and payload); returns the digit if a press just ended. */
   accept(timestamp: number, payload: Uint8Array): string | undefined {
+    return this.acceptPress(timestamp, payload)?.digit;
+  }
+
+  /** As {@link accept}, with when the press started and how long it lasted. */
+  acceptPress(timestamp: number, payload: Uint8Array): DtmfPress | undefined {
     const parsed = parseTelephoneEvent(payload);
     if (!parsed?.end || timestamp === this.lastReportedTimestamp) return undefined;
     const digit = dtmfDigit(parsed.event);
     if (digit === undefined) return undefined;
     this.lastReportedTimestamp = timestamp;
-    return digit;
+    return { digit, timestamp, duration: parsed.duration };
   }
 }

@@ -10,7 +10,7 @@ import {
 import { JitterBuffer } from './jitter-buffer';
 import { LEG_TRANSITIONS, type LegEvent, type LegState } from './leg-state';
 import { MediaError } from './media-errors';
-import type { ParticipantId, ParticipantRole, RoomId } from './media-engine';
+import type { DtmfTone, ParticipantId, ParticipantRole, RoomId } from './media-engine';
 import type { LeaveReason, Participant } from './participant';
 import type { MonotonicClock, Scheduler } from './platform';
 import { RtpPacketizer } from './rtp-packetizer';
@@ -30,8 +30,8 @@ export interface LegObserver {
   connected(leg: WebRtcLeg): void;
   /** The connection failed or the remote closed it (not called after `leave`). */
   failed(leg: WebRtcLeg, reason: string): void;
-  /** The remote pressed a key (RFC 4733). */
-  dtmf(leg: WebRtcLeg, digit: string): void;
+  /** The remote pressed a key (RFC 4733); `tone` says when it played and how long. */
+  dtmf(leg: WebRtcLeg, digit: string, tone: DtmfTone): void;
   /** Something went wrong that does not end the leg. */
   warn(message: string): void;
 }
@@ -331,8 +331,10 @@ export class WebRtcLeg implements Participant {
     if (payloadType === PCMU_PAYLOAD_TYPE) {
       this.jitter.push(timestamp, decodeMuLaw(packet.payload));
     } else if (payloadType === this.dtmfPayloadType) {
-      const digit = this.dtmf.accept(timestamp, packet.payload);
-      if (digit !== undefined) this.observer.dtmf(this, digit);
+      const press = this.dtmf.acceptPress(timestamp, packet.payload);
+      if (press === undefined) return;
+      const durationMs = (press.duration * 1000) / TELEPHONE_EVENT_CLOCK_RATE_HZ;
+      this.observer.dtmf(this, press.digit, { rtpTimestamp: press.timestamp, durationMs });
     }
   }
 
