@@ -7,6 +7,7 @@ export { fftInPlace } from './fft';
 export { goertzelPower, meanSquare, toneShare } from './goertzel';
 export { dbfsToAmplitude, rmsDbfs, type SampleArray } from './samples';
 export { DEFAULT_TONE_DBFS, generateTone, ToneGenerator, type ToneSpec } from './tone';
+export { SILENCE_DB, toneLevelsDb, type ToneLevelOptions } from './tone-levels';
 export {
   decodeWav,
   encodeWav,
