@@ -246,6 +246,52 @@ describe('roleHearing: who hears whom, by role', () => {
     expect(heardBy(unheld, 'agent')).toEqual([TONES.lead, TONES.supervisor]);
   });
 
+  it('hold with a supervisor listening and a coach whispering: nobody hears the lead or the music but the lead', () => {
+    const coach = 700;
+    const held = mixFrames(
+      [
+        member('agent', 'agent', TONES.agent),
+        member('lead', 'lead', TONES.lead),
+        member('supervisor', 'listen', TONES.supervisor),
+        member('coach', 'whisper', coach),
+        { id: 'recording', role: 'recorder', muted: false, frame: undefined },
+        {
+          id: 'music',
+          role: 'music',
+          muted: false,
+          frame: new MelodySource(HOLD_MUSIC.notesHz, HOLD_MUSIC.noteMs, HOLD_MUSIC.dbfs).fill(
+            new Int16Array(FRAME),
+          ),
+        },
+      ],
+      roleHearing(true),
+      FRAME,
+    );
+    expect(heardBy(held, 'lead')).toEqual([HOLD_MUSIC.notesHz[0]]);
+    expect(heardBy(held, 'agent')).toEqual([coach]);
+    expect(heardBy(held, 'supervisor')).toEqual([TONES.agent]);
+    expect(heardBy(held, 'coach')).toEqual([TONES.agent]);
+    expect(heardBy(held, 'recording')).toEqual([TONES.agent]);
+  });
+
+  it('listen, muted or not: the supervisor is never mixed, and still hears everyone', () => {
+    for (const muted of [false, true]) {
+      const outputs = mixFrames(
+        [
+          member('agent', 'agent', TONES.agent),
+          member('lead', 'lead', TONES.lead),
+          member('supervisor', 'listen', TONES.supervisor, muted),
+          { id: 'recording', role: 'recorder', muted: false, frame: undefined },
+        ],
+        roleHearing(false),
+        FRAME,
+      );
+      expect(heardBy(outputs, 'supervisor'), `muted: ${muted}`).toEqual([TONES.agent, TONES.lead]);
+      for (const id of ['agent', 'lead', 'recording'])
+        expect(heardBy(outputs, id), `${id}, muted: ${muted}`).not.toContain(TONES.supervisor);
+    }
+  });
+
   it('mute: a muted participant of any role is heard by no one but still hears', () => {
     for (const role of ['agent', 'lead', 'conference', 'barge', 'whisper'] as const) {
       const outputs = mixFrames(
