@@ -1,5 +1,5 @@
 /**
- * The engine benchmark (`npm run bench`): how the media engine paces frames as legs grow, and
+ * The engine benchmark (`npx tsx bench/engine/run.ts`): how the media engine paces frames as legs grow, and
  * whether API load on the same process bends it. Writes its section of docs/benchmarks.md.
  *
  * For each N: the engine (bench/engine/engine-host.ts: VoiceEngine + WorkerMediaEngine, no
@@ -404,7 +404,7 @@ function section(engineRuns: Run[], products: Run[]): string {
     '<!-- engine:start -->',
     '## Media engine: frame pacing per leg count, and under API load',
     '',
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} cores (${cpu}), Node ${process.version}, with \`npm run bench\` (bench/engine/run.ts). Every figure comes from the same run; ratios are to the reference run (${reference.label}).`,
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} cores (${cpu}), Node ${process.version}, with \`npx tsx bench/engine/run.ts\`. Every figure comes from the same run; ratios are to the reference run (${reference.label}).`,
     '',
     '**Set-up.** The engine runs alone in one process pinned to core 0 (`taskset -c 0`: bench/engine/engine-host.ts, the `VoiceEngine` with its `WorkerMediaEngine`, ' +
       `${workers ?? DEFAULT_MEDIA_WORKERS} media worker threads, no database). N werift client legs run in another process pinned to core 1 (bench/engine/bench-client.ts). Each leg has its own PStream socket and places a call to ${LEAD}, all N at once: every call is a two-party room, the leg and the virtual lead the engine dials (440 Hz), recorded as the product records calls. Every leg sends a PCMU frame every 20 ms. After ${warmupMs / 1000} s the client times, for ${windowMs / 1000} s, every PCMU frame the engine sends, when its datagram reaches the client's socket (before decryption).`,
