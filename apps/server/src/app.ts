@@ -21,6 +21,8 @@ import { leadsRoutes } from './leads/leads-routes';
 import type { PusherCredentials } from './realtime/pusher-auth';
 import { pusherRoutes } from './realtime/pusher-routes';
 import { usersRoutes } from './users/users-routes';
+import { soundsRoutes } from './sounds/sounds-routes';
+import type { TlsCredentials } from './tls/tls-credentials';
 import { webRoutes } from './web/web-routes';
 
 /** Largest request body accepted (JSON payloads of the API are small). */
@@ -42,6 +44,10 @@ export interface AppOptions {
   logger: FastifyBaseLogger;
   trustProxy: boolean;
   webDistDir: string;
+  /** Serve HTTPS (and WSS) with these credentials; plain HTTP without. */
+  https?: TlsCredentials | null;
+  /** The SDK the console loads (default `leadline`). */
+  voiceSdk?: 'leadline' | 'twilio';
 }
 
 /** Builds the Fastify application. */
@@ -50,6 +56,7 @@ export async function buildApp(
   options: AppOptions,
 ): Promise<FastifyInstance> {
   const app = Fastify({
+    ...(options.https ? { https: options.https } : {}),
     loggerInstance: options.logger,
     trustProxy: options.trustProxy,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -62,7 +69,8 @@ export async function buildApp(
   await app.register(cookie);
   await app.register(authPlugin, { db: services.db, sessions: services.sessions });
   app.get('/healthz', { config: { auth: 'public' } }, async () => ({ ok: true }));
-  await app.register(authRoutes(services));
+  await app.register(authRoutes({ ...services, voiceSdk: options.voiceSdk ?? 'leadline' }));
+  await app.register(soundsRoutes());
   await app.register(leadsRoutes(services));
   await app.register(callsRoutes(services));
   await app.register(callControlRoutes(services));

@@ -5,6 +5,7 @@
 import { networkInterfaces } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import type { TlsSetting } from './tls/tls-credentials';
 
 const bool = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
@@ -43,6 +44,10 @@ const Env = z.object({
   PUSHER_KEY: z.string().min(1).default('leadline-key'),
   PUSHER_SECRET: z.string().min(16).optional(),
   PUSHER_CLUSTER: z.string().min(1).default('us2'),
+  TLS: z.enum(['self-signed', 'off']).default('off'),
+  TLS_CERT: z.string().min(1).optional(),
+  TLS_KEY: z.string().min(1).optional(),
+  VOICE_SDK: z.enum(['leadline', 'twilio']).default('leadline'),
 });
 
 /** The server's settings, parsed from the environment. */
@@ -72,6 +77,10 @@ export interface Config {
   webDistDir: string | undefined;
   /** The realtime (Pusher protocol) app; the secret is generated under `dataDir` when unset. */
   pusher: { appId: string; key: string; secret: string | undefined; cluster: string };
+  /** HTTPS and WSS on `port`: the operator's files, a self-signed certificate, or off. */
+  tls: TlsSetting;
+  /** The softphone SDK the console loads: ours, or the official Twilio Voice SDK. */
+  voiceSdk: 'leadline' | 'twilio';
 }
 
 /** Thrown when the environment holds a value the server cannot run with. */
@@ -100,6 +109,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!embedded && !e.DATABASE_URL) throw new ConfigError('Production mode needs DATABASE_URL.');
   if (!embedded && !e.TOKEN_SECRET) throw new ConfigError('Production mode needs TOKEN_SECRET.');
   if (!embedded && !e.PUSHER_SECRET) throw new ConfigError('Production mode needs PUSHER_SECRET.');
+  if (Boolean(e.TLS_CERT) !== Boolean(e.TLS_KEY)) {
+    throw new ConfigError('TLS_CERT and TLS_KEY go together: set both, or neither.');
+  }
+  if (e.TLS_CERT && e.TLS === 'self-signed') {
+    throw new ConfigError('Set either TLS=self-signed or TLS_CERT and TLS_KEY, not both.');
+  }
+  const tls: TlsSetting = e.TLS_CERT
+    ? { mode: 'files', certPath: resolve(e.TLS_CERT), keyPath: resolve(e.TLS_KEY!) }
+    : { mode: e.TLS };
   return {
     port: e.PORT,
     host: e.HOST,
@@ -122,5 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       secret: e.PUSHER_SECRET,
       cluster: e.PUSHER_CLUSTER,
     },
+    tls,
+    voiceSdk: e.VOICE_SDK,
   };
 }

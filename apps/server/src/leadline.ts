@@ -13,11 +13,12 @@ import { LoginThrottle } from './auth/login-throttle';
 import { SessionStore } from './auth/sessions';
 import { CallControl } from './calls/call-control';
 import { CallFlows } from './calls/call-flows';
-import type { Config } from './config';
+import { lanAddresses, type Config } from './config';
 import { openDatabase, type Database } from './db/database';
 import { ensureApiKey, seedDemo } from './db/seed';
 import { serverRoot } from './lib/app-root';
 import { loadOrCreateSecret } from './lib/secret-file';
+import { loadTlsCredentials } from './tls/tls-credentials';
 import { markAllOffline } from './users/users-repo';
 
 /** A running product. */
@@ -45,6 +46,8 @@ export async function startLeadline(
   overrides: LeadlineOverrides = {},
 ): Promise<Leadline> {
   const logger = pino({ level: config.logLevel });
+  // First, so a bad certificate stops the start before anything is opened.
+  const https = await loadTlsCredentials(config.tls, config.dataDir, lanAddresses());
   const database = await openDatabase(
     config.databaseUrl ? { url: config.databaseUrl } : { dir: join(config.dataDir, 'pglite') },
   );
@@ -105,6 +108,8 @@ export async function startLeadline(
       logger,
       trustProxy: config.trustProxy,
       webDistDir: config.webDistDir ?? join(serverRoot(), '..', 'web', 'dist'),
+      https,
+      voiceSdk: config.voiceSdk,
     },
   );
   app.server.on('upgrade', (request, socket, head) => {
@@ -131,7 +136,7 @@ export async function startLeadline(
     database,
     flows,
     engine,
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    url: `${https ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
     async close() {
       flows.stop();
       await app.close();

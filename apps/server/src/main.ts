@@ -1,6 +1,7 @@
 /** Starts Leadline from the environment (`npm start`). */
 import { ConfigError, loadConfig } from './config';
 import { startLeadline } from './leadline';
+import { TlsSetupError } from './tls/tls-credentials';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -24,7 +25,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError) {
+  if (error instanceof ConfigError || error instanceof TlsSetupError) {
     console.error(error.message);
   } else {
     console.error('Leadline could not start:', error);

@@ -872,6 +872,44 @@ const ENDPOINTS: Array<[endpoint: string, cases: Case[]]> = [
     ],
   ]),
   [
+    'GET /sounds/{name}.wav',
+    [
+      [
+        'happy path (public: no session needed)',
+        async () => {
+          const me = await inject({
+            method: 'GET',
+            url: '/api/v1/user',
+            headers: f.auth(f.agent1, false),
+          });
+          const { softphone } = me.json<{
+            softphone: { sdk: string; sounds: Record<string, string> };
+          }>();
+          expect(softphone.sdk).toBe('leadline');
+          expect(Object.keys(softphone.sounds)).toHaveLength(15);
+          for (const url of Object.values(softphone.sounds)) {
+            const res = await inject({ method: 'GET', url });
+            expect(res.statusCode, url).toBe(200);
+            expect(res.headers['content-type']).toBe('audio/wav');
+            expect(res.rawPayload.subarray(0, 4).toString()).toBe('RIFF');
+          }
+        },
+      ],
+      [
+        'unknown sound',
+        async () => {
+          for (const url of [
+            '/sounds/ring.wav',
+            '/sounds/dtmf1.mp3',
+            '/sounds/..%2Fpackage.json',
+          ]) {
+            expect(await refused({ method: 'GET', url }, 404)).toEqual({ error: 'No such sound.' });
+          }
+        },
+      ],
+    ],
+  ],
+  [
     'GET /api/v1/calls/{id}/recording',
     [
       [

@@ -47,6 +47,7 @@ const ROUTES: Array<[method: InjectOptions['method'], path: string]> = [
   ['POST', '/apps/webrtc/check'],
   ['GET', '/api/v1/callusers/:id'],
   ['GET', '/api/v1/calls/:id/recording'],
+  ['GET', '/sounds/:id'],
   ['POST', '/api/v1/calls/twilio/outbound'],
   ['POST', '/twilio/debug/webrtc'],
   ['POST', '/api/v1/leads'],

@@ -11,6 +11,7 @@ import { clearSessionCookie, sessionOf, setSessionCookie } from './auth-plugin';
 import { verifyPassword } from './password';
 import { SESSION_COOKIE, type SessionStore } from './sessions';
 import type { AccessTokens } from './access-token';
+import { soundUrls } from '../sounds/sounds';
 
 /** Routes of signing in and out. */
 export function authRoutes(deps: {
@@ -18,7 +19,10 @@ export function authRoutes(deps: {
   sessions: SessionStore;
   tokens: AccessTokens;
   loginThrottle: LoginThrottle;
+  /** The SDK the console loads. */
+  voiceSdk: 'leadline' | 'twilio';
 }) {
+  const softphone = { sdk: deps.voiceSdk, sounds: soundUrls() };
   return async (app: FastifyInstance): Promise<void> => {
     app.post('/api/v1/user/login', { config: { auth: 'public' } }, async (request, reply) => {
       const body = parseWith(LoginBody, request.body);
@@ -60,7 +64,7 @@ export function authRoutes(deps: {
       parseWith(TimeQuery, request.query, 'query');
       const session = sessionOf(request);
       const user = await toUserResource(deps.db, session.user, session.csrfToken);
-      return { success: true, user, csrf_token: session.csrfToken };
+      return { success: true, user, csrf_token: session.csrfToken, softphone };
     });
 
     app.put('/api/v1/user/settings', async (request) => {

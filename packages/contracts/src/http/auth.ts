@@ -44,11 +44,29 @@ export interface User {
   csrf_token: string;
 }
 
+/** The sounds a softphone plays, by the official Voice SDK's names (`dtmfs` `*`, `dtmfh` `#`). */
+export type SoftphoneSoundName =
+  | 'incoming'
+  | 'outgoing'
+  | 'disconnect'
+  | `dtmf${0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9}`
+  | 'dtmfs'
+  | 'dtmfh';
+
+/** How the console reaches the phone: which SDK to load and the product's own sounds. */
+export interface SoftphoneSettings {
+  /** `leadline`: our SDK against the embedded engine; `twilio`: the official Voice SDK. */
+  sdk: 'leadline' | 'twilio';
+  /** Sound URLs (served by the product; nothing comes from a CDN). */
+  sounds: Record<SoftphoneSoundName, string>;
+}
+
 /** Answer of GET /api/v1/user. */
 export interface UserResponse {
   success: true;
   user: User;
   csrf_token: string;
+  softphone: SoftphoneSettings;
 }
 
 /** Answer of GET /api/v1/twilio/token2. */
