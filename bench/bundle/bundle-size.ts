@@ -77,6 +77,14 @@ const lazyWithCountryData = lazy.filter((f) =>
   readFileSync(join(dist, f.file), 'utf8').includes(COUNTRY_DATA_MARKER),
 );
 const chunkName = (file: string) => file.replace(/^assets\//, '').replace(/-[\w-]{8}\./, '.');
+/** The lazy chunk of each SDK's phone adapter in the console's build (`VOICE_SDK` picks one). */
+const sdkChunk = (prefix: string) => {
+  const found = lazy.find((f) => chunkName(f.file) === `${prefix}.js`);
+  if (!found) throw new Error(`The console's build has no ${prefix} chunk.`);
+  return found;
+};
+const ourChunk = sdkChunk('leadline-adapter');
+const twilioChunk = sdkChunk('twilio-adapter');
 
 const lines = [
   '## Bundle sizes',
@@ -91,6 +99,13 @@ const lines = [
   '|---|---:|---:|---:|',
   `| \`@twilio/voice-sdk\` ${twilioPackage.version} (reference) | ${kb(twilio.minified)} | ${kb(twilio.gzip)} | 1× |`,
   `| \`@leadline/softphone\` | ${kb(ours.minified)} | ${kb(ours.gzip)} | ${round(ratio, 2)}× |`,
+  '',
+  "In the console's production build (Vite, each SDK with its phone adapter in the lazy chunk that `VOICE_SDK` loads; what an agent's browser downloads):",
+  '',
+  '| Chunk | minified | gzip | gzip / official |',
+  '|---|---:|---:|---:|',
+  `| \`twilio-adapter.js\` (official SDK, reference) | ${kb(twilioChunk.minified)} | ${kb(twilioChunk.gzip)} | 1× |`,
+  `| \`leadline-adapter.js\` (our SDK) | ${kb(ourChunk.minified)} | ${kb(ourChunk.gzip)} | ${round(ourChunk.gzip / twilioChunk.gzip, 2)}× |`,
   '',
   '### The console (`apps/web/dist`)',
   '',

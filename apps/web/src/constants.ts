@@ -68,3 +68,10 @@ export const DROPDOWN_OPEN_BELOW_MIN_PX = 200;
 export const COUNTRY_LOOKUP_FAILED_MESSAGE = 'unable to fetch the country';
 /** §2: the phone input's placeholder. */
 export const PHONE_INPUT_PLACEHOLDER = 'Enter a phone number';
+
+/**
+ * §4 (signalling reconnects when a reconnect token exists): how long a live call waits for the
+ * signalling socket to come back. Our SDK defaults to it; the official SDK needs it given as
+ * `maxCallSignalingTimeoutMs` (its default is 0: no signalling reconnect).
+ */
+export const SIGNALING_RECONNECT_WINDOW_MS = 30_000;

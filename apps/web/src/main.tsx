@@ -1,12 +1,12 @@
 /**
- * The entry point: mounts the console on `#app` with the real browser platform and our
- * softphone SDK behind the phone port.
+ * The entry point: mounts the console on `#app` with the real browser platform and the
+ * configured softphone SDK (loaded lazily) behind the phone port.
  */
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app';
 import { MOUNT_ELEMENT_ID } from './constants';
-import { createLeadlinePhone } from './phone/leadline-adapter';
+import { loadPhone } from './phone/load-phone';
 import { browserPlatform } from './platform/platform';
 import './styles.css';
 
@@ -15,6 +15,6 @@ if (!root) throw new Error(`The page has no #${MOUNT_ELEMENT_ID} element.`);
 
 createRoot(root).render(
   <StrictMode>
-    <App phoneFactory={createLeadlinePhone} platform={browserPlatform(window)} />
+    <App phoneFactory={loadPhone} platform={browserPlatform(window)} />
   </StrictMode>,
 );

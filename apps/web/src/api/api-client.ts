@@ -16,6 +16,7 @@ import type {
   TokenResponse,
   User,
   UserResponse,
+  SoftphoneSettings,
 } from '@leadline/contracts';
 import { WebError } from '../errors';
 import type { FetchLike } from '../platform/platform';
@@ -61,10 +62,22 @@ export interface ApiClientOptions {
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** The console's HTTP API. */
+/** Softphone settings before the server named any: our SDK, silent. */
+export const DEFAULT_SOFTPHONE: SoftphoneSettings = {
+  sdk: 'leadline',
+  sounds: {} as SoftphoneSettings['sounds'],
+};
+
 export class ApiClient {
   readonly #options: ApiClientOptions;
   #csrfToken: string | null = null;
   #userLoaded = false;
+  #softphone: SoftphoneSettings = DEFAULT_SOFTPHONE;
+
+  /** The softphone settings of the last `getUser()` (our SDK and no sounds until then). */
+  get softphone(): SoftphoneSettings {
+    return this.#softphone;
+  }
 
   constructor(options: ApiClientOptions) {
     this.#options = options;
@@ -80,8 +93,9 @@ export class ApiClient {
     const payload = await readPayload(response);
     if (isRefusal(payload)) return null;
     if (!response.ok) throw new ApiError(response.status, errorText(payload, response.status));
-    const { user, csrf_token } = payload as UserResponse;
+    const { user, csrf_token, softphone } = payload as UserResponse;
     this.#csrfToken = csrf_token ?? user.csrf_token;
+    this.#softphone = softphone ?? DEFAULT_SOFTPHONE;
     this.#userLoaded = true;
     return user;
   }

@@ -10,6 +10,7 @@
  */
 import type {
   CallUserResponse,
+  SoftphoneSettings,
   Disposition,
   NoteBody,
   OutboundCallBody,
@@ -43,6 +44,8 @@ import {
 
 /** The server calls the controller makes. */
 export interface ConsoleApi {
+  /** The softphone settings of the loaded user (which SDK, the sound URLs). */
+  readonly softphone: SoftphoneSettings;
   getToken(first: boolean): Promise<string>;
   getCallUser(callUserId: number): Promise<CallUserResponse>;
   rejectCall(callId: number): Promise<void>;
@@ -398,7 +401,7 @@ export class ConsoleController implements ConsoleCommands {
     try {
       const token = await this.#options.api.getToken(true);
       if (session !== this.#session) return;
-      device = await this.#options.phoneFactory(token);
+      device = await this.#options.phoneFactory(token, this.#options.api.softphone);
     } catch (error) {
       if (session !== this.#session) return;
       this.#logError('the softphone could not be started', error);

@@ -11,6 +11,8 @@
  * - `error.code` is the SDK's numeric code (31xxx, 20xxx; spec section 8).
  */
 
+import type { SoftphoneSettings } from '@leadline/contracts';
+
 /** An SDK error: a numeric code (spec section 8), a stable name and a message. */
 export interface PhoneError {
   readonly code: number;
@@ -110,5 +112,11 @@ export interface PhoneDevice {
   off<E extends PhoneDeviceEventName>(event: E, listener: PhoneDeviceEvents[E]): void;
 }
 
-/** Creates a device from an access token (`new Device(token)` in the official SDK). */
-export type PhoneFactory = (token: string) => PhoneDevice | Promise<PhoneDevice>;
+/**
+ * Creates a device from an access token (`new Device(token)` in the official SDK) with the
+ * server's softphone settings (which SDK, the product's sound URLs).
+ */
+export type PhoneFactory = (
+  token: string,
+  settings: SoftphoneSettings,
+) => PhoneDevice | Promise<PhoneDevice>;
