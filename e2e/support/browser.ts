@@ -37,29 +37,47 @@ export async function toneWav(frequencyHz: number, seconds = 10): Promise<string
   return path;
 }
 
-/** Launches Chromium whose microphone plays `micWav`. */
-export function launchChromium(micWav: string): Promise<Browser> {
+/**
+ * Launches Chromium whose microphone plays `micWav`. `acceptSelfSigned` adds
+ * `--ignore-certificate-errors`, for a product started with `TLS=self-signed`.
+ */
+export function launchChromium(
+  micWav: string,
+  options: { acceptSelfSigned?: boolean } = {},
+): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
     headless: true,
-    args: [...CHROMIUM_ARGS, `--use-file-for-fake-audio-capture=${micWav}`],
+    args: [
+      ...CHROMIUM_ARGS,
+      `--use-file-for-fake-audio-capture=${micWav}`,
+      ...(options.acceptSelfSigned ? ['--ignore-certificate-errors'] : []),
+    ],
   });
 }
 
-/** A browser context that refuses (and records) any request to a host other than 127.0.0.1. */
+/**
+ * A browser context that refuses (and records) any request to a host other than 127.0.0.1, and
+ * records any WebSocket opened to another host.
+ */
 export async function loopbackOnlyContext(
   browser: Browser,
 ): Promise<{ context: BrowserContext; foreignRequests: string[] }> {
-  const context = await browser.newContext();
+  const context = await browser.newContext({ ignoreHTTPSErrors: true });
   const foreignRequests: string[] = [];
+  const isLocal = (url: URL) =>
+    url.protocol === 'data:' || url.protocol === 'blob:' || url.hostname === '127.0.0.1';
   await context.route('**/*', async (route) => {
     const url = new URL(route.request().url());
-    if (url.protocol === 'data:' || url.protocol === 'blob:' || url.hostname === '127.0.0.1') {
-      return route.continue();
-    }
+    if (isLocal(url)) return route.continue();
     foreignRequests.push(url.toString());
     return route.abort('blockedbyclient');
   });
+  context.on('page', (page) =>
+    page.on('websocket', (ws) => {
+      if (!isLocal(new URL(ws.url()))) foreignRequests.push(ws.url());
+    }),
+  );
   return { context, foreignRequests };
 }
 

@@ -3,6 +3,7 @@
  * process on a free loopback port with a fresh data folder, and stops it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { get as httpsGet } from 'node:https';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -28,7 +29,24 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts the product and waits for /healthz. */
+/**
+ * Whether `url` answers 200. Over HTTPS the product's certificate is self-signed (`TLS=self-signed`)
+ * and this process only checks its own child, so the certificate is not verified here.
+ */
+async function answersOk(url: string): Promise<boolean> {
+  if (url.startsWith('http:')) return (await fetch(url)).ok;
+  return new Promise((resolve, reject) => {
+    httpsGet(url, { rejectUnauthorized: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    }).on('error', reject);
+  });
+}
+
+/**
+ * Starts the product and waits for /healthz. With `TLS` (or `TLS_CERT`) in `env` it serves
+ * HTTPS and WSS, and `url` is `https://…`.
+ */
 export async function startProduct(env: Record<string, string> = {}): Promise<Product> {
   const main = join(repoRoot, 'apps/server/dist/main.js');
   if (!existsSync(main)) throw new Error('The product is not built: run `npm run build` first.');
@@ -50,14 +68,14 @@ export async function startProduct(env: Record<string, string> = {}): Promise<Pr
   });
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const url = `http://127.0.0.1:${port}`;
+  const tls = (env.TLS !== undefined && env.TLS !== 'off') || env.TLS_CERT !== undefined;
+  const url = `${tls ? 'https' : 'http'}://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null)
       throw new Error(`The product exited (${child.exitCode}):\n${output}`);
     try {
-      const res = await fetch(`${url}/healthz`);
-      if (res.ok) break;
+      if (await answersOk(`${url}/healthz`)) break;
     } catch {
       // not listening yet
     }
