@@ -38,6 +38,15 @@ export const MAX_ICE_RETRY_MS = 30_000;
  * packets, too long for a short network drop.
  */
 export const MEDIA_SILENCE_MS = 2_000;
+/**
+ * Audio missing this long (packets come every 20 ms) is watched closely: the call reads the
+ * stats again when `MEDIA_SILENCE_MS` would be reached, rather than at the next 1,000 ms
+ * sample, so a short outage is noticed on time. Audio younger than this counts as flowing
+ * (a media reconnect is over once it does). Not in the spec.
+ */
+export const MEDIA_GAP_MS = 200;
+/** While the media reconnects, the stats are read this often to see audio come back. */
+export const MEDIA_CHECK_INTERVAL_MS = 250;
 /** Signalling reconnect of a live call: how long the gateway keeps it (`maxCallSignalingTimeoutMs`). */
 export const CALL_SIGNALING_TIMEOUT_MS = 30_000;
 /** Codec preference: PCMU then Opus. */

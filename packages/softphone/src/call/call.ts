@@ -12,10 +12,10 @@ import type { GatewayPayload } from '@leadline/contracts/signalling';
 import { StateMachine, TypedEmitter } from '@leadline/contracts/lib';
 import {
   CALL_SIGNALING_TIMEOUT_MS,
-  DTMF_GAP_MS,
-  DTMF_TONE_MS,
   MAX_ICE_RETRY_MS,
   MEDIA_BACKOFF,
+  MEDIA_CHECK_INTERVAL_MS,
+  MEDIA_GAP_MS,
   MEDIA_SILENCE_MS,
   SAMPLES_BATCH_SIZE,
   VOLUME_INTERVAL_MS,
@@ -143,7 +143,7 @@ export interface CallOptions {
 /** What a call may lose while open. */
 type Connection = 'media' | 'signalling';
 /** The call's timers. */
-type TimerName = 'volume' | 'signalling' | 'restart' | 'giveUp';
+type TimerName = 'volume' | 'signalling' | 'restart' | 'giveUp' | 'mediaCheck';
 
 /** A call. */
 export class Call extends TypedEmitter<CallEvents> {
@@ -189,9 +189,12 @@ export class Call extends TypedEmitter<CallEvents> {
     signalling: null,
     restart: null,
     giveUp: null,
+    mediaCheck: null,
   };
   /** ICE restarts are tagged; a late result of a superseded one is dropped. */
   #restartAttempt = 0;
+  /** Media checks are tagged too (a check outlived by the call or a newer one is dropped). */
+  #mediaCheckAttempt = 0;
   #mediaLostAt = 0;
   #lastInput = -1;
   #inputStreak = 0;
@@ -220,10 +223,7 @@ export class Call extends TypedEmitter<CallEvents> {
     this.#monitor.on('warning', (w) => this.emit('warning', w.name, w));
     this.#monitor.on('warning-cleared', (w) => this.emit('warning-cleared', w.name));
     this.#mediaBackoff = new Backoff(MEDIA_BACKOFF, () => platform.random());
-    this.#dtmf = new DtmfQueue(platform.clock, (digit) => {
-      this.#media.dtmfSender?.insertDTMF(digit, DTMF_TONE_MS, DTMF_GAP_MS);
-      this.#o.playSound?.(dtmfSound(digit));
-    });
+    this.#dtmf = new DtmfQueue(platform.clock, (digit) => this.#o.playSound?.(dtmfSound(digit)));
     this.#listen();
   }
 
@@ -300,13 +300,14 @@ export class Call extends TypedEmitter<CallEvents> {
   }
 
   /**
-   * Sends DTMF digits (0-9, `*`, `#`, `w` for a 500 ms pause) as RFC 4733 events, one 160 ms
-   * tone every 360 ms; over signalling when the browser cannot send them; a 31005
-   * ConnectionError when signalling is down too.
+   * Sends DTMF digits (0-9, `*`, `#`, `w` for a 500 ms pause) as RFC 4733 events: 160 ms tones
+   * at least 200 ms apart, paced by the browser; over signalling when the browser cannot send
+   * them; a 31005 ConnectionError when signalling is down too.
    */
   sendDigits(digits: string): void {
     checkDigits(digits);
-    if (!this.#media.dtmfSender) {
+    const sender = this.#media.dtmfSender;
+    if (!sender) {
       if (!this.#o.stream.isOpen) {
         this.emit(
           'error',
@@ -316,7 +317,7 @@ export class Call extends TypedEmitter<CallEvents> {
       }
       this.#send('dtmf', { callsid: this.#callSid(), dtmf: digits });
     }
-    this.#dtmf.push(digits);
+    this.#dtmf.push(digits, sender);
   }
 
   /**
@@ -478,7 +479,10 @@ export class Call extends TypedEmitter<CallEvents> {
     this.#clearTimer('signalling');
     this.#restore('signalling');
     await this.#applyAnswer(p.sdp);
-    this.#onMediaConnected();
+    // During a media reconnect the connection may still say `connected` from before the
+    // outage: the media is back when audio arrives again, not when the answer does.
+    if (this.#down.has('media')) this.#scheduleMediaCheck(0);
+    else this.#onMediaConnected();
   }
 
   async #applyAnswer(sdp: string): Promise<void> {
@@ -539,11 +543,36 @@ export class Call extends TypedEmitter<CallEvents> {
     this.#batch.push(sample);
     if (this.#batch.length >= SAMPLES_BATCH_SIZE) this.#publishSamples();
     this.emit('sample', sample);
+    this.#judgeMedia(this.#monitor.silenceMs);
+  }
+
+  /**
+   * Acts on how long no audio has arrived: a media reconnect once it is `MEDIA_SILENCE_MS`, a
+   * closer look when audio is missing, the end of a media reconnect once audio flows again.
+   */
+  #judgeMedia(silenceMs: number): void {
+    const state = this.status();
+    if (state !== 'open' && state !== 'reconnecting') return;
     if (this.#down.has('media')) {
-      if (sample.bytesReceived > 0 && this.#media.isConnected) this.#mediaRestored();
-    } else if (this.#monitor.silenceMs >= MEDIA_SILENCE_MS) {
+      if (silenceMs < MEDIA_GAP_MS && this.#media.isConnected) this.#mediaRestored();
+      else this.#scheduleMediaCheck(MEDIA_CHECK_INTERVAL_MS);
+    } else if (silenceMs >= MEDIA_SILENCE_MS) {
       this.#startMediaReconnect();
+    } else if (silenceMs >= MEDIA_GAP_MS) {
+      this.#scheduleMediaCheck(MEDIA_SILENCE_MS - silenceMs);
     }
+  }
+
+  /** Reads the stats again in `delayMs` and judges the media by them. */
+  #scheduleMediaCheck(delayMs: number): void {
+    this.#clearTimer('mediaCheck');
+    const attempt = ++this.#mediaCheckAttempt;
+    this.#timers.mediaCheck = this.#o.platform.clock.setTimeout(() => {
+      this.#timers.mediaCheck = null;
+      void this.#monitor.measureSilenceMs().then((silenceMs) => {
+        if (attempt === this.#mediaCheckAttempt && silenceMs !== null) this.#judgeMedia(silenceMs);
+      });
+    }, delayMs);
   }
 
   #publishSamples(): void {
@@ -611,6 +640,7 @@ export class Call extends TypedEmitter<CallEvents> {
     this.#interrupt('media', createError(53405, 'Media connection failed.'));
     this.#timers.giveUp = this.#o.platform.clock.setTimeout(() => this.#giveUp(), MAX_ICE_RETRY_MS);
     this.#scheduleRestart();
+    this.#scheduleMediaCheck(MEDIA_CHECK_INTERVAL_MS);
   }
 
   #scheduleRestart(): void {
@@ -653,6 +683,8 @@ export class Call extends TypedEmitter<CallEvents> {
   #mediaRestored(): void {
     this.#clearTimer('restart');
     this.#clearTimer('giveUp');
+    this.#clearTimer('mediaCheck');
+    this.#mediaCheckAttempt += 1;
     this.#restore('media');
   }
 
@@ -696,6 +728,7 @@ export class Call extends TypedEmitter<CallEvents> {
     for (const off of this.#unsubscribe.splice(0)) off();
     for (const name of Object.keys(this.#timers) as TimerName[]) this.#clearTimer(name);
     this.#restartAttempt += 1;
+    this.#mediaCheckAttempt += 1;
     this.#monitor.stop();
     this.#dtmf.clear();
     this.#publishSamples();

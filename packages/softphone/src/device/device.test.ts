@@ -461,6 +461,8 @@ describe('ringtone and sounds', () => {
     env.clock.tick(1);
     expect(outgoing.playing).toBe(false);
     call.sendDigits('1');
+    // Its sound plays when the browser starts the tone.
+    env.clock.tick(0);
     const dtmf = env.sounds.get(sounds.dtmf1)!;
     env.clock.tick(999);
     expect(dtmf.playing).toBe(true);

@@ -19,6 +19,11 @@ export interface RtcStats {
   rtt: number | null;
   /** The codec in use (`pcmu`, `opus`), when known. */
   codecName: string | null;
+  /**
+   * When the last audio packet arrived, on the report's clock (inbound-rtp
+   * `lastPacketReceivedTimestamp`), when the browser tells.
+   */
+  lastPacketReceivedAt: number | null;
 }
 
 type Stat = Record<string, unknown> & { type: string; id: string };
@@ -41,6 +46,7 @@ export function readRtcStats(report: RTCStatsReport): RtcStats {
     jitter: 0,
     rtt: null,
     codecName: null,
+    lastPacketReceivedAt: null,
   };
   let codecId: unknown;
   let pairId: unknown;
@@ -53,6 +59,7 @@ export function readRtcStats(report: RTCStatsReport): RtcStats {
         out.packetsReceived = num(stat.packetsReceived);
         out.packetsLost = num(stat.packetsLost);
         out.jitter = num(stat.jitter) * 1000;
+        out.lastPacketReceivedAt = optNum(stat.lastPacketReceivedTimestamp);
         codecId ??= stat.codecId;
         break;
       case 'outbound-rtp':

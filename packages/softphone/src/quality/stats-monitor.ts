@@ -88,6 +88,8 @@ export class StatsMonitor extends TypedEmitter<StatsMonitorEvents> {
   #warningsEnabled = false;
   #pending = false;
   #lastReceivedAt = 0;
+  /** The inbound byte count of the latest reading. */
+  #bytesReceived = 0;
 
   constructor(
     private readonly getStats: () => Promise<RTCStatsReport>,
@@ -124,9 +126,40 @@ export class StatsMonitor extends TypedEmitter<StatsMonitorEvents> {
     return this.#active.has(name);
   }
 
-  /** How long no audio has arrived, as of the last sample (ms). */
+  /**
+   * How long no audio has arrived (ms): to the packet when the browser reports packet times,
+   * else to the sample (or `measureSilenceMs` reading) that last saw bytes arrive.
+   */
   get silenceMs(): number {
-    return this.clock.now() - this.#lastReceivedAt;
+    return Math.max(0, this.clock.now() - this.#lastReceivedAt);
+  }
+
+  /**
+   * Reads the stats now, outside the sampling cadence (no sample is emitted), and returns
+   * `silenceMs` as of this reading; null when the stats cannot be read (a closed connection).
+   */
+  async measureSilenceMs(): Promise<number | null> {
+    let stats: RtcStats;
+    try {
+      stats = readRtcStats(await this.getStats());
+    } catch {
+      return null;
+    }
+    this.#noteReceived(stats);
+    return this.silenceMs;
+  }
+
+  /** Moves the time audio last arrived by a reading of the counters. */
+  #noteReceived(stats: RtcStats): void {
+    const { lastPacketReceivedAt, timestamp, bytesReceived } = stats;
+    if (lastPacketReceivedAt !== null && timestamp > 0) {
+      // The report's clock may not be ours: only the age of the last packet is used.
+      const ageMs = Math.max(0, timestamp - lastPacketReceivedAt);
+      this.#lastReceivedAt = Math.max(this.#lastReceivedAt, this.clock.now() - ageMs);
+    } else if (bytesReceived > this.#bytesReceived) {
+      this.#lastReceivedAt = this.clock.now();
+    }
+    this.#bytesReceived = Math.max(this.#bytesReceived, bytesReceived);
   }
 
   async #fetch(): Promise<void> {
@@ -177,7 +210,7 @@ export class StatsMonitor extends TypedEmitter<StatsMonitorEvents> {
       },
     };
     sample.mos = prev ? computeMos(sample.rtt, sample.jitter, lossPercent) : null;
-    if (sample.bytesReceived > 0) this.#lastReceivedAt = this.clock.now();
+    this.#noteReceived(stats);
     this.#samples.push(sample);
     if (this.#samples.length > DEFAULT_SAMPLE_COUNT) this.#samples.shift();
     if (this.#warningsEnabled) for (const rule of QUALITY_RULES) this.#check(rule);

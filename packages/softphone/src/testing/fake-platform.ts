@@ -10,6 +10,7 @@ import type {
   SoundElement,
   VolumeMeter,
 } from '../platform/platform';
+import type { DtmfSenderLike } from '../call/dtmf';
 import { FakeClock } from './fake-clock';
 import { FakeSocket } from './fake-socket';
 
@@ -39,13 +40,43 @@ export function fakeStream(tracks: FakeTrack[] = [new FakeTrack()]): MediaStream
 export const tracksOf = (stream: MediaStream | undefined | null): FakeTrack[] =>
   (stream?.getTracks() ?? []) as unknown as FakeTrack[];
 
-/** An RTCDTMFSender that records what it was asked to play, and when. */
-export class FakeDtmfSender {
+/**
+ * An RTCDTMFSender that plays its tone buffer as browsers do (W3C webrtc §7.2): one tone, then
+ * `duration + gap` before the next; `tonechange` at each tone and once more, with no tone, when
+ * the buffer is done; `insertDTMF` replaces the buffer. Records the calls and the tones played.
+ */
+export class FakeDtmfSender implements DtmfSenderLike {
   canInsertDTMF = true;
+  toneBuffer = '';
   readonly inserted: Array<{ tones: string; duration: number; gap: number; at: number }> = [];
+  /** Tones played, with when they started (ms on the fake clock). */
+  readonly played: Array<{ tone: string; at: number }> = [];
+  #duration = 100;
+  #gap = 70;
+  #playout: unknown = null;
+  readonly #listeners = new Set<(event: { tone: string }) => void>();
   constructor(private readonly clock: FakeClock) {}
+  addEventListener(_type: 'tonechange', listener: (event: { tone: string }) => void): void {
+    this.#listeners.add(listener);
+  }
+  removeEventListener(_type: 'tonechange', listener: (event: { tone: string }) => void): void {
+    this.#listeners.delete(listener);
+  }
   insertDTMF(tones: string, duration = 100, gap = 70): void {
     this.inserted.push({ tones, duration, gap, at: this.clock.now() });
+    this.toneBuffer = tones.toUpperCase();
+    this.#duration = duration;
+    this.#gap = gap;
+    if (this.#playout === null) this.#playout = this.clock.setTimeout(() => this.#play(), 0);
+  }
+  #play(): void {
+    const tone = this.toneBuffer.slice(0, 1);
+    this.toneBuffer = this.toneBuffer.slice(1);
+    if (tone) this.played.push({ tone, at: this.clock.now() });
+    this.#playout = tone
+      ? this.clock.setTimeout(() => this.#play(), this.#duration + this.#gap)
+      : null;
+    for (const listener of [...this.#listeners]) listener({ tone });
   }
 }
 
