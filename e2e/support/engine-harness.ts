@@ -12,6 +12,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,6 +57,11 @@ export interface EngineHarness {
     timeoutMs?: number,
     since?: number,
   ): Promise<Extract<TelephonyEvent, { type: T }> & { at: number }>;
+  /**
+   * Cuts every open signalling socket at the TCP level, as a network failure would (no close
+   * frame); returns how many were cut. Clients see the socket drop and reconnect.
+   */
+  dropSignalling(): number;
   close(): Promise<void>;
 }
 
@@ -137,7 +143,12 @@ export async function startEngineHarness(
     response.writeHead(200, { 'content-type': 'text/html' });
     response.end('<!doctype html><title>softphone</title><script src="/softphone.js"></script>');
   });
-  server.on('upgrade', (request, socket, head) => engine.handleUpgrade(request, socket, head));
+  const signalSockets = new Set<Duplex>();
+  server.on('upgrade', (request, socket, head) => {
+    signalSockets.add(socket);
+    socket.once('close', () => signalSockets.delete(socket));
+    engine.handleUpgrade(request, socket, head);
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
@@ -173,6 +184,12 @@ export async function startEngineHarness(
         waiters.add(check);
         check();
       });
+    },
+    dropSignalling() {
+      const open = [...signalSockets];
+      for (const socket of open) socket.destroy();
+      signalSockets.clear();
+      return open.length;
     },
     async close() {
       await engine.close();
