@@ -21,6 +21,7 @@ import { leadsRoutes } from './leads/leads-routes';
 import type { PusherCredentials } from './realtime/pusher-auth';
 import { pusherRoutes } from './realtime/pusher-routes';
 import { usersRoutes } from './users/users-routes';
+import { sandboxRoutes } from './sandbox/sandbox-routes';
 import { soundsRoutes } from './sounds/sounds-routes';
 import type { TlsCredentials } from './tls/tls-credentials';
 import { webRoutes } from './web/web-routes';
@@ -48,6 +49,8 @@ export interface AppOptions {
   https?: TlsCredentials | null;
   /** The SDK the console loads (default `leadline`). */
   voiceSdk?: 'leadline' | 'twilio';
+  /** Serve the sandbox phone network's endpoints (embedded mode). */
+  sandbox?: boolean;
 }
 
 /** Builds the Fastify application. */
@@ -72,6 +75,7 @@ export async function buildApp(
   await app.register(authRoutes({ ...services, voiceSdk: options.voiceSdk ?? 'leadline' }));
   await app.register(soundsRoutes());
   await app.register(leadsRoutes(services));
+  if (options.sandbox) await app.register(sandboxRoutes(services));
   await app.register(callsRoutes(services));
   await app.register(callControlRoutes(services));
   await app.register(outboundRoutes(services));

@@ -110,6 +110,7 @@ export async function startLeadline(
       webDistDir: config.webDistDir ?? join(serverRoot(), '..', 'web', 'dist'),
       https,
       voiceSdk: config.voiceSdk,
+      sandbox: config.mode === 'embedded',
     },
   );
   app.server.on('upgrade', (request, socket, head) => {

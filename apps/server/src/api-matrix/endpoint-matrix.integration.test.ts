@@ -1562,6 +1562,84 @@ const ENDPOINTS: Array<[endpoint: string, cases: Case[]]> = [
     ],
   ],
   [
+    'POST /api/v1/sandbox/inbound',
+    [
+      [
+        'happy path',
+        async () => {
+          const res = await inject({
+            method: 'POST',
+            url: '/api/v1/sandbox/inbound',
+            headers: { authorization: `Bearer ${TEST_API_KEY}` },
+            payload: { from: '(555) 010-0777', to: '+15550142000' },
+          });
+          expect(res.statusCode, res.body).toBe(201);
+          const { call } = res.json<{ call: { id: number; sid: string; phone_number: string } }>();
+          expect(call.phone_number).toBe('+15550100777');
+          await f.t.flows.idle();
+          expect(f.t.telephony.ops('addCaller').at(-1)).toEqual({
+            op: 'addCaller',
+            callSid: call.sid,
+            from: '+15550100777',
+            to: '+15550142000',
+          });
+          const [row] = await f.t.database.db.select().from(calls).where(eq(calls.id, call.id));
+          expect(row).toMatchObject({ direction: 'inbound', phoneNumber: '+15550100777' });
+          // An available agent is rung for it.
+          expect(f.t.telephony.ops('ringAgent').at(-1)).toMatchObject({ callSid: call.sid });
+          await f.endCall(row!);
+        },
+      ],
+      [
+        'validation error',
+        async () => {
+          expect(
+            await refused(
+              {
+                method: 'POST',
+                url: '/api/v1/sandbox/inbound',
+                headers: { authorization: `Bearer ${TEST_API_KEY}` },
+                payload: { from: '12', to: '+15550142000' },
+              },
+              422,
+            ),
+          ).toEqual({ error: 'The from number is not a valid phone number.' });
+        },
+      ],
+      [
+        'not a caller number of the account',
+        async () => {
+          for (const to of ['+15550100999', '+15550156671']) {
+            expect(
+              await refused(
+                {
+                  method: 'POST',
+                  url: '/api/v1/sandbox/inbound',
+                  headers: { authorization: `Bearer ${TEST_API_KEY}` },
+                  payload: { from: '+15550100777', to },
+                },
+                404,
+              ),
+            ).toEqual({ error: `${to} is not one of this account's caller numbers.` });
+          }
+        },
+      ],
+      [
+        'missing API key',
+        async () => {
+          await refused(
+            {
+              method: 'POST',
+              url: '/api/v1/sandbox/inbound',
+              payload: { from: '+15550100777', to: '+15550142000' },
+            },
+            401,
+          );
+        },
+      ],
+    ],
+  ],
+  [
     'POST /api/v1/leads',
     [
       [

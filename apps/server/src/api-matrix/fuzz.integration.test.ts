@@ -51,6 +51,7 @@ const ROUTES: Array<[method: InjectOptions['method'], path: string]> = [
   ['POST', '/api/v1/calls/twilio/outbound'],
   ['POST', '/twilio/debug/webrtc'],
   ['POST', '/api/v1/leads'],
+  ['POST', '/api/v1/sandbox/inbound'],
 ];
 
 /** Field names the endpoints read, so generated bodies reach the validators' deeper checks. */

@@ -66,7 +66,12 @@ export async function startTestApp(
       control: new CallControl(database.db, flows),
       pusher: TEST_PUSHER,
     },
-    { logger, trustProxy: options.trustProxy ?? false, webDistDir: '/nonexistent' },
+    {
+      logger,
+      trustProxy: options.trustProxy ?? false,
+      webDistDir: '/nonexistent',
+      sandbox: true,
+    },
   );
   return {
     app,

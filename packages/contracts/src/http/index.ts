@@ -8,3 +8,4 @@ export * from './paging';
 export * from './users';
 export * from './history';
 export * from './call-control';
+export * from './sandbox';
