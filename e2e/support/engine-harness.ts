@@ -10,13 +10,21 @@
  * short-lived token and `;expired` or `;invalid` for the gateway's refusals.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { generate as generateCertificate } from 'selfsigned';
+import { encodeWav } from '@leadline/voice/dsp';
 import type { Page } from 'playwright-core';
 import {
   VoiceEngine,
@@ -27,8 +35,16 @@ import {
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
+/** The SDKs a harness page can run: ours, or the official `@twilio/voice-sdk`. */
+export type HarnessSdk = 'leadline' | 'twilio';
+
 /** Options of the harness. */
 export interface EngineHarnessOptions {
+  /**
+   * Serve HTTPS and WSS with a self-signed certificate (Chromium needs
+   * `--ignore-certificate-errors`). The official SDK speaks only `wss://`.
+   */
+  tls?: boolean;
   /** How long sandbox numbers ring before answering (default 300 ms). */
   answerDelayMs?: number;
   /** How long a live call waits for a dropped socket (default 30 s). */
@@ -82,6 +98,40 @@ export function softphoneBundle(): Promise<string> {
   return sdkBundle;
 }
 
+let twilioBundle: Promise<string> | undefined;
+
+/** The official Voice SDK as one browser script defining `window.Twilio` (built once). */
+export function twilioSdkBundle(): Promise<string> {
+  twilioBundle ??= build({
+    entryPoints: [fileURLToPath(import.meta.resolve('@twilio/voice-sdk'))],
+    bundle: true,
+    format: 'iife',
+    globalName: 'Twilio',
+    platform: 'browser',
+    target: 'chrome120',
+    write: false,
+    logLevel: 'silent',
+    define: { 'process.env.NODE_ENV': '"production"' },
+  }).then((result) => result.outputFiles[0]!.text);
+  return twilioBundle;
+}
+
+/** The sound names both SDKs know; the harness serves each as 50 ms of silence. */
+const SOUND_NAMES = [
+  'incoming',
+  'outgoing',
+  'disconnect',
+  ...'0123456789'.split('').map((d) => `dtmf${d}`),
+  'dtmfs',
+  'dtmfh',
+];
+const SILENCE_WAV = encodeWav(new Int16Array(400), 8000);
+
+/** The harness's sound URLs, so neither SDK fetches its sounds from a CDN. */
+export const HARNESS_SOUNDS: Record<string, string> = Object.fromEntries(
+  SOUND_NAMES.map((name) => [name, `/sounds/${name}.wav`]),
+);
+
 function parseToken(token: string): { identity: string; flags: Map<string, string> } {
   const [identity = '', ...rest] = token.split(';');
   return { identity, flags: new Map(rest.map((flag) => flag.split('=') as [string, string])) };
@@ -129,20 +179,42 @@ export async function startEngineHarness(
   });
   await engine.start();
 
-  const script = await softphoneBundle();
-  const server: Server = createServer((request, response) => {
-    if (request.url === '/softphone.js') {
+  const scripts: Record<string, string> = {
+    '/softphone.js': await softphoneBundle(),
+    ...(options.tls ? { '/twilio.js': await twilioSdkBundle() } : {}),
+  };
+  const handler = (request: IncomingMessage, response: ServerResponse) => {
+    const script = scripts[request.url ?? ''];
+    if (script !== undefined) {
       response.writeHead(200, { 'content-type': 'text/javascript' });
       response.end(script);
+      return;
+    }
+    if (request.url?.startsWith('/sounds/')) {
+      response.writeHead(200, { 'content-type': 'audio/wav' });
+      response.end(SILENCE_WAV);
       return;
     }
     if (request.url === '/favicon.ico') {
       response.writeHead(204).end();
       return;
     }
+    // `/`: our SDK; `/twilio.html`: the official one.
+    const sdkScript = request.url === '/twilio.html' ? '/twilio.js' : '/softphone.js';
     response.writeHead(200, { 'content-type': 'text/html' });
-    response.end('<!doctype html><title>softphone</title><script src="/softphone.js"></script>');
-  });
+    response.end(`<!doctype html><title>softphone</title><script src="${sdkScript}"></script>`);
+  };
+  let tls: { cert: string; key: string } | null = null;
+  if (options.tls) {
+    const pems = await generateCertificate([{ name: 'commonName', value: '127.0.0.1' }], {
+      keyType: 'ec',
+      curve: 'P-256',
+      algorithm: 'sha256',
+      extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }],
+    });
+    tls = { cert: pems.cert, key: pems.private };
+  }
+  const server: Server = tls ? createHttpsServer(tls, handler) : createHttpServer(handler);
   const signalSockets = new Set<Duplex>();
   server.on('upgrade', (request, socket, head) => {
     signalSockets.add(socket);
@@ -155,7 +227,7 @@ export async function startEngineHarness(
   const harness: EngineHarness = {
     engine,
     events,
-    url: `http://127.0.0.1:${port}`,
+    url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     host: `127.0.0.1:${port}`,
     dataDir,
     waitFor(type, match = () => true, timeoutMs = 15_000, since = 0) {
@@ -202,32 +274,56 @@ export async function startEngineHarness(
 }
 
 /**
- * Opens the harness page in `page`, creates `window.device` (our SDK's Device for `token`,
- * gateway `host`) and registers it; resolves once it is registered. Incoming calls are kept in
- * `window.calls` (newest last).
+ * Opens the harness page in `page`, creates `window.device` (a Device of `sdk`, our SDK by
+ * default, for `token`, gateway `host`) and registers it; resolves once it is registered.
+ * Incoming calls are kept in `window.calls` (newest last), device errors in
+ * `window.deviceErrors`. The official SDK gets what it needs
+ * against the embedded engine: `chunderw`, no insights upload, the harness's sounds, PCMU first
+ * and `maxCallSignalingTimeoutMs` for signalling reconnects (the harness must serve TLS).
  */
 export async function openSoftphone(
   page: Page,
   harness: Pick<EngineHarness, 'url' | 'host'>,
   token: string,
   deviceOptions: Record<string, unknown> = {},
+  sdk: HarnessSdk = 'leadline',
 ): Promise<void> {
-  await page.goto(harness.url);
+  await page.goto(sdk === 'twilio' ? `${harness.url}/twilio.html` : harness.url);
+  const sdkOptions =
+    sdk === 'twilio'
+      ? {
+          publishEvents: false,
+          sounds: HARNESS_SOUNDS,
+          maxCallSignalingTimeoutMs: 30_000,
+          codecPreferences: ['pcmu', 'opus'],
+          logLevel: 'error',
+        }
+      : {};
   await page.evaluate(
-    async ({ token, host, deviceOptions }) => {
-      const w = window as unknown as Record<string, unknown> & {
-        Softphone: { Device: new (token: string, options: object) => unknown };
-      };
-      const device = new w.Softphone.Device(token, { chunderw: host, ...deviceOptions }) as {
+    async ({ token, host, deviceOptions, global }) => {
+      const w = window as unknown as Record<string, unknown>;
+      const sdkModule = w[global] as { Device: new (token: string, options: object) => unknown };
+      const device = new sdkModule.Device(token, { chunderw: host, ...deviceOptions }) as {
         on(event: string, listener: (...args: unknown[]) => void): void;
         register(): Promise<void>;
       };
       const calls: unknown[] = [];
+      const deviceErrors: string[] = [];
       w.device = device;
       w.calls = calls;
+      w.deviceErrors = deviceErrors;
       device.on('incoming', (call) => calls.push(call));
+      // Like any application: the official SDK's emitter throws on an 'error' nobody listens
+      // to, which would cut its socket-close handling short (no reconnect until a heartbeat
+      // timeout).
+      device.on('error', (error) => deviceErrors.push(String(error)));
       await device.register();
     },
-    { token, host: harness.host, deviceOptions },
+    {
+      token,
+      host: harness.host,
+      deviceOptions: { ...sdkOptions, ...deviceOptions },
+      global: sdk === 'twilio' ? 'Twilio' : 'Softphone',
+    },
   );
 }

@@ -12,7 +12,7 @@ import type { Call, CallEvents, Device } from '@leadline/softphone';
 import { goertzelPower, readWavFile } from '@leadline/voice/dsp';
 import { tonesIn } from '@leadline/voice/testing';
 import { remoteDominantFrequency } from './browser';
-import { openSoftphone, type EngineHarness } from './engine-harness';
+import { openSoftphone, type EngineHarness, type HarnessSdk } from './engine-harness';
 
 /** One event of the call under test, as the page saw it. */
 export interface CallLogEntry {
@@ -39,16 +39,17 @@ export interface SoftphonePageWindow {
 }
 
 /**
- * Opens the harness page with a registered device (`openSoftphone`) and installs
- * `window.watchCall`, which logs a call's events.
+ * Opens the harness page with a registered device of `sdk` (`openSoftphone`) and installs
+ * `window.watchCall`, which logs a call's events (both SDKs emit the same call events).
  */
 export async function openSoftphonePage(
   page: Page,
   harness: Pick<EngineHarness, 'url' | 'host'>,
   token: string,
   deviceOptions: Record<string, unknown> = {},
+  sdk: HarnessSdk = 'leadline',
 ): Promise<void> {
-  await openSoftphone(page, harness, token, deviceOptions);
+  await openSoftphone(page, harness, token, deviceOptions, sdk);
   await page.evaluate(() => {
     const w = window as unknown as SoftphonePageWindow;
     w.callLog = [];
