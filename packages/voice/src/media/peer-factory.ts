@@ -13,7 +13,7 @@ import {
   TELEPHONE_EVENT_CLOCK_RATE_HZ,
   TELEPHONE_EVENT_PAYLOAD_TYPE,
 } from '../constants';
-import { disableDefaultStunServer } from './werift-internals';
+import { disableDefaultStunServer, ignoreRepeatedHelloVerifyRequests } from './werift-internals';
 
 /** Makes the werift peer connections of one worker. */
 export interface PeerFactory {
@@ -85,6 +85,7 @@ export function legPeerConfig(
 /** Generates the worker's DTLS certificate once and returns a factory of configured peers. */
 export async function createPeerFactory(iceAddresses: readonly string[]): Promise<PeerFactory> {
   disableDefaultStunServer();
+  ignoreRepeatedHelloVerifyRequests();
   const certificate = await RTCDtlsTransport.SetupCertificate();
   const config = legPeerConfig(iceAddresses, certificate);
   return {

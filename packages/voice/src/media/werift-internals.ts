@@ -1,4 +1,4 @@
-import { Connection } from 'werift';
+import { Connection, DtlsClient } from 'werift';
 import { MediaError } from './media-errors';
 
 /** The part of werift's ICE `Connection` this module changes (private in its typings). */
@@ -39,6 +39,74 @@ export function disableDefaultStunServer(): void {
     if (this.options.stunServer === undefined) this.stunServer = undefined;
   };
   patched = true;
+}
+
+/** DTLS handshake type of a HelloVerifyRequest (RFC 6347 §4.2.1). */
+const HELLO_VERIFY_REQUEST = 3;
+/** werift's DTLS client flight that sends the ClientHello with the server's cookie. */
+const COOKIE_CLIENT_HELLO_FLIGHT = 3;
+
+let helloVerifyPatched = false;
+
+/**
+ * Makes werift's DTLS client ignore a repeated HelloVerifyRequest instead of failing the
+ * handshake.
+ *
+ * When a DTLS server is slow to answer (a burst of legs setting up at once), werift's client
+ * retransmits its ClientHello after 500 ms; a server that then answers both copies (werift's
+ * own DTLS server does) sends the HelloVerifyRequest twice. werift 0.25's client answers the
+ * first with the cookie ClientHello (flight 3) and throws on the second (`Flight3.exec`:
+ * `if (this.dtls.flight === 3) throw new Error()`), which fails the DTLS transport and with it
+ * the leg, while the server, left waiting for flight 5, retransmits its flight 4 into the void.
+ * RFC 6347 §4.2.1 has the client simply go on: a copy that carries the cookie it already sent is
+ * dropped here (its flight-3 retransmission timer covers a lost cookie ClientHello); one with a
+ * new cookie still reaches werift.
+ *
+ * Idempotent; call it before creating peers in each thread (each has its own werift module).
+ * Throws `InternalError` if werift's internals changed shape (re-check after upgrading werift).
+ */
+export function ignoreRepeatedHelloVerifyRequests(): void {
+  if (helloVerifyPatched) return;
+  const prototype = DtlsClient.prototype;
+  const original: unknown = Reflect.get(prototype, 'connect');
+  if (typeof original !== 'function') {
+    throw new MediaError(
+      'InternalError',
+      'werift changed: DtlsClient.connect is gone; re-check werift-internals.ts',
+    );
+  }
+  const connect = original as (this: DtlsClient) => Promise<void>;
+  prototype.connect = function (this: DtlsClient): Promise<void> {
+    const handle = this.onHandleHandshakes;
+    if (typeof handle !== 'function') {
+      // werift awaits `connect()` and fails the DTLS transport when it rejects.
+      return Promise.reject(
+        new MediaError(
+          'InternalError',
+          'werift changed: DtlsSocket.onHandleHandshakes is gone; re-check werift-internals.ts',
+        ),
+      );
+    }
+    this.onHandleHandshakes = (assembled) => {
+      const { flight, cookie } = this.dtls;
+      const fresh = assembled.filter(
+        (handshake) =>
+          handshake.msg_type !== HELLO_VERIFY_REQUEST ||
+          flight < COOKIE_CLIENT_HELLO_FLIGHT ||
+          cookie === undefined ||
+          !helloVerifyCookie(handshake.fragment).equals(cookie),
+      );
+      return fresh.length === 0 ? Promise.resolve() : handle(fresh);
+    };
+    return connect.call(this);
+  };
+  helloVerifyPatched = true;
+}
+
+/** The cookie of a HelloVerifyRequest body: server_version (2 bytes), cookie<0..2^8-1>. */
+function helloVerifyCookie(body: Buffer): Buffer {
+  const length = body[2] ?? 0;
+  return body.subarray(3, 3 + length);
 }
 
 const INTERRUPTIBLE = Symbol.for('leadline.interruptible');
