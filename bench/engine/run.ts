@@ -4,12 +4,15 @@
  *
  * For each N: the engine (bench/engine/engine-host.ts: VoiceEngine + WorkerMediaEngine, no
  * database) runs pinned to core 0; N werift client legs (bench-client.ts) run pinned to core 1,
- * each placing a two-party call (the leg and a virtual lead the engine dials) at once. Then the
+ * each placing a two-party call (the leg and a virtual lead the engine dials), at most
+ * `BENCH_SETUP_CONCURRENCY` setting up at a time (a leg that is not up within 15 s counts as
+ * failed; the run goes on). Then the
  * built product (`node apps/server/dist/main.js`) is pinned to core 0 with 50 legs, measured
  * without and with 500 requests/s of API load (autocannon, on core 1).
  *
  * Environment: `BENCH_LEGS` (default 25,50,100,150,200), `BENCH_WINDOW_MS` (20000),
  * `BENCH_WORKERS` (media workers of the engine host; default the engine's default),
+ * `BENCH_SETUP_CONCURRENCY` (legs setting up at a time; default 25, 0 = all at once),
  * `BENCH_API=0` to skip the product run, `BENCH_WRITE=0` to print instead of writing the doc.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -29,6 +32,8 @@ const legCounts = (process.env.BENCH_LEGS ?? '25,50,100,150,200').split(',').map
 const windowMs = Number(process.env.BENCH_WINDOW_MS ?? 20_000);
 const warmupMs = 3000;
 const workers = process.env.BENCH_WORKERS;
+const setupConcurrency = Number(process.env.BENCH_SETUP_CONCURRENCY ?? 25);
+const SETUP_TIMEOUT_MS = 15_000;
 const runApi = process.env.BENCH_API !== '0';
 const writeDoc = process.env.BENCH_WRITE !== '0';
 const LEAD = '+15550100042';
@@ -60,6 +65,10 @@ interface Run {
   /** Engine process resident memory with the legs up, and idle (MB). */
   rssMb: number;
   idleRssMb: number;
+  /** Engine process CPU while the legs were set up, per leg (ms). */
+  setupCpuMsPerLeg: number;
+  /** From the first leg's socket to the last leg up (or failed), ms. */
+  allUpMs: number;
   /** Media workers' frame start lateness over the window (engine host only). */
   loop?: { p99: number; max: number; skipped: number };
   api?: { requests: number; rps: number; p99Ms: number; errors: number };
@@ -146,7 +155,15 @@ async function drive(
     TO: LEAD,
     WARMUP_MS: String(warmupMs),
     WINDOW_MS: String(windowMs),
+    SETUP_TIMEOUT_MS: String(SETUP_TIMEOUT_MS),
+    ...(setupConcurrency > 0 ? { CONCURRENCY: String(setupConcurrency) } : {}),
   });
+  // A last resort: the client bounds every leg's setup, so it ends well before this.
+  const waves = Math.ceil(legs / (setupConcurrency > 0 ? setupConcurrency : legs));
+  const watchdog = setTimeout(
+    () => client.kill('SIGKILL'),
+    waves * SETUP_TIMEOUT_MS + warmupMs + windowMs + 120_000,
+  );
   let errors = '';
   client.stderr?.on('data', (d: Buffer) => (errors += d.toString()));
   let ticksAtStart = 0;
@@ -154,6 +171,9 @@ async function drive(
   let cpuPercent = NaN;
   let rss = NaN;
   let loop: Run['loop'];
+  let setupTicks = 0;
+  let setupCpuMsPerLeg = NaN;
+  let allUpMs = NaN;
   let result: ClientResult | undefined;
   const stats = async (): Promise<WorkerStats[] | undefined> =>
     hooks.statsUrl ? ((await (await fetch(hooks.statsUrl)).json()) as WorkerStats[]) : undefined;
@@ -161,9 +181,18 @@ async function drive(
     const message = JSON.parse(line) as { phase: string } & Partial<ClientResult> & {
         failed?: number;
         firstError?: string;
+        allConnectedMs?: number;
+        phases?: unknown;
       };
-    if (message.phase === 'connected') {
+    if (message.phase === 'setup-start') {
+      setupTicks = cpuTicks(pid);
+    } else if (message.phase === 'connected') {
+      setupCpuMsPerLeg = ((cpuTicks(pid) - setupTicks) * (1000 / CLK_TCK)) / legs;
+      allUpMs = message.allConnectedMs ?? NaN;
       if (message.failed) console.error(`  ${message.failed} legs failed: ${message.firstError}`);
+      console.log(
+        `  set up in ${Math.round(message.allConnectedMs ?? NaN)} ms: ${JSON.stringify(message.phases)}`,
+      );
       hooks.onConnected?.();
     } else if (message.phase === 'window-start') {
       await stats();
@@ -188,8 +217,17 @@ async function drive(
   await new Promise((resolve) =>
     client.exitCode === null ? client.once('exit', resolve) : resolve(null),
   );
+  clearTimeout(watchdog);
   if (!result) throw new Error(`the bench client failed: ${errors}`);
-  return { legs, result, cpuPercent, rssMb: rss, ...(loop ? { loop } : {}) };
+  return {
+    legs,
+    result,
+    cpuPercent,
+    rssMb: rss,
+    setupCpuMsPerLeg,
+    allUpMs,
+    ...(loop ? { loop } : {}),
+  };
 }
 
 async function engineRun(legs: number): Promise<Run> {
@@ -369,6 +407,7 @@ function table(runs: Run[], reference: Run): string {
       `${f1(perLegCpu(run))} % (${ratio(perLegCpu(run), perLegCpu(reference))})`,
       `${f1(perLegMb(run))} MB`,
       `${f0(r.setupMs.p50)} / ${f0(r.setupMs.max)}`,
+      `${f1(run.setupCpuMsPerLeg)} ms`,
       `${f0(r.client.cpuPercent)} %`,
       met ? 'yes' : 'no',
     ];
@@ -385,6 +424,7 @@ function table(runs: Run[], reference: Run): string {
     'CPU per leg (vs ref)',
     'Memory per leg',
     'Leg setup p50 / max (ms)',
+    'Engine CPU per leg setup',
     'Client CPU',
     'p99 < 10 ms, none > 60 ms',
   ];
@@ -400,6 +440,10 @@ function section(engineRuns: Run[], products: Run[]): string {
   const quiet = products[0];
   const loaded = products[1];
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  const placement =
+    setupConcurrency > 0
+      ? `at most ${setupConcurrency} setting up at a time (the next call is placed as soon as one before it is up)`
+      : 'all N at once';
   const lines = [
     '<!-- engine:start -->',
     '## Media engine: frame pacing per leg count, and under API load',
@@ -407,13 +451,14 @@ function section(engineRuns: Run[], products: Run[]): string {
     `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} cores (${cpu}), Node ${process.version}, with \`npx tsx bench/engine/run.ts\`. Every figure comes from the same run; ratios are to the reference run (${reference.label}).`,
     '',
     '**Set-up.** The engine runs alone in one process pinned to core 0 (`taskset -c 0`: bench/engine/engine-host.ts, the `VoiceEngine` with its `WorkerMediaEngine`, ' +
-      `${workers ?? DEFAULT_MEDIA_WORKERS} media worker threads, no database). N werift client legs run in another process pinned to core 1 (bench/engine/bench-client.ts). Each leg has its own PStream socket and places a call to ${LEAD}, all N at once: every call is a two-party room, the leg and the virtual lead the engine dials (440 Hz), recorded as the product records calls. Every leg sends a PCMU frame every 20 ms. After ${warmupMs / 1000} s the client times, for ${windowMs / 1000} s, every PCMU frame the engine sends, when its datagram reaches the client's socket (before decryption).`,
+      `${workers ?? DEFAULT_MEDIA_WORKERS} media worker threads, no database). N werift client legs run in another process pinned to core 1 (bench/engine/bench-client.ts). Each leg has its own PStream socket and places a call to ${LEAD}, ${placement}: every call is a two-party room, the leg and the virtual lead the engine dials (440 Hz), recorded as the product records calls. Every leg sends a PCMU frame every 20 ms. After ${warmupMs / 1000} s the client times, for ${windowMs / 1000} s, every PCMU frame the engine sends, when its datagram reaches the client's socket (before decryption).`,
     '',
     '- *Inter-arrival deviation*: |time between two frames of a leg − 20 ms|, over all legs.',
     "- *Lateness*: a frame's arrival against its RTP timestamp, relative to the leg's earliest frame (what a jitter buffer must absorb); *frames > 60 ms late* count those over 60 ms.",
     '- *Engine frame start late*: how late the media workers started their 20 ms mixing ticks (their own clock).',
     '- *CPU per leg*: (engine process CPU with the legs − idle) / N; *memory per leg* likewise from its resident memory.',
-    '- *Leg setup*: from the client sending `invite` to its media being connected (ICE and DTLS), with all N legs set up at once.',
+    `- *Leg setup*: from the client sending \`invite\` to its media being connected (ICE and DTLS), ${placement}; a leg not up within ${SETUP_TIMEOUT_MS / 1000} s counts as failed (*legs up*).`,
+    "- *Engine CPU per leg setup*: engine process CPU from the first leg’s socket until every leg was up, / N. Setting N legs up at once takes at least N times this on the engine's core (the client's werift legs cost about as much on theirs), so legs are placed a few at a time, as agents start calls, rather than all in the same instant.",
     '- *Client CPU*: the load generator’s own share of core 1; near 100 % its timestamps get late too.',
     '',
     table(engineRuns, reference),
