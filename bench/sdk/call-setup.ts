@@ -39,6 +39,8 @@ async function oneCall(sdk: HarnessSdk, n: number): Promise<number> {
   const identity = `${sdk}-bench-${n}`;
   const context = await browser.newContext({ ignoreHTTPSErrors: true });
   const page = await context.newPage();
+  // tsx keeps function names with a `__name` helper that page functions then lack.
+  await page.addInitScript('window.__name = (f) => f;');
   await captureRemoteAudio(page);
   await openSoftphone(page, harness, identity, {}, sdk);
   await harness.waitFor('device.online', (e) => e.identity === identity);
