@@ -37,7 +37,7 @@ const DOCS: Doc[] = [
     method: 'GET',
     path: '/api/v1/user',
     auth: 'session',
-    what: "The signed-in user with the account settings the console needs (the spec's account ids as settings) and the `csrf_token` every later mutating request sends as `X-CSRF-TOKEN`. 401 without a session (the console then shows the login view). The `time` query is a cache-buster and ignored.",
+    what: "The signed-in user with the account settings the console needs (the spec's account ids as settings), the `csrf_token` every later mutating request sends as `X-CSRF-TOKEN`, and `softphone`: which SDK the console loads (`VOICE_SDK`: `leadline` or `twilio`) and the product's sound URLs. 401 without a session (the console then shows the login view). The `time` query is a cache-buster and ignored.",
     example: async (f) => ({
       method: 'GET',
       url: '/api/v1/user?time=1795356838642',
@@ -157,6 +157,26 @@ const DOCS: Doc[] = [
         headers: session(f),
       });
     },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/sandbox/inbound',
+    auth: 'API key (`Authorization: Bearer <key>`); embedded mode only',
+    what: "The sandbox phone network's inbound call: a virtual caller `from` dials `to`, one of the API key's account's caller numbers. The call is stored as `inbound`, the caller is on the line at once (a voice), and the longest-idle available agent is rung with the number's name as the banner. Both numbers are normalised to E.164 (422 naming the field); a number that is not the account's is 404. Not served in production mode.",
+    example: async () => ({
+      method: 'POST',
+      url: '/api/v1/sandbox/inbound',
+      headers: { authorization: `Bearer ${TEST_API_KEY}` },
+      payload: { from: '+15550100777', to: '+15550142000' },
+    }),
+    after: async (f) => endAll(f),
+  },
+  {
+    method: 'GET',
+    path: '/sounds/{name}.wav',
+    auth: 'public',
+    what: "The softphone's sounds, made by the product so neither SDK fetches a CDN: `incoming` (a 440 + 480 Hz ring, 2 s on, 4 s off, looped by the SDK), `outgoing`, `disconnect`, and `dtmf0`…`dtmf9`, `dtmfs` (*), `dtmfh` (#) as DTMF dual tones. `GET /api/v1/user` lists their URLs in `softphone.sounds`. Unknown names are 404.",
+    example: async () => ({ method: 'GET', url: '/sounds/dtmf5.wav' }),
   },
   {
     method: 'GET',
