@@ -11,7 +11,12 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, captureRemoteAudio, toneWav } from '../support/browser';
-import { startEngineHarness, type EngineHarness, type HarnessSdk } from '../support/engine-harness';
+import {
+  HARNESS_SOUNDS,
+  startEngineHarness,
+  type EngineHarness,
+  type HarnessSdk,
+} from '../support/engine-harness';
 import {
   browserHears,
   callLead,
@@ -239,6 +244,59 @@ describe.each(SDKS)('the %s SDK against the embedded engine over TLS', (sdk) => 
     await harness.waitFor('agent.rejected', (e) => e.callSid === callSid, 10_000, since);
     expect(await callStatus(page)).toBe('closed');
     await close();
+  });
+
+  scenario('a bad token: 31204 on the wire, 20101 in the SDK; expired: 31205, 20104', async () => {
+    const context = await browser.newContext({ ignoreHTTPSErrors: true });
+    const page = await context.newPage();
+    const wireCodes: number[] = [];
+    page.on('websocket', (ws) =>
+      ws.on('framereceived', (f) => {
+        if (typeof f.payload !== 'string' || !f.payload.startsWith('{')) return;
+        const frame = JSON.parse(f.payload) as {
+          type: string;
+          payload: { error?: { code: number } };
+        };
+        if (frame.type === 'error' && frame.payload.error) wireCodes.push(frame.payload.error.code);
+      }),
+    );
+    await page.goto(sdk === 'twilio' ? `${harness.url}/twilio.html` : harness.url);
+    const codeFor = (token: string) =>
+      page.evaluate(
+        ({ token, host, global, sounds }) =>
+          new Promise<number>((resolve) => {
+            const sdkModule = (window as unknown as Record<string, unknown>)[global] as {
+              Device: new (
+                token: string,
+                options: object,
+              ) => {
+                on(event: 'error', listener: (error: { code: number }) => void): void;
+                register(): Promise<void>;
+                destroy(): void;
+              };
+            };
+            const device = new sdkModule.Device(token, {
+              chunderw: host,
+              publishEvents: false,
+              sounds,
+            });
+            device.on('error', (error) => {
+              device.destroy();
+              resolve(error.code);
+            });
+            device.register().catch(() => undefined);
+          }),
+        {
+          token,
+          host: harness.host,
+          global: sdk === 'twilio' ? 'Twilio' : 'Softphone',
+          sounds: HARNESS_SOUNDS,
+        },
+      );
+    expect(await codeFor(`${sdk}-bad;invalid`)).toBe(20101);
+    expect(await codeFor(`${sdk}-old;expired`)).toBe(20104);
+    expect(wireCodes).toEqual([31204, 31205]);
+    await context.close();
   });
 
   scenario('tokenWillExpire from a short-lived token', async () => {
