@@ -5,7 +5,7 @@
  * call is a room with the client's leg and a virtual lead dialled at `To`, as in the product.
  *
  * Environment: `PORT` (0: any), `DATA_DIR` (recordings and sandbox files), `WORKERS` (media
- * worker threads). Prints one JSON line `{"ready":true,"port":…}` when it listens; `GET /stats`
+ * worker threads), `THREAD_NICE` (their nice value, `none` to leave it; default the engine's). Prints one JSON line `{"ready":true,"port":…}` when it listens; `GET /stats`
  * answers with each media worker's loop statistics since the previous call.
  */
 import { randomBytes } from 'node:crypto';
@@ -17,12 +17,20 @@ import { VoiceEngine, WorkerMediaEngine } from '@leadline/voice';
 const port = Number(process.env.PORT ?? 0);
 const dataDir = process.env.DATA_DIR ?? join(process.cwd(), 'data', 'bench');
 const workers = process.env.WORKERS ? Number(process.env.WORKERS) : undefined;
+/** `THREAD_NICE`: the media threads' nice value (`none`: leave them); default the engine's. */
+const threadNice =
+  process.env.THREAD_NICE === undefined
+    ? undefined
+    : process.env.THREAD_NICE === 'none'
+      ? null
+      : Number(process.env.THREAD_NICE);
 
 const media = new WorkerMediaEngine({
   iceAddresses: ['127.0.0.1'],
   sandboxDir: join(dataDir, 'sandbox'),
   recordingsDir: join(dataDir, 'recordings'),
   ...(workers === undefined ? {} : { workers }),
+  ...(threadNice === undefined ? {} : { threadNice }),
   logger: {
     warn: (m) => console.error(`[warn] ${m}`),
     error: (m) => console.error(`[error] ${m}`),

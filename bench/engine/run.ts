@@ -12,6 +12,7 @@
  *
  * Environment: `BENCH_LEGS` (default 25,50,100,150,200), `BENCH_WINDOW_MS` (20000),
  * `BENCH_WORKERS` (media workers of the engine host; default the engine's default),
+ * `BENCH_THREAD_NICE` (their threads' nice value, `none` to leave it; default the engine's),
  * `BENCH_SETUP_CONCURRENCY` (legs setting up at a time; default 25, 0 = all at once),
  * `BENCH_API=0` to skip the product run, `BENCH_WRITE=0` to print instead of writing the doc.
  */
@@ -32,6 +33,7 @@ const legCounts = (process.env.BENCH_LEGS ?? '25,50,100,150,200').split(',').map
 const windowMs = Number(process.env.BENCH_WINDOW_MS ?? 20_000);
 const warmupMs = 3000;
 const workers = process.env.BENCH_WORKERS;
+const threadNice = process.env.BENCH_THREAD_NICE;
 const setupConcurrency = Number(process.env.BENCH_SETUP_CONCURRENCY ?? 25);
 const SETUP_TIMEOUT_MS = 15_000;
 const runApi = process.env.BENCH_API !== '0';
@@ -39,6 +41,8 @@ const writeDoc = process.env.BENCH_WRITE !== '0';
 const LEAD = '+15550100042';
 const API_RATE = 500;
 const CLK_TCK = 100;
+/** Nice value of the bench client (see `drive`). */
+const CLIENT_NICE = -10;
 
 /** What the client reports (bench-client.ts `result`). */
 interface ClientResult {
@@ -70,7 +74,17 @@ interface Run {
   /** From the first leg's socket to the last leg up (or failed), ms. */
   allUpMs: number;
   /** Media workers' frame start lateness over the window (engine host only). */
-  loop?: { p99: number; max: number; skipped: number };
+  loop?: {
+    p99: number;
+    max: number;
+    skipped: number;
+    /** When the workers finished mixing a frame (its datagrams leave right after). */
+    endP99: number;
+    endMax: number;
+    /** The workers' GC pauses over the window: the longest, and the total per second. */
+    gcMaxMs: number;
+    gcMsPerSecond: number;
+  };
   api?: { requests: number; rps: number; p99Ms: number; errors: number };
 }
 
@@ -103,8 +117,10 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function pinned(core: number, args: string[], env: Record<string, string>): ChildProcess {
-  return spawn('taskset', ['-c', String(core), process.execPath, ...args], {
+function pinned(core: number, args: string[], env: Record<string, string>, nice = 0): ChildProcess {
+  const command = ['taskset', '-c', String(core), process.execPath, ...args];
+  const [file, ...rest] = nice === 0 ? command : ['nice', '-n', String(nice), ...command];
+  return spawn(file!, rest, {
     cwd: benchDir,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -126,6 +142,7 @@ async function startHost(dataDir: string): Promise<{ child: ChildProcess; port: 
     PORT: '0',
     DATA_DIR: dataDir,
     ...(workers ? { WORKERS: workers } : {}),
+    ...(threadNice ? { THREAD_NICE: threadNice } : {}),
   });
   let errors = '';
   child.stderr?.on('data', (d: Buffer) => (errors += d.toString()));
@@ -148,16 +165,23 @@ async function drive(
   legs: number,
   hooks: { statsUrl?: string; onConnected?: () => void } = {},
 ): Promise<Omit<Run, 'label' | 'idleCpuPercent' | 'idleRssMb' | 'api'>> {
-  const client = pinned(1, ['--import', 'tsx', 'engine/bench-client.ts'], {
-    URL: url,
-    TOKEN: token,
-    N: String(legs),
-    TO: LEAD,
-    WARMUP_MS: String(warmupMs),
-    WINDOW_MS: String(windowMs),
-    SETUP_TIMEOUT_MS: String(SETUP_TIMEOUT_MS),
-    ...(setupConcurrency > 0 ? { CONCURRENCY: String(setupConcurrency) } : {}),
-  });
+  // The load generator runs ahead of other work on its core (where allowed: `nice` runs it
+  // unchanged otherwise), so its timestamps measure the engine, not its own waits for the CPU.
+  const client = pinned(
+    1,
+    ['--import', 'tsx', 'engine/bench-client.ts'],
+    {
+      URL: url,
+      TOKEN: token,
+      N: String(legs),
+      TO: LEAD,
+      WARMUP_MS: String(warmupMs),
+      WINDOW_MS: String(windowMs),
+      SETUP_TIMEOUT_MS: String(SETUP_TIMEOUT_MS),
+      ...(setupConcurrency > 0 ? { CONCURRENCY: String(setupConcurrency) } : {}),
+    },
+    CLIENT_NICE,
+  );
   // A last resort: the client bounds every leg's setup, so it ends well before this.
   const waves = Math.ceil(legs / (setupConcurrency > 0 ? setupConcurrency : legs));
   const watchdog = setTimeout(
@@ -208,6 +232,10 @@ async function drive(
           p99: Math.max(...windowStats.map((s) => s.frameLateness.p99)),
           max: Math.max(...windowStats.map((s) => s.frameLateness.max)),
           skipped: windowStats.reduce((sum, s) => sum + s.framesSkipped, 0),
+          endP99: Math.max(...windowStats.map((s) => s.frameEndLateness.p99)),
+          endMax: Math.max(...windowStats.map((s) => s.frameEndLateness.max)),
+          gcMaxMs: Math.max(...windowStats.map((s) => s.gc.maxMs)),
+          gcMsPerSecond: windowStats.reduce((sum, s) => sum + s.gc.totalMs, 0) / seconds,
         };
       }
     } else if (message.phase === 'result') {
@@ -403,12 +431,15 @@ function table(runs: Run[], reference: Run): string {
       `${r.framesLaterThan60Ms} of ${r.frames}`,
       `${f1(r.latenessMs.p99)} / ${f0(r.latenessMs.max)}`,
       run.loop ? `${f1(run.loop.p99)} / ${f0(run.loop.max)}` : '–',
+      run.loop ? `${f1(run.loop.endP99)} / ${f0(run.loop.endMax)}` : '–',
+      run.loop ? `${f1(run.loop.gcMsPerSecond)} / ${f0(run.loop.gcMaxMs)}` : '–',
       `${f1(run.cpuPercent)} %`,
       `${f1(perLegCpu(run))} % (${ratio(perLegCpu(run), perLegCpu(reference))})`,
       `${f1(perLegMb(run))} MB`,
       `${f0(r.setupMs.p50)} / ${f0(r.setupMs.max)}`,
       `${f1(run.setupCpuMsPerLeg)} ms`,
       `${f0(r.client.cpuPercent)} %`,
+      `${f1(r.client.loopDelayP99Ms)} / ${f0(r.client.loopDelayMaxMs)}`,
       met ? 'yes' : 'no',
     ];
   });
@@ -420,12 +451,15 @@ function table(runs: Run[], reference: Run): string {
     'Frames > 60 ms late',
     'Lateness p99 / max (ms)',
     'Engine frame start late p99 / max (ms)',
+    'Engine frame sent late p99 / max (ms)',
+    'Engine GC ms/s / longest pause (ms)',
     'Engine CPU (1 core)',
     'CPU per leg (vs ref)',
     'Memory per leg',
     'Leg setup p50 / max (ms)',
     'Engine CPU per leg setup',
     'Client CPU',
+    'Client event-loop delay p99 / max (ms)',
     'p99 < 10 ms, none > 60 ms',
   ];
   return [
@@ -455,11 +489,11 @@ function section(engineRuns: Run[], products: Run[]): string {
     '',
     '- *Inter-arrival deviation*: |time between two frames of a leg − 20 ms|, over all legs.',
     "- *Lateness*: a frame's arrival against its RTP timestamp, relative to the leg's earliest frame (what a jitter buffer must absorb); *frames > 60 ms late* count those over 60 ms.",
-    '- *Engine frame start late*: how late the media workers started their 20 ms mixing ticks (their own clock).',
+    "- *Engine frame start late*: how late the media workers started their 20 ms mixing ticks (their own clock); *sent late*: how late they finished mixing a frame, right after which its datagrams leave; *GC*: the workers' garbage collection pauses, total per second and the longest.",
     '- *CPU per leg*: (engine process CPU with the legs − idle) / N; *memory per leg* likewise from its resident memory.',
     `- *Leg setup*: from the client sending \`invite\` to its media being connected (ICE and DTLS), ${placement}; a leg not up within ${SETUP_TIMEOUT_MS / 1000} s counts as failed (*legs up*).`,
     "- *Engine CPU per leg setup*: engine process CPU from the first leg’s socket until every leg was up, / N. Setting N legs up at once takes at least N times this on the engine's core (the client's werift legs cost about as much on theirs), so legs are placed a few at a time, as agents start calls, rather than all in the same instant.",
-    '- *Client CPU*: the load generator’s own share of core 1; near 100 % its timestamps get late too.',
+    '- *Client CPU*: the load generator’s own share of core 1; near 100 % its timestamps get late too. *Client event-loop delay*: how late its own timers ran; an arrival is timestamped at most that late by the client itself.',
     '',
     table(engineRuns, reference),
     '',

@@ -89,5 +89,12 @@ export const JITTER_MAX_FRAMES = 10;
  */
 export const MAX_CATCH_UP_FRAMES = 2;
 
+/**
+ * Nice value of the media worker threads by default (lower runs first; the main thread keeps
+ * its 0): when HTTP and database work share a core with the mixer, the mixer's 20 ms ticks go
+ * first, so API load does not bend frame pacing (docs/benchmarks.md). Needs `CAP_SYS_NICE`.
+ */
+export const MEDIA_THREAD_NICE = -10;
+
 /** How long `close()` waits for the worker to finish its rooms (and write WAVs) before it terminates it. */
 export const WORKER_SHUTDOWN_TIMEOUT_MS = 5000;

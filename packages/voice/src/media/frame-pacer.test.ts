@@ -29,6 +29,50 @@ function pacer(
 }
 
 describe('FramePacer', () => {
+  it('with a phase, runs frames on the grid phase + k × frame, from the first one after start', () => {
+    const clock = new FakeClock(1003);
+    const frames: number[] = [];
+    const loop = new FramePacer({
+      clock,
+      scheduler: clock,
+      frameMs: 20,
+      phaseMs: 10,
+      maxCatchUpFrames: 2,
+      onFrame: () => frames.push(clock.now()),
+      onError: () => undefined,
+    });
+    loop.start();
+    clock.advance(6);
+    expect(frames).toEqual([]);
+    clock.advance(1);
+    expect(frames).toEqual([1010]);
+    clock.advance(19);
+    expect(frames).toEqual([1010]);
+    clock.advance(1);
+    expect(frames).toEqual([1010, 1030]);
+  });
+
+  it.each([
+    { phaseMs: -4_000_017, startMs: 0, first: 3 },
+    { phaseMs: 123_456_789.5, startMs: 50, first: 69.5 },
+    { phaseMs: 40, startMs: 40, first: 60 },
+  ])('with phase $phaseMs started at $startMs, the first frame is at $first', (row) => {
+    const clock = new FakeClock(row.startMs);
+    const frames: number[] = [];
+    const loop = new FramePacer({
+      clock,
+      scheduler: clock,
+      frameMs: 20,
+      phaseMs: row.phaseMs,
+      maxCatchUpFrames: 2,
+      onFrame: () => frames.push(clock.now()),
+      onError: () => undefined,
+    });
+    loop.start();
+    clock.advance(20);
+    expect(frames).toEqual([row.first]);
+  });
+
   it('runs the first frame one period after start, not before', () => {
     const clock = new FakeClock(1000);
     const { pacer: loop, frames } = pacer(clock);

@@ -8,6 +8,13 @@ export interface FramePacerOptions {
   scheduler: Scheduler;
   /** Length of one frame, e.g. 20 ms. */
   frameMs: number;
+  /**
+   * Where the time grid lies on `clock`: frames fall due at the times `phaseMs + k × frameMs`.
+   * Pacers of several threads on one core use different phases so that their frames take turns
+   * instead of queueing behind each other. Default: the first frame is due one period after
+   * `start`.
+   */
+  phaseMs?: number;
   /** Frames replayed back to back after a stall; beyond that the pacer skips ahead. */
   maxCatchUpFrames: number;
   /** Runs once per frame with how late it runs (ms after its due time); it must not block. */
@@ -43,10 +50,18 @@ export class FramePacer {
     return { framesRun: this.framesRun, framesSkipped: this.framesSkipped };
   }
 
-  /** Starts the loop; the first frame runs one frame period from now. Does nothing if running. */
+  /**
+   * Starts the loop; the first frame runs one frame period from now, or with `phaseMs` at the
+   * first grid time after now. Does nothing if running.
+   */
   start(): void {
     if (this.running) return;
-    this.nextFrameAt = this.options.clock.now() + this.options.frameMs;
+    const { clock, frameMs, phaseMs } = this.options;
+    const now = clock.now();
+    this.nextFrameAt =
+      phaseMs === undefined
+        ? now + frameMs
+        : phaseMs + (Math.floor((now - phaseMs) / frameMs) + 1) * frameMs;
     this.schedule();
   }
 

@@ -42,10 +42,18 @@ export interface MediaCoreOptions {
   numberPlan?: NumberPlan;
   /** Overrides the role rule of every room (tests). */
   hearingRule?: HearingRule;
+  /**
+   * Where the mixer's 20 ms grid lies on `clock` (see `FramePacerOptions.phaseMs`); default:
+   * the first frame one period after `start`.
+   */
+  framePhaseMs?: number;
   /** Made by `start` (which generates the DTLS certificate) when not given. */
   peerFactory?: PeerFactory;
-  /** Runs after every mixed frame with the frame's start lateness (bench instrumentation). */
-  onFrameMixed?: (latenessMs: number) => void;
+  /**
+   * Runs after every mixed frame with how late it started and how late it finished (ms after
+   * its due time; bench instrumentation).
+   */
+  onFrameMixed?: (latenessMs: number, endLatenessMs: number) => void;
 }
 
 /** File name for an id (participant or room): characters unsafe in a path replaced by `_`. */
@@ -86,6 +94,7 @@ export class MediaCore {
       clock: this.clock,
       scheduler: this.scheduler,
       frameMs: FRAME_DURATION_MS,
+      ...(options.framePhaseMs === undefined ? {} : { phaseMs: options.framePhaseMs }),
       maxCatchUpFrames: MAX_CATCH_UP_FRAMES,
       onFrame: (latenessMs) => this.mixFrame(latenessMs),
       onSkip: (frames) => this.skipFrames(frames),
@@ -253,8 +262,9 @@ export class MediaCore {
   }
 
   private mixFrame(latenessMs: number): void {
+    const startedAt = this.clock.now();
     for (const room of this.rooms.values()) room.mixFrame();
-    this.options.onFrameMixed?.(latenessMs);
+    this.options.onFrameMixed?.(latenessMs, latenessMs + this.clock.now() - startedAt);
   }
 
   private legOf(participantId: ParticipantId): WebRtcLeg | undefined {

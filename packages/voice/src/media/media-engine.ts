@@ -118,6 +118,13 @@ export interface MediaEngineOptions {
    * by more than a thread's time slice. Default {@link DEFAULT_MEDIA_WORKERS}.
    */
   workers?: number;
+  /**
+   * Nice value the media worker threads give themselves (Linux; lower runs first), or `null` to
+   * leave them at the process's. Default `MEDIA_THREAD_NICE` (-10): the mixer runs ahead of the
+   * main thread's HTTP and database work on a shared core. Setting a negative value needs
+   * `CAP_SYS_NICE`; without it each worker logs a warning and keeps its priority.
+   */
+  threadNice?: number | null;
   /** Entry module of the media worker; defaults to the one next to this package's sources/bundle. */
   workerUrl?: URL;
   /** Delay before a sandbox number answers; default about 1000 ms (tests may shorten it). */

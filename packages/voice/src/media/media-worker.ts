@@ -3,10 +3,13 @@
  * through the protocol of `worker-protocol.ts`. All media (WebRTC, the mixer loop, virtual
  * parties, WAV writing) lives here, away from HTTP and database work.
  */
+import { PerformanceObserver } from 'node:perf_hooks';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { z } from 'zod';
+import { FRAME_DURATION_MS } from '../constants';
 import { MediaCore } from './media-core';
 import { MediaError } from './media-errors';
+import { setCurrentThreadNice } from './thread-priority';
 import type { LegOptions, ParticipantRole } from './media-engine';
 import type {
   CommandResults,
@@ -20,6 +23,8 @@ import type {
 /** `workerData` arrives untyped; it is checked once here. */
 const workerInitSchema = z.object({
   shard: z.number().int().nonnegative(),
+  frameOffsetMs: z.number().nonnegative(),
+  threadNice: z.number().int().min(-20).max(19).optional(),
   iceAddresses: z.array(z.string()),
   sandboxDir: z.string().min(1),
   recordingsDir: z.string().min(1),
@@ -31,7 +36,7 @@ function post(port: MessagePort, message: WorkerMessage): void {
   port.postMessage(message);
 }
 
-/** Frame start lateness since the last `stats` request, for the bench. */
+/** Lateness samples (ms) since the last `stats` request, for the bench. */
 class LatenessLog {
   private samples: number[] = [];
 
@@ -49,11 +54,44 @@ class LatenessLog {
   }
 }
 
+/** The worker's garbage collection pauses since the last `stats` request, for the bench. */
+class GcLog {
+  private count = 0;
+  private totalMs = 0;
+  private maxMs = 0;
+
+  /** Starts observing this thread's GC. */
+  constructor() {
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        this.count++;
+        this.totalMs += entry.duration;
+        this.maxMs = Math.max(this.maxMs, entry.duration);
+      }
+    }).observe({ entryTypes: ['gc'] });
+  }
+
+  take(): WorkerStats['gc'] {
+    const taken = { count: this.count, totalMs: this.totalMs, maxMs: this.maxMs };
+    this.count = 0;
+    this.totalMs = 0;
+    this.maxMs = 0;
+    return taken;
+  }
+}
+
+/** What the worker measures of its own loop (bench instrumentation). */
+interface LoopLogs {
+  start: LatenessLog;
+  end: LatenessLog;
+  gc: GcLog;
+}
+
 async function execute(
   core: MediaCore,
   command: EngineCommand,
   shard: number,
-  lateness: LatenessLog,
+  logs: LoopLogs,
 ): Promise<CommandResults[EngineCommand['kind']]> {
   switch (command.kind) {
     case 'createOfferLeg':
@@ -98,7 +136,14 @@ async function execute(
       core.interruptMedia(command.participantId, command.durationMs);
       return undefined;
     case 'stats':
-      return { shard, ...core.size, ...core.loopStats, frameLateness: lateness.take() };
+      return {
+        shard,
+        ...core.size,
+        ...core.loopStats,
+        frameLateness: logs.start.take(),
+        frameEndLateness: logs.end.take(),
+        gc: logs.gc.take(),
+      };
     case 'shutdown':
       await core.shutdown();
       return undefined;
@@ -109,15 +154,33 @@ function roleOption(role: ParticipantRole | undefined): LegOptions {
   return role ? { role } : {};
 }
 
+/**
+ * The worker's frame grid on its own `performance.now()` clock: `frameOffsetMs` after the shared
+ * grid of whole frames since the Unix epoch. Each thread has its own time origin, so the grid is
+ * placed through `performance.timeOrigin` (the same wall clock in every thread).
+ */
+function framePhaseMs(frameOffsetMs: number): number {
+  const phase = (frameOffsetMs - performance.timeOrigin) % FRAME_DURATION_MS;
+  return phase < 0 ? phase + FRAME_DURATION_MS : phase;
+}
+
 async function main(port: MessagePort, init: WorkerInit): Promise<void> {
-  const lateness = new LatenessLog();
+  if (init.threadNice !== undefined) {
+    const problem = setCurrentThreadNice(init.threadNice);
+    if (problem) post(port, { type: 'warning', message: `media worker ${init.shard}: ${problem}` });
+  }
+  const logs: LoopLogs = { start: new LatenessLog(), end: new LatenessLog(), gc: new GcLog() };
   const core = new MediaCore({
     iceAddresses: init.iceAddresses,
     sandboxDir: init.sandboxDir,
     recordingsDir: init.recordingsDir,
     assetsDir: init.assetsDir,
     answerDelayMs: init.answerDelayMs,
-    onFrameMixed: (latenessMs) => lateness.add(latenessMs),
+    framePhaseMs: framePhaseMs(init.frameOffsetMs),
+    onFrameMixed: (latenessMs, endLatenessMs) => {
+      logs.start.add(latenessMs);
+      logs.end.add(endLatenessMs);
+    },
     emit: (event) => post(port, { type: 'event', event }),
     warn: (message) =>
       post(port, { type: 'warning', message: `media worker ${init.shard}: ${message}` }),
@@ -131,7 +194,7 @@ async function main(port: MessagePort, init: WorkerInit): Promise<void> {
     }),
   );
   port.on('message', (message: HostMessage) => {
-    const outcome = execute(core, message.command, init.shard, lateness);
+    const outcome = execute(core, message.command, init.shard, logs);
     if (message.type === 'request') {
       outcome.then(
         (value) => post(port, { type: 'result', requestId: message.requestId, value }),

@@ -1,5 +1,10 @@
 import { dirname, join } from 'node:path';
-import { DEFAULT_ANSWER_DELAY_MS, WORKER_SHUTDOWN_TIMEOUT_MS } from '../constants';
+import {
+  DEFAULT_ANSWER_DELAY_MS,
+  FRAME_DURATION_MS,
+  MEDIA_THREAD_NICE,
+  WORKER_SHUTDOWN_TIMEOUT_MS,
+} from '../constants';
 import { defaultAssetsDir } from '../pstn/clips';
 import { ENGINE_TRANSITIONS, type EngineEvent, type EngineState } from './engine-state';
 import { MediaError } from './media-errors';
@@ -225,11 +230,17 @@ export class WorkerMediaEngine implements MediaEngine {
     const entry = this.options.workerUrl ?? defaultMediaWorkerUrl();
     const workerCount = Math.max(1, Math.floor(this.options.workers ?? DEFAULT_MEDIA_WORKERS));
     const { sandboxDir } = this.options;
+    const threadNice =
+      this.options.threadNice === undefined ? MEDIA_THREAD_NICE : this.options.threadNice;
     for (let shard = 0; shard < workerCount; shard++) {
       const worker: MediaWorkerClient = new MediaWorkerClient({
         entry,
         init: {
           shard,
+          // The workers' ticks are spread evenly over the frame: on a shared core they take
+          // turns instead of queueing behind each other (docs/benchmarks.md).
+          frameOffsetMs: (shard * FRAME_DURATION_MS) / workerCount,
+          ...(threadNice === null ? {} : { threadNice }),
           iceAddresses: [...this.options.iceAddresses],
           sandboxDir,
           recordingsDir: this.options.recordingsDir ?? join(dirname(sandboxDir), 'recordings'),

@@ -18,6 +18,13 @@ export interface WorkerStats {
   framesSkipped: number;
   /** How late frames started after their due time since the last `stats` (ms). */
   frameLateness: { count: number; p50: number; p99: number; max: number };
+  /**
+   * How late frames finished mixing after their due time since the last `stats` (ms): the
+   * frame's datagrams leave the worker right after, so this bounds how late they are sent.
+   */
+  frameEndLateness: { count: number; p50: number; p99: number; max: number };
+  /** Garbage collection pauses of the worker since the last `stats`. */
+  gc: { count: number; totalMs: number; maxMs: number };
 }
 
 /** A command of `MediaEngine`, as posted to the worker. */
@@ -95,6 +102,13 @@ export type WorkerMessage =
 export interface WorkerInit {
   /** Which shard this worker is (several workers may later split the rooms). */
   shard: number;
+  /**
+   * Where this worker's 20 ms frames fall, in ms after the shared grid (the Unix epoch, in
+   * whole frames): workers on one core take turns instead of mixing at the same instant.
+   */
+  frameOffsetMs: number;
+  /** Nice value the worker gives its thread (lower runs first); `undefined` leaves it. */
+  threadNice?: number;
   iceAddresses: string[];
   sandboxDir: string;
   recordingsDir: string;

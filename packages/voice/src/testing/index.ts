@@ -5,7 +5,11 @@
  */
 export { WeriftBrowser, type WeriftBrowserOptions } from '../media/werift-browser';
 export { engineAudioCodecs } from '../media/peer-factory';
-export { disableDefaultStunServer, resumeIceAfterRestart } from '../media/werift-internals';
+export {
+  directRtpSend,
+  disableDefaultStunServer,
+  resumeIceAfterRestart,
+} from '../media/werift-internals';
 export { RtpPacketizer } from '../media/rtp-packetizer';
 export { encodeMuLaw, decodeMuLaw } from '../codec/mu-law';
 export { PStreamTestClient, type ReceivedFrame } from './pstream-test-client';
