@@ -295,7 +295,8 @@ describe.each(SDKS)('the %s SDK against the embedded engine over TLS', (sdk) => 
       );
     expect(await codeFor(`${sdk}-bad;invalid`)).toBe(20101);
     expect(await codeFor(`${sdk}-old;expired`)).toBe(20104);
-    expect(wireCodes).toEqual([31204, 31205]);
+    // A `register` sent before the gateway answered `listen` is refused with the same code.
+    expect([...new Set(wireCodes)]).toEqual([31204, 31205]);
     await context.close();
   });
 
