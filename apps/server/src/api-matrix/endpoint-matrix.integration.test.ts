@@ -1585,8 +1585,27 @@ const ENDPOINTS: Array<[endpoint: string, cases: Case[]]> = [
           });
           const [row] = await f.t.database.db.select().from(calls).where(eq(calls.id, call.id));
           expect(row).toMatchObject({ direction: 'inbound', phoneNumber: '+15550100777' });
-          // An available agent is rung for it.
-          expect(f.t.telephony.ops('ringAgent').at(-1)).toMatchObject({ callSid: call.sid });
+          // An available agent is rung for it, and sees the caller's number formatted.
+          const ring = f.t.telephony.ops('ringAgent').at(-1)!;
+          expect(ring).toMatchObject({ callSid: call.sid });
+          const rung = [f.agent1, f.agent2, f.supervisor].find(
+            (a) => String(a.userId) === ring.identity,
+          )!;
+          const callUserId = ring.params.From!.replace('client:', '');
+          const loaded = await inject({
+            method: 'GET',
+            url: `/api/v1/callusers/${callUserId}`,
+            headers: f.auth(rung, false),
+          });
+          expect(loaded.json()).toMatchObject({
+            call: {
+              direction: 'inbound',
+              lead: null,
+              phone_number: '+15550100777',
+              phone_number_formatted: '+1 555 010 0777',
+              number: { name: 'Acme Solar main line' },
+            },
+          });
           await f.endCall(row!);
         },
       ],

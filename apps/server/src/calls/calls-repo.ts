@@ -268,6 +268,7 @@ export async function toCallResource(db: Db, call: CallRow, now: Date = new Date
     profile,
     number,
     phone_number: call.phoneNumber,
+    phone_number_formatted: call.phoneNumber ? formatPhone(call.phoneNumber) : null,
     seconds_since_started_at: Math.max(
       0,
       Math.floor((now.getTime() - (call.answeredAt ?? call.createdAt).getTime()) / 1000),

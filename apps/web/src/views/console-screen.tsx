@@ -135,7 +135,14 @@ function ViewOf({
     case 'dialing': {
       const call = snapshot.console.call?.call;
       return (
-        <DialingView number={call?.lead?.phone_number_formatted ?? call?.phone_number ?? null} />
+        <DialingView
+          number={
+            call?.lead?.phone_number_formatted ??
+            call?.phone_number_formatted ??
+            call?.phone_number ??
+            null
+          }
+        />
       );
     }
     case 'oncall':

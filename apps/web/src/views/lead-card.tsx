@@ -11,11 +11,12 @@ export interface LeadCardProps {
 /**
  * The lead of the call: avatar (initials fallback), label, company, email (unless the account
  * hides it), category, and the formatted phone when the account shows it. A call without a lead
- * shows its phone number.
+ * shows its phone number, formatted.
  */
 export function LeadCard({ call, settings }: LeadCardProps) {
   const { lead } = call.call;
-  const name = lead?.label || call.call.phone_number || 'Unknown caller';
+  const name =
+    lead?.label || call.call.phone_number_formatted || call.call.phone_number || 'Unknown caller';
   return (
     <article className="lead-card" aria-label={`Lead: ${name}`}>
       <Avatar name={name} src={lead?.profile_picture ?? null} size={56} />

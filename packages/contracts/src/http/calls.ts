@@ -48,6 +48,8 @@ export interface Call {
   profile: { id: number; is_deal_whispertext: boolean; auto_answer: boolean; tags: Tag[] } | null;
   number: { name: string; account_id: number; phone_number_formatted: string } | null;
   phone_number: string | null;
+  /** `phone_number` formatted for display (international notation). */
+  phone_number_formatted?: string | null;
   /** Seconds since the call started (answered, else created): listen, whisper and barge timers start here. */
   seconds_since_started_at: number;
   /** The lead is on hold. */
