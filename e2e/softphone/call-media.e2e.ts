@@ -3,12 +3,11 @@
  * ways, mute as the far end hears it, and DTMF as the engine receives it. The browser's mic is
  * a 1000 Hz tone; the lead (+15550100042) plays 440 Hz and records what it hears.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { rmsDbfs } from '@leadline/voice/dsp';
-import { captureRemoteAudio, launchChromium, toneWav } from '../support/browser';
-import { startEngineHarness, type EngineHarness } from '../support/engine-harness';
 import {
+  softphoneWorld,
   browserHears,
   callLead,
   callLog,
@@ -17,49 +16,35 @@ import {
   hasClearTone,
   heardBetween,
   letAudioFlow,
-  openSoftphonePage,
   placeCall,
   toneLevelDbfs,
   waitForCallEvent,
   type SoftphonePageWindow,
 } from '../support/softphone-page';
+import type { EngineHarness } from '../support/engine-harness';
 
 const MIC_HZ = 1000;
 const LEAD_HZ = 440;
 /** Below this the lead hears no mic tone (a live tone is about -30 dBFS or louder). */
 const SILENT_DBFS = -50;
 
-let harness: EngineHarness;
-let browser: Browser;
-beforeAll(async () => {
-  harness = await startEngineHarness();
-  browser = await launchChromium(await toneWav(MIC_HZ, 60));
-});
-afterAll(async () => {
-  await browser?.close();
-  await harness?.close();
-});
+const world = softphoneWorld(MIC_HZ);
 
-async function softphone(identity: string): Promise<Page> {
-  const page = await browser.newPage();
-  await captureRemoteAudio(page);
-  await openSoftphonePage(page, harness, identity);
-  return page;
-}
+const softphone = (identity: string): Promise<Page> => world.softphone(identity);
 
 it('outgoing: connect rings, opens, and audio flows both ways', async () => {
   const page = await softphone('agent-out');
-  const since = harness.events.length;
+  const since = world.harness.events.length;
   await placeCall(page, { To: '+15550100042' });
-  const placed = await harness.waitFor(
+  const placed = await world.harness.waitFor(
     'outgoing.placed',
     (e) => e.identity === 'agent-out' && e.to === '+15550100042',
     15_000,
     since,
   );
-  await harness.waitFor('phone.ringing', (e) => e.callSid === placed.callSid, 15_000, since);
+  await world.harness.waitFor('phone.ringing', (e) => e.callSid === placed.callSid, 15_000, since);
   const ringing = await waitForCallEvent(page, 'ringing', 15_000);
-  const answered = await harness.waitFor(
+  const answered = await world.harness.waitFor(
     'phone.answered',
     (e) => e.callSid === placed.callSid,
     15_000,
@@ -78,7 +63,7 @@ it('outgoing: connect rings, opens, and audio flows both ways', async () => {
   expect(Math.abs(heard! - LEAD_HZ)).toBeLessThanOrEqual(20);
   const openAt = Date.now();
   await letAudioFlow(1_500);
-  const recording = await hangUpAndRecord(harness, {
+  const recording = await hangUpAndRecord(world.harness, {
     callSid: placed.callSid,
     answeredAt: answered.at,
   });
@@ -92,7 +77,7 @@ it('outgoing: connect rings, opens, and audio flows both ways', async () => {
 
 it('mute: the lead stops hearing the microphone while muted and hears it again after', async () => {
   const page = await softphone('agent-mute');
-  const call = await callLead(page, harness, 'agent-mute');
+  const call = await callLead(page, world.harness, 'agent-mute');
   const setMuted = (muted: boolean) =>
     page.evaluate((muted) => {
       const c = (window as unknown as SoftphonePageWindow).call!;
@@ -110,7 +95,7 @@ it('mute: the lead stops hearing the microphone while muted and hears it again a
   const unmuted = Date.now();
   await letAudioFlow(2_000);
   const end = Date.now();
-  const recording = await hangUpAndRecord(harness, call);
+  const recording = await hangUpAndRecord(world.harness, call);
 
   // Windows kept 300 ms clear of each switch (the media path's delay).
   const rate = recording.sampleRateHz;
@@ -139,16 +124,16 @@ it('mute: the lead stops hearing the microphone while muted and hears it again a
 
 it('DTMF: sendDigits reaches the engine as RFC 4733 events in order, at least 200 ms apart', async () => {
   const page = await softphone('agent-dtmf');
-  const call = await callLead(page, harness, 'agent-dtmf');
-  const since = harness.events.length;
+  const call = await callLead(page, world.harness, 'agent-dtmf');
+  const since = world.harness.events.length;
   await page.evaluate(() => (window as unknown as SoftphonePageWindow).call!.sendDigits('123#'));
-  await harness.waitFor(
+  await world.harness.waitFor(
     'phone.dtmf',
     (e) => e.callSid === call.callSid && e.digits === '#',
     15_000,
     since,
   );
-  const presses = harness.events
+  const presses = world.harness.events
     .slice(since)
     .filter(
       (e): e is Extract<EngineHarness['events'][number], { type: 'dtmf' }> =>
@@ -156,7 +141,7 @@ it('DTMF: sendDigits reaches the engine as RFC 4733 events in order, at least 20
     );
   expect(presses.map((p) => p.digits).join('')).toBe('123#');
   // The lead received them too, in order.
-  const received = harness.events
+  const received = world.harness.events
     .slice(since)
     .filter((e) => e.type === 'phone.dtmf' && e.callSid === call.callSid)
     .map((e) => (e.type === 'phone.dtmf' ? e.digits : ''));
@@ -178,6 +163,6 @@ it('DTMF: sendDigits reaches the engine as RFC 4733 events in order, at least 20
   expect(gapsMs).toHaveLength(3);
   for (const gap of gapsMs) expect(gap).toBeGreaterThanOrEqual(200);
   expect(await callStatus(page)).toBe('open');
-  await hangUpAndRecord(harness, call);
+  await hangUpAndRecord(world.harness, call);
   await page.close();
 });

@@ -3,19 +3,17 @@
  * volume events, and switching the microphone and speaker during a call. The browser's mic is
  * a 1000 Hz tone; the lead (+15550100042) plays 440 Hz and records what it hears.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import type { Device } from '@leadline/softphone';
-import { captureRemoteAudio, launchChromium, toneWav } from '../support/browser';
-import { startEngineHarness, type EngineHarness } from '../support/engine-harness';
 import {
-  browserHears,
+  softphoneWorld,
+  expectBrowserHears,
   callStatus,
   hangUpAndRecord,
   hasClearTone,
   heardBetween,
   letAudioFlow,
-  openSoftphonePage,
   ringAndAccept,
   volumesSince,
   waitForCallEvent,
@@ -25,21 +23,10 @@ import {
 const MIC_HZ = 1000;
 const LEAD_HZ = 440;
 
-let harness: EngineHarness;
-let browser: Browser;
-beforeAll(async () => {
-  harness = await startEngineHarness();
-  browser = await launchChromium(await toneWav(MIC_HZ, 60));
-});
-afterAll(async () => {
-  await browser?.close();
-  await harness?.close();
-});
+const world = softphoneWorld(MIC_HZ);
 
-async function softphone(identity: string): Promise<Page> {
-  const page = await browser.newPage();
-  await captureRemoteAudio(page);
-  // Which output device the call's audio is routed to (setSinkId on its <audio> element).
+/** Records which output device the call's audio is routed to (setSinkId on its <audio>). */
+async function trackSinkIds(page: Page): Promise<void> {
   await page.addInitScript(() => {
     const w = window as unknown as { sinkIds: string[] };
     w.sinkIds = [];
@@ -53,20 +40,14 @@ async function softphone(identity: string): Promise<Page> {
       return setSinkId.call(this, id);
     };
   });
-  await openSoftphonePage(page, harness, identity);
-  return page;
 }
 
-async function expectBrowserHears(page: Page, frequencyHz: number): Promise<void> {
-  const heard = await browserHears(page, frequencyHz);
-  expect(heard, `the browser hears ${heard} Hz`).not.toBeNull();
-  expect(Math.abs(heard! - frequencyHz)).toBeLessThanOrEqual(20);
-}
+const softphone = (identity: string): Promise<Page> => world.softphone(identity, trackSinkIds);
 
 it('register: the device becomes registered and the engine reports it online', async () => {
-  const since = harness.events.length;
-  const page = await browser.newPage();
-  await page.goto(harness.url);
+  const since = world.harness.events.length;
+  const page = await world.browser.newPage();
+  await page.goto(world.harness.url);
   const states = await page.evaluate(async (host) => {
     const sdk = (window as unknown as { Softphone: { Device: typeof Device } }).Softphone;
     const device = new sdk.Device('agent-reg', { chunderw: host });
@@ -76,28 +57,28 @@ it('register: the device becomes registered and the engine reports it online', a
     await device.register();
     (window as unknown as { device: unknown }).device = device;
     return { seen, identity: device.identity, state: device.state };
-  }, harness.host);
+  }, world.harness.host);
   expect(states).toEqual({
     seen: ['unregistered', 'registering', 'registered'],
     identity: 'agent-reg',
     state: 'registered',
   });
-  await harness.waitFor('device.online', (e) => e.identity === 'agent-reg', 10_000, since);
-  expect(harness.engine.isOnline('agent-reg')).toBe(true);
+  await world.harness.waitFor('device.online', (e) => e.identity === 'agent-reg', 10_000, since);
+  expect(world.harness.engine.isOnline('agent-reg')).toBe(true);
 
   // And back: unregister, the engine reports it offline.
   await page.evaluate(() =>
     (window as unknown as { device: { unregister(): Promise<void> } }).device.unregister(),
   );
-  await harness.waitFor('device.offline', (e) => e.identity === 'agent-reg', 10_000, since);
-  expect(harness.engine.isOnline('agent-reg')).toBe(false);
+  await world.harness.waitFor('device.offline', (e) => e.identity === 'agent-reg', 10_000, since);
+  expect(world.harness.engine.isOnline('agent-reg')).toBe(false);
   await page.close();
 });
 
 it('incoming: the engine rings, incoming fires, accept opens the call and the lead is heard', async () => {
   const page = await softphone('agent-in');
-  await harness.waitFor('device.online', (e) => e.identity === 'agent-in');
-  expect(await harness.engine.ringAgent('CAin1', 'agent-in', { From: 'client:42' })).toBe(1);
+  await world.harness.waitFor('device.online', (e) => e.identity === 'agent-in');
+  expect(await world.harness.engine.ringAgent('CAin1', 'agent-in', { From: 'client:42' })).toBe(1);
   await page.waitForFunction(
     () => (window as unknown as SoftphonePageWindow).calls.length === 1,
     undefined,
@@ -118,15 +99,18 @@ it('incoming: the engine rings, incoming fires, accept opens the call and the le
     w.calls[0]!.accept();
   });
   await waitForCallEvent(page, 'accept', 15_000);
-  await harness.waitFor(
+  await world.harness.waitFor(
     'agent.answered',
     (e) => e.callSid === 'CAin1' && e.identity === 'agent-in',
   );
   expect(await callStatus(page)).toBe('open');
-  harness.engine.dial('CAin1', '+15550100042');
-  const answered = await harness.waitFor('phone.answered', (e) => e.callSid === 'CAin1');
+  world.harness.engine.dial('CAin1', '+15550100042');
+  const answered = await world.harness.waitFor('phone.answered', (e) => e.callSid === 'CAin1');
   await expectBrowserHears(page, LEAD_HZ);
-  const recording = await hangUpAndRecord(harness, { callSid: 'CAin1', answeredAt: answered.at });
+  const recording = await hangUpAndRecord(world.harness, {
+    callSid: 'CAin1',
+    answeredAt: answered.at,
+  });
   expect(hasClearTone(recording.samples, MIC_HZ, recording.sampleRateHz)).toBe(true);
   await waitForCallEvent(page, 'disconnect');
   await page.close();
@@ -134,7 +118,7 @@ it('incoming: the engine rings, incoming fires, accept opens the call and the le
 
 it('volume: events report the fake microphone while it plays', async () => {
   const page = await softphone('agent-vol');
-  const call = await ringAndAccept(page, harness, 'agent-vol', 'CAvol1');
+  const call = await ringAndAccept(page, world.harness, 'agent-vol', 'CAvol1');
   const openAt = Date.now();
   await page.waitForFunction(
     (since) =>
@@ -155,13 +139,13 @@ it('volume: events report the fake microphone while it plays', async () => {
   expect(inputs.every((v) => v >= 0 && v <= 1)).toBe(true);
   expect(share(inputs)).toBeGreaterThan(0.9);
   expect(share(outputs)).toBeGreaterThan(0.5);
-  await hangUpAndRecord(harness, call);
+  await hangUpAndRecord(world.harness, call);
   await page.close();
 });
 
 it('switching the microphone and the speaker during a call keeps it up with audio both ways', async () => {
   const page = await softphone('agent-switch');
-  const call = await ringAndAccept(page, harness, 'agent-switch', 'CAswitch1');
+  const call = await ringAndAccept(page, world.harness, 'agent-switch', 'CAswitch1');
   await expectBrowserHears(page, LEAD_HZ);
 
   const switched = await page.evaluate(async () => {
@@ -204,7 +188,7 @@ it('switching the microphone and the speaker during a call keeps it up with audi
   await letAudioFlow(1_500);
   const end = Date.now();
   expect(await callStatus(page)).toBe('open');
-  const recording = await hangUpAndRecord(harness, call);
+  const recording = await hangUpAndRecord(world.harness, call);
   const afterSwitch = heardBetween(recording, switchedAt + 300, end);
   expect(afterSwitch.length).toBeGreaterThan(recording.sampleRateHz);
   expect(hasClearTone(afterSwitch, MIC_HZ, recording.sampleRateHz)).toBe(true);

@@ -7,11 +7,10 @@
  * How long each recovery took is printed (never asserted); the tests assert the outcome: the
  * call stays open and audio flows both ways afterwards.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { captureRemoteAudio, launchChromium, toneWav } from '../support/browser';
-import { startEngineHarness, type EngineHarness } from '../support/engine-harness';
+import { expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import {
+  softphoneWorld,
   browserHears,
   callLead,
   callLog,
@@ -20,7 +19,6 @@ import {
   hasClearTone,
   heardBetween,
   letAudioFlow,
-  openSoftphonePage,
   ringAndAccept,
   waitForCallEvent,
   type LeadCall,
@@ -31,23 +29,9 @@ const LEAD_HZ = 440;
 /** Bounded waits for a recovery (the SDK's own targets are 2 s and a few seconds). */
 const RECOVERY_WAIT_MS = 10_000;
 
-let harness: EngineHarness;
-let browser: Browser;
-beforeAll(async () => {
-  harness = await startEngineHarness();
-  browser = await launchChromium(await toneWav(MIC_HZ, 60));
-});
-afterAll(async () => {
-  await browser?.close();
-  await harness?.close();
-});
+const world = softphoneWorld(MIC_HZ);
 
-async function softphone(identity: string): Promise<Page> {
-  const page = await browser.newPage();
-  await captureRemoteAudio(page);
-  await openSoftphonePage(page, harness, identity);
-  return page;
-}
+const softphone = (identity: string): Promise<Page> => world.softphone(identity);
 
 /** The call is open, the browser hears the lead and the lead hears the mic after `from`. */
 async function expectAudioBothWaysAfter(page: Page, call: LeadCall, from: number): Promise<void> {
@@ -59,7 +43,7 @@ async function expectAudioBothWaysAfter(page: Page, call: LeadCall, from: number
   await letAudioFlow(1_500);
   const end = Date.now();
   expect(await callStatus(page)).toBe('open');
-  const recording = await hangUpAndRecord(harness, call);
+  const recording = await hangUpAndRecord(world.harness, call);
   const after = heardBetween(recording, Math.max(from, listenedFrom), end);
   expect(after.length).toBeGreaterThan(recording.sampleRateHz);
   expect(hasClearTone(after, MIC_HZ, recording.sampleRateHz)).toBe(true);
@@ -71,16 +55,16 @@ for (const direction of ['outgoing', 'incoming'] as const) {
     const page = await softphone(identity);
     const call =
       direction === 'outgoing'
-        ? await callLead(page, harness, identity)
-        : await ringAndAccept(page, harness, identity, 'CAsig1');
+        ? await callLead(page, world.harness, identity)
+        : await ringAndAccept(page, world.harness, identity, 'CAsig1');
     await letAudioFlow(1_000);
-    const since = harness.events.length;
+    const since = world.harness.events.length;
 
     const cutAt = Date.now();
-    expect(harness.dropSignalling()).toBeGreaterThanOrEqual(1);
+    expect(world.harness.dropSignalling()).toBeGreaterThanOrEqual(1);
     const reconnecting = await waitForCallEvent(page, 'reconnecting', RECOVERY_WAIT_MS);
     const reconnected = await waitForCallEvent(page, 'reconnected', RECOVERY_WAIT_MS);
-    const online = await harness.waitFor(
+    const online = await world.harness.waitFor(
       'device.online',
       (e) => e.identity === identity,
       RECOVERY_WAIT_MS,
@@ -93,7 +77,9 @@ for (const direction of ['outgoing', 'incoming'] as const) {
     );
     expect(reconnected.at).toBeGreaterThanOrEqual(reconnecting.at);
     expect(
-      harness.events.slice(since).filter((e) => e.type === 'agent.left' || e.type === 'phone.left'),
+      world.harness.events
+        .slice(since)
+        .filter((e) => e.type === 'agent.left' || e.type === 'phone.left'),
     ).toEqual([]);
     await expectAudioBothWaysAfter(page, call, reconnected.at);
     const events = (await callLog(page)).map((e) => e.event);
@@ -110,11 +96,11 @@ it.each([3_000, 6_000])(
   async (blockMs) => {
     const identity = `agent-media-${blockMs}`;
     const page = await softphone(identity);
-    const call = await callLead(page, harness, identity);
+    const call = await callLead(page, world.harness, identity);
     await letAudioFlow(1_000);
 
     const blockedAt = Date.now();
-    expect(harness.engine.interruptMedia(call.callSid, identity, blockMs)).toBe(true);
+    expect(world.harness.engine.interruptMedia(call.callSid, identity, blockMs)).toBe(true);
     const reconnecting = await waitForCallEvent(page, 'reconnecting', RECOVERY_WAIT_MS);
     const reconnected = await waitForCallEvent(page, 'reconnected', RECOVERY_WAIT_MS + blockMs);
     console.log(

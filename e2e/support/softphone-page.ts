@@ -7,12 +7,18 @@
  * (`Date.now()`, the same clock as the test process), so specs can wait for events and line the
  * page's actions up with the lead's recording.
  */
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { Call, CallEvents, Device } from '@leadline/softphone';
 import { goertzelPower, readWavFile } from '@leadline/voice/dsp';
 import { tonesIn } from '@leadline/voice/testing';
-import { remoteDominantFrequency } from './browser';
-import { openSoftphone, type EngineHarness, type HarnessSdk } from './engine-harness';
+import { captureRemoteAudio, launchChromium, remoteDominantFrequency, toneWav } from './browser';
+import {
+  openSoftphone,
+  startEngineHarness,
+  type EngineHarness,
+  type HarnessSdk,
+} from './engine-harness';
 
 /** One event of the call under test, as the page saw it. */
 export interface CallLogEntry {
@@ -318,3 +324,59 @@ export async function hangUpAndRecord(harness: EngineHarness, call: LeadCall): P
 /** Lets `ms` of audio flow (not an assertion: the audio is judged afterwards). */
 export const letAudioFlow = (ms: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A spec file's engine and browser (see {@link softphoneWorld}). */
+export interface SoftphoneWorld {
+  /** The engine harness (started before the file's tests). */
+  readonly harness: EngineHarness;
+  /** The browser (its microphone plays the world's tone). */
+  readonly browser: Browser;
+  /**
+   * A new page with our SDK's device registered as `identity` and its remote audio captured;
+   * `prepare` runs on the page before it loads (init scripts).
+   */
+  softphone(identity: string, prepare?: (page: Page) => Promise<void>): Promise<Page>;
+}
+
+/**
+ * Starts the engine harness and one Chromium whose microphone plays `micHz` before the spec
+ * file's tests, and closes both after them.
+ */
+export function softphoneWorld(micHz: number): SoftphoneWorld {
+  let harness: EngineHarness | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    harness = await startEngineHarness();
+    browser = await launchChromium(await toneWav(micHz, 60));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await harness?.close();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('softphoneWorld is used before its beforeAll ran');
+    return value;
+  };
+  return {
+    get harness() {
+      return started(harness);
+    },
+    get browser() {
+      return started(browser);
+    },
+    async softphone(identity, prepare) {
+      const page = await started(browser).newPage();
+      await captureRemoteAudio(page);
+      await prepare?.(page);
+      await openSoftphonePage(page, started(harness), identity);
+      return page;
+    },
+  };
+}
+
+/** Asserts the browser hears `frequencyHz` (within 20 Hz) within a few listening windows. */
+export async function expectBrowserHears(page: Page, frequencyHz: number): Promise<void> {
+  const heard = await browserHears(page, frequencyHz);
+  expect(heard, `the browser hears ${heard} Hz`).not.toBeNull();
+  expect(Math.abs(heard! - frequencyHz)).toBeLessThanOrEqual(20);
+}
