@@ -6,7 +6,7 @@
  */
 import { TypedEmitter } from '@leadline/contracts/lib';
 import { InvalidArgumentError } from '../errors/errors';
-import type { Platform } from '../platform/platform';
+import { stopTracks, type Platform } from '../platform/platform';
 import { OutputDeviceCollection } from './output-device-collection';
 
 /** Events of the audio helper. */
@@ -163,8 +163,6 @@ export class AudioHelper extends TypedEmitter<AudioHelperEvents> {
     return this.#enabled[name];
   }
 }
-
-const stopTracks = (stream: MediaStream | null) => stream?.getTracks().forEach((t) => t.stop());
 
 /** Replaces a device list with the devices of `kind`; returns the devices that are gone. */
 function update(

@@ -368,7 +368,7 @@ export class Call extends TypedEmitter<CallEvents> {
       await this.#media.openMicrophone(this.#o.getInputStream?.() ?? null);
       const sdp = await this.#media.createOffer();
       if (this.status() === 'closed') return;
-      const callsid = this.parameters.CallSid ?? this.outboundConnectionId!;
+      const callsid = this.#callSid();
       if (this.#reconnectToken) {
         this.#send('invite', { callsid, sdp, reconnect: this.#reconnectToken, twilio: {} });
       } else {
@@ -499,7 +499,7 @@ export class Call extends TypedEmitter<CallEvents> {
   /** Media is up: opens a connecting call (outgoing: once answered), or ends a media outage. */
   #onMediaConnected(): void {
     if (!this.#media.isConnected) return;
-    if (this.#warnings.has('ice-connectivity-lost')) this.#warn('ice-connectivity-lost', false);
+    this.#warn('ice-connectivity-lost', false);
     if (this.#down.has('media')) return this.#mediaRestored();
     const ready = this.direction === CallDirection.Incoming || this.#answered;
     if (!ready || !this.#machine.trySend('open')) return;
@@ -522,9 +522,7 @@ export class Call extends TypedEmitter<CallEvents> {
     this.#inputStreak = input === this.#lastInput ? this.#inputStreak + 1 : 0;
     this.#lastInput = input;
     const constant = this.#inputStreak >= VOLUME_WARNING_STREAK && !this.#muted;
-    if (constant !== this.#warnings.has('constant-audio-input-level')) {
-      this.#warn('constant-audio-input-level', constant);
-    }
+    this.#warn('constant-audio-input-level', constant);
   }
 
   #warn(name: CallWarningName, raised: boolean): void {
@@ -702,14 +700,12 @@ export class Call extends TypedEmitter<CallEvents> {
 
   // ------------------------------------------------------------------ endings
 
-  #hangUp(transition: 'disconnect' | 'fail', message?: string): boolean {
-    const state = this.status();
-    if (state === 'pending' || !this.#machine.can(transition)) return false;
+  #hangUp(transition: 'disconnect' | 'fail', message?: string): void {
+    if (!this.#machine.can(transition)) return;
     const callsid = this.#callSid();
     this.#send('hangup', message ? { callsid, message } : { callsid });
     this.#close(transition);
     this.emit('disconnect', this);
-    return true;
   }
 
   #fail(error: SoftphoneError, message?: string): void {

@@ -7,7 +7,12 @@
 import { TypedEmitter } from '@leadline/contracts/lib';
 import { CODEC_PREFERENCES, ICE_GATHERING_TIMEOUT_MS } from '../constants';
 import { createError, InvalidArgumentError, type SoftphoneError } from '../errors/errors';
-import type { AudioOutput, Platform, VolumeMeter } from '../platform/platform';
+import {
+  stopTracks,
+  type AudioOutput,
+  type Platform,
+  type VolumeMeter,
+} from '../platform/platform';
 
 /** Events of a media session (the connection state, as `RTCPeerConnection` reports it). */
 export type MediaSessionEvents = {
@@ -129,7 +134,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> {
         throw createError(31402, 'The input stream has no audio track.');
       }
     }
-    if (this.#closed) return stopAll(stream);
+    if (this.#closed) return stopTracks(stream);
     this.#local = stream;
     this.setMuted(this.#muted);
   }
@@ -141,7 +146,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> {
     await this.#sender?.replaceTrack(track);
     const old = this.#local;
     this.#local = this.platform.createMediaStream([track]);
-    stopAll(old);
+    stopTracks(old);
     this.#restartMeters();
   }
 
@@ -266,7 +271,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> {
     this.#pc.ontrack = null;
     this.#pc.onconnectionstatechange = null;
     for (const meter of this.#meters) meter.stop();
-    stopAll(this.#local);
+    stopTracks(this.#local);
     this.#output.stop();
     this.#pc.close();
   }
@@ -290,5 +295,3 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> {
     });
   }
 }
-
-const stopAll = (stream: MediaStream | null) => stream?.getTracks().forEach((t) => t.stop());

@@ -620,5 +620,15 @@ describe('updateOptions', () => {
     expect(env.sockets).toHaveLength(2);
     expect(env.socket().url).toBe('wss://gateway.example/signal');
     expect(env.sockets[0]!.readyState).toBe(3);
+    env.socket().open();
+    await flush();
+    // The new socket registers right away, not at the next 30 s registration tick.
+    expect(
+      env
+        .socket()
+        .frames()
+        .map((f) => f.type),
+    ).toEqual(['listen', 'register']);
+    expect(env.socket().last('register')).toEqual({ media: { audio: true } });
   });
 });

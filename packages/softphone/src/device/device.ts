@@ -386,6 +386,9 @@ export class Device extends TypedEmitter<DeviceEvents> {
       if (this.#wantsRegistration) this.#transition('register');
     });
     stream.setToken(this.#token);
+    // A new stream (e.g. after `updateOptions` moved the socket) registers on open, rather than
+    // waiting for the next registration tick.
+    if (this.#wantsRegistration) stream.register(true);
     stream.open();
     return stream;
   }

@@ -83,6 +83,10 @@ export interface Platform {
 /** WebSocket's OPEN ready state. */
 export const SOCKET_OPEN = 1;
 
+/** Stops every track of a stream (a no-op for `null`). */
+export const stopTracks = (stream: MediaStream | null): void =>
+  stream?.getTracks().forEach((t) => t.stop());
+
 type SinkableAudio = HTMLAudioElement & { setSinkId?: (id: string) => Promise<void> };
 
 let audioContext: AudioContext | null | undefined;

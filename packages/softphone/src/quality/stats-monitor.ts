@@ -237,8 +237,9 @@ export class StatsMonitor extends TypedEmitter<StatsMonitorEvents> {
       const { max, min } = rule;
       threshold = max === undefined ? { name: 'min', value: min! } : { name: 'max', value: max };
       const crosses = (v: number) => (max === undefined ? v < min! : v > max);
-      raise = numbers.filter(crosses).length >= (rule.raiseCount ?? DEFAULT_RAISE_COUNT);
-      clear = numbers.filter(crosses).length <= (rule.clearCount ?? 0);
+      const crossing = numbers.filter(crosses).length;
+      raise = crossing >= (rule.raiseCount ?? DEFAULT_RAISE_COUNT);
+      clear = crossing <= (rule.clearCount ?? 0);
       latestGood = !crosses(numbers.at(-1)!);
     }
     const warning: QualityWarning = { name: rule.warning, threshold, values: numbers };

@@ -19,7 +19,7 @@ import {
   PSTREAM_VERSION,
   SDK_VERSION,
 } from '../constants';
-import { Backoff, type BackoffOptions } from '../lib/backoff';
+import { Backoff } from '../lib/backoff';
 import { SOCKET_OPEN, type Platform, type SocketLike } from '../platform/platform';
 import { parseGatewayFrame } from './gateway-frames';
 
@@ -41,8 +41,6 @@ export const TRANSPORT_TABLE: TransitionTable<TransportState, TransportEvent> = 
 export type PStreamEvents = {
   [T in GatewayMessage['type']]: [payload: GatewayPayload<T>];
 } & {
-  /** The socket opened (first time or after a reconnect). */
-  transportOpen: [];
   /** The socket closed; the client will reconnect unless destroyed. */
   transportClose: [];
   /** A frame could not be understood (`type` is its `type` field, if it had one). */
@@ -54,8 +52,6 @@ type ClientPayloadOf<T extends ClientType> = Extract<ClientMessage, { type: T }>
 
 /** Options of the client. */
 export interface PStreamOptions {
-  /** Reconnect back-off (default: min 100, max 10,000 ms, factor 2, jitter 1). */
-  backoff?: BackoffOptions;
   /** How long the gateway keeps a live call for a signalling reconnect (`listen.reconnectTimeout`). */
   maxCallSignalingTimeoutMs?: number;
 }
@@ -88,7 +84,7 @@ export class PStreamClient extends TypedEmitter<PStreamEvents> {
     options: PStreamOptions = {},
   ) {
     super();
-    this.#backoff = new Backoff(options.backoff ?? DEFAULT_BACKOFF, () => platform.random());
+    this.#backoff = new Backoff(DEFAULT_BACKOFF, () => platform.random());
     const timeoutMs = options.maxCallSignalingTimeoutMs ?? CALL_SIGNALING_TIMEOUT_MS;
     this.#reconnectTimeoutS = Math.min(Math.ceil(Math.max(0, timeoutMs) / 1000), 30);
   }
@@ -144,11 +140,6 @@ export class PStreamClient extends TypedEmitter<PStreamEvents> {
     return false;
   }
 
-  /** Drops the socket on purpose to reconnect (tests, network change). */
-  reconnectNow(): void {
-    this.#socket?.close(4000, 'reconnect');
-  }
-
   /** Closes for good. */
   destroy(): void {
     if (!this.#machine.trySend('destroy')) return;
@@ -192,7 +183,6 @@ export class PStreamClient extends TypedEmitter<PStreamEvents> {
       const queued = this.#queue;
       this.#queue = [];
       for (const frame of queued) socket.send(frame);
-      this.emit('transportOpen');
     };
     socket.onmessage = (event) => {
       if (!current()) return;
