@@ -24,15 +24,6 @@ import type { Clock } from './gateway/clock';
 /** How an agent takes part in a call (the mixing rule of its leg). */
 export type AgentRole = Exclude<ParticipantRole, 'lead'>;
 
-/** Every agent role. */
-export const AGENT_ROLES: readonly AgentRole[] = [
-  'agent',
-  'conference',
-  'listen',
-  'whisper',
-  'barge',
-];
-
 /** What the engine reports, one event per fact; `callSid` is always the call (room). */
 export type TelephonyEvent =
   | { type: 'device.online'; identity: string }

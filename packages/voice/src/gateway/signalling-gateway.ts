@@ -239,10 +239,7 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
   close(): void {
     this.#unsubscribeMedia();
     for (const session of [...this.#sessions]) session.close();
-    for (const call of new Set(this.#calls.values())) {
-      if (call.graceTimer !== null) this.#clock.clearTimeout(call.graceTimer);
-      call.graceTimer = null;
-    }
+    for (const call of new Set(this.#calls.values())) this.#stopGrace(call);
     this.#wss.close();
   }
 

@@ -211,7 +211,7 @@ export class MediaCore {
     for (const participant of room.participants) this.detach(participant.id, reason);
     this.rooms.delete(roomId);
     const recording = room.recording;
-    if (recording instanceof WavFileWriter) {
+    if (recording) {
       this.track(
         recording.close().then(
           (seconds) =>

@@ -28,16 +28,6 @@ export type DialFailure = 'busy' | 'no-answer' | 'failed';
  */
 export type ParticipantRole = 'agent' | 'lead' | 'conference' | 'listen' | 'whisper' | 'barge';
 
-/** Every role, in a stable order. */
-export const PARTICIPANT_ROLES: readonly ParticipantRole[] = [
-  'agent',
-  'lead',
-  'conference',
-  'listen',
-  'whisper',
-  'barge',
-];
-
 /** Options of a new WebRTC leg. */
 export interface LegOptions {
   /** How it takes part in the room; default `agent`. */

@@ -4,9 +4,13 @@ import type { ParticipantId, RoomId } from './media-engine';
 import { mixFrames, roleHearing, type HearingRule, type MixInput } from './mixer';
 import type { Participant } from './participant';
 
-/** Where a room's mixed recording goes: anything that takes frames (a `WavFileWriter`). */
+/** Where a room's mixed recording goes: a file that takes frames (a `WavFileWriter`). */
 export interface RoomRecorder {
+  /** The file written. */
+  readonly path: string;
   append(frame: Int16Array): void;
+  /** Finishes the file; resolves with the seconds recorded. */
+  close(): Promise<number>;
 }
 
 /** Options of a {@link Room}. */
@@ -22,6 +26,9 @@ export interface RoomOptions {
 
 const HOLD_MUSIC_ID = '#hold-music';
 const RECORDER_ID = '#recording';
+/** The role rule, made once for each of the two hold states. */
+const HEARING_NOT_HELD = roleHearing(false);
+const HEARING_HELD = roleHearing(true);
 
 /**
  * One call: its participants, whether it is on hold, and its recording. Each frame it asks
@@ -33,6 +40,8 @@ export class Room {
   private held = false;
   private holdMusic: AudioSource | undefined;
   private recorder: RoomRecorder | undefined;
+  /** The hold music's frame, refilled every frame (the mix copies what it reads). */
+  private readonly holdMusicFrame = new Int16Array(SAMPLES_PER_FRAME);
 
   /** Creates an empty room. */
   constructor(
@@ -43,11 +52,6 @@ export class Room {
   /** The participants, in joining order. */
   get participants(): Participant[] {
     return [...this.members.values()];
-  }
-
-  /** Whether the room is on hold. */
-  get onHold(): boolean {
-    return this.held;
   }
 
   /** The recording, once it started. */
@@ -98,12 +102,15 @@ export class Room {
     if (this.holdMusic) {
       inputs.push({
         id: HOLD_MUSIC_ID,
-        frame: this.holdMusic.fill(new Int16Array(SAMPLES_PER_FRAME)),
+        frame: this.holdMusic.fill(this.holdMusicFrame),
         muted: false,
         role: 'music',
       });
     }
-    const outputs = mixFrames(inputs, this.options.rule ?? roleHearing(this.held));
+    const outputs = mixFrames(
+      inputs,
+      this.options.rule ?? (this.held ? HEARING_HELD : HEARING_NOT_HELD),
+    );
     for (const participant of speakers) {
       const heard = outputs.get(participant.id);
       if (heard) participant.hear(heard);

@@ -146,24 +146,28 @@ export class WebRtcLeg implements Participant {
   /** Answers the browser's offer (the browser calls the engine); resolves with the complete SDP. */
   async answer(offerSdp: string): Promise<string> {
     this.lifecycle.send('answer');
-    await this.negotiate(async () => {
-      await this.peer.setRemoteDescription({
-        type: 'offer',
-        sdp: stripWideTelephoneEvents(offerSdp),
-      });
-      this.transceiver = this.peer
-        .getTransceivers()
-        .find((transceiver) => transceiver.kind === 'audio');
-      if (!this.transceiver)
-        throw new MediaError('NoCommonCodec', 'the offer has no audio section');
-      this.transceiver.setDirection('sendrecv');
-      this.learnCodecs();
-      await this.peer.setLocalDescription(await this.peer.createAnswer());
-      await this.iceGathered();
-    });
+    await this.negotiate(() => this.applyOffer(offerSdp));
     this.lifecycle.send('answered');
     this.catchUpConnection();
     return this.localSdp();
+  }
+
+  /**
+   * Applies the client's offer and sets the local answer (complete once ICE gathered); the
+   * body of both `answer` and `renegotiate`. Throws `NoCommonCodec` if it has no audio section.
+   */
+  private async applyOffer(offerSdp: string): Promise<void> {
+    await this.peer.setRemoteDescription({
+      type: 'offer',
+      sdp: stripWideTelephoneEvents(offerSdp),
+    });
+    const transceiver = this.peer.getTransceivers().find((candidate) => candidate.kind === 'audio');
+    if (!transceiver) throw new MediaError('NoCommonCodec', 'the offer has no audio section');
+    this.transceiver = transceiver;
+    this.transceiver.setDirection('sendrecv');
+    this.learnCodecs();
+    await this.peer.setLocalDescription(await this.peer.createAnswer());
+    await this.iceGathered();
   }
 
   /**
@@ -183,21 +187,7 @@ export class WebRtcLeg implements Participant {
       const remoteUfrag = iceUfrag(this.peer.remoteDescription?.sdp ?? '');
       if (remoteUfrag !== undefined && iceUfrag(offerSdp) === remoteUfrag) return this.localSdp();
       this.restartedAt = this.clock.now();
-      await this.negotiate(async () => {
-        await this.peer.setRemoteDescription({
-          type: 'offer',
-          sdp: stripWideTelephoneEvents(offerSdp),
-        });
-        const transceiver = this.peer
-          .getTransceivers()
-          .find((candidate) => candidate.kind === 'audio');
-        if (!transceiver) throw new MediaError('NoCommonCodec', 'the offer has no audio section');
-        this.transceiver = transceiver;
-        this.transceiver.setDirection('sendrecv');
-        this.learnCodecs();
-        await this.peer.setLocalDescription(await this.peer.createAnswer());
-        await this.iceGathered();
-      });
+      await this.negotiate(() => this.applyOffer(offerSdp));
       resumeIceAfterRestart(this.peer.iceTransports, (error) =>
         this.observer.warn(`leg ${this.id}: ICE restart failed: ${String(error)}`),
       );

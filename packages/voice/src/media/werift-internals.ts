@@ -231,11 +231,27 @@ export function directRtpSend(
       'werift changed: RTCRtpSender.dtlsTransport.sendRtp is gone; re-check werift-internals.ts',
     );
   }
+  // werift's RTCP sender report reads `ntpTimestamp` now and then: each packet only stores the
+  // time it was sent, and the NTP timestamp (a BigInt) is made from it when read. werift's own
+  // `sendRtp` may still assign one; that value stands until the next packet sent here.
+  let lastSentUnixMs: number | undefined;
+  let assigned: bigint = internals.ntpTimestamp;
+  Object.defineProperty(internals, 'ntpTimestamp', {
+    configurable: true,
+    enumerable: true,
+    get(): bigint {
+      if (lastSentUnixMs === undefined) return assigned;
+      const seconds = Math.floor(lastSentUnixMs / 1000);
+      const fraction = Math.floor(((lastSentUnixMs % 1000) / 1000) * 0x1_0000_0000);
+      return (BigInt(seconds + NTP_UNIX_OFFSET_S) << 32n) | BigInt(fraction);
+    },
+    set(value: bigint): void {
+      assigned = value;
+      lastSentUnixMs = undefined;
+    },
+  });
   return (payload, header) => {
-    const unixMs = now();
-    const seconds = Math.floor(unixMs / 1000);
-    const fraction = Math.floor(((unixMs % 1000) / 1000) * 0x1_0000_0000);
-    internals.ntpTimestamp = (BigInt(seconds + NTP_UNIX_OFFSET_S) << 32n) | BigInt(fraction);
+    lastSentUnixMs = now();
     internals.rtpTimestamp = header.timestamp;
     internals.packetCount = (internals.packetCount + 1) >>> 0;
     internals.octetCount += payload.length;

@@ -1,4 +1,5 @@
 import { SAMPLE_RATE_HZ } from '../constants';
+import { dbfsToAmplitude } from '../dsp/samples';
 import { ToneGenerator } from '../dsp/tone';
 
 /** Something that plays audio into a room, 20 ms at a time (8 kHz mono 16-bit). */
@@ -112,7 +113,7 @@ export class MelodySource implements AudioSource {
     noteMs: number,
     dbfs: number,
   ) {
-    this.amplitude = 32_767 * 10 ** (dbfs / 20);
+    this.amplitude = dbfsToAmplitude(dbfs);
     this.noteSamples = Math.round((noteMs * SAMPLE_RATE_HZ) / 1000);
   }
 

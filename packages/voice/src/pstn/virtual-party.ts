@@ -123,11 +123,6 @@ export class VirtualParty implements Participant {
     return this.lifecycle.state === 'answered';
   }
 
-  /** The digits received so far. */
-  get receivedDigits(): string {
-    return this.digits;
-  }
-
   /** Places the call: reports ringing, then an answer or a failure as the behaviour says. */
   dial(): void {
     const { call, answerDelayMs } = this.options;
