@@ -6,9 +6,12 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { inArray, sql } from 'drizzle-orm';
 import type { InjectOptions } from 'fastify';
+import { calls } from '../src/db/schema';
 import { startFixture, type Fixture } from '../src/test-support/fixture';
 import { TEST_API_KEY } from '../src/test-support/test-app';
+import { LIVE_CALL_STATUSES } from '../src/users/agents-repo';
 
 interface Doc {
   method: string;
@@ -344,9 +347,7 @@ const DOCS: Doc[] = [
     example: async (f) => {
       await endAll(f);
       const { call } = await f.liveCall(f.agent1, '+15550100070');
-      await f.t.database.db.execute(
-        (await import('drizzle-orm')).sql`update calls set lead_id = null where id = ${call.id}`,
-      );
+      await f.t.database.db.execute(sql`update calls set lead_id = null where id = ${call.id}`);
       return {
         method: 'POST',
         url: '/api/v1/calls/conferencelead',
@@ -421,12 +422,10 @@ const DOCS: Doc[] = [
 ];
 
 async function endAll(f: Fixture): Promise<void> {
-  const { calls } = await import('../src/db/schema');
-  const { inArray } = await import('drizzle-orm');
   for (const call of await f.t.database.db
     .select()
     .from(calls)
-    .where(inArray(calls.status, ['ringing', 'in-progress']))) {
+    .where(inArray(calls.status, LIVE_CALL_STATUSES))) {
     await f.endCall(call);
   }
 }

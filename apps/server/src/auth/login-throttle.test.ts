@@ -32,4 +32,18 @@ describe('LoginThrottle', () => {
     t.succeeded('a@x.co');
     expect(t.retryAfterMs('a@x.co', '1.1.1.3')).toBe(0);
   });
+
+  it('forgets e-mails and addresses whose failures aged out, once a window', () => {
+    let now = 0;
+    const t = new LoginThrottle({ maxFailures: 10, windowMs: 1000 }, () => now);
+    for (let i = 0; i < 500; i++) t.failed(`user${i}@x.co`, `10.0.${i >> 8}.${i & 255}`);
+    expect(t.size).toBe(1000);
+    now = 999;
+    t.failed('late@x.co', '10.9.9.9');
+    expect(t.size).toBe(1002);
+    now = 2000;
+    t.failed('again@x.co', '10.9.9.8');
+    // Only the two keys of this failure are left (the 999 ms ones aged out too).
+    expect(t.size).toBe(2);
+  });
 });

@@ -10,11 +10,20 @@ export const LOGIN_LIMIT = { maxFailures: 10, windowMs: 15 * 60_000 } as const;
 /** The throttle. */
 export class LoginThrottle {
   readonly #failures = new Map<string, number[]>();
+  /** When every key was last checked for failures that all aged out. */
+  #sweptAt: number;
 
   constructor(
     private readonly limit: { maxFailures: number; windowMs: number } = LOGIN_LIMIT,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.#sweptAt = now();
+  }
+
+  /** How many e-mails and addresses have failures on record. */
+  get size(): number {
+    return this.#failures.size;
+  }
 
   #recent(key: string): number[] {
     const since = this.now() - this.limit.windowMs;
@@ -39,11 +48,22 @@ export class LoginThrottle {
 
   /** Records a failed attempt. */
   failed(email: string, address: string): void {
+    this.#sweep();
     for (const key of [`email:${email.toLowerCase()}`, `ip:${address}`]) {
       const recent = this.#recent(key);
       recent.push(this.now());
       this.#failures.set(key, recent);
     }
+  }
+
+  /**
+   * Once a window, forgets the keys whose failures all aged out, so e-mails and addresses that
+   * never come back do not pile up.
+   */
+  #sweep(): void {
+    if (this.now() - this.#sweptAt < this.limit.windowMs) return;
+    this.#sweptAt = this.now();
+    for (const key of [...this.#failures.keys()]) this.#recent(key);
   }
 
   /** Clears the e-mail's failures after a successful login. */

@@ -4,6 +4,7 @@
  * telephony provider, inside the call's exclusive section so it never interleaves with the
  * call's events.
  */
+import { requireAccountCall } from './account-call';
 import type { ConferenceLeadBody, TransferBody } from '@leadline/contracts';
 import { identityOf } from '../auth/access-token';
 import type { Db } from '../db/database';
@@ -21,7 +22,6 @@ import { ROLE_OF, type CallFlows } from './call-flows';
 import {
   activeParticipants,
   FINAL_STATUSES,
-  findAccountCall,
   findCallBySid,
   findLiveParticipation,
   updateCall,
@@ -48,8 +48,7 @@ export class CallControl {
 
   /** A call of the account by id (404 otherwise) that is still live (409 otherwise). */
   async #liveAccountCall(user: UserRow, callId: number): Promise<CallRow> {
-    const call = await findAccountCall(this.db, user.accountId, callId);
-    if (!call) throw new AppError('NOT_FOUND', 'Call not found.');
+    const call = await requireAccountCall(this.db, user.accountId, callId);
     if (FINAL_STATUSES.has(call.status)) throw new AppError('CALL_NOT_ACTIVE');
     return call;
   }

@@ -12,7 +12,7 @@
  * barge; the call ends when no agent who keeps it (lead, transfer, conference, barge) is left
  * and no transfer is still ringing.
  */
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { SignallingErrorCode } from '@leadline/contracts/signalling';
 import {
   toE164,
@@ -24,9 +24,9 @@ import {
 } from '@leadline/contracts';
 import type { OutgoingCallDecision } from '@leadline/voice';
 import type { Db } from '../db/database';
-import { leads, profiles, type CallStatus } from '../db/schema';
+import { profiles, type CallStatus } from '../db/schema';
 import { identityOf } from '../auth/access-token';
-import { insertLead, toLeadResource, type LeadRow } from '../leads/leads-repo';
+import { findLeadByPhone, insertLead, toLeadResource, type LeadRow } from '../leads/leads-repo';
 import { KeyedQueue } from '../lib/keyed-queue';
 import type { AgentRole, Telephony, TelephonyEvent } from '../telephony/telephony';
 import {
@@ -248,8 +248,8 @@ export class CallFlows {
       direction: 'outbound',
       status: 'queued',
       callerNumberId,
+      userId: user.id,
     });
-    await updateCall(this.#db, call.id, { userId: user.id });
     const callUser = await insertCallUser(this.#db, {
       callId: call.id,
       userId: user.id,
@@ -373,8 +373,8 @@ export class CallFlows {
       type: 'lead',
       direction: 'outbound',
       status: 'in-progress',
+      userId: user.id,
     });
-    await updateCall(this.#db, call.id, { userId: user.id });
     await insertCallUser(this.#db, {
       callId: call.id,
       userId: user.id,
@@ -403,28 +403,14 @@ export class CallFlows {
     accountId: number,
     body: { fname: string; lname: string; phone_number: string },
   ): Promise<LeadRow> {
-    const [existing] = await this.#db
-      .select()
-      .from(leads)
-      .where(and(eq(leads.accountId, accountId), eq(leads.phoneNumber, body.phone_number)))
-      .orderBy(leads.id)
-      .limit(1);
-    if (existing) {
-      if (
-        (body.fname && body.fname !== existing.fname) ||
-        (body.lname && body.lname !== existing.lname)
-      ) {
-        const names = { fname: body.fname || existing.fname, lname: body.lname || existing.lname };
-        await this.#db.update(leads).set(names).where(eq(leads.id, existing.id));
-        return { ...existing, ...names };
-      }
-      return existing;
-    }
-    return insertLead(this.#db, accountId, await this.#defaultProfile(accountId), {
-      fname: body.fname,
-      lname: body.lname,
-      phone_number: body.phone_number,
-    });
+    return (
+      (await findLeadByPhone(this.#db, accountId, body)) ??
+      insertLead(this.#db, accountId, await this.#defaultProfile(accountId), {
+        fname: body.fname,
+        lname: body.lname,
+        phone_number: body.phone_number,
+      })
+    );
   }
 
   #leadCall(lead: LeadRow): Promise<CallRow> {

@@ -15,6 +15,7 @@ import {
   type CallUserOutcome,
 } from '../db/schema';
 import { findLead, toLeadResource } from '../leads/leads-repo';
+import { LIVE_CALL_STATUSES } from '../users/agents-repo';
 
 /** A call row. */
 export type CallRow = typeof calls.$inferSelect;
@@ -28,7 +29,9 @@ export const newCallSid = (): string => `CA${randomBytes(16).toString('hex')}`;
 export async function insertCall(
   db: Db,
   values: Pick<typeof calls.$inferInsert, 'accountId' | 'leadId' | 'profileId' | 'phoneNumber'> &
-    Partial<Pick<typeof calls.$inferInsert, 'type' | 'direction' | 'status' | 'callerNumberId'>>,
+    Partial<
+      Pick<typeof calls.$inferInsert, 'type' | 'direction' | 'status' | 'callerNumberId' | 'userId'>
+    >,
 ): Promise<CallRow> {
   const [row] = await db
     .insert(calls)
@@ -180,7 +183,7 @@ export async function findLiveParticipation(
         eq(callUsers.userId, userId),
         eq(callUsers.outcome, 'accepted'),
         isNull(callUsers.leftAt),
-        inArray(calls.status, ['ringing', 'in-progress']),
+        inArray(calls.status, LIVE_CALL_STATUSES),
       ),
     )
     .orderBy(desc(callUsers.id))

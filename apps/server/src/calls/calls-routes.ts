@@ -21,9 +21,9 @@ import type { Db } from '../db/database';
 import { AppError } from '../http/errors';
 import { parseWith } from '../http/validate';
 import { findWaitingLead } from '../leads/leads-repo';
+import { requireAccountCall } from './account-call';
 import type { CallFlows } from './call-flows';
 import {
-  findAccountCall,
   findUserCallUser,
   insertNote,
   insertSms,
@@ -39,9 +39,7 @@ export function callsRoutes(deps: { db: Db; flows: CallFlows }) {
     /** A call of the session's account by the path's id (404 for anything else). */
     const accountCall = async (accountId: number, params: unknown) => {
       const { id } = parseWith(IdParams, params, 'path');
-      const call = await findAccountCall(deps.db, accountId, id);
-      if (!call) throw new AppError('NOT_FOUND', 'Call not found.');
-      return call;
+      return requireAccountCall(deps.db, accountId, id);
     };
 
     // Recordings are sent as files (ranges, so the history's player can seek); no route serves a
@@ -101,8 +99,7 @@ export function callsRoutes(deps: { db: Db; flows: CallFlows }) {
     app.post('/api/v1/notes', async (request, reply) => {
       const { user } = sessionOf(request);
       const body = parseWith(NoteBody, request.body);
-      const call = await findAccountCall(deps.db, user.accountId, body.call_id);
-      if (!call) throw new AppError('NOT_FOUND', 'Call not found.');
+      const call = await requireAccountCall(deps.db, user.accountId, body.call_id);
       const note = await insertNote(deps.db, {
         accountId: user.accountId,
         callId: call.id,

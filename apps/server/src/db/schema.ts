@@ -171,7 +171,11 @@ export const leads = pgTable(
     profilePicture: text('profile_picture'),
     createdAt: createdAt(),
   },
-  (t) => [index('leads_account_idx').on(t.accountId, t.createdAt)],
+  (t) => [
+    index('leads_account_idx').on(t.accountId, t.createdAt),
+    // Retry and New Call look a lead up by its number.
+    index('leads_account_phone_idx').on(t.accountId, t.phoneNumber),
+  ],
 );
 
 /** Lifecycle of a call row. */

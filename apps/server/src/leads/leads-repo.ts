@@ -7,6 +7,28 @@ import { calls, leads } from '../db/schema';
 /** A lead row. */
 export type LeadRow = typeof leads.$inferSelect;
 
+/**
+ * The account's oldest lead with this (E.164) phone number, its names brought up to date with
+ * the non-empty `fname`/`lname` given; null when the account has no lead with that number.
+ */
+export async function findLeadByPhone(
+  db: Db,
+  accountId: number,
+  body: { fname: string; lname: string; phone_number: string },
+): Promise<LeadRow | null> {
+  const [existing] = await db
+    .select()
+    .from(leads)
+    .where(and(eq(leads.accountId, accountId), eq(leads.phoneNumber, body.phone_number)))
+    .orderBy(leads.id)
+    .limit(1);
+  if (!existing) return null;
+  const names = { fname: body.fname || existing.fname, lname: body.lname || existing.lname };
+  if (names.fname === existing.fname && names.lname === existing.lname) return existing;
+  await db.update(leads).set(names).where(eq(leads.id, existing.id));
+  return { ...existing, ...names };
+}
+
 /** Stores a new lead of the account. */
 export async function insertLead(
   db: Db,

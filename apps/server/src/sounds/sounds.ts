@@ -4,29 +4,14 @@
  * the outgoing and disconnect cues, and one dual tone per keypad key (spec sections 7 and 9).
  * They are synthesised once at start: small WAV files, no assets to ship.
  */
+import { SOFTPHONE_SOUND_NAMES, type SoftphoneSoundName } from '@leadline/contracts';
 import { encodeWav, generateTone } from '@leadline/voice/dsp';
 
 /** Every sound, by the official Voice SDK's names (`dtmfs` is `*`, `dtmfh` is `#`). */
-export const SOUND_NAMES = [
-  'incoming',
-  'outgoing',
-  'disconnect',
-  'dtmf0',
-  'dtmf1',
-  'dtmf2',
-  'dtmf3',
-  'dtmf4',
-  'dtmf5',
-  'dtmf6',
-  'dtmf7',
-  'dtmf8',
-  'dtmf9',
-  'dtmfs',
-  'dtmfh',
-] as const;
+export const SOUND_NAMES = SOFTPHONE_SOUND_NAMES;
 
 /** The name of a sound. */
-export type SoundName = (typeof SOUND_NAMES)[number];
+export type SoundName = SoftphoneSoundName;
 
 /** Where the sounds are served. */
 export const SOUNDS_PATH = '/sounds';

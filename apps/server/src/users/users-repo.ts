@@ -3,6 +3,7 @@ import { and, asc, eq, inArray, isNull, notExists, or, sql } from 'drizzle-orm';
 import { formatPhone, type User } from '@leadline/contracts';
 import type { Db } from '../db/database';
 import { accounts, callUsers, calls, users } from '../db/schema';
+import { LIVE_CALL_STATUSES } from './agents-repo';
 
 /** A user row. */
 export type UserRow = typeof users.$inferSelect;
@@ -95,7 +96,7 @@ export async function findAvailableAgents(db: Db, accountId: number): Promise<Us
     .where(
       and(
         eq(callUsers.userId, users.id),
-        inArray(calls.status, ['ringing', 'in-progress']),
+        inArray(calls.status, LIVE_CALL_STATUSES),
         or(
           eq(callUsers.outcome, 'ringing'),
           and(eq(callUsers.outcome, 'accepted'), isNull(callUsers.leftAt)),

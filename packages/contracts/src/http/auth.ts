@@ -45,13 +45,26 @@ export interface User {
 }
 
 /** The sounds a softphone plays, by the official Voice SDK's names (`dtmfs` `*`, `dtmfh` `#`). */
-export type SoftphoneSoundName =
-  | 'incoming'
-  | 'outgoing'
-  | 'disconnect'
-  | `dtmf${0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9}`
-  | 'dtmfs'
-  | 'dtmfh';
+export const SOFTPHONE_SOUND_NAMES = [
+  'incoming',
+  'outgoing',
+  'disconnect',
+  'dtmf0',
+  'dtmf1',
+  'dtmf2',
+  'dtmf3',
+  'dtmf4',
+  'dtmf5',
+  'dtmf6',
+  'dtmf7',
+  'dtmf8',
+  'dtmf9',
+  'dtmfs',
+  'dtmfh',
+] as const;
+
+/** The name of a softphone sound. */
+export type SoftphoneSoundName = (typeof SOFTPHONE_SOUND_NAMES)[number];
 
 /** How the console reaches the phone: which SDK to load and the product's own sounds. */
 export interface SoftphoneSettings {

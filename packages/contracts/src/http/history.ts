@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TimeQuery } from './common';
 import { PageField } from './paging';
 
 /** History page size (spec section 9). */
@@ -13,7 +14,7 @@ export const MyCallsQuery = z.object({
     .max(50, { error: 'The limit may not be greater than 50.' })
     .default(HISTORY_PAGE_SIZE),
   page: PageField,
-  time: z.optional(z.union([z.string(), z.number()])),
+  ...TimeQuery.shape,
 });
 export type MyCallsQuery = z.infer<typeof MyCallsQuery>;
 

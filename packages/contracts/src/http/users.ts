@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TimeQuery } from './common';
 import { PageField } from './paging';
 
 /** Filters of the agent lists (transfer and conference panels). */
@@ -20,7 +21,7 @@ export const UsersPaginatedQuery = z.object({
       z.coerce.number({ error: 'The team id must be a number.' }).int().positive(),
     ]),
   ),
-  time: z.optional(z.union([z.string(), z.number()])),
+  ...TimeQuery.shape,
 });
 export type UsersPaginatedQuery = z.infer<typeof UsersPaginatedQuery>;
 

@@ -1,0 +1,1 @@
+CREATE INDEX "leads_account_phone_idx" ON "leads" USING btree ("account_id","phone_number");
