@@ -47,6 +47,48 @@ describe('media reconnect', () => {
     expect(log).toEqual(['reconnecting 53405', 'reconnected']);
   });
 
+  // Seen in Chromium against the engine (a 6 s outage): the restart's ICE said `connected` as
+  // soon as the network healed, but the engine's side of that restart had failed during the
+  // outage and sent nothing. The call said `reconnected`, then `reconnecting` again 800 ms later:
+  // two cycles for one outage. One outage is one `reconnecting` and one `reconnected`, and the
+  // latter only once audio arrives; a restart that brings no audio is followed by another.
+  it('one outage is one cycle: ICE `connected` without audio is not the end of it', async () => {
+    const env = fakeEnvironment();
+    const { call, log } = await openWithLog(env);
+    await advance(env, MEDIA_SILENCE_MS, { receive: false });
+    await advance(env, 10, { receive: false }, 10);
+    const restarts = () =>
+      env
+        .socket()
+        .frames()
+        .filter((f) => f.type === 'reinvite').length;
+    expect(restarts()).toBe(1);
+    env.socket().deliver('answer', { callsid: 'CA1', sdp: 'v=0 restart-answer' });
+    await flush();
+    // The network heals; the browser's ICE reports `connected` again, but no audio comes.
+    env.pc().setConnectionState('disconnected');
+    env.pc().setConnectionState('connected');
+    await flush();
+    expect(log).toEqual(['reconnecting 53405']);
+    await advance(env, MEDIA_SILENCE_MS - 100, { receive: false }, MEDIA_CHECK_INTERVAL_MS);
+    expect(log).toEqual(['reconnecting 53405']);
+    expect(restarts()).toBe(1);
+    // The restart brought no audio for MEDIA_SILENCE_MS: another one goes out.
+    await advance(env, 200, { receive: false }, 10);
+    expect(restarts()).toBe(2);
+    expect(env.pc().offers.at(-1)).toEqual({ iceRestart: true });
+    env.socket().deliver('answer', { callsid: 'CA1', sdp: 'v=0 restart-answer-2' });
+    await flush();
+    expect(log).toEqual(['reconnecting 53405']);
+    // Now audio flows: the call is back, once.
+    await advance(env, 2 * MEDIA_CHECK_INTERVAL_MS, {}, MEDIA_CHECK_INTERVAL_MS);
+    expect(log).toEqual(['reconnecting 53405', 'reconnected']);
+    expect(call.status()).toBe('open');
+    await advance(env, 10_000);
+    expect(log).toEqual(['reconnecting 53405', 'reconnected']);
+    expect(restarts()).toBe(2);
+  });
+
   it(`gives up ${MAX_ICE_RETRY_MS} ms after the media was lost`, async () => {
     const env = fakeEnvironment();
     const { call, log } = await openWithLog(env);

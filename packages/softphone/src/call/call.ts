@@ -7,6 +7,9 @@
  * back-off (min 1, max 30,000 ms, factor 1.1, jitter 0.5; it gives up after 30,000 ms), when
  * the connection fails or no audio arrives for 2,000 ms; its signalling by re-attaching to the
  * gateway with the reconnect token when the socket comes back. Meanwhile it is `reconnecting`.
+ * A media outage ends when audio arrives again (not when ICE says `connected`), and an ICE
+ * restart that brings no audio within 2,000 ms is followed by another: one outage is one
+ * `reconnecting` and one `reconnected`.
  */
 import type { GatewayPayload } from '@leadline/contracts/signalling';
 import { StateMachine, TypedEmitter } from '@leadline/contracts/lib';
@@ -480,9 +483,14 @@ export class Call extends TypedEmitter<CallEvents> {
     this.#restore('signalling');
     await this.#applyAnswer(p.sdp);
     // During a media reconnect the connection may still say `connected` from before the
-    // outage: the media is back when audio arrives again, not when the answer does.
-    if (this.#down.has('media')) this.#scheduleMediaCheck(0);
-    else this.#onMediaConnected();
+    // outage: the media is back when audio arrives again, not when the answer does. A restart
+    // that brings no audio back within MEDIA_SILENCE_MS has failed, and another follows.
+    if (this.#down.has('media')) {
+      this.#scheduleMediaCheck(0);
+      this.#setTimer('restart', () => this.#onMediaFailed(), MEDIA_SILENCE_MS);
+    } else {
+      this.#onMediaConnected();
+    }
   }
 
   async #applyAnswer(sdp: string): Promise<void> {
@@ -496,11 +504,15 @@ export class Call extends TypedEmitter<CallEvents> {
     }
   }
 
-  /** Media is up: opens a connecting call (outgoing: once answered), or ends a media outage. */
+  /**
+   * Media is up: opens a connecting call (outgoing: once answered). During a media outage ICE
+   * may say `connected` while no audio flows yet (the far end of the restart can still be
+   * down): the outage ends when audio arrives, so the stats are read at once.
+   */
   #onMediaConnected(): void {
     if (!this.#media.isConnected) return;
     this.#warn('ice-connectivity-lost', false);
-    if (this.#down.has('media')) return this.#mediaRestored();
+    if (this.#down.has('media')) return this.#scheduleMediaCheck(0);
     const ready = this.direction === CallDirection.Incoming || this.#answered;
     if (!ready || !this.#machine.trySend('open')) return;
     this.#startMonitoring();
@@ -642,11 +654,7 @@ export class Call extends TypedEmitter<CallEvents> {
   }
 
   #scheduleRestart(): void {
-    this.#clearTimer('restart');
-    this.#timers.restart = this.#o.platform.clock.setTimeout(
-      () => void this.#restartIce(),
-      this.#mediaBackoff.next(),
-    );
+    this.#setTimer('restart', () => void this.#restartIce(), this.#mediaBackoff.next());
   }
 
   /** One ICE restart: a new offer sent as `reinvite`; its answer arrives as `answer`. */
@@ -654,6 +662,12 @@ export class Call extends TypedEmitter<CallEvents> {
     const attempt = ++this.#restartAttempt;
     // Without signalling the offer cannot go; the restart resumes when the socket is back.
     if (!this.#o.stream.isOpen) return;
+    // Audio may have come back since this restart was scheduled: then none is needed.
+    const silenceMs = await this.#monitor.measureSilenceMs();
+    if (attempt !== this.#restartAttempt || !this.#down.has('media')) return;
+    if (silenceMs !== null && silenceMs < MEDIA_GAP_MS && this.#media.isConnected) {
+      return this.#mediaRestored();
+    }
     let sdp: string;
     try {
       sdp = await this.#media.restartIce();
@@ -661,8 +675,13 @@ export class Call extends TypedEmitter<CallEvents> {
       if (attempt === this.#restartAttempt) this.#onMediaFailed();
       return;
     }
-    if (attempt !== this.#restartAttempt || !this.#down.has('media')) return;
+    if (attempt !== this.#restartAttempt || !this.#down.has('media')) {
+      // Superseded: the offer never goes out, so it must not wait for an answer either.
+      return this.#media.rollback();
+    }
     this.#send('reinvite', { callsid: this.#callSid(), sdp }, false);
+    // An answer that never comes fails the attempt like one that brings no audio.
+    this.#setTimer('restart', () => this.#onMediaFailed(), MEDIA_SILENCE_MS);
   }
 
   #onMediaFailed(): void {
@@ -679,6 +698,7 @@ export class Call extends TypedEmitter<CallEvents> {
   }
 
   #mediaRestored(): void {
+    this.#restartAttempt += 1;
     this.#clearTimer('restart');
     this.#clearTimer('giveUp');
     this.#clearTimer('mediaCheck');
@@ -689,6 +709,12 @@ export class Call extends TypedEmitter<CallEvents> {
   #giveUp(): void {
     if (this.#down.has('media'))
       this.#fail(createError(53405), 'Media connection was interrupted.');
+  }
+
+  /** Runs `run` in `delayMs` on the timer `name`, replacing what that timer held. */
+  #setTimer(name: TimerName, run: () => void, delayMs: number): void {
+    this.#clearTimer(name);
+    this.#timers[name] = this.#o.platform.clock.setTimeout(run, delayMs);
   }
 
   #clearTimer(name: TimerName): void {

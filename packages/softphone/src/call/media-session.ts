@@ -225,6 +225,12 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> {
     }
   }
 
+  /** Withdraws an offer of ours that will not be sent (a superseded ICE restart). */
+  async rollback(): Promise<void> {
+    if (!this.awaitingAnswer) return;
+    await this.#pc.setLocalDescription({ type: 'rollback' }).catch(() => undefined);
+  }
+
   /** Mutes or unmutes the microphone (the track stays; it sends silence). */
   setMuted(muted: boolean): void {
     this.#muted = muted;
