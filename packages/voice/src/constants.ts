@@ -98,3 +98,10 @@ export const MEDIA_THREAD_NICE = -10;
 
 /** How long `close()` waits for the worker to finish its rooms (and write WAVs) before it terminates it. */
 export const WORKER_SHUTDOWN_TIMEOUT_MS = 5000;
+
+/**
+ * Calls the sandbox phone network's call log keeps (`VoiceEngine.sandboxCalls`, the newest; older
+ * ones are forgotten): enough for a day of demo calls or a test run, bounded so a long-running
+ * embedded server does not grow without end (docs/sandbox-numbers.md).
+ */
+export const SANDBOX_CALL_LOG_LIMIT = 1000;

@@ -12,9 +12,11 @@ export { defaultMediaWorkerUrl } from './media/media-worker-url';
 export type { WorkerStats } from './media/worker-protocol';
 export { defaultAssetsDir } from './pstn/clips';
 export type { PartyRecord } from './pstn/virtual-party';
+export type { SandboxCall } from './pstn/sandbox-call-log';
+export { SANDBOX_CALL_STATES, type SandboxCallState } from './pstn/sandbox-call-state';
 export { RECONNECT_GRACE_MS } from './gateway/gateway-constants';
 export { MEDIA_ERRORS, MediaError, type MediaErrorName } from './media/media-errors';
-export { SANDBOX_NUMBERS } from './constants';
+export { SANDBOX_CALL_LOG_LIMIT, SANDBOX_NUMBERS } from './constants';
 export {
   SANDBOX_NUMBER_PLAN,
   resolveNumber,

@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SAMPLE_RATE_HZ } from './constants';
 import { readWavFile } from './dsp/wav';
 import { WeriftBrowser } from './media/werift-browser';
@@ -20,18 +20,49 @@ import { VoiceEngine, type TelephonyEvent } from './voice-engine';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** How long a test waits for audio, an event or a frame before it fails. */
+const WAIT_MS = 15_000;
+
 /** Waits until `browser` has heard `seconds` more audio, and returns that audio. */
 async function listen(browser: WeriftBrowser, seconds: number): Promise<Int16Array> {
   const from = browser.heardSamples;
-  const until = Date.now() + 15_000;
-  while (browser.heardSamples - from < seconds * SAMPLE_RATE_HZ && Date.now() < until)
+  const until = Date.now() + WAIT_MS;
+  while (browser.heardSamples - from < seconds * SAMPLE_RATE_HZ) {
+    if (Date.now() > until) {
+      const heardS = (browser.heardSamples - from) / SAMPLE_RATE_HZ;
+      throw new Error(`heard ${heardS} s of audio in ${WAIT_MS} ms, waiting for ${seconds} s`);
+    }
     await sleep(50);
+  }
   return browser.heard(from);
+}
+
+/**
+ * Waits until an ICE restart of `browser` is through: its new ICE checks succeeded (it can send
+ * again) and audio reaches it again.
+ */
+async function restarted(browser: WeriftBrowser): Promise<void> {
+  await vi.waitFor(() => expect(browser.peer.iceConnectionState).toBe('connected'), {
+    timeout: WAIT_MS,
+    interval: 20,
+  });
+  await listen(browser, 0.5);
+}
+
+/** Waits until `browser` hears nothing new from one poll to the next. */
+async function silenced(browser: WeriftBrowser): Promise<void> {
+  const until = Date.now() + WAIT_MS;
+  for (let heard = browser.heardSamples; ; heard = browser.heardSamples) {
+    await sleep(50);
+    if (browser.heardSamples === heard) return;
+    if (Date.now() > until) throw new Error(`still hearing audio after ${WAIT_MS} ms`);
+  }
 }
 
 describe('VoiceEngine with real media, sockets and peers', () => {
   let dir: string;
   let server: Server;
+  let media: WorkerMediaEngine;
   let engine: VoiceEngine;
   let url: string;
   const events: TelephonyEvent[] = [];
@@ -40,13 +71,14 @@ describe('VoiceEngine with real media, sockets and peers', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'leadline-voice-engine-'));
+    media = new WorkerMediaEngine({
+      iceAddresses: ['127.0.0.1'],
+      sandboxDir: join(dir, 'sandbox'),
+      recordingsDir: join(dir, 'recordings'),
+      answerDelayMs: 200,
+    });
     engine = new VoiceEngine({
-      media: new WorkerMediaEngine({
-        iceAddresses: ['127.0.0.1'],
-        sandboxDir: join(dir, 'sandbox'),
-        recordingsDir: join(dir, 'recordings'),
-        answerDelayMs: 200,
-      }),
+      media,
       // The token is the identity.
       verifyToken: (token) =>
         Promise.resolve({ ok: true, identity: token, expiresAt: Date.now() / 1000 + 3600 }),
@@ -71,7 +103,7 @@ describe('VoiceEngine with real media, sockets and peers', () => {
   });
 
   async function device(identity: string): Promise<PStreamTestClient> {
-    const socket = await PStreamTestClient.connect(url, 10_000);
+    const socket = await PStreamTestClient.connect(url, WAIT_MS);
     sockets.push(socket);
     await socket.login(identity);
     return socket;
@@ -117,10 +149,12 @@ describe('VoiceEngine with real media, sockets and peers', () => {
     expect(tonesIn(await listen(agent.peer, 1), [440], 0.5)).toEqual([440]);
     const supervisor = await joinCall(supervisorSocket, 'CAroles', 'supervisor-a', 1500, 'whisper');
     expect(supervisor.invite.callsid).not.toBe('CAroles');
+    // Time passes: the supervisor's audio flows into the mix for a moment before it is judged.
     await sleep(500);
     expect(tonesIn(await listen(agent.peer, 1.5), [440, 1500], 0.1)).toEqual([440, 1500]);
     expect(tonesIn(await listen(supervisor.peer, 1.5), [440, 1000], 0.1)).toEqual([440, 1000]);
     engine.setRole('CAroles', 'supervisor-a', 'barge');
+    // Time passes: the lead hears the barge for 1.5 s before the call ends.
     await sleep(1500);
     engine.hangup('CAroles');
     const lead = await leadHeard('CAroles');
@@ -146,7 +180,7 @@ describe('VoiceEngine with real media, sockets and peers', () => {
     const answer = await socket.next('answer');
     expect(answer).toMatchObject({ callsid: invite.callsid, reconnect: invite.reconnect });
     await peer.acceptAnswer(String(answer.sdp));
-    await sleep(1000);
+    await restarted(peer);
     expect(tonesIn(await listen(peer, 1), [440], 0.5)).toEqual([440]);
     engine.hangup('CAreinvite');
   }, 60_000);
@@ -177,13 +211,16 @@ describe('VoiceEngine with real media, sockets and peers', () => {
     );
     // The call now belongs to the new socket.
     second.send('hangup', { callsid: invite.callsid });
-    await sleep(200);
-    expect(events).toContainEqual({
-      type: 'agent.left',
-      callSid: 'CAreconnect',
-      identity: 'agent-c',
-      reason: 'hangup',
-    });
+    await vi.waitFor(
+      () =>
+        expect(events).toContainEqual({
+          type: 'agent.left',
+          callSid: 'CAreconnect',
+          identity: 'agent-c',
+          reason: 'hangup',
+        }),
+      { timeout: WAIT_MS },
+    );
     engine.hangup('CAreconnect');
   }, 60_000);
 
@@ -192,9 +229,14 @@ describe('VoiceEngine with real media, sockets and peers', () => {
     const { peer, invite } = await joinCall(first, 'CAcut', 'agent-d', 1000);
     engine.dial('CAcut', '+15550100042');
     await listen(peer, 0.5);
-    expect(engine.interruptMedia('CAcut', 'agent-d', 4000)).toBe(true);
+    const cutMs = 4000;
+    expect(engine.interruptMedia('CAcut', 'agent-d', cutMs)).toBe(true);
     first.close();
-    await sleep(300);
+    // The cut has begun once the media worker has handled it (a round trip to it proves that)
+    // and the packets it sent before have been heard; it ends `cutMs` after it began.
+    await media.stats();
+    const cutOverAt = performance.now() + cutMs;
+    await silenced(peer);
     const heardBefore = peer.heardSamples;
     await sleep(1000);
     expect(peer.heardSamples - heardBefore).toBe(0);
@@ -209,10 +251,10 @@ describe('VoiceEngine with real media, sockets and peers', () => {
     const answer = await second.next('answer');
     await peer.acceptAnswer(String(answer.sdp));
     // The cut ends; the SDK's next ICE restart (its back-off retry) connects.
-    await sleep(4000);
+    await sleep(Math.max(0, cutOverAt - performance.now()));
     second.send('reinvite', { callsid: invite.callsid, sdp: await peer.restartIce() });
     await peer.acceptAnswer(String((await second.next('answer')).sdp));
-    await sleep(1500);
+    await restarted(peer);
     expect(tonesIn(await listen(peer, 1), [440], 0.5)).toEqual([440]);
     expect(events.some((e) => e.type === 'agent.left' && e.callSid === 'CAcut')).toBe(false);
     engine.hangup('CAcut');

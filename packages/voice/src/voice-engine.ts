@@ -5,40 +5,73 @@
  * of the database.
  *
  * A call is a room, named by the server's call sid (`CA…`); `callSid` in every command and event
- * means the room. An agent's side of a call is (callSid, identity).
+ * means the room. An agent's side of a call is (callSid, identity); a phone party's is its
+ * participant id, which `dial` and `addCaller` return and every `phone.*` event carries. A call
+ * may have several phone parties (an added lead, a second lead).
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { SignallingErrorCode, type WireError } from '@leadline/contracts/signalling';
 import type {
   DialFailure,
+  DialOptions,
   DtmfTone,
   MediaEngine,
   MediaEvent,
+  ParticipantId,
   ParticipantRole,
 } from './media/media-engine';
+import { SandboxCallLog, type SandboxCall } from './pstn/sandbox-call-log';
 import { SignallingGateway, type ClientLeftReason } from './gateway/signalling-gateway';
 import type { TokenCheck } from './gateway/client-session';
-import type { Clock } from './gateway/clock';
+import { systemClock, type Clock } from './gateway/clock';
 
 /** How an agent takes part in a call (the mixing rule of its leg). */
 export type AgentRole = Exclude<ParticipantRole, 'lead'>;
 
-/** What the engine reports, one event per fact; `callSid` is always the call (room). */
+/**
+ * What the engine reports, one event per fact; `callSid` is always the call (room), and
+ * `participantId` in a `phone.*` event is the phone party it is about (as `dial` or `addCaller`
+ * returned it).
+ */
 export type TelephonyEvent =
   | { type: 'device.online'; identity: string }
   | { type: 'device.offline'; identity: string }
   | { type: 'agent.answered'; callSid: string; identity: string }
   | { type: 'agent.rejected'; callSid: string; identity: string }
   | { type: 'agent.left'; callSid: string; identity: string; reason: ClientLeftReason }
-  | { type: 'outgoing.placed'; callSid: string; identity: string; to: string }
-  | { type: 'phone.ringing'; callSid: string }
-  | { type: 'phone.answered'; callSid: string }
-  | { type: 'phone.unanswered'; callSid: string; reason: DialFailure }
-  | { type: 'phone.left'; callSid: string }
-  | { type: 'phone.recorded'; callSid: string; path: string; seconds: number }
-  /** Digits the call's virtual party (the lead) received, as it logged them. */
-  | { type: 'phone.dtmf'; callSid: string; digits: string }
+  /**
+   * A client placed a call: the engine dials `to` into it as the phone party `participantId`
+   * (whose `phone.*` events then drive the client's ringing, answer or failure).
+   */
+  | {
+      type: 'outgoing.placed';
+      callSid: string;
+      identity: string;
+      to: string;
+      participantId: ParticipantId;
+    }
+  /** A dialled number is ringing. */
+  | { type: 'phone.ringing'; callSid: string; participantId: ParticipantId }
+  /** A phone party answered (an inbound caller: at once); its audio is in the call. */
+  | { type: 'phone.answered'; callSid: string; participantId: ParticipantId }
+  /** A dialled number did not answer; it has left the call, which goes on. */
+  | { type: 'phone.unanswered'; callSid: string; participantId: ParticipantId; reason: DialFailure }
+  /** A phone party hung up by itself (not by `hangupPhone` or `hangup`); the call goes on. */
+  | { type: 'phone.left'; callSid: string; participantId: ParticipantId }
+  /**
+   * What a phone party heard, written when it left however it left (8 kHz mono WAV at `path`);
+   * only parties that answered record.
+   */
+  | {
+      type: 'phone.recorded';
+      callSid: string;
+      participantId: ParticipantId;
+      path: string;
+      seconds: number;
+    }
+  /** Digits a phone party (a lead) received, as it logged them. */
+  | { type: 'phone.dtmf'; callSid: string; participantId: ParticipantId; digits: string }
   /**
    * Digits an agent pressed: over signalling (`digits` as sent), or one RFC 4733 key press from
    * the agent's media, with `tone`: when it played on the sender's RTP clock and how long.
@@ -53,8 +86,12 @@ export type TelephonyEvent =
   /** The call's mixed recording, written when the call ended (`<recordingsDir>/<callSid>.wav`). */
   | { type: 'recording.ready'; callSid: string; path: string; seconds: number };
 
-/** The owner's answer to an outgoing call: the call's sid and the number to dial, or a refusal. */
-export type OutgoingCallDecision = { callSid: string; dial: string } | { error: WireError };
+/**
+ * The owner's answer to an outgoing call: the call's sid, the number to dial and the caller ID to
+ * dial it from (E.164; left out, none), or a refusal.
+ */
+export type OutgoingCallDecision =
+  { callSid: string; dial: string; from?: string } | { error: WireError };
 
 /** What the engine needs. */
 export interface VoiceEngineOptions {
@@ -65,6 +102,7 @@ export interface VoiceEngineOptions {
     identity: string,
     params: Record<string, string>,
   ): Promise<OutgoingCallDecision>;
+  /** The gateway's timers and the sandbox call log's times; default the system clock. */
   clock?: Clock;
   /** How long a live call waits for a client whose socket dropped (default 30 s). */
   reconnectGraceMs?: number;
@@ -81,14 +119,22 @@ export class VoiceEngine {
   readonly #gateway: SignallingGateway;
   readonly #media: MediaEngine;
   readonly #listeners = new Set<(event: TelephonyEvent) => void>();
-  /** Dial targets of outgoing calls that are being placed, by call sid. */
-  readonly #pendingOutgoing = new Map<string, string>();
-  /** Calls placed by a client (their phone party drives the client's ringing/answer). */
-  readonly #outgoing = new Set<string>();
+  /** What outgoing calls that are being placed dial (number, caller ID), by call sid. */
+  readonly #pendingOutgoing = new Map<string, { to: string; options: DialOptions }>();
+  /**
+   * Calls placed by a client, with the phone party they dialled: its progress drives the client's
+   * ringing, answer and failure; other phone parties of the call do not.
+   */
+  readonly #outgoing = new Map<string, ParticipantId>();
+  /** The phone parties in a call now (dialled or calling in, not gone), with their call. */
+  readonly #phones = new Map<ParticipantId, string>();
+  readonly #log: SandboxCallLog;
   #nextParty = 1;
 
   constructor(options: VoiceEngineOptions) {
     this.#media = options.media;
+    const clock = options.clock ?? systemClock;
+    this.#log = new SandboxCallLog({ now: () => clock.now() });
     this.#gateway = new SignallingGateway({
       media: options.media,
       verifyToken: (token) => options.verifyToken(token),
@@ -99,7 +145,10 @@ export class VoiceEngine {
       authorizeOutgoing: async (identity, params) => {
         const decision = await options.authorizeOutgoing(identity, params);
         if ('error' in decision) return decision;
-        this.#pendingOutgoing.set(decision.callSid, decision.dial);
+        this.#pendingOutgoing.set(decision.callSid, {
+          to: decision.dial,
+          options: decision.from === undefined ? {} : { from: decision.from },
+        });
         return { callSid: decision.callSid };
       },
     });
@@ -121,12 +170,13 @@ export class VoiceEngine {
       this.#media.sendDigits(callSid, digits);
     });
     g.on('call.outgoing', (callSid, identity) => {
-      const to = this.#pendingOutgoing.get(callSid);
+      const pending = this.#pendingOutgoing.get(callSid);
       this.#pendingOutgoing.delete(callSid);
-      if (to === undefined) return;
-      this.#outgoing.add(callSid);
-      this.#emit({ type: 'outgoing.placed', callSid, identity, to });
-      this.dial(callSid, to);
+      if (pending === undefined) return;
+      const participantId = this.#nextPhoneId(callSid, 'phone');
+      this.#outgoing.set(callSid, participantId);
+      this.#emit({ type: 'outgoing.placed', callSid, identity, to: pending.to, participantId });
+      this.#dial(callSid, participantId, pending.to, pending.options);
     });
     this.#media.subscribe((event) => this.#onMedia(event));
   }
@@ -136,9 +186,11 @@ export class VoiceEngine {
     return this.#media.start();
   }
 
-  /** Closes every socket and room and stops the media engine. */
+  /** Closes every socket and room and stops the media engine; every phone call ends. */
   async close(): Promise<void> {
     this.#gateway.close();
+    this.#phones.clear();
+    this.#log.endedAll();
     await this.#media.close();
   }
 
@@ -171,17 +223,63 @@ export class VoiceEngine {
     this.#gateway.cancel(callSid, identity);
   }
 
-  /** Dials a phone number (E.164) into the call: a virtual party in the role `lead`. */
-  dial(callSid: string, number: string): void {
-    this.#media.dial(callSid, `${callSid}.phone.${this.#nextParty++}`, number);
+  /**
+   * Dials a phone number (E.164) into the call from the caller ID `options.from` (E.164; left
+   * out, none): a virtual party in the role `lead`, one more phone party of the call. Returns its
+   * participant id (`<callSid>.phone.<n>`), which its `phone.*` events carry and `hangupPhone`
+   * takes. Its progress comes as `phone.ringing`, then `phone.answered` or `phone.unanswered`.
+   */
+  dial(callSid: string, number: string, options: DialOptions = {}): string {
+    const participantId = this.#nextPhoneId(callSid, 'phone');
+    this.#dial(callSid, participantId, number, options);
+    return participantId;
   }
 
   /**
    * A sandbox inbound call: a virtual caller from `from` to `to` is already on the line in the
    * call as its `lead`, speaking the sandbox voice clip; `phone.answered` follows at once.
+   * Returns its participant id (`<callSid>.caller.<n>`).
    */
-  addCaller(callSid: string, from: string, to: string): void {
-    this.#media.addCaller(callSid, `${callSid}.caller.${this.#nextParty++}`, from, to);
+  addCaller(callSid: string, from: string, to: string): string {
+    const participantId = this.#nextPhoneId(callSid, 'caller');
+    this.#phones.set(participantId, callSid);
+    this.#log.placed({ callSid, participantId, direction: 'inbound', to, from });
+    this.#media.addCaller(callSid, participantId, from, to);
+    return participantId;
+  }
+
+  /**
+   * One phone party leaves the call: the network hangs it up (ringing, it stops ringing), e.g. an
+   * added lead the agent drops. The call and everyone else in it stay. Like `removeAgent`, no
+   * `phone.left` (nor any later `phone.*` progress) is reported for it; what it heard is still
+   * written and reported (`phone.recorded`) if it had answered. Does nothing for a party that is
+   * not in the call (gone already, or another call's).
+   */
+  hangupPhone(callSid: string, participantId: string): void {
+    if (this.#phones.get(participantId) !== callSid) return;
+    this.#phones.delete(participantId);
+    this.#log.ended(participantId);
+    this.#media.remove(participantId);
+  }
+
+  /**
+   * Sandbox: the person on a virtual phone of the call hangs up (the lead, or the inbound
+   * caller), as they would on a real line: `phone.left` follows, and the call goes on with its
+   * other parties. Returns whether such a phone party is in the call.
+   */
+  sandboxHangUp(callSid: string, participantId: string): boolean {
+    if (this.#phones.get(participantId) !== callSid) return false;
+    this.#media.partyHangsUp(participantId);
+    return true;
+  }
+
+  /**
+   * The sandbox phone network's call log: every call it placed (`dial`) or received
+   * (`addCaller`) in this engine, oldest first, the last 1,000 of them (`SANDBOX_CALL_LOG_LIMIT`),
+   * with caller ID, state, times and the digits the phone party received (copies).
+   */
+  sandboxCalls(): SandboxCall[] {
+    return this.#log.list();
   }
 
   /** Changes how an agent takes part in the call (e.g. whisper → barge). */
@@ -221,6 +319,9 @@ export class VoiceEngine {
    */
   hangup(callSid: string, error?: WireError): void {
     this.#outgoing.delete(callSid);
+    for (const [participantId, room] of this.#phones)
+      if (room === callSid) this.#phones.delete(participantId);
+    this.#log.endedRoom(callSid);
     this.#gateway.hangup(callSid, error);
     this.#media.closeRoom(callSid);
   }
@@ -241,30 +342,80 @@ export class VoiceEngine {
     }
   }
 
+  #nextPhoneId(callSid: string, kind: 'phone' | 'caller'): ParticipantId {
+    return `${callSid}.${kind}.${this.#nextParty++}`;
+  }
+
+  #dial(callSid: string, participantId: ParticipantId, to: string, options: DialOptions): void {
+    this.#phones.set(participantId, callSid);
+    this.#log.placed({
+      callSid,
+      participantId,
+      direction: 'outbound',
+      to,
+      from: options.from ?? null,
+    });
+    this.#media.dial(
+      callSid,
+      participantId,
+      to,
+      options.from === undefined ? {} : { from: options.from },
+    );
+  }
+
+  /** Whether `participantId` is the phone party that the client-placed call `callSid` dialled. */
+  #drivesClient(callSid: string, participantId: ParticipantId): boolean {
+    return this.#outgoing.get(callSid) === participantId;
+  }
+
   #onMedia(event: MediaEvent): void {
     const callSid = event.roomId;
-    const outgoing = this.#outgoing.has(callSid);
     switch (event.type) {
-      case 'party.ringing':
-        if (outgoing) this.#gateway.ringing(callSid);
-        return this.#emit({ type: 'phone.ringing', callSid });
-      case 'party.answered':
-        if (outgoing) this.#gateway.connect(callSid);
-        return this.#emit({ type: 'phone.answered', callSid });
-      case 'party.unanswered':
-        if (outgoing) this.hangup(callSid, DIAL_ERRORS[event.reason]);
-        return this.#emit({ type: 'phone.unanswered', callSid, reason: event.reason });
-      case 'party.hangup':
-        return this.#emit({ type: 'phone.left', callSid });
+      case 'party.ringing': {
+        const { participantId } = event;
+        // A party hung up by a command is over: its late progress is not news.
+        if (this.#log.isOver(participantId)) return;
+        if (this.#drivesClient(callSid, participantId)) this.#gateway.ringing(callSid);
+        return this.#emit({ type: 'phone.ringing', callSid, participantId });
+      }
+      case 'party.answered': {
+        const { participantId } = event;
+        if (this.#log.isOver(participantId)) return;
+        this.#log.answered(participantId);
+        if (this.#drivesClient(callSid, participantId)) this.#gateway.connect(callSid);
+        return this.#emit({ type: 'phone.answered', callSid, participantId });
+      }
+      case 'party.unanswered': {
+        const { participantId, reason } = event;
+        if (this.#log.isOver(participantId)) return;
+        this.#phones.delete(participantId);
+        this.#log.unanswered(participantId, reason);
+        if (this.#drivesClient(callSid, participantId)) this.hangup(callSid, DIAL_ERRORS[reason]);
+        return this.#emit({ type: 'phone.unanswered', callSid, participantId, reason });
+      }
+      case 'party.hangup': {
+        const { participantId } = event;
+        if (this.#log.isOver(participantId)) return;
+        this.#phones.delete(participantId);
+        this.#log.ended(participantId);
+        return this.#emit({ type: 'phone.left', callSid, participantId });
+      }
       case 'party.recorded':
         return this.#emit({
           type: 'phone.recorded',
           callSid,
+          participantId: event.participantId,
           path: event.path,
           seconds: event.seconds,
         });
       case 'party.dtmf':
-        return this.#emit({ type: 'phone.dtmf', callSid, digits: event.digits });
+        this.#log.received(event.participantId, event.digits);
+        return this.#emit({
+          type: 'phone.dtmf',
+          callSid,
+          participantId: event.participantId,
+          digits: event.digits,
+        });
       case 'dtmf':
         // DTMF from a leg is an agent's keypad; virtual parties do not send any.
         return this.#emit({

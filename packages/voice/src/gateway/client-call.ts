@@ -104,6 +104,17 @@ export class ClientCall {
     return this.#machine.send(event);
   }
 
+  /**
+   * The `callsid` a frame to the client names this call by now: an outgoing call is known to its
+   * client only by its temporary id until `ringing` or `answer` has given it the sid (while it is
+   * `offered`); every other call, by its sid. Both SDKs match a frame against the ids they hold
+   * (their temporary id and a sid they were given), so a sid the client was never given names no
+   * call of theirs. Read it before ending the call.
+   */
+  get frameSid(): string {
+    return this.is('offered') && this.clientCallSid !== null ? this.clientCallSid : this.wireSid;
+  }
+
   /** Whether `callsid` names this call on the wire (its sid or, outgoing, the client's id). */
   isNamed(callsid: string): boolean {
     return callsid === this.wireSid || callsid === this.clientCallSid;

@@ -151,11 +151,12 @@ export class ClientSession {
   /** Closes the socket and forgets the session. */
   close(): void {
     if (this.closed) return;
-    const wasRegistered = this.registered;
+    // Told while the session still has its identity (a closed session has none): a registered
+    // device whose socket closes goes offline.
+    if (this.registered) this.host.sessionUnregistered(this);
     this.#machine.send('close');
     this.clock.clearInterval(this.#heartbeat);
     if (this.#expiry !== null) this.clock.clearTimeout(this.#expiry);
-    if (wasRegistered) this.host.sessionUnregistered(this);
     this.host.sessionClosed(this);
     if (this.socket.readyState === this.socket.OPEN) this.socket.close(1000);
   }

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FakeClock } from '../media/fake-clock';
 import { FakeMediaEngine } from '../testing/fake-media-engine';
 import { PStreamTestClient } from '../testing/pstream-test-client';
 import { VoiceEngine, type TelephonyEvent } from '../voice-engine';
@@ -16,19 +17,30 @@ const TOKENS: Record<string, TokenCheck> = {
 };
 
 let server: Server;
+let clock: FakeClock;
 let media: FakeMediaEngine;
 let engine: VoiceEngine;
 let url: string;
 let events: TelephonyEvent[];
 const clients: TestClient[] = [];
 
-/** The grace period of the engine under test (short, so expiry can be seen). */
+/**
+ * The grace period of the engine under test. Its timers run on `clock`, which only the test moves;
+ * shorter than the heartbeat interval, so moving past it fires no heartbeat.
+ */
 const GRACE_MS = 400;
 
+/** How long a test waits for a frame, an event or a media command before it fails. */
+const WAIT_MS = 3_000;
+
 beforeEach(async () => {
+  // The gateway's timers (grace periods, heartbeats, token expiry) run on a manual clock; it
+  // starts at the real time because the tokens' expiry is real.
+  clock = new FakeClock(Date.now());
   media = new FakeMediaEngine();
   events = [];
   engine = new VoiceEngine({
+    clock,
     reconnectGraceMs: GRACE_MS,
     media,
     verifyToken: (token) => Promise.resolve(TOKENS[token] ?? { ok: false, reason: 'invalid' }),
@@ -53,7 +65,7 @@ afterEach(async () => {
 });
 
 async function client(token = 'good', register = true): Promise<TestClient> {
-  const c = await TestClient.connect(url);
+  const c = await TestClient.connect(url, WAIT_MS);
   clients.push(c);
   c.send('listen', { token, browserinfo: {}, reconnectTimeout: 0 });
   if (register) {
@@ -64,7 +76,34 @@ async function client(token = 'good', register = true): Promise<TestClient> {
   return c;
 }
 
-const settle = () => new Promise((r) => setTimeout(r, 20));
+/** Retries `assertion` until it passes; fails with its last error after {@link WAIT_MS}. */
+const eventually = (assertion: () => void): Promise<void> =>
+  vi.waitFor(assertion, { timeout: WAIT_MS, interval: 5 });
+
+/** Waits until the engine has reported `event`. */
+const reported = (event: TelephonyEvent): Promise<void> =>
+  eventually(() => expect(events).toContainEqual(event));
+
+/** Waits until the media engine has been given `count` commands of kind `op`. */
+const commanded = (op: string, count = 1): Promise<void> =>
+  eventually(() => expect(media.ops(op)).toHaveLength(count));
+
+/**
+ * A round trip on a registered client's socket (it registers again, which changes nothing):
+ * every frame the gateway sent it before has arrived.
+ */
+async function roundTrip(c: TestClient): Promise<void> {
+  c.send('register', { media: { audio: true } });
+  await c.next('ready');
+}
+
+/**
+ * Waits until the gateway has handled the loss of the identity's only registered socket (the
+ * identity is offline): it handles a closed socket in one step, so what the loss does to the
+ * socket's calls has been done too.
+ */
+const socketGone = (identity = '7'): Promise<void> =>
+  eventually(() => expect(engine.isOnline(identity)).toBe(false));
 
 /** Matches a reconnect token (opaque, URL-safe). */
 const anyToken: unknown = expect.stringMatching(/^[\w-]{20,}$/);
@@ -83,6 +122,19 @@ describe('listen and register', () => {
     await c.next('offline');
     expect(engine.isOnline('7')).toBe(false);
     expect(events).toContainEqual({ type: 'device.offline', identity: '7' });
+  });
+
+  // A closed tab is a device gone: the product must not keep ringing (or listing online) an
+  // agent whose only socket closed. It once did: the session lost its identity first.
+  it('reports device.offline when the only registered socket of an identity closes', async () => {
+    const first = await client('good');
+    const second = await client('good');
+    const offline = () => events.filter((e) => e.type === 'device.offline');
+    // Two sockets of one identity close: one device.offline, once the last is gone.
+    first.close();
+    second.close();
+    await socketGone();
+    expect(offline()).toEqual([{ type: 'device.offline', identity: '7' }]);
   });
 
   it('refuses a bad token with 31204 and an expired one with 31205', async () => {
@@ -117,8 +169,7 @@ describe('listen and register', () => {
   it('goes offline when the socket closes', async () => {
     const c = await client();
     c.ws.close();
-    await settle();
-    expect(engine.isOnline('7')).toBe(false);
+    await eventually(() => expect(engine.isOnline('7')).toBe(false));
   });
 });
 
@@ -137,15 +188,13 @@ describe('incoming calls', () => {
     expect(inviteA.sdp).toMatch(/^v=0 offer CA1\./);
     b.send('answer', { callsid: 'CA1', sdp: 'v=0 answer-b' });
     expect(await a.next('cancel')).toEqual({ callsid: 'CA1' });
-    await settle();
-    expect(events).toContainEqual({ type: 'agent.answered', callSid: 'CA1', identity: '7' });
+    await reported({ type: 'agent.answered', callSid: 'CA1', identity: '7' });
     expect(media.ops('acceptAnswer')).toEqual([
       [String(inviteB.sdp).slice('v=0 offer '.length), 'v=0 answer-b'],
     ]);
     // The agent hangs up.
     b.send('hangup', { callsid: 'CA1' });
-    await settle();
-    expect(events).toContainEqual({
+    await reported({
       type: 'agent.left',
       callSid: 'CA1',
       identity: '7',
@@ -162,8 +211,7 @@ describe('incoming calls', () => {
     await engine.ringAgent('CA3', '7', {});
     await a.next('invite');
     a.send('reject', { callsid: 'CA3' });
-    await settle();
-    expect(events).toContainEqual({ type: 'agent.rejected', callSid: 'CA3', identity: '7' });
+    await reported({ type: 'agent.rejected', callSid: 'CA3', identity: '7' });
     await engine.ringAgent('CA4', '7', {});
     await a.next('invite');
     engine.cancelRing('CA4');
@@ -184,7 +232,7 @@ describe('incoming calls', () => {
     await engine.ringAgent('CA6', '7', {});
     await a.next('invite');
     a.send('answer', { callsid: 'CA6', sdp: 'v=0 a' });
-    await settle();
+    await reported({ type: 'agent.answered', callSid: 'CA6', identity: '7' });
     engine.hangup('CA6', { code: 31486, message: 'busy' });
     expect(await a.next('hangup')).toEqual({
       callsid: 'CA6',
@@ -202,7 +250,7 @@ describe('outgoing calls', () => {
       sdp: 'v=0 offer',
       twilio: { params: 'To=%2B15550100042' },
     });
-    await settle();
+    await commanded('dial');
     const [[room, participant, offer]] = media.ops('createAnswerLeg') as [[string, string, string]];
     expect([room, offer]).toEqual(['CAout', 'v=0 offer']);
     expect(media.ops('dial')).toEqual([
@@ -219,8 +267,7 @@ describe('outgoing calls', () => {
     });
     // The client hangs up with its temporary id; the gateway knows the call by both.
     a.send('hangup', { callsid: 'TJS1' });
-    await settle();
-    expect(events).toContainEqual({
+    await reported({
       type: 'agent.left',
       callSid: 'CAout',
       identity: '7',
@@ -241,26 +288,97 @@ describe('outgoing calls', () => {
     });
   });
 
-  it('hangs up with 31486 when the dialled number is busy', async () => {
-    const a = await client();
-    a.send('invite', {
-      callsid: 'TJS3',
+  /**
+   * Places an outgoing call from `c` to `to` (`invite` with the temporary id `callsid`) and waits
+   * until its number is dialled; returns the dialled phone party.
+   */
+  async function placeCall(c: TestClient, callsid: string, to: string): Promise<string> {
+    c.send('invite', {
+      callsid,
       sdp: 'v=0 offer',
-      twilio: { params: 'To=%2B15550199001' },
+      twilio: { params: new URLSearchParams({ To: to }).toString() },
     });
-    await settle();
-    const phone = (media.ops('dial')[0] as string[])[1]!;
+    await commanded('dial');
+    return (media.ops('dial')[0] as string[])[1]!;
+  }
+
+  // The client has been given no sid yet (no `ringing`, no `answer`): it knows the call only by
+  // its temporary id, and both SDKs ignore a hangup naming anything else (the call would stay
+  // "Dialing..." forever).
+  it('hangs up with 31486 when the dialled number is busy, naming the call by its temporary id', async () => {
+    const a = await client();
+    const phone = await placeCall(a, 'TJS3', '+15550199001');
     media.emit({ type: 'party.unanswered', participantId: phone, roomId: 'CAout', reason: 'busy' });
     expect(await a.next('hangup')).toEqual({
-      callsid: 'CAout',
+      callsid: 'TJS3',
       error: { code: 31486, message: 'The number is busy.' },
     });
+    expect(a.frames.map((frame) => frame.type)).not.toContain('ringing');
+    expect(media.ops('closeRoom')).toEqual([['CAout']]);
+    // The call is over for the gateway too: the client's own hangup of it changes nothing.
+    a.send('hangup', { callsid: 'TJS3' });
+    await roundTrip(a);
+    expect(events.some((e) => e.type === 'agent.left')).toBe(false);
+  });
+
+  it('hangs up with 31480 when the dialled number is invalid, naming the call by its temporary id', async () => {
+    const a = await client();
+    // Outside the sandbox: the network fails it at once, as an invalid number.
+    const phone = await placeCall(a, 'TJS4', '+442071234567');
+    media.emit({
+      type: 'party.unanswered',
+      participantId: phone,
+      roomId: 'CAout',
+      reason: 'failed',
+    });
+    expect(await a.next('hangup')).toEqual({
+      callsid: 'TJS4',
+      error: { code: 31480, message: 'The number could not be reached.' },
+    });
+  });
+
+  it('hangs up with 31408 and the sid that ringing gave when the dialled number does not answer', async () => {
+    const a = await client();
+    const phone = await placeCall(a, 'TJS5', '+15550199002');
+    media.emit({ type: 'party.ringing', participantId: phone, roomId: 'CAout' });
+    expect(await a.next('ringing')).toMatchObject({ callsid: 'CAout' });
+    // The number rings out (30 s, in the media engine) without an answer.
+    media.emit({
+      type: 'party.unanswered',
+      participantId: phone,
+      roomId: 'CAout',
+      reason: 'no-answer',
+    });
+    expect(await a.next('hangup')).toEqual({
+      callsid: 'CAout',
+      error: { code: 31408, message: 'The number did not answer.' },
+    });
+  });
+
+  it("hangs up with 31003 and the temporary id when the caller's leg fails before the call rings", async () => {
+    const a = await client();
+    await placeCall(a, 'TJS6', '+15550100042');
+    const [[, participant]] = media.ops('createAnswerLeg') as [[string, string]];
+    media.emit({
+      type: 'leg.failed',
+      participantId: participant,
+      roomId: 'CAout',
+      reason: 'ICE failed',
+    });
+    expect(await a.next('hangup')).toEqual({
+      callsid: 'TJS6',
+      error: { code: 31003, message: 'Media connection failed: ICE failed' },
+    });
+    await reported({ type: 'agent.left', callSid: 'CAout', identity: '7', reason: 'failed' });
   });
 });
 
 const WIRE_SID = /^CA[0-9a-f]{32}$/;
 
-/** Rings `identity` into the room, answers on `c`, and returns the invite it got. */
+/**
+ * Rings `identity` into the room, answers on `c`, waits until the engine reports the answer, and
+ * returns the invite it got.
+ */
 async function joinCall(
   c: TestClient,
   room: string,
@@ -270,7 +388,7 @@ async function joinCall(
   expect(await engine.ringAgent(room, identity, {}, role ? { role } : {})).toBe(1);
   const invite = await c.next('invite');
   c.send('answer', { callsid: invite.callsid, sdp: `v=0 answer ${identity}` });
-  await settle();
+  await reported({ type: 'agent.answered', callSid: room, identity });
   return invite;
 }
 
@@ -298,8 +416,7 @@ describe('several clients in one room', () => {
     ]);
     // The supervisor hangs up: only its leg leaves, reported for the room.
     supervisor.send('hangup', { callsid: second.callsid });
-    await settle();
-    expect(events).toContainEqual({
+    await reported({
       type: 'agent.left',
       callSid: 'CAroom',
       identity: '8',
@@ -355,6 +472,7 @@ describe('several clients in one room', () => {
     const toEight = await eight.next('invite');
     engine.cancelRing('CAring', '8');
     expect(await eight.next('cancel')).toEqual({ callsid: toEight.callsid });
+    await roundTrip(seven);
     expect(seven.frames.filter((f) => f.type === 'cancel')).toEqual([]);
     engine.cancelRing('CAring');
     expect(await seven.next('cancel')).toEqual({ callsid: toSeven.callsid });
@@ -416,7 +534,7 @@ describe('signalling reconnect', () => {
     const invite = await joinCall(first, 'CArec', '7');
     expect(invite.reconnect).toMatch(/^[\w-]{20,}$/);
     first.ws.close();
-    await settle();
+    await socketGone();
     expect(events.some((e) => e.type === 'agent.left')).toBe(false);
     expect(media.ops('remove')).toEqual([]);
 
@@ -437,11 +555,10 @@ describe('signalling reconnect', () => {
     expect(answer.reconnect).not.toBe(invite.reconnect);
     expect(media.ops('renegotiate')).toEqual([[participantOf(invite), 'v=0 same offer']]);
     // The call lives on the new socket, well past the grace period.
-    await new Promise((r) => setTimeout(r, GRACE_MS + 200));
+    clock.advance(2 * GRACE_MS);
     expect(events.some((e) => e.type === 'agent.left')).toBe(false);
     second.send('hangup', { callsid: 'CArec' });
-    await settle();
-    expect(events).toContainEqual({
+    await reported({
       type: 'agent.left',
       callSid: 'CArec',
       identity: '7',
@@ -461,7 +578,7 @@ describe('signalling reconnect', () => {
     const owner = await client();
     const invite = await joinCall(owner, 'CAmine', '7');
     owner.ws.close();
-    await settle();
+    await socketGone();
     const refusal = {
       error: { code: 31404, message: 'This call can no longer be reconnected.' },
     };
@@ -487,9 +604,14 @@ describe('signalling reconnect', () => {
     const c = await client();
     const invite = await joinCall(c, 'CAgone', '7');
     c.ws.close();
-    await settle();
+    await socketGone();
     expect(events.some((e) => e.type === 'agent.left')).toBe(false);
-    await new Promise((r) => setTimeout(r, GRACE_MS + 100));
+    // The grace period runs from the socket's loss: a millisecond short of it the call waits…
+    clock.advance(GRACE_MS - 1);
+    expect(events.some((e) => e.type === 'agent.left')).toBe(false);
+    expect(media.ops('remove')).toEqual([]);
+    // …and at its end the call is over.
+    clock.advance(1);
     expect(events).toContainEqual({
       type: 'agent.left',
       callSid: 'CAgone',
@@ -510,12 +632,12 @@ describe('signalling reconnect', () => {
       sdp: 'v=0 offer',
       twilio: { params: 'To=%2B15550100042' },
     });
-    await settle();
+    await commanded('dial');
     const phone = (media.ops('dial')[0] as string[])[1]!;
     media.emit({ type: 'party.answered', participantId: phone, roomId: 'CAout' });
     const answer = await a.next('answer');
     a.ws.close();
-    await settle();
+    await socketGone();
     const b = await client('good', false);
     await b.next('connected');
     b.send('invite', {
@@ -534,10 +656,10 @@ describe('signalling reconnect', () => {
       sdp: 'v=0 offer',
       twilio: { params: 'To=%2B15550100042' },
     });
-    await settle();
+    // The call is placed: its number is being dialled.
+    await commanded('dial');
     a.ws.close();
-    await settle();
-    expect(events).toContainEqual({
+    await reported({
       type: 'agent.left',
       callSid: 'CAout',
       identity: '7',
@@ -549,11 +671,10 @@ describe('signalling reconnect', () => {
     const c = await client();
     await joinCall(c, 'CAbye', '7');
     c.ws.close();
-    await settle();
+    await socketGone();
     const d = await client();
     d.send('hangup', { callsid: 'CAbye' });
-    await settle();
-    expect(events).toContainEqual({
+    await reported({
       type: 'agent.left',
       callSid: 'CAbye',
       identity: '7',
@@ -567,8 +688,7 @@ describe('the network side', () => {
     const c = await client();
     const invite = await joinCall(c, 'CAnet', '7');
     c.send('dtmf', { callsid: 'CAnet', dtmf: '5#' });
-    await settle();
-    expect(events).toContainEqual({
+    await reported({
       type: 'dtmf',
       callSid: 'CAnet',
       source: 'agent',
@@ -599,7 +719,7 @@ describe('the network side', () => {
       seconds: 12.5,
     });
     expect(events).toEqual([
-      { type: 'phone.dtmf', callSid: 'CAx', digits: '42' },
+      { type: 'phone.dtmf', callSid: 'CAx', participantId: 'CAx.phone.1', digits: '42' },
       { type: 'recording.ready', callSid: 'CAx', path: '/data/recordings/CAx.wav', seconds: 12.5 },
     ]);
   });

@@ -6,6 +6,10 @@
  * a room uses the room's sid on the wire; legs added later get fresh `CA…` sids, so each leg is
  * one call for its SDK. Towards its owner a leg is (room sid, identity).
  *
+ * A frame names a call as its client knows it: an outgoing call keeps the client's temporary id
+ * (`TJS…`) until `ringing` or `answer` gives the client the sid, so a call that fails before it
+ * rings ends with `hangup {callsid: <temporary id>, error}` (`ClientCall.frameSid`).
+ *
  * Calls survive a lost socket for a grace period: every `invite` and `answer` the gateway sends
  * carries a `reconnect` token, and a new socket of the same identity that presents it (`invite`
  * with `reconnect`) takes the call over; its SDP is applied to the same leg (an ICE restart if
@@ -561,10 +565,10 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
   #hangUpClient(call: ClientCall, error?: WireError): void {
     if (call.is('ended')) return;
     if (call.is('inviting')) return this.#cancelInvites(call);
-    call.session?.send(
-      'hangup',
-      error ? { callsid: call.wireSid, error } : { callsid: call.wireSid },
-    );
+    // Named as the client knows it: an outgoing call that failed before it rang (a busy or
+    // invalid number) has never been given its sid.
+    const callsid = call.frameSid;
+    call.session?.send('hangup', error ? { callsid, error } : { callsid });
     this.#end(call);
   }
 
@@ -621,7 +625,7 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
     if (!call) return;
     if (call.participantId === event.participantId) {
       call.session?.send('hangup', {
-        callsid: call.wireSid,
+        callsid: call.frameSid,
         error: { code: 31003, message: `Media connection failed: ${event.reason}` },
       });
       this.#leave(call, 'failed');

@@ -61,12 +61,20 @@ describe('MediaCore rooms (fake clock)', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  /** Dials one party per tone into `room`, gives each its role, and lets them all answer. */
-  function call(room: string, roles: Partial<Record<keyof typeof TONES, ParticipantRole>>): void {
+  /**
+   * Dials one party per tone into `room`, gives each its role, runs `beforeAnswer`, and lets
+   * them all answer.
+   */
+  function call(
+    room: string,
+    roles: Partial<Record<keyof typeof TONES, ParticipantRole>>,
+    beforeAnswer?: () => void,
+  ): void {
     for (const [name, role] of Object.entries(roles)) {
       core.dial(room, name, `+1${TONES[name as keyof typeof TONES]}`);
       core.setRole(name, role);
     }
+    beforeAnswer?.();
     clock.advance(1000);
   }
 
@@ -173,8 +181,8 @@ describe('MediaCore rooms (fake clock)', () => {
   });
 
   it('mute: a muted agent is heard by nobody, not even the recording', async () => {
-    call('room', { lead: 'lead', agent: 'agent' });
-    core.setMuted('agent', true);
+    // Muted before anyone answers: not one frame of the agent may reach the others.
+    call('room', { lead: 'lead', agent: 'agent' }, () => core.setMuted('agent', true));
     clock.advance(1000);
     await finish('room');
     expect(tonesIn(await heard('lead'), ALL_TONES)).toEqual([]);
@@ -200,6 +208,45 @@ describe('MediaCore rooms (fake clock)', () => {
     clock.advance(2000);
     await finish('CA-alone');
     expect(events.some((e) => e.type === 'recording.ready' && e.roomId === 'CA-alone')).toBe(false);
+  });
+
+  it('a sandbox party hangs up when told, as a person would; the room goes on without it', async () => {
+    call('room', { lead: 'lead', agent: 'agent', second: 'conference' });
+    clock.advance(500);
+    core.partyHangsUp('lead');
+    // Only a party that is talking can hang up; a second request changes nothing.
+    core.partyHangsUp('lead');
+    core.partyHangsUp('nobody');
+    clock.advance(1000);
+    expect(events.filter((e) => e.type === 'party.hangup')).toEqual([
+      { type: 'party.hangup', participantId: 'lead', roomId: 'room' },
+    ]);
+    await finish('room');
+    // The agent heard the lead for the first half second, then only the second agent.
+    const agent = await heard('agent');
+    expect(tonesIn(between(agent, 0.1, 0.4), ALL_TONES)).toEqual([TONES.lead, TONES.second]);
+    expect(tonesIn(between(agent, 0.7, 1.4), ALL_TONES)).toEqual([TONES.second]);
+  });
+
+  it('a stalled media loop leaves the recordings on wall-clock time, silent for the gap', async () => {
+    call('room', { lead: 'lead', agent: 'agent' });
+    clock.advance(1000);
+    // The thread is busy elsewhere for 500 ms: the pacer runs two frames late, skips the rest.
+    clock.stall(500);
+    clock.advance(500);
+    await finish('room');
+    const lead = await heard('lead');
+    const recording = await roomRecording('room');
+    // Answered at 1 s, closed at 3 s: two seconds each, not two minus the skipped frames.
+    expect(lead.length / 8000).toBeCloseTo(2, 1);
+    expect(recording.seconds).toBeCloseTo(2, 1);
+    // After the stall the agent is heard where the wall clock says, before it silence.
+    expect(tonesIn(between(lead, 1.6, 2), ALL_TONES)).toEqual([TONES.agent]);
+    expect(tonesIn(between(lead, 1.1, 1.4), ALL_TONES)).toEqual([]);
+    expect(tonesIn(between(recording.samples, 1.6, 2), ALL_TONES)).toEqual([
+      TONES.lead,
+      TONES.agent,
+    ]);
   });
 
   it('an inbound caller is on the line at once, speaks the voice clip and leaves a record', async () => {

@@ -8,6 +8,7 @@ import { VirtualParty, type PartyCall, type PartyObserver } from '../pstn/virtua
 import { FramePacer } from './frame-pacer';
 import { MediaError } from './media-errors';
 import type {
+  DialOptions,
   LegOptions,
   MediaEvent,
   ParticipantId,
@@ -185,10 +186,16 @@ export class MediaCore {
   }
 
   /** See `MediaEngine.dial`. */
-  dial(roomId: RoomId, participantId: ParticipantId, number: string): void {
+  dial(
+    roomId: RoomId,
+    participantId: ParticipantId,
+    number: string,
+    options: DialOptions = {},
+  ): void {
     const party = this.addParty(roomId, participantId, {
       direction: 'outbound',
       number,
+      from: options.from ?? null,
       behaviour: resolveNumber(this.numberPlan, number),
     });
     party?.dial();
@@ -249,16 +256,24 @@ export class MediaCore {
     }
   }
 
+  /** See `MediaEngine.partyHangsUp`. */
+  partyHangsUp(participantId: ParticipantId): void {
+    const participant = this.participants.get(participantId);
+    if (participant instanceof VirtualParty) participant.hangUpNow();
+  }
+
   /** See `MediaEngine.interruptMedia`. */
   interruptMedia(participantId: ParticipantId, durationMs: number): void {
     this.legOf(participantId)?.interruptMedia(durationMs);
   }
 
-  /** Media time that passed unmixed after a stall: legs move their RTP clocks past it. */
+  /**
+   * Media time that passed unmixed after a stall: legs move their RTP clocks past it, and the
+   * recordings (the rooms' and the virtual parties') keep wall-clock time with silence.
+   */
   private skipFrames(frames: number): void {
-    for (const participant of this.participants.values()) {
-      if (participant instanceof WebRtcLeg) participant.skipFrames(frames);
-    }
+    for (const participant of this.participants.values()) participant.skipFrames(frames);
+    for (const room of this.rooms.values()) room.skipFrames(frames);
   }
 
   private mixFrame(latenessMs: number): void {

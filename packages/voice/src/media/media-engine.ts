@@ -45,6 +45,16 @@ export interface DtmfTone {
   durationMs: number;
 }
 
+/** Options of a dialled call (`MediaEngine.dial`). */
+export interface DialOptions {
+  /**
+   * The caller ID: the number (E.164) the call comes from, as the called party sees it. The
+   * virtual party keeps it and writes it in its sandbox record (`PartyRecord.from`); left out,
+   * the call has no caller ID (`from: null`).
+   */
+  from?: string;
+}
+
 /** Events the engine emits; `type` discriminates. */
 export type MediaEvent =
   /** ICE and DTLS completed; audio can flow. */
@@ -185,10 +195,11 @@ export interface MediaEngine {
    */
   renegotiate(participantId: ParticipantId, offerSdp: string): Promise<string>;
   /**
-   * Dials a virtual phone number (E.164) into `roomId`; progress arrives as `party.*` events
-   * (`party.unanswered` with `'failed'` at once for a number the phone network does not know).
+   * Dials a virtual phone number (E.164) into `roomId`, from the caller ID `options.from` if
+   * given; progress arrives as `party.*` events (`party.unanswered` with `'failed'` at once for a
+   * number the phone network does not know).
    */
-  dial(roomId: RoomId, participantId: ParticipantId, number: string): void;
+  dial(roomId: RoomId, participantId: ParticipantId, number: string, options?: DialOptions): void;
   /**
    * A virtual caller already on the line joins `roomId` as its `lead` (a sandbox inbound call
    * from `from` to `to`): it speaks the sandbox voice clip and records what it hears; it reports
@@ -212,6 +223,11 @@ export interface MediaEngine {
   interruptMedia(participantId: ParticipantId, durationMs: number): void;
   /** Hangs up one participant (a virtual party then writes what it heard). */
   remove(participantId: ParticipantId): void;
+  /**
+   * Sandbox: the person on a virtual phone hangs up, as `+15550199004` does by itself: the party
+   * leaves and reports `party.hangup`. Does nothing unless it is talking (answered).
+   */
+  partyHangsUp(participantId: ParticipantId): void;
   /** Removes every participant of the room and forgets it. */
   closeRoom(roomId: RoomId): void;
   /** A muted participant is heard by no one. */

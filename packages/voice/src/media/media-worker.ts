@@ -109,13 +109,21 @@ async function execute(
     case 'renegotiate':
       return core.renegotiate(command.participantId, command.sdp);
     case 'dial':
-      core.dial(command.roomId, command.participantId, command.number);
+      core.dial(
+        command.roomId,
+        command.participantId,
+        command.number,
+        command.from === undefined ? {} : { from: command.from },
+      );
       return undefined;
     case 'addCaller':
       core.addCaller(command.roomId, command.participantId, command.from, command.to);
       return undefined;
     case 'remove':
       core.remove(command.participantId);
+      return undefined;
+    case 'partyHangsUp':
+      core.partyHangsUp(command.participantId);
       return undefined;
     case 'closeRoom':
       core.closeRoom(command.roomId);

@@ -23,6 +23,11 @@ export interface Participant {
   /** What it hears during this frame (`SAMPLES_PER_FRAME` samples; the array is its own). */
   hear(frame: Int16Array): void;
   /**
+   * `frames` frames of media time passed unmixed (the engine fell behind and skipped them):
+   * clocks move past them and what it records keeps wall-clock time (silence for the gap).
+   */
+  skipFrames(frames: number): void;
+  /**
    * Leaves the room for `reason`: stops media, cancels timers and finishes asynchronous work
    * (closing the peer connection, writing the recording). Resolves when that work is done.
    */

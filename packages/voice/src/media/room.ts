@@ -79,6 +79,11 @@ export class Room {
       : undefined;
   }
 
+  /** `frames` frames passed unmixed: the recording holds silence for them. */
+  skipFrames(frames: number): void {
+    this.recorder?.append(new Int16Array(frames * SAMPLES_PER_FRAME));
+  }
+
   /** Mixes one frame. */
   mixFrame(): void {
     const speakers: Participant[] = [];

@@ -14,7 +14,11 @@ import {
 import { ToneGenerator } from '../dsp/tone';
 import { engineAudioCodecs } from './peer-factory';
 import { RtpPacketizer } from './rtp-packetizer';
-import { disableDefaultStunServer, resumeIceAfterRestart } from './werift-internals';
+import {
+  disableDefaultStunServer,
+  ignoreRepeatedHelloVerifyRequests,
+  resumeIceAfterRestart,
+} from './werift-internals';
 
 /** Options of a {@link WeriftBrowser}. */
 export interface WeriftBrowserOptions {
@@ -41,6 +45,10 @@ export class WeriftBrowser {
       sampleRateHz: SAMPLE_RATE_HZ,
     });
     disableDefaultStunServer();
+    // Answering the engine's offer, this peer is the DTLS client: on a busy machine the engine's
+    // DTLS server may answer its retransmitted ClientHello too, and unpatched werift then fails
+    // the handshake and never connects (see `ignoreRepeatedHelloVerifyRequests`).
+    ignoreRepeatedHelloVerifyRequests();
     this.peer = new RTCPeerConnection({
       codecs: { audio: engineAudioCodecs() },
       // No STUN server (see `disableDefaultStunServer`).
@@ -104,10 +112,13 @@ export class WeriftBrowser {
     resumeIceAfterRestart(this.peer.iceTransports, () => undefined);
   }
 
-  /** Resolves once ICE and DTLS are up. */
+  /** Resolves once ICE and DTLS are up; rejects if the connection fails or closes first. */
   async connected(): Promise<void> {
     if (this.peer.connectionState === 'connected') return;
-    await this.peer.connectionStateChange.watch((state) => state === 'connected');
+    const [state] = await this.peer.connectionStateChange.watch(
+      (next) => next === 'connected' || next === 'failed' || next === 'closed',
+    );
+    if (state !== 'connected') throw new Error(`the peer connection ${state} before it connected`);
   }
 
   /** Samples heard so far. */

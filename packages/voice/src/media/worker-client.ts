@@ -82,6 +82,7 @@ const RESULT_CHECKS: { [K in CommandKind]: ResultCheck<K> } = {
   setHold: isNothing,
   sendDigits: isNothing,
   interruptMedia: isNothing,
+  partyHangsUp: isNothing,
   stats: isStats,
   shutdown: isNothing,
 };

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SANDBOX_NUMBERS } from '../constants';
 import type { MediaEvent } from './media-engine';
 import { defaultMediaWorkerUrl } from './media-worker-url';
 import { WeriftBrowser } from './werift-browser';
@@ -59,7 +60,9 @@ describe('media worker lifecycle', () => {
         await browser.answer(await engine.createOfferLeg('room', 'agent')),
       );
       await waitFor(events, (event) => event.type === 'leg.connected');
-      engine.dial('room', 'ringing-party', '+15550100001');
+      // The no-answer number rings for 30 s: still ringing when the worker crashes, however busy
+      // the machine (a test lead would answer 50 ms after it rang).
+      engine.dial('room', 'ringing-party', SANDBOX_NUMBERS.noAnswer);
       await waitFor(events, (event) => event.type === 'party.ringing');
 
       await expect(engine.createOfferLeg('crash-room', 'victim')).rejects.toMatchObject({

@@ -10,6 +10,7 @@ import { ENGINE_TRANSITIONS, type EngineEvent, type EngineState } from './engine
 import { MediaError } from './media-errors';
 import {
   DEFAULT_MEDIA_WORKERS,
+  type DialOptions,
   type LegOptions,
   type MediaEngine,
   type MediaEngineLogger,
@@ -187,7 +188,12 @@ export class WorkerMediaEngine implements MediaEngine {
     return Promise.all(this.workers.map((worker) => worker.request({ kind: 'stats' })));
   }
 
-  dial(roomId: RoomId, participantId: ParticipantId, number: string): void {
+  dial(
+    roomId: RoomId,
+    participantId: ParticipantId,
+    number: string,
+    options: DialOptions = {},
+  ): void {
     if (this.lifecycle.state !== 'running') return;
     if (this.routes.has(participantId)) {
       this.logger.warn(
@@ -196,7 +202,17 @@ export class WorkerMediaEngine implements MediaEngine {
       return;
     }
     const route = this.addRoute(roomId, participantId, 'party');
-    route.worker.notify({ kind: 'dial', roomId, participantId, number });
+    route.worker.notify({
+      kind: 'dial',
+      roomId,
+      participantId,
+      number,
+      ...(options.from === undefined ? {} : { from: options.from }),
+    });
+  }
+
+  partyHangsUp(participantId: ParticipantId): void {
+    this.routes.get(participantId)?.worker.notify({ kind: 'partyHangsUp', participantId });
   }
 
   remove(participantId: ParticipantId): void {

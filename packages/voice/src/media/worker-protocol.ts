@@ -39,9 +39,10 @@ export type EngineCommand =
       role?: ParticipantRole;
     }
   | { kind: 'renegotiate'; participantId: ParticipantId; sdp: string }
-  | { kind: 'dial'; roomId: RoomId; participantId: ParticipantId; number: string }
+  | { kind: 'dial'; roomId: RoomId; participantId: ParticipantId; number: string; from?: string }
   | { kind: 'addCaller'; roomId: RoomId; participantId: ParticipantId; from: string; to: string }
   | { kind: 'remove'; participantId: ParticipantId }
+  | { kind: 'partyHangsUp'; participantId: ParticipantId }
   | { kind: 'closeRoom'; roomId: RoomId }
   | { kind: 'setMuted'; participantId: ParticipantId; muted: boolean }
   | { kind: 'setRole'; participantId: ParticipantId; role: ParticipantRole }
@@ -60,6 +61,7 @@ export interface CommandResults {
   dial: undefined;
   addCaller: undefined;
   remove: undefined;
+  partyHangsUp: undefined;
   closeRoom: undefined;
   setMuted: undefined;
   setRole: undefined;

@@ -32,9 +32,12 @@ export interface PartyObserver {
   warn(message: string): void;
 }
 
-/** Who the party is: a number the room dialled, or a caller that called in. */
+/**
+ * Who the party is: a number the room dialled (from the caller ID `from`, or none), or a caller
+ * that called in.
+ */
 export type PartyCall =
-  | { direction: 'outbound'; number: string; behaviour: PartyBehaviour }
+  | { direction: 'outbound'; number: string; from: string | null; behaviour: PartyBehaviour }
   | { direction: 'inbound'; from: string; to: string };
 
 /** Options of a {@link VirtualParty}. */
@@ -66,6 +69,11 @@ export interface PartyRecord {
   number: string;
   /** Inbound: the number it called. */
   to?: string;
+  /**
+   * The number the call came from: the caller ID it was dialled with (outbound; null when none
+   * was given), or the caller's own number (inbound, the same as `number`).
+   */
+  from: string | null;
   /** Its last state before it left (`answered`, `hung-up`, `unanswered`…). */
   outcome: PartyState;
   /** Why it did not answer, if it did not. */
@@ -172,6 +180,13 @@ export class VirtualParty implements Participant {
     if (this.lifecycle.state === 'answered') this.recorder?.append(frame);
   }
 
+  skipFrames(frames: number): void {
+    // What it heard keeps wall-clock time: the frames nobody mixed were silence to it.
+    if (this.lifecycle.state === 'answered') {
+      this.recorder?.append(new Int16Array(frames * SAMPLES_PER_FRAME));
+    }
+  }
+
   async leave(_reason: LeaveReason): Promise<void> {
     for (const cancel of this.timers) cancel();
     this.timers.clear();
@@ -200,6 +215,7 @@ export class VirtualParty implements Participant {
       direction: call.direction,
       number: call.direction === 'outbound' ? call.number : call.from,
       ...(call.direction === 'inbound' ? { to: call.to } : {}),
+      from: call.from,
       outcome: this.outcome,
       ...(this.failure ? { failure: this.failure } : {}),
       digits: this.digits,
@@ -252,6 +268,11 @@ export class VirtualParty implements Participant {
 
   private startRecording(): void {
     this.recorder = new WavFileWriter(this.options.recordingPath, SAMPLE_RATE_HZ);
+  }
+
+  /** The person on this phone hangs up now (sandbox); only a party that is talking can. */
+  hangUpNow(): void {
+    if (this.lifecycle.state === 'answered') this.hangUp();
   }
 
   private hangUp(): void {

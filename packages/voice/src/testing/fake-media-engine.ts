@@ -2,7 +2,13 @@
  * A media engine for tests of the signalling layer: it records commands, returns SDP strings,
  * and lets the test play media events. The real engine has its own tests.
  */
-import type { LegOptions, MediaEngine, MediaEvent, ParticipantRole } from '../media/media-engine';
+import type {
+  DialOptions,
+  LegOptions,
+  MediaEngine,
+  MediaEvent,
+  ParticipantRole,
+} from '../media/media-engine';
 
 /** The fake. */
 export class FakeMediaEngine implements MediaEngine {
@@ -45,8 +51,12 @@ export class FakeMediaEngine implements MediaEngine {
     if (this.renegotiateError) return Promise.reject(this.renegotiateError);
     return Promise.resolve(`v=0 reanswer ${participantId}`);
   }
-  dial(roomId: string, participantId: string, number: string): void {
-    this.commands.push({ op: 'dial', args: [roomId, participantId, number] });
+  /** Records `[roomId, participantId, number]`, and the options when they carry a caller ID. */
+  dial(roomId: string, participantId: string, number: string, options: DialOptions = {}): void {
+    this.commands.push({
+      op: 'dial',
+      args: [roomId, participantId, number, ...(options.from === undefined ? [] : [options])],
+    });
   }
   addCaller(roomId: string, participantId: string, from: string, to: string): void {
     this.commands.push({ op: 'addCaller', args: [roomId, participantId, from, to] });
@@ -68,6 +78,9 @@ export class FakeMediaEngine implements MediaEngine {
   }
   sendDigits(roomId: string, digits: string): void {
     this.commands.push({ op: 'sendDigits', args: [roomId, digits] });
+  }
+  partyHangsUp(participantId: string): void {
+    this.commands.push({ op: 'partyHangsUp', args: [participantId] });
   }
   interruptMedia(participantId: string, durationMs: number): void {
     this.commands.push({ op: 'interruptMedia', args: [participantId, durationMs] });
