@@ -6,9 +6,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { InjectOptions } from 'fastify';
-import { calls } from '../src/db/schema';
+import { OUTBOUND_CONNECT_TIMEOUT_MS } from '../src/calls/call-flows';
+import { callUsers, calls } from '../src/db/schema';
 import { startFixture, type Fixture } from '../src/test-support/fixture';
 import { TEST_API_KEY } from '../src/test-support/test-app';
 import { LIVE_CALL_STATUSES } from '../src/users/agents-repo';
@@ -138,7 +139,7 @@ const DOCS: Doc[] = [
     method: 'POST',
     path: '/api/v1/leads',
     auth: 'API key (`Authorization: Bearer <key>`)',
-    what: 'Lead intake: stores the lead, creates its call and rings the longest-idle available agent online in the console (`From: client:<call_user_id>`, banner "Incoming Lead!"). With nobody online the call is `offline`, with every online agent on a call `busy`. Unknown fields are ignored; the phone number is normalised to E.164.',
+    what: "Lead intake: stores the lead, creates its call and offers it to one eligible agent at a time, longest idle first (online, available, not on or rung for a call, not wrapping up, in the profile's team): `From: client:<call_user_id>`, banner \"Incoming Lead!\". Ignore, reject or the ring timeout move it to the next agent. `call.status` says what happened: `ringing` (with `agent_id`), `queued` (nobody can take it now: `reason` `all-agents-busy` or `no-agents-online`; it is offered as soon as an agent is free, until the profile's queue timeout), or `offline` with `reason` `outside-hours` (the profile's availability hours). Unknown fields are ignored; the phone number is normalised to E.164.",
     example: async () => ({
       method: 'POST',
       url: '/api/v1/leads',
@@ -153,19 +154,13 @@ const DOCS: Doc[] = [
         source_id: '8812',
       },
     }),
-    after: async (f, body) => {
-      await f.t.app.inject({
-        method: 'POST',
-        url: `/apps/webrtc/${(body as { call: { id: number } }).call.id}/reject`,
-        headers: session(f),
-      });
-    },
+    after: endAll,
   },
   {
     method: 'POST',
     path: '/api/v1/sandbox/inbound',
     auth: 'API key (`Authorization: Bearer <key>`); embedded mode only',
-    what: "The sandbox phone network's inbound call: a virtual caller `from` dials `to`, one of the API key's account's caller numbers. The call is stored as `inbound`, the caller is on the line at once (a voice), and the longest-idle available agent is rung with the number's name as the banner. Both numbers are normalised to E.164 (422 naming the field); a number that is not the account's is 404. Not served in production mode.",
+    what: "The sandbox phone network's inbound call: a virtual caller `from` dials `to`, one of the API key's account's caller numbers. The call is stored as `inbound`, the caller is on the line at once (a voice), and it is offered like a lead, with the number's name as the banner. `call.status`: `ringing` (with `agent_id`), or how it ended when nobody could take it (`busy`, `offline`; a caller does not wait in the queue). Both numbers are normalised to E.164 (422 naming the field); a number that is not the account's is 404. Not served in production mode.",
     example: async () => ({
       method: 'POST',
       url: '/api/v1/sandbox/inbound',
@@ -195,7 +190,7 @@ const DOCS: Doc[] = [
     method: 'POST',
     path: '/apps/webrtc/{id}/reject',
     auth: 'session + CSRF',
-    what: 'The Ignore button: the user stops being rung for call `{id}` (the lead call is then missed). Answered `{ success: true }` even when the ring had already ended.',
+    what: 'The Ignore button: the user stops being rung for call `{id}` and the call moves on: to the next eligible agent, back to the queue, or, when everyone was tried, `missed` (`No agents answered`). The answer says where it went (`call.status`). 409 `This call is not ringing for you.` when it does not ring for the user.',
     example: async (f) => {
       await endAll(f);
       const { call } = await f.t.flows.retry(await f.userOf(f.agent1), {
@@ -309,7 +304,7 @@ const DOCS: Doc[] = [
     method: 'POST',
     path: '/apps/webrtc/{id}/sms',
     auth: 'session + CSRF, permission app-sms',
-    what: "Sends the SMS follow-up to the call's number (the embedded provider stores it). `smsbody` 1–1600 characters; the console's default text is \"Sorry we couldn't reach you!\".",
+    what: "Sends the SMS follow-up to the call's number from the call's caller number, through the SMS sender (embedded: the sandbox outbox, `GET /api/v1/sandbox/sms`). `success` means the sender took it; a refusal comes back as `{ success: false, error }` (e.g. a number that cannot receive texts). `smsbody` 1–1600 characters; the console's default text is \"Sorry we couldn't reach you!\".",
     example: async (f) => ({
       method: 'POST',
       url: '/apps/webrtc/1/sms',
@@ -321,7 +316,7 @@ const DOCS: Doc[] = [
     method: 'POST',
     path: '/api/v1/calls/twilio',
     auth: 'session + CSRF, permission app-retry',
-    what: "Retry: a new call to the lead with this number (the account's, or a new one), rung to the user first (the console goes back to waiting and rings), else to whoever is available.",
+    what: "Retry: a new call to the lead with this number (the account's, or a new one), offered to the user first (their wrap-up ends: they asked), else to whoever can take it; dialled from `caller_id` (optional) or the account's default. `success: true` only when an agent is rung (`call.agent_id`); otherwise `{ success: false, error }` says why (e.g. 'All agents are busy.').",
     example: async (f) => {
       await endAll(f);
       return {
@@ -331,23 +326,18 @@ const DOCS: Doc[] = [
         payload: { fname: 'Jordan', lname: 'Miles', phone_number: '+15550100042' },
       };
     },
-    after: async (f, body) => {
-      await f.t.app.inject({
-        method: 'POST',
-        url: `/apps/webrtc/${(body as { call: { id: number } }).call.id}/reject`,
-        headers: session(f),
-      });
-    },
+    after: endAll,
   },
   {
     method: 'POST',
     path: '/api/v1/calls/conferencelead',
     auth: 'session + CSRF',
-    what: "The Add Lead panel: gives the user's live call `call_id` (which has no lead yet; 409 otherwise) a lead and dials it into the call.",
+    what: "The Add Lead panel: gives the user's live call `call_id` (which has no lead yet; 409 otherwise) a lead, dials it into the call from the call's caller number, and answers once its phone answered (`success: true, outcome: 'answered'`) or did not (`success: false`, `outcome` busy / no-answer / failed / timeout, `error` saying so): the call goes on either way.",
     example: async (f) => {
       await endAll(f);
       const { call } = await f.liveCall(f.agent1, '+15550100070');
       await f.t.database.db.execute(sql`update calls set lead_id = null where id = ${call.id}`);
+      answerNextDial(f, call.sid);
       return {
         method: 'POST',
         url: '/api/v1/calls/conferencelead',
@@ -377,16 +367,88 @@ const DOCS: Doc[] = [
         },
       };
     },
+    after: endAll,
   },
   {
     method: 'POST',
     path: '/apps/webrtc/check',
     auth: 'session + CSRF',
-    what: 'Not shown in the spec: "Check for lead". Rings the user with the newest lead of the last 24 hours that reached nobody (missed, busy or offline, not called since); `{ success: false, error: \'No lead is waiting.\' }` otherwise.',
+    what: "Not shown in the spec: \"Check for lead\". Ends the user's wrap-up and rings them with the oldest web lead waiting in the queue for their teams (`{ success: true, call }`); `{ success: false, error: 'No leads waiting.' }` when none waits.",
     example: async (f) => {
       await endAll(f);
       return { method: 'POST', url: '/apps/webrtc/check', headers: session(f) };
     },
+  },
+  {
+    method: 'PUT',
+    path: '/api/v1/user/status',
+    auth: 'session + CSRF',
+    what: "The agent's own status: `available` (takes calls when free) or `away`. The answer says where the agent is now (`available`, `away`, `on_call`, `wrap_up`, `offline`). Becoming available offers the agent a waiting lead at once.",
+    example: async (f) => ({
+      method: 'PUT',
+      url: '/api/v1/user/status',
+      headers: session(f),
+      payload: { status: 'away' },
+    }),
+    after: async (f) => {
+      await f.t.app.inject({
+        method: 'PUT',
+        url: '/api/v1/user/status',
+        headers: session(f),
+        payload: { status: 'available' },
+      });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/user/wrap-up/done',
+    auth: 'session + CSRF',
+    what: "Done: ends the agent's wrap-up after a call (routing skips an agent who wraps up, until Done or the profile's `wrap_up_seconds`, 60 by default). The console sends it when the agent leaves the Thank you or note view.",
+    example: async (f) => {
+      await endAll(f);
+      const { call } = await f.liveCall(f.agent1, '+15550100072');
+      f.t.telephony.emit({
+        type: 'agent.left',
+        callSid: call.sid,
+        identity: String(f.agent1.userId),
+        reason: 'hangup',
+      });
+      await f.t.flows.idle();
+      return { method: 'POST', url: '/api/v1/user/wrap-up/done', headers: session(f) };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/sandbox/sms',
+    auth: 'session; embedded mode only',
+    what: "The sandbox outbox: the account's text messages, newest first, with the number they went to and from, and whether the sender took them.",
+    example: async (f) => ({
+      method: 'GET',
+      url: '/api/v1/sandbox/sms',
+      headers: session(f, false),
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/sandbox/calls',
+    auth: 'session; embedded mode only',
+    what: "What the sandbox phone network received for the account's calls: the number called, the caller ID it came from, its state (`ringing`, `answered`, `ended`, `busy`, `no-answer`, `failed`), its times and the digits it heard (docs/sandbox-numbers.md). This recording uses a stand-in network that lists nothing.",
+    example: async (f) => ({
+      method: 'GET',
+      url: '/api/v1/sandbox/calls',
+      headers: session(f, false),
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/sandbox/calls/{id}/hangup',
+    auth: 'API key (`Authorization: Bearer <key>`); embedded mode only',
+    what: "The lead (or caller) on the line of the account's call `{id}` hangs up, as a person would: the call ends when its last phone party and its last agent have left. 409 when nobody is on the line (this recording uses a stand-in network).",
+    example: async () => ({
+      method: 'POST',
+      url: '/api/v1/sandbox/calls/1/hangup',
+      headers: { authorization: `Bearer ${TEST_API_KEY}` },
+    }),
   },
   {
     method: 'POST',
@@ -421,13 +483,40 @@ const DOCS: Doc[] = [
   },
 ];
 
+/** The next number dialled into the call answers (the fake telephony plays the network). */
+function answerNextDial(f: Fixture, callSid: string): void {
+  const dialled = f.t.telephony.ops('dial').length;
+  const poll = setInterval(() => {
+    const next = f.t.telephony.ops('dial')[dialled];
+    if (!next) return;
+    clearInterval(poll);
+    f.t.telephony.emit({ type: 'phone.answered', callSid, participantId: next.participantId });
+  }, 5);
+}
+
+/** Ends every live call: rings are ignored in turn until nobody is rung, talks end. */
 async function endAll(f: Fixture): Promise<void> {
-  for (const call of await f.t.database.db
+  const { db } = f.t.database;
+  for (let round = 0; round < 20; round++) {
+    const ringing = await db
+      .select({ call: calls, userId: callUsers.userId })
+      .from(callUsers)
+      .innerJoin(calls, eq(calls.id, callUsers.callId))
+      .where(and(eq(callUsers.outcome, 'ringing'), inArray(calls.status, LIVE_CALL_STATUSES)));
+    if (ringing.length === 0) break;
+    for (const { call, userId } of ringing) {
+      await f.t.flows.agentIgnored(call, userId).catch(() => undefined);
+    }
+  }
+  for (const call of await db
     .select()
     .from(calls)
     .where(inArray(calls.status, LIVE_CALL_STATUSES))) {
     await f.endCall(call);
   }
+  // Outbound calls the (absent) console never connected are withdrawn after their timeout.
+  f.clock.advance(OUTBOUND_CONNECT_TIMEOUT_MS);
+  await f.t.flows.idle();
 }
 
 const redact = (headers: Record<string, unknown> | undefined) =>

@@ -21,7 +21,8 @@ import { leadsRoutes } from './leads/leads-routes';
 import type { PusherCredentials } from './realtime/pusher-auth';
 import { pusherRoutes } from './realtime/pusher-routes';
 import { usersRoutes } from './users/users-routes';
-import { sandboxRoutes } from './sandbox/sandbox-routes';
+import { sandboxRoutes, type SandboxNetwork } from './sandbox/sandbox-routes';
+import type { SmsService } from './sms/sms-sender';
 import { soundsRoutes } from './sounds/sounds-routes';
 import type { TlsCredentials } from './tls/tls-credentials';
 import { webRoutes } from './web/web-routes';
@@ -38,6 +39,7 @@ export interface AppServices {
   flows: CallFlows;
   control: CallControl;
   pusher: PusherCredentials;
+  sms: SmsService;
 }
 
 /** Options of the HTTP application. */
@@ -49,8 +51,8 @@ export interface AppOptions {
   https?: TlsCredentials | null;
   /** The SDK the console loads (default `leadline`). */
   voiceSdk?: 'leadline' | 'twilio';
-  /** Serve the sandbox phone network's endpoints (embedded mode). */
-  sandbox?: boolean;
+  /** Serve the sandbox phone network's endpoints (embedded mode): its call log, if any. */
+  sandbox?: SandboxNetwork | false;
 }
 
 /** Builds the Fastify application. */
@@ -75,7 +77,9 @@ export async function buildApp(
   await app.register(authRoutes({ ...services, voiceSdk: options.voiceSdk ?? 'leadline' }));
   await app.register(soundsRoutes());
   await app.register(leadsRoutes(services));
-  if (options.sandbox) await app.register(sandboxRoutes(services));
+  if (options.sandbox) {
+    await app.register(sandboxRoutes({ ...services, network: options.sandbox }));
+  }
   await app.register(callsRoutes(services));
   await app.register(callControlRoutes(services));
   await app.register(outboundRoutes(services));

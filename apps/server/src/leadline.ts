@@ -16,8 +16,10 @@ import { CallFlows } from './calls/call-flows';
 import { lanAddresses, type Config } from './config';
 import { openDatabase, type Database } from './db/database';
 import { ensureApiKey, seedDemo } from './db/seed';
+import { EventBus } from './events/event-bus';
 import { serverRoot } from './lib/app-root';
 import { loadOrCreateSecret } from './lib/secret-file';
+import { SandboxSmsSender, SmsService, type SmsSender } from './sms/sms-sender';
 import { loadTlsCredentials } from './tls/tls-credentials';
 import { markAllOffline } from './users/users-repo';
 
@@ -27,14 +29,25 @@ export interface Leadline {
   database: Database;
   flows: CallFlows;
   engine: VoiceEngine;
+  /** Domain events (agent status…), for the realtime endpoint and tests. */
+  events: EventBus;
   /** The base URL it listens on, e.g. http://127.0.0.1:3000. */
   url: string;
+  /**
+   * Stops: live calls end cleanly (seconds and recordings stored), web leads still ringing go
+   * back to the queue, then everything closes.
+   */
   close(): Promise<void>;
 }
 
 /** Replaceable parts (tests). */
 export interface LeadlineOverrides {
   media?: MediaEngine;
+  /** An open database to use instead of the configured one (closed with the product). */
+  database?: Database;
+  sms?: SmsSender;
+  /** How often the flows stamp live calls as seen (ms). */
+  heartbeatMs?: number;
 }
 
 /** The signalling WebSocket's path. */
@@ -48,9 +61,11 @@ export async function startLeadline(
   const logger = pino({ level: config.logLevel });
   // First, so a bad certificate stops the start before anything is opened.
   const https = await loadTlsCredentials(config.tls, config.dataDir, lanAddresses());
-  const database = await openDatabase(
-    config.databaseUrl ? { url: config.databaseUrl } : { dir: join(config.dataDir, 'pglite') },
-  );
+  const database =
+    overrides.database ??
+    (await openDatabase(
+      config.databaseUrl ? { url: config.databaseUrl } : { dir: join(config.dataDir, 'pglite') },
+    ));
   const { db } = database;
   if (config.mode === 'embedded') {
     if (await seedDemo(db)) logger.info('seeded the demo account');
@@ -83,12 +98,16 @@ export async function startLeadline(
     },
     authorizeOutgoing: (identity, params) => flows.authorizeOutgoing(identity, params),
   });
+  const events = new EventBus((error) => logger.error({ err: error }, 'event listener failed'));
   const flows = new CallFlows({
     db,
     telephony: engine,
     log: logger,
     ringTimeoutMs: config.agentRingTimeoutMs,
+    events,
+    ...(overrides.heartbeatMs === undefined ? {} : { heartbeatMs: overrides.heartbeatMs }),
   });
+  const sms = new SmsService(db, overrides.sms ?? new SandboxSmsSender());
   const sessions = new SessionStore(db, config.sessionTtlMs);
   const pusher = {
     ...config.pusher,
@@ -103,6 +122,7 @@ export async function startLeadline(
       flows,
       control: new CallControl(db, flows),
       pusher,
+      sms,
     },
     {
       logger,
@@ -110,7 +130,7 @@ export async function startLeadline(
       webDistDir: config.webDistDir ?? join(serverRoot(), '..', 'web', 'dist'),
       https,
       voiceSdk: config.voiceSdk,
-      sandbox: config.mode === 'embedded',
+      sandbox: config.mode === 'embedded' ? engine : false,
     },
   );
   app.server.on('upgrade', (request, socket, head) => {
@@ -121,7 +141,8 @@ export async function startLeadline(
 
   try {
     await engine.start();
-    flows.start();
+    // Before any device can register: close what a crash left open.
+    await flows.start();
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     flows.stop();
@@ -137,11 +158,14 @@ export async function startLeadline(
     database,
     flows,
     engine,
+    events,
     url: `${https ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
     async close() {
-      flows.stop();
-      await app.close();
-      await engine.close();
+      await flows.shutdown();
+      // Together: the HTTP server's close waits for every connection it accepted, the upgraded
+      // signalling sockets too, and only the engine closes those. One after the other, a stop
+      // hangs for as long as a softphone stays connected.
+      await Promise.all([app.close(), engine.close()]);
       await flows.idle();
       await database.close();
     },

@@ -235,12 +235,14 @@ describe('account A cannot reach account B', () => {
   });
 
   it('POST /apps/webrtc/check never rings a lead of B', async () => {
-    // B has a lead nobody reached; A has none (but the one of the retry case above).
-    await f.t.flows.intakeLead(ACCOUNT_B, {
+    // B has a lead waiting in its queue (B's agent is on a call); A has none (but the one of
+    // the retry case above).
+    const waiting = await f.t.flows.intakeLead(ACCOUNT_B, {
       fname: 'Bea',
       lname: 'Waiting',
       phone_number: '+15550106003',
     });
+    expect(waiting.call.status).toBe('queued');
     // B's own activity: from here on, only what A does could change B.
     bBefore = await fingerprint(f.t.database.db, ACCOUNT_B);
     for (let i = 0; i < 3; i++) {
@@ -268,7 +270,7 @@ describe('account A cannot reach account B', () => {
       url: '/apps/webrtc/check',
       headers: f.auth(f.agent1),
     });
-    expect(last.json()).toEqual({ success: false, error: 'No lead is waiting.' });
+    expect(last.json()).toEqual({ success: false, error: 'No leads waiting.' });
   });
 
   it('lists hold nothing of B: users/paginated, teams, callerids, mycalls, user', async () => {

@@ -5,7 +5,7 @@
  * (other accounts' ids: cross-account.integration.test.ts).
  */
 import { createHmac } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { calls, callUsers, notes, smsMessages, users } from '../db/schema';
@@ -45,6 +45,32 @@ const csrfCase = (build: () => Promise<InjectOptions> | InjectOptions) => async 
     await f.endCall(live);
   }
 };
+
+/**
+ * The agents of account A ignore a ringing call one after another, starting with `firstUserId`
+ * (whoever it rings next ignores it next); resolves with the call's status each answer gave.
+ */
+async function ignoreInTurn(callId: number, firstUserId: number): Promise<string[]> {
+  const byId = new Map([f.agent1, f.agent2, f.supervisor, f.basic].map((a) => [a.userId, a]));
+  const statuses: string[] = [];
+  let ringing = byId.get(firstUserId);
+  while (ringing && statuses.length <= byId.size) {
+    const res = await inject({
+      method: 'POST',
+      url: `/apps/webrtc/${callId}/reject`,
+      headers: f.auth(ringing),
+    });
+    const answer = res.json<{ success: boolean; call: { id: number; status: string } }>();
+    expect(answer).toMatchObject({ success: true, call: { id: callId } });
+    statuses.push(answer.call.status);
+    const [next] = await f.t.database.db
+      .select()
+      .from(callUsers)
+      .where(and(eq(callUsers.callId, callId), eq(callUsers.outcome, 'ringing')));
+    ringing = next ? byId.get(next.userId) : undefined;
+  }
+  return statuses;
+}
 
 type Case = [name: string, run: () => Promise<void>];
 const ENDPOINTS: Array<[endpoint: string, cases: Case[]]> = [
@@ -534,14 +560,22 @@ const ENDPOINTS: Array<[endpoint: string, cases: Case[]]> = [
             lname: '',
             phone_number: '+15550100301',
           });
-          const res = await inject({
-            method: 'POST',
-            url: `/apps/webrtc/${call.id}/reject`,
-            headers: f.auth(f.agent1),
-          });
-          expect(res.json()).toEqual({ success: true });
+          // Each Ignore moves the call to the next agent; after the last, it is missed.
+          expect(await ignoreInTurn(call.id, f.agent1.userId)).toEqual([
+            'ringing',
+            'ringing',
+            'ringing',
+            'missed',
+          ]);
           const [row] = await f.t.database.db.select().from(calls).where(eq(calls.id, call.id));
-          expect(row!.status).toBe('missed');
+          expect(row).toMatchObject({ status: 'missed', reason: 'no-agent-answered' });
+          // Ignoring a call that does not ring for you any more is refused.
+          expect(
+            await refused(
+              { method: 'POST', url: `/apps/webrtc/${call.id}/reject`, headers: f.auth(f.agent1) },
+              409,
+            ),
+          ).toEqual({ success: false, error: 'This call is not ringing for you.' });
         },
       ],
       [
@@ -1218,15 +1252,20 @@ const ENDPOINTS: Array<[endpoint: string, cases: Case[]]> = [
             success: true,
             call: { lead: { fname: 'Jordan', phone_number: '+15550100042' } },
           });
+          // Rung to the agent who asked first; the others follow if they ignore it.
           expect(f.t.telephony.ops('ringAgent').at(-1)).toMatchObject({
             identity: String(f.agent1.userId),
           });
-          const callId = res.json<{ call: { id: number } }>().call.id;
-          await inject({
-            method: 'POST',
-            url: `/apps/webrtc/${callId}/reject`,
-            headers: f.auth(f.agent1),
+          expect(res.json()).toMatchObject({
+            call: { status: 'ringing', agent_id: f.agent1.userId },
           });
+          const callId = res.json<{ call: { id: number } }>().call.id;
+          expect(await ignoreInTurn(callId, f.agent1.userId)).toEqual([
+            'ringing',
+            'ringing',
+            'ringing',
+            'missed',
+          ]);
         },
       ],
       [
@@ -1280,21 +1319,32 @@ const ENDPOINTS: Array<[endpoint: string, cases: Case[]]> = [
         async () => {
           const { call } = await f.liveCall(f.agent1);
           await f.t.database.db.update(calls).set({ leadId: null }).where(eq(calls.id, call.id));
-          const res = await inject({
+          const dialled = f.t.telephony.ops('dial').length;
+          const pending = inject({
             method: 'POST',
             url: '/api/v1/calls/conferencelead',
             headers: f.auth(f.agent1),
             payload: { call_id: call.id, fname: 'Nia', lname: 'New', phone_number: '+15550100321' },
           });
-          expect(res.json()).toMatchObject({
-            success: true,
-            call: { id: call.id, lead: { fname: 'Nia' } },
-            lead: { phone_number: '+15550100321' },
-          });
-          expect(f.t.telephony.ops('dial').at(-1)).toEqual({
-            op: 'dial',
+          // The answer waits for the added lead's phone: it answers.
+          await expect.poll(() => f.t.telephony.ops('dial').length).toBe(dialled + 1);
+          const added = f.t.telephony.ops('dial').at(-1)!;
+          expect(added).toMatchObject({
             callSid: call.sid,
             number: '+15550100321',
+            from: '+15550142000',
+          });
+          f.t.telephony.emit({
+            type: 'phone.answered',
+            callSid: call.sid,
+            participantId: added.participantId,
+          });
+          const res = await pending;
+          expect(res.json()).toMatchObject({
+            success: true,
+            outcome: 'answered',
+            call: { id: call.id, lead: { fname: 'Nia' } },
+            lead: { phone_number: '+15550100321' },
           });
           await f.endCall(call);
         },
@@ -1355,47 +1405,51 @@ const ENDPOINTS: Array<[endpoint: string, cases: Case[]]> = [
       [
         'happy path',
         async () => {
-          for (const id of [f.agent1, f.agent2, f.supervisor, f.basic])
+          // Only agent1 is online, and wrapping up after a call: a web lead waits in the queue.
+          const others = [f.agent2, f.supervisor, f.basic];
+          for (const id of others)
             f.t.telephony.emit({ type: 'device.offline', identity: String(id.userId) });
           await f.t.flows.idle();
+          await f.t.flows.presence.startWrapUp(f.agent1.userId, 60);
           const intake = await inject({
             method: 'POST',
             url: '/api/v1/leads',
             headers: { authorization: `Bearer ${TEST_API_KEY}` },
             payload: { fname: 'Wanda', phone_number: '+15550100555' },
           });
-          expect(intake.json()).toMatchObject({ call: { status: 'offline' } });
-          for (const id of [f.agent1, f.agent2, f.supervisor, f.basic])
-            f.t.telephony.emit({ type: 'device.online', identity: String(id.userId) });
-          await f.t.flows.idle();
+          expect(intake.json()).toMatchObject({
+            call: { status: 'queued', agent_id: null, reason: 'all-agents-busy' },
+          });
+          const callId = intake.json<{ call: { id: number } }>().call.id;
+          // 'Check for lead': agent1 is done wrapping up and is rung with the waiting lead.
           const res = await inject({
             method: 'POST',
             url: '/apps/webrtc/check',
             headers: f.auth(f.agent1),
           });
-          expect(res.json()).toMatchObject({ success: true });
+          expect(res.json()).toEqual({ success: true, call: { id: callId, status: 'ringing' } });
           expect(f.t.telephony.ops('ringAgent').at(-1)).toMatchObject({
             identity: String(f.agent1.userId),
             params: { To: '+15550100555' },
           });
-          const callId = res.json<{ call: { id: number } }>().call.id;
+          // They ignore it: nobody else can take it, so it is missed and nothing waits.
           await inject({
             method: 'POST',
             url: `/apps/webrtc/${callId}/reject`,
             headers: f.auth(f.agent1),
           });
+          const [row] = await f.t.database.db.select().from(calls).where(eq(calls.id, callId));
+          expect(row).toMatchObject({ status: 'missed', reason: 'no-agent-answered' });
           const again = await inject({
             method: 'POST',
             url: '/apps/webrtc/check',
             headers: f.auth(f.agent1),
           });
-          expect(again.json()).toMatchObject({ success: true }); // the rejected ring is missed: the lead still waits
-          const againId = again.json<{ call: { id: number } }>().call.id;
-          await inject({
-            method: 'POST',
-            url: `/apps/webrtc/${againId}/reject`,
-            headers: f.auth(f.agent1),
-          });
+          expect(again.statusCode).toBe(200);
+          expect(again.json()).toEqual({ success: false, error: 'No leads waiting.' });
+          for (const id of others)
+            f.t.telephony.emit({ type: 'device.online', identity: String(id.userId) });
+          await f.t.flows.idle();
         },
       ],
       [
@@ -1470,12 +1524,25 @@ const ENDPOINTS: Array<[endpoint: string, cases: Case[]]> = [
             .select()
             .from(calls)
             .where(eq(calls.id, body.call.id));
-          expect(decision).toEqual({ callSid: row!.sid, dial: '+15550100777' });
+          // Dialled from the account's main line (no caller ID was chosen).
+          expect(decision).toEqual({
+            callSid: row!.sid,
+            dial: '+15550100777',
+            from: '+15550142000',
+          });
           expect(row).toMatchObject({
             status: 'in-progress',
             userId: f.agent1.userId,
             direction: 'outbound',
           });
+          // The engine dials the number itself and reports its phone party: it answers, then
+          // hangs up, and the call is over.
+          for (const type of ['phone.answered', 'phone.left'] as const) {
+            f.t.telephony.emit({ type, callSid: row!.sid, participantId: `${row!.sid}.phone.1` });
+          }
+          await f.t.flows.idle();
+          const [ended] = await f.t.database.db.select().from(calls).where(eq(calls.id, row!.id));
+          expect(ended).toMatchObject({ status: 'completed' });
           await f.endCall(row!);
         },
       ],
@@ -1577,7 +1644,9 @@ const ENDPOINTS: Array<[endpoint: string, cases: Case[]]> = [
           const { call } = res.json<{ call: { id: number; sid: string; phone_number: string } }>();
           expect(call.phone_number).toBe('+15550100777');
           await f.t.flows.idle();
-          expect(f.t.telephony.ops('addCaller').at(-1)).toEqual({
+          // The caller is on the line (the fake names the party; its id is the flows' business).
+          const { participantId: _party, ...added } = f.t.telephony.ops('addCaller').at(-1)!;
+          expect(added).toEqual({
             op: 'addCaller',
             callSid: call.sid,
             from: '+15550100777',
@@ -1671,13 +1740,15 @@ const ENDPOINTS: Array<[endpoint: string, cases: Case[]]> = [
             payload: { fname: 'Ida', phone_number: '+15550100888' },
           });
           expect(res.statusCode).toBe(201);
-          const callId = res.json<{ call: { id: number } }>().call.id;
-          const ringing = await inject({
-            method: 'POST',
-            url: `/apps/webrtc/${callId}/reject`,
-            headers: f.auth(f.agent1),
-          });
-          expect(ringing.statusCode).toBe(200);
+          const { call } = res.json<{ call: { id: number; status: string; agent_id: number } }>();
+          expect(call).toMatchObject({ status: 'ringing', reason: null });
+          // Each agent ignores it in turn; the answers say where the call went.
+          expect(await ignoreInTurn(call.id, call.agent_id)).toEqual([
+            'ringing',
+            'ringing',
+            'ringing',
+            'missed',
+          ]);
         },
       ],
       [

@@ -58,9 +58,13 @@ export function callControlRoutes(deps: { db: Db; control: CallControl }) {
     app.post('/api/v1/calls/conferencelead', async (request) => {
       const { user } = sessionOf(request);
       const body = parseWith(ConferenceLeadBody, request.body);
-      const { call, lead } = await deps.control.addLead(user, body);
+      const { call, lead, outcome, message } = await deps.control.addLead(user, body);
+      // The added lead's phone decides: answered joins the call; otherwise the call goes on
+      // without it and the console shows why.
       return {
-        success: true,
+        success: outcome === 'answered',
+        outcome,
+        ...(message ? { error: message } : {}),
         call: await toCallResource(deps.db, call),
         lead: toLeadResource(lead),
       };

@@ -9,16 +9,10 @@ import type { ConferenceLeadBody, TransferBody } from '@leadline/contracts';
 import { identityOf } from '../auth/access-token';
 import type { Db } from '../db/database';
 import { AppError } from '../http/errors';
-import { insertLead, type LeadRow } from '../leads/leads-repo';
-import {
-  agentState,
-  canJoinConference,
-  canTakeTransfer,
-  findTeam,
-  transferableMembers,
-} from '../users/agents-repo';
+import type { LeadRow } from '../leads/leads-repo';
+import { agentState, canJoinConference, canTakeTransfer, findTeam } from '../users/agents-repo';
 import type { UserRow } from '../users/users-repo';
-import { ROLE_OF, type CallFlows } from './call-flows';
+import { ROLE_OF, type AddLeadOutcome, type CallFlows } from './call-flows';
 import {
   activeParticipants,
   FINAL_STATUSES,
@@ -73,40 +67,49 @@ export class CallControl {
     const call = await this.#myLiveCall(user);
     if (targetUserId === user.id)
       throw new AppError('AGENT_UNAVAILABLE', 'You are already on this call.');
-    const target = await agentState(this.db, user.accountId, targetUserId);
+    const target = await agentState(this.db, user.accountId, targetUserId, this.flows.now());
     if (!target) throw new AppError('NOT_FOUND', 'User not found.');
     if (!canJoinConference(target)) throw new AppError('AGENT_UNAVAILABLE');
     await this.flows.exclusive(call.sid, async () => {
       const fresh = await this.#fresh(call);
-      const rung = await this.flows.ringParticipant(fresh, target.id, 'conference', false);
+      const rung = await this.flows.ringParticipant(fresh, target.id, 'conference', false, user.id);
       if (!rung) throw new AppError('AGENT_UNAVAILABLE', 'This agent could not be rung.');
     });
   }
 
-  /** Transfers the user's call to an agent, or to the first available agent of a team. */
+  /**
+   * Transfers the user's call to an agent, or to a team (its agents are offered the call one at
+   * a time, longest idle first). When the target answers, the user leaves the call; a target who
+   * does not answer leaves the lead with the user (or, if they hung up meanwhile, the lead is
+   * offered as a new lead). Listen and whisper calls cannot transfer.
+   */
   async transfer(user: UserRow, callId: number, body: TransferBody): Promise<void> {
     const call = await this.#liveAccountCall(user, callId);
-    await this.#requireParticipant(call, user.id, body.call_user_id);
-    let candidates: number[];
+    const mine = await this.#requireParticipant(call, user.id, body.call_user_id);
+    if (mine.type === 'listen' || mine.type === 'whisper') {
+      throw new AppError('FORBIDDEN', 'Listen and whisper calls cannot transfer.');
+    }
+    if (call.status !== 'in-progress') throw new AppError('CALL_NOT_ACTIVE');
+    let target: { userId: number } | { teamId: number };
     if ('user_id' in body) {
       if (body.user_id === user.id)
         throw new AppError('AGENT_UNAVAILABLE', 'You are already on this call.');
-      const target = await agentState(this.db, user.accountId, body.user_id);
-      if (!target) throw new AppError('NOT_FOUND', 'User not found.');
-      if (!canTakeTransfer(target)) throw new AppError('AGENT_UNAVAILABLE');
-      candidates = [target.id];
+      const agent = await agentState(this.db, user.accountId, body.user_id, this.flows.now());
+      if (!agent) throw new AppError('NOT_FOUND', 'User not found.');
+      if (!canTakeTransfer(agent)) throw new AppError('AGENT_UNAVAILABLE');
+      target = { userId: agent.id };
     } else {
       const team = await findTeam(this.db, user.accountId, body.team_id);
       if (!team) throw new AppError('NOT_FOUND', 'Team not found.');
-      candidates = await transferableMembers(this.db, user.accountId, team.id, user.id);
-      if (candidates.length === 0) throw new AppError('TEAM_UNAVAILABLE');
+      target = { teamId: team.id };
     }
     await this.flows.exclusive(call.sid, async () => {
       const fresh = await this.#fresh(call);
-      for (const candidate of candidates) {
-        if (await this.flows.ringParticipant(fresh, candidate, 'transfer', false)) return;
+      if (!(await this.flows.startTransfer(fresh, user.id, target))) {
+        throw 'teamId' in target
+          ? new AppError('TEAM_UNAVAILABLE')
+          : new AppError('AGENT_UNAVAILABLE', 'This agent could not be rung.');
       }
-      throw new AppError('AGENT_UNAVAILABLE', 'Nobody could be rung for this transfer.');
     });
   }
 
@@ -158,24 +161,16 @@ export class CallControl {
     });
   }
 
-  /** Adds a lead to the user's live call that has none, and dials it in. */
-  async addLead(
+  /**
+   * Adds a lead to the user's live call that has none, dials it in, and resolves once its
+   * phone answered or did not (the call goes on either way).
+   */
+  addLead(
     user: UserRow,
     body: ConferenceLeadBody,
-  ): Promise<{ call: CallRow; lead: LeadRow }> {
-    const call = await this.#liveAccountCall(user, body.call_id);
-    return this.flows.exclusive(call.sid, async () => {
-      const fresh = await this.#fresh(call);
-      await this.#requireParticipant(fresh, user.id);
-      if (fresh.leadId !== null) throw new AppError('CALL_HAS_LEAD');
-      const lead = await insertLead(this.db, user.accountId, fresh.profileId, {
-        fname: body.fname,
-        lname: body.lname,
-        phone_number: body.phone_number,
-      });
-      await updateCall(this.db, fresh.id, { leadId: lead.id });
-      this.flows.telephony.dial(fresh.sid, lead.phoneNumber);
-      return { call: { ...fresh, leadId: lead.id }, lead };
-    });
+  ): Promise<{ call: CallRow; lead: LeadRow; outcome: AddLeadOutcome; message: string | null }> {
+    return this.#liveAccountCall(user, body.call_id).then((call) =>
+      this.flows.addLead(call, user, body),
+    );
   }
 }

@@ -1,72 +1,79 @@
 /**
- * Call flows: what happens to a call from its start to hang-up. The flows decide (which agent
- * to ring, when to dial the lead, who takes over on a transfer, when a call is over) and
- * persist; the telephony provider carries the audio and reports events. Everything that
- * touches one call (its events and the agents' commands) runs one at a time (`exclusive`).
+ * Call flows: what happens to a call from its start to its end. The flows decide (whom to
+ * offer it, when to dial the lead, who takes over on a transfer, when the call is over) and
+ * persist through the repositories; the telephony provider carries the audio and reports
+ * events. Everything that touches one call (its events and the agents' commands) runs one at a
+ * time (`exclusive`); the call's status moves only through its transition table
+ * (`call-status.ts`).
  *
- * Lead call: intake → ring the longest idle available agent (`From: client:<call_user_id>`)
- * → the agent answers → dial the lead → the lead answers (seconds count from here) → either
- * side hangs up → the whole call ends. Inbound: the caller is already on the line; the agent
- * answering starts the talk. Outbound: the agent places the call from the console.
- * Participants join as transfer (takes over from the agent), conference, listen, whisper or
- * barge; the call ends when no agent who keeps it (lead, transfer, conference, barge) is left
- * and no transfer is still ringing.
+ * A lead call: intake → offered to one eligible agent at a time, longest idle first (the
+ * router); Ignore, reject, the ring timeout or a device error move it to the next → the first
+ * agent who answers takes it → the lead is dialled from the call's caller number → the talk
+ * starts when the lead answers → it ends when its last phone party or its last agent leaves.
+ * Nobody to offer it to: missed (everyone tried), busy (everyone busy), offline (outside the
+ * profile's hours, or nobody online); a web lead then waits in the queue and is offered as
+ * soon as an agent becomes free. After a call its agents wrap up until Done.
  */
-import { eq } from 'drizzle-orm';
-import { SignallingErrorCode } from '@leadline/contracts/signalling';
 import {
   toE164,
   type CallType,
+  type ConferenceLeadBody,
   type LeadIntakeBody,
-  type LeadIntakeResponse,
   type OutboundCallBody,
   type RetryCallBody,
 } from '@leadline/contracts';
+import { SignallingErrorCode } from '@leadline/contracts/signalling';
 import type { OutgoingCallDecision } from '@leadline/voice';
-import type { Db } from '../db/database';
-import { profiles, type CallStatus } from '../db/schema';
 import { identityOf } from '../auth/access-token';
-import { findLeadByPhone, insertLead, toLeadResource, type LeadRow } from '../leads/leads-repo';
+import type { Db } from '../db/database';
+import type { CallReason } from '../db/schema';
+import type { EventBus } from '../events/event-bus';
+import { AppError } from '../http/errors';
+import { findLeadByPhone, insertLead, type LeadRow } from '../leads/leads-repo';
 import { KeyedQueue } from '../lib/keyed-queue';
-import type { AgentRole, Telephony, TelephonyEvent } from '../telephony/telephony';
-import {
-  findAvailableAgents,
-  findUserById,
-  hasOnlineAgents,
-  setOnlineApp,
-  touchLastCall,
-  type UserRow,
-} from '../users/users-repo';
+import type { Telephony, TelephonyEvent } from '../telephony/telephony';
+import { AgentPresence, DEFAULT_WRAP_UP_SECONDS } from '../users/agent-presence';
+import { defaultCallerNumber, findCallerNumber } from '../users/caller-numbers-repo';
+import { findUserById, touchLastCall, type UserRow } from '../users/users-repo';
+import { canTransition, FINAL_STATUSES, type CallEvent } from './call-status';
 import {
   activeParticipants,
-  FINAL_STATUSES,
-  findCallById,
+  closeCallPhones,
+  closeCallUsers,
+  defaultProfileId,
   findCallBySid,
+  findCallById,
+  findCallPhone,
   findCallUserById,
   findCallUserOf,
+  findLiveParticipation,
   findUserCallUser,
   insertCall,
+  insertCallPhone,
   insertCallUser,
+  liveCalls,
+  livePhones,
+  markLiveCallsSeen,
   ringingCallUsers,
   settleCallUsers,
+  transitionCall,
   updateCall,
+  updateCallPhone,
   updateCallUser,
   type CallRow,
   type CallUserRow,
 } from './calls-repo';
+import { recoverInterruptedCalls, type RecoveryReport } from './recovery';
+import { ROLE_OF, Router, type FlowClock, type NobodyReason } from './router';
+import { accountsWithQueue, expiredQueuedCalls, oldestQueuedCall, profileOf } from './routing-repo';
+
+export { ROLE_OF, type FlowClock };
 
 /** A logger (pino's shape). */
 export interface FlowLogger {
   info(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;
   error(obj: object, msg?: string): void;
-}
-
-/** Timers and time, injectable for tests. */
-export interface FlowClock {
-  now(): Date;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
 }
 
 const systemFlowClock: FlowClock = {
@@ -80,10 +87,28 @@ export interface CallFlowsOptions {
   db: Db;
   telephony: Telephony;
   log: FlowLogger;
-  /** How long a user is rung before the ring counts as missed. */
+  /** How long an agent is rung when the profile does not say (`AGENT_RING_TIMEOUT_MS`). */
   ringTimeoutMs: number;
+  events: EventBus;
   clock?: FlowClock;
+  /** How often live calls are stamped as seen (a crash loses at most this much of a call). */
+  heartbeatMs?: number;
+  /** How often the queue is swept (expired web leads; leads an agent could take). */
+  sweepMs?: number;
+  /** Longest wait for an added lead's phone to answer or fail (ms). */
+  addLeadTimeoutMs?: number;
+  /** Longest wait for the console to connect an outbound call it asked for (ms). */
+  outboundConnectTimeoutMs?: number;
 }
+
+/** Live calls are stamped this often. */
+export const HEARTBEAT_MS = 10_000;
+/** The queue is swept this often. */
+export const QUEUE_SWEEP_MS = 30_000;
+/** An added lead answers or fails within this (the sandbox's no-answer number rings 30 s). */
+export const ADD_LEAD_TIMEOUT_MS = 45_000;
+/** The console connects an outbound call it asked for within this, or the call is withdrawn. */
+export const OUTBOUND_CONNECT_TIMEOUT_MS = 30_000;
 
 /** What the agent's device is told when the lead cannot be reached. */
 const UNANSWERED_ERRORS = {
@@ -94,6 +119,16 @@ const UNANSWERED_ERRORS = {
     message: "The lead's number could not be reached.",
   },
 } as const;
+
+/** A phone that did not answer: how the call ends, and why. */
+const LEAD_UNANSWERED: Record<
+  keyof typeof UNANSWERED_ERRORS,
+  { event: CallEvent; reason: CallReason }
+> = {
+  busy: { event: 'lead-busy', reason: 'lead-busy' },
+  'no-answer': { event: 'lead-no-answer', reason: 'lead-no-answer' },
+  failed: { event: 'lead-failed', reason: 'lead-failed' },
+};
 
 /** Refusals of outgoing calls, as the device receives them. */
 const OUTGOING_ERRORS = {
@@ -108,18 +143,34 @@ const OUTGOING_ERRORS = {
   },
 } as const;
 
+/** Why nobody could be offered a call → how it ends. */
+const NOBODY_EVENT: Record<NobodyReason, CallEvent> = {
+  'no-agent-answered': 'nobody-answered',
+  'all-agents-busy': 'all-busy',
+  'no-agents-online': 'no-agents',
+  'outside-hours': 'closed',
+};
+
+/** What the console is told when nobody could take a call it asked for. */
+export const NOBODY_MESSAGES: Record<NobodyReason, string> = {
+  'no-agent-answered': 'No agent answered.',
+  'all-agents-busy': 'All agents are busy.',
+  'no-agents-online': 'No agent is online to take the call.',
+  'outside-hours': 'Outside availability hours.',
+};
+
+/** What the added lead's phone did. */
+const ADD_LEAD_MESSAGES = {
+  busy: "The lead's phone is busy.",
+  'no-answer': 'The lead did not answer.',
+  failed: "The lead's number could not be reached.",
+  timeout: 'The lead did not answer in time.',
+} as const;
+
 /** Participants whose presence keeps a call going (supervisors listening or whispering do not). */
 const KEEPS_CALL: ReadonlySet<CallType> = new Set(['lead', 'transfer', 'conference', 'barge']);
-
-/** How a call user of each type takes part in the call. */
-export const ROLE_OF: Record<CallType, AgentRole> = {
-  lead: 'agent',
-  transfer: 'agent',
-  conference: 'conference',
-  listen: 'listen',
-  whisper: 'whisper',
-  barge: 'barge',
-};
+/** Participants who wrap up after the call (they worked it). */
+const WRAPS_UP: ReadonlySet<CallType> = new Set(['lead', 'transfer', 'conference']);
 
 /** Where a call's recording is served (to users of the call's account only). */
 export const recordingUrlOf = (callId: number): string => `/api/v1/calls/${callId}/recording`;
@@ -129,6 +180,15 @@ const userIdOf = (identity: string): number | null => {
   return Number.isSafeInteger(id) && id > 0 ? id : null;
 };
 
+/** What offering a call came to, as the endpoints answer it. */
+export type OfferOutcome =
+  | { kind: 'rang'; agentId: number }
+  | { kind: 'queued'; reason: NobodyReason }
+  | { kind: 'ended'; reason: NobodyReason };
+
+/** What an added lead's phone did. */
+export type AddLeadOutcome = 'answered' | keyof typeof ADD_LEAD_MESSAGES;
+
 /** The call flows of the server. */
 export class CallFlows {
   readonly #db: Db;
@@ -136,9 +196,15 @@ export class CallFlows {
   readonly #log: FlowLogger;
   readonly #clock: FlowClock;
   readonly #queue: KeyedQueue;
-  /** Ring timers by call-user id. */
-  readonly #ringTimers = new Map<number, unknown>();
+  readonly #router: Router;
+  readonly presence: AgentPresence;
+  /** Added leads whose phones have not answered or failed yet, by participant id. */
+  readonly #addedLeads = new Map<string, (outcome: AddLeadOutcome) => void>();
+  /** Calls whose recording is awaited at shutdown, by sid. */
+  readonly #recordingWaiters = new Map<string, () => void>();
   #unsubscribe: (() => void) | null = null;
+  #intervals: unknown[] = [];
+  #stopping = false;
 
   constructor(private readonly options: CallFlowsOptions) {
     this.#db = options.db;
@@ -148,6 +214,22 @@ export class CallFlows {
     this.#queue = new KeyedQueue((error, key) =>
       this.#log.error({ err: error, key }, 'call flow failed'),
     );
+    this.#router = new Router({
+      db: this.#db,
+      telephony: this.#telephony,
+      clock: this.#clock,
+      ringTimeoutMs: options.ringTimeoutMs,
+      accountLock: (accountId, task) => this.#locked(`route:${accountId}`, task),
+      onRingTimeout: (callSid, callUserId) =>
+        void this.#queue.run(callSid, () => this.#ringTimedOut(callUserId)),
+    });
+    this.presence = new AgentPresence({
+      db: this.#db,
+      clock: this.#clock,
+      events: options.events,
+      onFree: (accountId) => this.#drainSoon(accountId),
+      enqueue: (key, task) => void this.#queue.run(key, async () => void (await task())),
+    });
   }
 
   /** The telephony provider (call control uses it inside `exclusive`). */
@@ -160,20 +242,66 @@ export class CallFlows {
     return this.#clock.now();
   }
 
-  /** Starts handling telephony events. */
-  start(): void {
+  /**
+   * Closes what a crash left open (see `recovery.ts`), then handles telephony events, stamps
+   * live calls and sweeps the queue. Resolves with what was recovered.
+   */
+  async start(): Promise<RecoveryReport> {
+    const report = await recoverInterruptedCalls(this.#db, this.#clock.now());
+    if (report.calls.length > 0)
+      this.#log.warn({ ...report }, 'closed calls a restart interrupted');
+    await this.presence.start();
     this.#unsubscribe ??= this.#telephony.subscribe((event) => {
-      const key = 'callSid' in event ? event.callSid : `device:${event.identity}`;
+      const key = 'callSid' in event ? event.callSid : `user:${event.identity}`;
       void this.#queue.run(key, () => this.#onEvent(event));
     });
+    this.#every(this.options.heartbeatMs ?? HEARTBEAT_MS, () =>
+      this.#queue.run('heartbeat', () => markLiveCallsSeen(this.#db, this.#clock.now())),
+    );
+    this.#every(this.options.sweepMs ?? QUEUE_SWEEP_MS, () => this.sweepQueue());
+    return report;
   }
 
-  /** Stops handling events and clears timers. */
+  /** Stops handling events and clears timers (the calls stay as they are). */
   stop(): void {
     this.#unsubscribe?.();
     this.#unsubscribe = null;
-    for (const timer of this.#ringTimers.values()) this.#clock.clearTimeout(timer);
-    this.#ringTimers.clear();
+    for (const interval of this.#intervals) this.#clock.clearTimeout(interval);
+    this.#intervals = [];
+    this.#router.stop();
+    this.presence.stop();
+  }
+
+  /**
+   * A clean shutdown: live calls end now for everyone (seconds stored), their recordings are
+   * linked (waiting up to `recordingWaitMs` for them), web leads still ringing go back to the
+   * queue; then the flows stop.
+   */
+  async shutdown(recordingWaitMs = 5_000): Promise<void> {
+    this.#stopping = true;
+    const recordings: Array<Promise<void>> = [];
+    for (const call of await liveCalls(this.#db)) {
+      await this.exclusive(call.sid, async () => {
+        const fresh = await findCallBySid(this.#db, call.sid);
+        if (!fresh || FINAL_STATUSES.has(fresh.status)) return;
+        if (fresh.status === 'in-progress' && fresh.answeredAt) {
+          recordings.push(this.#awaitRecording(fresh.sid, recordingWaitMs));
+        }
+        if (fresh.status === 'ringing' && fresh.source === 'web') {
+          this.#telephony.hangup(fresh.sid);
+          await closeCallUsers(this.#db, fresh.id, this.#clock.now());
+          await transitionCall(this.#db, fresh, 'requeue', {
+            reason: 'server-restart',
+            waitingSince: fresh.waitingSince ?? fresh.createdAt,
+          });
+          return;
+        }
+        await this.#finish(fresh, 'restart', 'server-restart');
+      });
+    }
+    await Promise.all(recordings);
+    await this.idle();
+    this.stop();
   }
 
   /** Resolves when every queued task has run (tests, shutdown). */
@@ -185,60 +313,64 @@ export class CallFlows {
    * Runs `task` alone for the call: after the call's earlier events and commands, before later
    * ones. Errors reach the caller.
    */
-  async exclusive<T>(callSid: string, task: () => Promise<T>): Promise<T> {
-    let result: { ok: true; value: T } | { ok: false; error: unknown } | undefined;
-    await this.#queue.run(callSid, async () => {
-      try {
-        result = { ok: true, value: await task() };
-      } catch (error) {
-        result = { ok: false, error };
-      }
-    });
-    if (!result) throw new Error('The call task did not run.');
-    if (!result.ok) throw result.error;
-    return result.value;
+  exclusive<T>(callSid: string, task: () => Promise<T>): Promise<T> {
+    return this.#locked(callSid, task);
   }
 
   // ------------------------------------------------------------------ starting calls
 
-  /** Stores a lead, creates its call and rings an available agent. */
-  async intakeLead(accountId: number, body: LeadIntakeBody): Promise<LeadIntakeResponse> {
+  /**
+   * A web lead: stored, its call created and offered. A lead nobody can take now waits in the
+   * queue (all agents busy, or nobody online); outside the profile's hours it is `offline`.
+   */
+  async intakeLead(
+    accountId: number,
+    body: LeadIntakeBody,
+  ): Promise<{ lead: LeadRow; call: CallRow; outcome: OfferOutcome }> {
     const profileId = await this.#defaultProfile(accountId);
     const lead = await insertLead(this.#db, accountId, profileId, body);
-    const call = await this.#leadCall(lead);
-    const agentId = await this.exclusive(call.sid, () => this.#route(call));
-    const latest = await findCallBySid(this.#db, call.sid);
-    return {
-      success: true,
-      lead: toLeadResource(lead),
-      call: { id: call.id, status: latest?.status ?? call.status, agent_id: agentId },
-    };
+    const call = await this.#leadCall(lead, 'web', null);
+    const outcome = await this.exclusive(call.sid, () => this.#offerLead(call, {}));
+    return { lead, call: (await findCallBySid(this.#db, call.sid)) ?? call, outcome };
   }
 
   /**
-   * Retry (spec section 4): a new call to the same lead, rung to the agent who asked first
-   * (the console goes back to waiting and rings again), else to whoever is available.
+   * Retry (spec section 4): a new call to the same lead from the agent who asked, offered to
+   * them first (they are done wrapping up: they asked), else to whoever can take it.
    */
-  async retry(user: UserRow, body: RetryCallBody): Promise<{ call: CallRow; lead: LeadRow }> {
+  async retry(
+    user: UserRow,
+    body: RetryCallBody & { caller_id?: number | undefined },
+  ): Promise<{ call: CallRow; lead: LeadRow; outcome: OfferOutcome }> {
+    const callerNumberId = await this.#callerNumberId(user, body.caller_id);
     const lead = await this.#findOrCreateLead(user.accountId, body);
-    const call = await this.#leadCall(lead);
-    await this.exclusive(call.sid, async () => {
-      await this.#route(call, user.id);
-    });
-    return { call, lead };
+    await this.presence.endWrapUpQuietly(user.id);
+    const call = await this.#leadCall(lead, 'retry', callerNumberId);
+    const outcome = await this.exclusive(call.sid, () =>
+      this.#offerLead(call, { preferUserId: user.id }),
+    );
+    await this.presence.refresh(user.id);
+    return { call: (await findCallBySid(this.#db, call.sid)) ?? call, lead, outcome };
   }
 
   /**
    * Outbound (spec section 4): the agent places a call from the console. The call and the
    * agent's call user are created here; the device then connects with `call_user_id` and the
-   * lead is dialled (see `authorizeOutgoing`).
+   * lead is dialled from the chosen caller number (see `authorizeOutgoing`).
    */
   async placeOutbound(
     user: UserRow,
     body: OutboundCallBody,
-    callerNumberId: number | null,
   ): Promise<{ call: CallRow; callUser: CallUserRow; lead: LeadRow }> {
+    const callerNumberId = await this.#callerNumberId(user, body.caller_id);
+    if (await findLiveParticipation(this.#db, user.accountId, user.id)) {
+      throw new AppError('ALREADY_ON_CALL');
+    }
+    if (!this.#telephony.isOnline(identityOf(user.id))) {
+      throw new AppError('PHONE_OFFLINE');
+    }
     const lead = await this.#findOrCreateLead(user.accountId, body);
+    await this.presence.endWrapUpQuietly(user.id);
     const call = await insertCall(this.#db, {
       accountId: user.accountId,
       leadId: lead.id,
@@ -246,8 +378,8 @@ export class CallFlows {
       phoneNumber: lead.phoneNumber,
       type: 'lead',
       direction: 'outbound',
-      status: 'queued',
-      callerNumberId,
+      source: 'outbound',
+      callerNumberId: callerNumberId ?? (await this.#defaultCallerNumberId(user.accountId, lead)),
       userId: user.id,
     });
     const callUser = await insertCallUser(this.#db, {
@@ -256,18 +388,35 @@ export class CallFlows {
       type: 'lead',
       autoaccept: true,
     });
+    // A console that never connects (closed, crashed) must not leave the agent busy for good.
+    this.#clock.setTimeout(
+      () => void this.#queue.run(call.sid, () => this.#outboundNotConnected(call.id)),
+      this.options.outboundConnectTimeoutMs ?? OUTBOUND_CONNECT_TIMEOUT_MS,
+    );
     return { call, callUser, lead };
+  }
+
+  /** An outbound call whose device never connected is withdrawn; the agent is free. */
+  async #outboundNotConnected(callId: number): Promise<void> {
+    const call = await findCallById(this.#db, callId);
+    if (!call || call.status !== 'queued' || call.source !== 'outbound') return;
+    const now = this.#clock.now();
+    await this.#db.transaction(async (tx) => {
+      await closeCallUsers(tx, call.id, now);
+      await transitionCall(tx, call, 'cancel', { endedAt: now });
+    });
+    if (call.userId !== null) await this.presence.refresh(call.userId);
   }
 
   /**
    * An inbound call to one of the account's numbers (the sandbox's virtual caller): the caller
-   * is put on the line in the call's room and an available agent is rung.
+   * is on the line in the call's room and the call is offered; nobody to take it ends it.
    */
   async inbound(
     accountId: number,
     callerNumber: { id: number; profileId: number | null; phoneNumber: string },
     from: string,
-  ): Promise<CallRow> {
+  ): Promise<{ call: CallRow; outcome: OfferOutcome }> {
     const call = await insertCall(this.#db, {
       accountId,
       leadId: null,
@@ -275,50 +424,87 @@ export class CallFlows {
       phoneNumber: from,
       type: 'lead',
       direction: 'inbound',
+      source: 'inbound',
       callerNumberId: callerNumber.id,
     });
-    await this.exclusive(call.sid, async () => {
-      this.#telephony.addCaller(call.sid, from, callerNumber.phoneNumber);
-      await this.#route(call);
+    const outcome = await this.exclusive(call.sid, async () => {
+      const participantId = this.#telephony.addCaller(call.sid, from, callerNumber.phoneNumber);
+      await insertCallPhone(this.#db, {
+        callId: call.id,
+        participantId,
+        direction: 'inbound',
+        phoneNumber: from,
+        fromNumber: callerNumber.phoneNumber,
+        // A caller is on the line from the moment they call in (no ringing on their side).
+        state: 'answered',
+        answeredAt: this.#clock.now(),
+      });
+      return this.#offerLead(call, {});
     });
-    return call;
+    return { call: (await findCallBySid(this.#db, call.sid)) ?? call, outcome };
   }
 
   /**
-   * 'Check for lead': rings the agent with the newest lead of the last day that nobody reached
-   * (missed, busy or offline, and not called since). Resolves with the new call, or null.
+   * 'Check for lead': offers the user the oldest web lead waiting for an agent of their teams.
+   * Resolves with the call they are rung for, or null when no lead waits.
    */
-  async checkForLead(user: UserRow, waiting: LeadRow | null): Promise<CallRow | null> {
-    if (!waiting) return null;
-    const call = await this.#leadCall(waiting);
-    await this.exclusive(call.sid, async () => {
-      await this.#route(call, user.id);
-    });
-    return call;
+  async checkForLead(user: UserRow): Promise<{ call: CallRow; outcome: OfferOutcome } | null> {
+    await this.presence.endWrapUpQuietly(user.id);
+    try {
+      return await this.#checkForLead(user);
+    } finally {
+      await this.presence.refresh(user.id);
+    }
   }
 
-  /** The agent refused a ringing call from the console (the Ignore button). */
-  async agentIgnored(call: CallRow, userId: number): Promise<void> {
-    await this.exclusive(call.sid, async () => {
+  async #checkForLead(user: UserRow): Promise<{ call: CallRow; outcome: OfferOutcome } | null> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const waiting = await oldestQueuedCall(this.#db, user.accountId, user.id);
+      if (!waiting) return null;
+      const outcome = await this.exclusive(waiting.sid, async () => {
+        const fresh = await findCallBySid(this.#db, waiting.sid);
+        // Taken meanwhile by another agent: look again.
+        if (!fresh || fresh.status !== 'queued') return null;
+        return this.#offerLead(fresh, { onlyUserIds: [user.id] });
+      });
+      if (outcome) return { call: (await findCallBySid(this.#db, waiting.sid))!, outcome };
+    }
+    return null;
+  }
+
+  /**
+   * The agent refused a ringing call from the console (Ignore, `/apps/webrtc/{id}/reject`): it
+   * moves to the next agent. Resolves with what became of the call.
+   */
+  async agentIgnored(call: CallRow, userId: number): Promise<CallRow> {
+    return this.exclusive(call.sid, async () => {
       const callUser = await findCallUserOf(this.#db, call.id, userId, 'ringing');
-      if (!callUser) return;
+      if (!callUser) throw new AppError('NOT_RINGING');
       this.#telephony.cancelRing(call.sid, identityOf(userId));
       await this.#notAnswered(callUser, 'rejected');
+      return (await findCallById(this.#db, call.id)) ?? call;
     });
   }
 
   /**
-   * Rings a user into a live call as a participant of `type` (transfer, conference, listen,
-   * whisper, barge). Resolves with the call-user row, or null if no device of theirs rang.
-   * Call it inside `exclusive`.
+   * Rings a user into a live call as a participant of `type` (conference, listen, whisper,
+   * barge). Resolves with the call-user row, or null if no device of theirs rang. Call it
+   * inside `exclusive`.
    */
   async ringParticipant(
     call: CallRow,
     userId: number,
-    type: Exclude<CallType, 'lead'>,
+    type: Exclude<CallType, 'lead' | 'transfer'>,
     autoaccept: boolean,
+    invitedByUserId: number | null = null,
   ): Promise<CallUserRow | null> {
-    const callUser = await insertCallUser(this.#db, { callId: call.id, userId, type, autoaccept });
+    const callUser = await insertCallUser(this.#db, {
+      callId: call.id,
+      userId,
+      type,
+      autoaccept,
+      invitedByUserId,
+    });
     const rung = await this.#telephony.ringAgent(
       call.sid,
       identityOf(userId),
@@ -329,13 +515,95 @@ export class CallFlows {
       await updateCallUser(this.#db, callUser.id, { outcome: 'missed' });
       return null;
     }
-    this.#armRingTimer(call.sid, callUser);
+    const profile = await profileOf(this.#db, call.profileId);
+    this.#router.armRingTimer(
+      call.sid,
+      callUser.id,
+      profile?.ringTimeoutMs ?? this.options.ringTimeoutMs,
+    );
+    await this.presence.refresh(userId);
     return callUser;
   }
 
   /**
+   * A transfer (inside `exclusive`): rings the agent, or the team's agents one at a time; when
+   * one answers, `requester` leaves the call. Resolves with whether someone is being rung.
+   */
+  async startTransfer(
+    call: CallRow,
+    requester: number,
+    target: { userId: number } | { teamId: number },
+  ): Promise<boolean> {
+    const result = await this.#router.offer(call, {
+      type: 'transfer',
+      invitedByUserId: requester,
+      excludeUserIds: [requester],
+      ...('userId' in target
+        ? { teamId: null, onlyUserIds: [target.userId] }
+        : { teamId: target.teamId }),
+    });
+    if (result.kind === 'nobody') return false;
+    await this.presence.refresh(result.agent.id);
+    return true;
+  }
+
+  /**
+   * Add Lead (`conferencelead`): a lead joins the user's call that has none; its phone is
+   * dialled from the call's caller number. Resolves once the phone answered or did not: an
+   * added lead who does not answer leaves the call as it was.
+   */
+  async addLead(
+    call: CallRow,
+    user: UserRow,
+    body: ConferenceLeadBody,
+  ): Promise<{ call: CallRow; lead: LeadRow; outcome: AddLeadOutcome; message: string | null }> {
+    const { lead, participantId, settled } = await this.exclusive(call.sid, async () => {
+      const fresh = await findCallBySid(this.#db, call.sid);
+      if (!fresh || fresh.status !== 'in-progress') throw new AppError('CALL_NOT_ACTIVE');
+      const mine = (await activeParticipants(this.#db, fresh.id)).find((p) => p.userId === user.id);
+      if (!mine) throw new AppError('NOT_ON_CALL');
+      if (fresh.leadId !== null) throw new AppError('CALL_HAS_LEAD');
+      const added = await insertLead(this.#db, user.accountId, fresh.profileId, {
+        fname: body.fname,
+        lname: body.lname,
+        phone_number: body.phone_number,
+      });
+      await updateCall(this.#db, fresh.id, { leadId: added.id });
+      const dialled = await this.#dial(fresh, added.phoneNumber);
+      const outcome = new Promise<AddLeadOutcome>((resolve) =>
+        this.#addedLeads.set(dialled, resolve),
+      );
+      return { lead: added, participantId: dialled, settled: outcome };
+    });
+    const timeout = this.options.addLeadTimeoutMs ?? ADD_LEAD_TIMEOUT_MS;
+    let timer: unknown;
+    const outcome = await Promise.race([
+      settled,
+      new Promise<AddLeadOutcome>((resolve) => {
+        timer = this.#clock.setTimeout(() => resolve('timeout'), timeout);
+      }),
+    ]);
+    this.#clock.clearTimeout(timer);
+    this.#addedLeads.delete(participantId);
+    return this.exclusive(call.sid, async () => {
+      const fresh = (await findCallBySid(this.#db, call.sid)) ?? call;
+      if (outcome === 'answered') return { call: fresh, lead, outcome, message: null };
+      if (outcome === 'timeout') this.#telephony.hangupPhone(call.sid, participantId);
+      // The call goes on without the lead; the agent may try another number.
+      if (fresh.leadId === lead.id) await updateCall(this.#db, fresh.id, { leadId: null });
+      return {
+        call: { ...fresh, leadId: null },
+        lead,
+        outcome,
+        message: ADD_LEAD_MESSAGES[outcome],
+      };
+    });
+  }
+
+  /**
    * Decides an outgoing call a device placed: with `call_user_id` (the console's outbound
-   * flow) it connects that call; with only `To` it records a new call to that number.
+   * flow) it connects that call; with only `To` it records a new call to that number. The
+   * number is dialled from the call's caller number.
    */
   async authorizeOutgoing(
     identity: string,
@@ -349,22 +617,24 @@ export class CallFlows {
       const found = Number.isSafeInteger(callUserId)
         ? await findUserCallUser(this.#db, user.id, callUserId)
         : null;
-      if (!found || FINAL_STATUSES.has(found.call.status) || !found.call.phoneNumber) {
+      if (!found || found.call.status !== 'queued' || !found.call.phoneNumber) {
         return { error: OUTGOING_ERRORS.callNotFound };
       }
       const { call, callUser } = found;
       return this.exclusive(call.sid, async () => {
-        await updateCallUser(this.#db, callUser.id, {
-          outcome: 'accepted',
-          answeredAt: this.#clock.now(),
-        });
-        await updateCall(this.#db, call.id, { status: 'in-progress', userId: user.id });
-        await touchLastCall(this.#db, user.id, this.#clock.now());
-        return { callSid: call.sid, dial: call.phoneNumber! };
+        const fresh = await findCallBySid(this.#db, call.sid);
+        if (!fresh || fresh.status !== 'queued') return { error: OUTGOING_ERRORS.callNotFound };
+        const now = this.#clock.now();
+        await updateCallUser(this.#db, callUser.id, { outcome: 'accepted', answeredAt: now });
+        const live = await transitionCall(this.#db, fresh, 'connect', { userId: user.id });
+        await touchLastCall(this.#db, user.id, now);
+        await this.presence.refresh(user.id);
+        return this.#outgoingDecision(live, live.phoneNumber!);
       });
     }
     const to = toE164(params.To ?? '', user.countryCode);
     if (!to) return { error: OUTGOING_ERRORS.invalidNumber };
+    const callerNumber = await defaultCallerNumber(this.#db, user.accountId, null);
     const call = await insertCall(this.#db, {
       accountId: user.accountId,
       leadId: null,
@@ -372,8 +642,10 @@ export class CallFlows {
       phoneNumber: to,
       type: 'lead',
       direction: 'outbound',
+      source: 'outbound',
       status: 'in-progress',
       userId: user.id,
+      callerNumberId: callerNumber?.id ?? null,
     });
     await insertCallUser(this.#db, {
       callId: call.id,
@@ -384,19 +656,476 @@ export class CallFlows {
       answeredAt: this.#clock.now(),
     });
     await touchLastCall(this.#db, user.id, this.#clock.now());
-    return { callSid: call.sid, dial: to };
+    await this.presence.refresh(user.id);
+    return this.#outgoingDecision(call, to);
+  }
+
+  /**
+   * The engine dials the number itself for a client-placed call: record the phone party it
+   * will report (its events carry the id the engine gives it) once they come.
+   */
+  async #outgoingDecision(call: CallRow, dial: string): Promise<OutgoingCallDecision> {
+    const from = await this.#callerNumberOf(call);
+    return { callSid: call.sid, dial, ...(from ? { from } : {}) };
+  }
+
+  /** Sweeps the queue: expired web leads end as busy/offline; free agents get waiting leads. */
+  async sweepQueue(): Promise<void> {
+    if (this.#stopping) return;
+    for (const call of await expiredQueuedCalls(this.#db, this.#clock.now())) {
+      await this.exclusive(call.sid, async () => {
+        const fresh = await findCallBySid(this.#db, call.sid);
+        if (!fresh || fresh.status !== 'queued') return;
+        const reason = fresh.reason === 'no-agents-online' ? 'no-agents-online' : 'all-agents-busy';
+        await transitionCall(this.#db, fresh, NOBODY_EVENT[reason], {
+          reason,
+          endedAt: this.#clock.now(),
+        });
+      });
+    }
+    for (const accountId of await accountsWithQueue(this.#db)) await this.#drain(accountId);
   }
 
   // ------------------------------------------------------------------ routing
 
-  async #defaultProfile(accountId: number): Promise<number | null> {
-    const [profile] = await this.#db
-      .select({ id: profiles.id })
-      .from(profiles)
-      .where(eq(profiles.accountId, accountId))
-      .orderBy(profiles.id)
-      .limit(1);
-    return profile?.id ?? null;
+  /**
+   * Offers the call to the next eligible agent (inside `exclusive`). Nobody: a web lead that
+   * may still be taken waits in the queue; otherwise the call ends with the reason.
+   */
+  async #offerLead(
+    call: CallRow,
+    request: { preferUserId?: number; onlyUserIds?: number[] },
+  ): Promise<OfferOutcome> {
+    const live = call.status === 'in-progress';
+    const result = await this.#router.offer(call, {
+      type: 'lead',
+      checkHours: !live,
+      ...request,
+    });
+    if (result.kind === 'rang') {
+      if (!live) await transitionCall(this.#db, call, 'ring', { reason: null });
+      this.#log.info({ callId: call.id, agentId: result.agent.id }, 'ringing agent');
+      await this.presence.refresh(result.agent.id);
+      return { kind: 'rang', agentId: result.agent.id };
+    }
+    return this.#nobody(call, result.reason, request.onlyUserIds !== undefined);
+  }
+
+  /** Nobody could be offered the call: queue a web lead that may still be taken, else end it. */
+  async #nobody(call: CallRow, reason: NobodyReason, askedByOne: boolean): Promise<OfferOutcome> {
+    const fresh = (await findCallById(this.#db, call.id)) ?? call;
+    if (fresh.status === 'in-progress') {
+      // A lead already on the line whose agent left and whom nobody took back.
+      await this.#finish(fresh, 'complete');
+      return { kind: 'ended', reason };
+    }
+    const waits =
+      fresh.source === 'web' && (reason === 'all-agents-busy' || reason === 'no-agents-online');
+    // Check for lead asks one agent: a lead they cannot take waits on for the others.
+    if (waits || (askedByOne && fresh.status === 'queued')) {
+      if (fresh.status !== 'queued' || fresh.waitingSince === null) {
+        await transitionCall(this.#db, fresh, 'wait', {
+          reason: waits ? reason : fresh.reason,
+          waitingSince: fresh.waitingSince ?? this.#clock.now(),
+        });
+      }
+      return { kind: 'queued', reason };
+    }
+    this.#telephony.hangup(fresh.sid);
+    const now = this.#clock.now();
+    await this.#db.transaction(async (tx) => {
+      await closeCallUsers(tx, fresh.id, now);
+      await closeCallPhones(tx, fresh.id, now);
+      await transitionCall(tx, fresh, NOBODY_EVENT[reason], { reason, endedAt: now });
+    });
+    return { kind: 'ended', reason };
+  }
+
+  /** Offers waiting web leads of the account, oldest first, while agents can take them. */
+  #drainSoon(accountId: number): void {
+    if (this.#stopping) return;
+    void this.#queue.run(`drain:${accountId}`, () => this.#drain(accountId));
+  }
+
+  async #drain(accountId: number): Promise<void> {
+    for (let offered = 0; offered < 100 && !this.#stopping; offered++) {
+      const waiting = await oldestQueuedCall(this.#db, accountId);
+      if (!waiting) return;
+      const outcome = await this.exclusive(waiting.sid, async () => {
+        const fresh = await findCallBySid(this.#db, waiting.sid);
+        if (!fresh || fresh.status !== 'queued') return 'taken' as const;
+        const result = await this.#router.offer(fresh, { type: 'lead', checkHours: false });
+        if (result.kind === 'nobody') return 'nobody' as const;
+        await transitionCall(this.#db, fresh, 'ring', { reason: null });
+        await this.presence.refresh(result.agent.id);
+        return 'rang' as const;
+      });
+      if (outcome === 'nobody') return;
+    }
+  }
+
+  async #ringTimedOut(callUserId: number): Promise<void> {
+    const callUser = await findCallUserById(this.#db, callUserId);
+    if (!callUser || callUser.outcome !== 'ringing') return;
+    const call = await findCallById(this.#db, callUser.callId);
+    if (call) this.#telephony.cancelRing(call.sid, identityOf(callUser.userId));
+    await this.#notAnswered(callUser, 'missed');
+  }
+
+  /**
+   * A rung user did not take the call (Ignore, reject, timeout, device gone): a lead call moves
+   * to the next agent; a team transfer to the next member; a transfer nobody takes stays with
+   * the agent who asked, or, if they left, is offered as a lead.
+   */
+  async #notAnswered(callUser: CallUserRow, outcome: 'rejected' | 'missed'): Promise<void> {
+    this.#router.cancelRingTimer(callUser.id);
+    await updateCallUser(this.#db, callUser.id, { outcome });
+    await this.presence.refresh(callUser.userId);
+    const call = await findCallById(this.#db, callUser.callId);
+    if (!call || FINAL_STATUSES.has(call.status)) return;
+    switch (callUser.type) {
+      case 'lead':
+        if (call.status === 'ringing') await this.#offerLead(call, {});
+        else if (call.status === 'in-progress') await this.#afterLeave(call, true);
+        return;
+      case 'transfer': {
+        if (callUser.teamId !== null && callUser.invitedByUserId !== null) {
+          const next = await this.#router.offer(call, {
+            type: 'transfer',
+            teamId: callUser.teamId,
+            invitedByUserId: callUser.invitedByUserId,
+            excludeUserIds: [callUser.invitedByUserId],
+          });
+          if (next.kind === 'rang') {
+            await this.presence.refresh(next.agent.id);
+            return;
+          }
+        }
+        return this.#afterLeave(call, true);
+      }
+      default:
+        return this.#afterLeave(call);
+    }
+  }
+
+  // ------------------------------------------------------------------ ending calls
+
+  /**
+   * The call is over (inside `exclusive`): everyone leaves, rings stop, its length is stored,
+   * and the agents who worked it wrap up. `event` says how it ends (`complete` by default).
+   */
+  async #finish(call: CallRow, event: CallEvent = 'complete', reason?: CallReason): Promise<void> {
+    this.#telephony.hangup(call.sid);
+    const now = this.#clock.now();
+    const working = (await activeParticipants(this.#db, call.id)).filter((p) =>
+      WRAPS_UP.has(p.type),
+    );
+    const rung = await ringingCallUsers(this.#db, call.id);
+    for (const ring of rung) this.#router.cancelRingTimer(ring.id);
+    await this.#db.transaction(async (tx) => {
+      await closeCallUsers(tx, call.id, now);
+      await closeCallPhones(tx, call.id, now);
+      if (FINAL_STATUSES.has(call.status)) return;
+      const seconds = call.answeredAt
+        ? Math.max(0, Math.round((now.getTime() - call.answeredAt.getTime()) / 1000))
+        : 0;
+      const ending = canTransition(call.status, event) ? event : 'complete';
+      await transitionCall(tx, call, ending, {
+        endedAt: now,
+        seconds,
+        held: false,
+        ...(reason ? { reason } : {}),
+      });
+    });
+    await this.#wrapUp(call, working);
+    for (const ring of rung) await this.presence.refresh(ring.userId);
+  }
+
+  /** The agents who worked a call wrap up for the profile's time (supervisors do not). */
+  async #wrapUp(call: CallRow, participants: CallUserRow[]): Promise<void> {
+    if (participants.length === 0) return;
+    const profile = await profileOf(this.#db, call.profileId);
+    const seconds = profile?.wrapUpSeconds ?? DEFAULT_WRAP_UP_SECONDS;
+    for (const p of new Set(participants.map((x) => x.userId))) {
+      await this.presence.startWrapUp(p, seconds);
+    }
+  }
+
+  /**
+   * After someone left or a ring ended: the call goes on while an agent who keeps it is on it;
+   * while someone is still rung to take it, the lead waits on hold (music). Otherwise it is
+   * over, unless `offerAgain` (a transfer nobody took after its requester left, or such a call
+   * offered as a lead): a lead still on the line is then offered to the next agent.
+   */
+  async #afterLeave(call: CallRow, offerAgain = false): Promise<void> {
+    const fresh = (await findCallById(this.#db, call.id)) ?? call;
+    if (FINAL_STATUSES.has(fresh.status)) return;
+    const keepers = (await activeParticipants(this.#db, fresh.id)).filter((p) =>
+      KEEPS_CALL.has(p.type),
+    );
+    if (keepers.length > 0) {
+      const primary = keepers.find((p) => p.userId === fresh.userId) ?? keepers[0]!;
+      if (primary.userId !== fresh.userId) {
+        await updateCall(this.#db, fresh.id, { userId: primary.userId });
+      }
+      return;
+    }
+    if (fresh.status !== 'in-progress') return;
+    const takers = (await ringingCallUsers(this.#db, fresh.id)).filter(
+      (p) => p.type === 'lead' || p.type === 'transfer',
+    );
+    if (takers.length > 0) {
+      if (!fresh.held) {
+        this.#telephony.hold(fresh.sid);
+        await updateCall(this.#db, fresh.id, { held: true });
+      }
+      return;
+    }
+    // Nobody keeps the call: a lead who is on the line is offered to the other agents.
+    const phones = await livePhones(this.#db, fresh.id);
+    if (offerAgain && phones.some((p) => p.state === 'answered')) {
+      const offered = await this.#router.offer(fresh, { type: 'lead', checkHours: false });
+      if (offered.kind === 'rang') {
+        if (!fresh.held) {
+          this.#telephony.hold(fresh.sid);
+          await updateCall(this.#db, fresh.id, { held: true });
+        }
+        await this.presence.refresh(offered.agent.id);
+        return;
+      }
+    }
+    await this.#finish(fresh);
+  }
+
+  // ------------------------------------------------------------------ events
+
+  async #onEvent(event: TelephonyEvent): Promise<void> {
+    if (event.type === 'device.online' || event.type === 'device.offline') {
+      const userId = userIdOf(event.identity);
+      if (userId !== null) await this.presence.deviceOnline(userId, event.type === 'device.online');
+      return;
+    }
+    if (event.type === 'recording.ready') this.#recordingWaiters.get(event.callSid)?.();
+    const call = await findCallBySid(this.#db, event.callSid);
+    if (!call) return;
+    switch (event.type) {
+      case 'agent.answered':
+        return this.#agentAnswered(call, event.identity);
+      case 'agent.rejected': {
+        const userId = userIdOf(event.identity);
+        const callUser =
+          userId === null ? null : await findCallUserOf(this.#db, call.id, userId, 'ringing');
+        if (callUser) await this.#notAnswered(callUser, 'rejected');
+        return;
+      }
+      case 'agent.left':
+        return this.#agentLeft(call, event.identity);
+      case 'phone.answered':
+        return this.#phoneAnswered(call, event.participantId);
+      case 'phone.unanswered':
+        return this.#phoneUnanswered(call, event.participantId, event.reason);
+      case 'phone.left':
+        return this.#phoneLeft(call, event.participantId);
+      case 'recording.ready':
+        await updateCall(this.#db, call.id, {
+          recordingPath: event.path,
+          recordingUrl: recordingUrlOf(call.id),
+        });
+        return;
+      case 'dtmf':
+        this.#log.info({ callId: call.id, source: event.source, digits: event.digits }, 'dtmf');
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** The phone party's row, recording a party the engine dialled for a client-placed call. */
+  async #phoneOf(call: CallRow, participantId: string) {
+    const known = await findCallPhone(this.#db, participantId);
+    if (known) return known;
+    if (call.source !== 'outbound' || !call.phoneNumber) return null;
+    return insertCallPhone(this.#db, {
+      callId: call.id,
+      participantId,
+      direction: 'outbound',
+      phoneNumber: call.phoneNumber,
+      fromNumber: await this.#callerNumberOf(call),
+    });
+  }
+
+  async #phoneAnswered(call: CallRow, participantId: string): Promise<void> {
+    const phone = await this.#phoneOf(call, participantId);
+    if (!phone) return;
+    const now = this.#clock.now();
+    await updateCallPhone(this.#db, phone.id, { state: 'answered', answeredAt: now });
+    this.#addedLeads.get(participantId)?.('answered');
+    if (call.status === 'in-progress' && !call.answeredAt) {
+      await updateCall(this.#db, call.id, { answeredAt: now });
+    }
+  }
+
+  async #phoneUnanswered(
+    call: CallRow,
+    participantId: string,
+    failure: keyof typeof UNANSWERED_ERRORS,
+  ): Promise<void> {
+    const phone = await this.#phoneOf(call, participantId);
+    if (!phone) return;
+    await updateCallPhone(this.#db, phone.id, { state: 'unanswered', failure });
+    this.#addedLeads.get(participantId)?.(failure);
+    // Someone else is still on the line (the lead an agent added a number to): the call goes on.
+    if ((await livePhones(this.#db, call.id)).length > 0) return;
+    if (call.status !== 'in-progress') return;
+    this.#telephony.hangup(call.sid, UNANSWERED_ERRORS[failure]);
+    const { event, reason } = LEAD_UNANSWERED[failure];
+    await this.#finish(call, event, reason);
+  }
+
+  async #phoneLeft(call: CallRow, participantId: string): Promise<void> {
+    const phone = await this.#phoneOf(call, participantId);
+    if (phone)
+      await updateCallPhone(this.#db, phone.id, { state: 'left', leftAt: this.#clock.now() });
+    if (FINAL_STATUSES.has(call.status)) return;
+    if ((await livePhones(this.#db, call.id)).length > 0) return;
+    if (call.status === 'ringing') {
+      // The inbound caller hung up while agents were rung: nobody is left to talk to.
+      const rung = await ringingCallUsers(this.#db, call.id);
+      for (const ring of rung) this.#router.cancelRingTimer(ring.id);
+      this.#telephony.hangup(call.sid);
+      const now = this.#clock.now();
+      await this.#db.transaction(async (tx) => {
+        await closeCallUsers(tx, call.id, now);
+        await transitionCall(tx, call, 'abandon', { reason: 'caller-hung-up', endedAt: now });
+      });
+      for (const ring of rung) await this.presence.refresh(ring.userId);
+      return;
+    }
+    await this.#finish(call);
+  }
+
+  async #agentAnswered(call: CallRow, identity: string): Promise<void> {
+    const userId = userIdOf(identity);
+    if (userId === null) return;
+    const callUser = await findCallUserOf(this.#db, call.id, userId, 'ringing');
+    if (!callUser) return;
+    this.#router.cancelRingTimer(callUser.id);
+    const now = this.#clock.now();
+    await updateCallUser(this.#db, callUser.id, { outcome: 'accepted', answeredAt: now });
+    switch (callUser.type) {
+      case 'lead':
+        await this.#leadTaken(call, callUser, now);
+        break;
+      case 'transfer':
+        await this.#transferTaken(call, callUser, now);
+        break;
+      default:
+        break;
+    }
+    await this.presence.refresh(userId);
+  }
+
+  /** An agent took a lead call: it is theirs; the lead is dialled unless already on the line. */
+  async #leadTaken(call: CallRow, callUser: CallUserRow, now: Date): Promise<void> {
+    const userId = callUser.userId;
+    await touchLastCall(this.#db, userId, now);
+    if (call.status === 'ringing') {
+      const inbound = call.direction === 'inbound';
+      await this.#db.transaction(async (tx) => {
+        await settleCallUsers(tx, call.id, 'canceled');
+        // Inbound: the caller is already on the line, so the talk starts now.
+        await transitionCall(tx, call, 'answer', {
+          userId,
+          ...(inbound ? { answeredAt: now } : {}),
+        });
+      });
+      const phones = await livePhones(this.#db, call.id);
+      if (!inbound && phones.length === 0 && call.phoneNumber) {
+        await this.#dial(call, call.phoneNumber);
+      }
+      return;
+    }
+    if (call.status === 'in-progress') {
+      // Taken back after the agent who had it left: the lead comes off hold.
+      await updateCall(this.#db, call.id, { userId, held: false });
+      if (call.held) this.#telephony.unhold(call.sid);
+    }
+  }
+
+  /** The transfer's target answered: the agent who asked leaves, the lead is theirs. */
+  async #transferTaken(call: CallRow, callUser: CallUserRow, now: Date): Promise<void> {
+    await touchLastCall(this.#db, callUser.userId, now);
+    await updateCall(this.#db, call.id, { userId: callUser.userId, held: false });
+    if (call.held) this.#telephony.unhold(call.sid);
+    await settleCallUsers(this.#db, call.id, 'canceled');
+    const requester = callUser.invitedByUserId;
+    if (requester === null || requester === callUser.userId) return;
+    const handedOver = (await activeParticipants(this.#db, call.id)).filter(
+      (p) => p.userId === requester,
+    );
+    if (handedOver.length === 0) return;
+    for (const p of handedOver) await updateCallUser(this.#db, p.id, { leftAt: now });
+    this.#telephony.removeAgent(call.sid, identityOf(requester));
+    await this.#wrapUp(call, handedOver);
+  }
+
+  async #agentLeft(call: CallRow, identity: string): Promise<void> {
+    const userId = userIdOf(identity);
+    if (userId === null) return;
+    const ringing = await findCallUserOf(this.#db, call.id, userId, 'ringing');
+    if (ringing) return this.#notAnswered(ringing, 'missed');
+    const joined = await findCallUserOf(this.#db, call.id, userId, 'accepted');
+    if (joined && joined.leftAt === null) {
+      await updateCallUser(this.#db, joined.id, { leftAt: this.#clock.now() });
+      if (WRAPS_UP.has(joined.type)) await this.#wrapUp(call, [joined]);
+      else await this.presence.refresh(userId);
+    }
+    if (!FINAL_STATUSES.has(call.status)) await this.#afterLeave(call);
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  /** Dials a number into the call from its caller number; records the phone party. */
+  async #dial(call: CallRow, number: string): Promise<string> {
+    const from = await this.#callerNumberOf(call);
+    const participantId = this.#telephony.dial(call.sid, number, from ? { from } : {});
+    await insertCallPhone(this.#db, {
+      callId: call.id,
+      participantId,
+      direction: 'outbound',
+      phoneNumber: number,
+      fromNumber: from,
+    });
+    return participantId;
+  }
+
+  /** The number a call dials from: its caller number, else the account's default. */
+  async #callerNumberOf(call: CallRow): Promise<string | null> {
+    if (call.callerNumberId !== null) {
+      const chosen = await findCallerNumber(this.#db, call.accountId, call.callerNumberId);
+      if (chosen) return chosen.phoneNumber;
+    }
+    return (
+      (await defaultCallerNumber(this.#db, call.accountId, call.profileId))?.phoneNumber ?? null
+    );
+  }
+
+  /** A caller number the user chose, checked against their account (422 otherwise). */
+  async #callerNumberId(user: UserRow, callerId: number | undefined): Promise<number | null> {
+    if (callerId === undefined) return null;
+    const number = await findCallerNumber(this.#db, user.accountId, callerId);
+    if (!number) {
+      throw new AppError('VALIDATION_FAILED', 'The caller id is not one of your caller numbers.');
+    }
+    return number.id;
+  }
+
+  async #defaultCallerNumberId(accountId: number, lead: LeadRow): Promise<number | null> {
+    return (await defaultCallerNumber(this.#db, accountId, lead.profileId))?.id ?? null;
+  }
+
+  #defaultProfile(accountId: number): Promise<number | null> {
+    return defaultProfileId(this.#db, accountId);
   }
 
   async #findOrCreateLead(
@@ -413,7 +1142,11 @@ export class CallFlows {
     );
   }
 
-  #leadCall(lead: LeadRow): Promise<CallRow> {
+  async #leadCall(
+    lead: LeadRow,
+    source: 'web' | 'retry',
+    callerNumberId: number | null,
+  ): Promise<CallRow> {
     return insertCall(this.#db, {
       accountId: lead.accountId,
       leadId: lead.id,
@@ -421,224 +1154,55 @@ export class CallFlows {
       phoneNumber: lead.phoneNumber,
       type: 'lead',
       direction: 'outbound',
+      source,
+      callerNumberId: callerNumberId ?? (await this.#defaultCallerNumberId(lead.accountId, lead)),
     });
   }
 
-  /**
-   * Rings the longest idle available agent (`preferUserId` first if they are available).
-   * Returns the agent's id, or null: then the call is busy (agents online, all on calls),
-   * offline (nobody online) or missed (agents rung, none reachable).
-   */
-  async #route(call: CallRow, preferUserId?: number): Promise<number | null> {
-    const agents = await findAvailableAgents(this.#db, call.accountId);
-    const preferred = agents.findIndex((a) => a.id === preferUserId);
-    if (preferred > 0) agents.unshift(...agents.splice(preferred, 1));
-    for (const agent of agents) {
-      if (await this.#ringPrimary(call, agent)) return agent.id;
-    }
-    const status: CallStatus =
-      agents.length > 0
-        ? 'missed'
-        : (await hasOnlineAgents(this.#db, call.accountId))
-          ? 'busy'
-          : 'offline';
-    await this.#end(call, status);
-    return null;
-  }
-
-  async #ringPrimary(call: CallRow, agent: UserRow): Promise<boolean> {
-    const callUser = await insertCallUser(this.#db, {
-      callId: call.id,
-      userId: agent.id,
-      type: 'lead',
-      autoaccept: agent.autoaccept,
-    });
-    await updateCall(this.#db, call.id, { status: 'ringing' });
-    const rung = await this.#telephony.ringAgent(call.sid, identityOf(agent.id), {
-      From: `client:${callUser.id}`,
-      To: call.phoneNumber ?? '',
-    });
-    if (rung === 0) {
-      await updateCallUser(this.#db, callUser.id, { outcome: 'missed' });
-      return false;
-    }
-    this.#log.info({ callId: call.id, agentId: agent.id }, 'ringing agent');
-    this.#armRingTimer(call.sid, callUser);
-    return true;
-  }
-
-  #armRingTimer(callSid: string, callUser: CallUserRow): void {
-    this.#ringTimers.set(
-      callUser.id,
-      this.#clock.setTimeout(() => {
-        this.#ringTimers.delete(callUser.id);
-        void this.#queue.run(callSid, async () => {
-          const fresh = await findCallUserById(this.#db, callUser.id);
-          if (!fresh || fresh.outcome !== 'ringing') return;
-          this.#telephony.cancelRing(callSid, identityOf(fresh.userId));
-          await this.#notAnswered(fresh, 'missed');
-        });
-      }, this.options.ringTimeoutMs),
-    );
-  }
-
-  #clearRingTimer(callUserId: number): void {
-    const timer = this.#ringTimers.get(callUserId);
-    if (timer !== undefined) this.#clock.clearTimeout(timer);
-    this.#ringTimers.delete(callUserId);
-  }
-
-  /** A rung user did not take the call; a primary ring left unanswered ends the call as missed. */
-  async #notAnswered(callUser: CallUserRow, outcome: 'rejected' | 'missed'): Promise<void> {
-    this.#clearRingTimer(callUser.id);
-    await updateCallUser(this.#db, callUser.id, { outcome });
-    if (callUser.type !== 'lead') return;
-    const call = await findCallById(this.#db, callUser.callId);
-    if (call && call.status === 'ringing') await this.#end(call, 'missed');
-  }
-
-  // ------------------------------------------------------------------ ending calls
-
-  /** The call ended without anyone talking: record why, and clear the line. */
-  async #end(call: CallRow, status: CallStatus): Promise<void> {
-    this.#telephony.hangup(call.sid);
-    await settleCallUsers(this.#db, call.id, 'canceled');
-    await updateCall(this.#db, call.id, { status, endedAt: this.#clock.now() });
-  }
-
-  /** The call is over: close it everywhere and record its length. */
-  async #finish(call: CallRow, status?: CallStatus): Promise<void> {
-    this.#telephony.hangup(call.sid);
-    const now = this.#clock.now();
-    for (const participant of await activeParticipants(this.#db, call.id)) {
-      await updateCallUser(this.#db, participant.id, { leftAt: now });
-    }
-    for (const ringing of await ringingCallUsers(this.#db, call.id)) {
-      this.#clearRingTimer(ringing.id);
-    }
-    await settleCallUsers(this.#db, call.id, 'canceled');
-    if (FINAL_STATUSES.has(call.status)) return;
-    const seconds = call.answeredAt
-      ? Math.max(0, Math.round((now.getTime() - call.answeredAt.getTime()) / 1000))
-      : 0;
-    await updateCall(this.#db, call.id, {
-      status: status ?? (call.answeredAt ? 'completed' : 'no-answer'),
-      endedAt: now,
-      seconds,
-      held: false,
-    });
-  }
-
-  /** After someone left: end the call if nobody who keeps it is left, else keep a primary agent. */
-  async #afterLeave(call: CallRow): Promise<void> {
-    const remaining = (await activeParticipants(this.#db, call.id)).filter((p) =>
-      KEEPS_CALL.has(p.type),
-    );
-    const transferRinging = (await ringingCallUsers(this.#db, call.id)).some(
-      (p) => p.type === 'transfer',
-    );
-    if (remaining.length === 0 && !transferRinging) return this.#finish(call);
-    const primary = remaining.find((p) => p.userId === call.userId) ?? remaining[0];
-    if (primary && primary.userId !== call.userId) {
-      await updateCall(this.#db, call.id, { userId: primary.userId });
-    }
-  }
-
-  // ------------------------------------------------------------------ events
-
-  async #onEvent(event: TelephonyEvent): Promise<void> {
-    if (event.type === 'device.online' || event.type === 'device.offline') {
-      const userId = userIdOf(event.identity);
-      if (userId !== null) await setOnlineApp(this.#db, userId, event.type === 'device.online');
-      return;
-    }
-    const call = await findCallBySid(this.#db, event.callSid);
-    if (!call) return;
-    switch (event.type) {
-      case 'agent.answered':
-        return this.#agentAnswered(call, event.identity);
-      case 'agent.rejected': {
-        const userId = userIdOf(event.identity);
-        const callUser =
-          userId === null ? null : await findCallUserOf(this.#db, call.id, userId, 'ringing');
-        if (callUser) await this.#notAnswered(callUser, 'rejected');
-        return;
+  /** Waits for the call's recording event (shutdown), at most `ms`. */
+  #awaitRecording(callSid: string, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = this.#clock.setTimeout(done, ms);
+      function done() {
+        resolve();
       }
-      case 'agent.left':
-        return this.#agentLeft(call, event.identity);
-      case 'phone.answered':
-        if (call.status !== 'in-progress' || call.answeredAt) return;
-        await updateCall(this.#db, call.id, { answeredAt: this.#clock.now() });
-        return;
-      case 'phone.unanswered':
-        this.#telephony.hangup(call.sid, UNANSWERED_ERRORS[event.reason]);
-        return this.#finish(call, event.reason);
-      case 'phone.left':
-        return this.#finish(call);
-      case 'recording.ready':
-        await updateCall(this.#db, call.id, {
-          recordingPath: event.path,
-          recordingUrl: recordingUrlOf(call.id),
-        });
-        return;
-      case 'dtmf':
-        this.#log.info({ callId: call.id, source: event.source, digits: event.digits }, 'dtmf');
-        return;
-      default:
-        return;
-    }
+      this.#recordingWaiters.set(callSid, () => {
+        this.#clock.clearTimeout(timer);
+        this.#recordingWaiters.delete(callSid);
+        // The recording's link is stored by the event's own task, queued behind this one.
+        resolve();
+      });
+    });
   }
 
-  async #agentAnswered(call: CallRow, identity: string): Promise<void> {
-    const userId = userIdOf(identity);
-    if (userId === null) return;
-    const callUser = await findCallUserOf(this.#db, call.id, userId, 'ringing');
-    if (!callUser) return;
-    this.#clearRingTimer(callUser.id);
-    const now = this.#clock.now();
-    await updateCallUser(this.#db, callUser.id, { outcome: 'accepted', answeredAt: now });
-    switch (callUser.type) {
-      case 'lead': {
-        if (call.status !== 'ringing') return;
-        await settleCallUsers(this.#db, call.id, 'canceled');
-        const inbound = call.direction === 'inbound';
-        // Inbound: the caller is already on the line, so the talk starts now.
-        await updateCall(this.#db, call.id, {
-          status: 'in-progress',
-          userId,
-          ...(inbound ? { answeredAt: now } : {}),
-        });
-        await touchLastCall(this.#db, userId, now);
-        if (!inbound && call.phoneNumber) this.#telephony.dial(call.sid, call.phoneNumber);
-        return;
+  /** Runs `task` after the earlier tasks of `key`; its result or error reaches the caller. */
+  async #locked<T>(key: string, task: () => Promise<T>): Promise<T> {
+    let result: { ok: true; value: T } | { ok: false; error: unknown } | undefined;
+    await this.#queue.run(key, async () => {
+      try {
+        result = { ok: true, value: await task() };
+      } catch (error) {
+        result = { ok: false, error };
       }
-      case 'transfer': {
-        const previous = call.userId;
-        await updateCall(this.#db, call.id, { userId });
-        await touchLastCall(this.#db, userId, now);
-        if (previous !== null && previous !== userId) {
-          const handedOver = await findCallUserOf(this.#db, call.id, previous, 'accepted');
-          if (handedOver && handedOver.leftAt === null) {
-            await updateCallUser(this.#db, handedOver.id, { leftAt: now });
-          }
-          this.#telephony.removeAgent(call.sid, identityOf(previous));
-        }
-        return;
-      }
-      default:
-        return;
-    }
+    });
+    if (!result) throw new Error('The call task did not run.');
+    if (!result.ok) throw result.error;
+    return result.value;
   }
 
-  async #agentLeft(call: CallRow, identity: string): Promise<void> {
-    const userId = userIdOf(identity);
-    if (userId === null) return;
-    const ringing = await findCallUserOf(this.#db, call.id, userId, 'ringing');
-    if (ringing) return this.#notAnswered(ringing, 'missed');
-    const joined = await findCallUserOf(this.#db, call.id, userId, 'accepted');
-    if (joined && joined.leftAt === null) {
-      await updateCallUser(this.#db, joined.id, { leftAt: this.#clock.now() });
-    }
-    if (!FINAL_STATUSES.has(call.status)) await this.#afterLeave(call);
+  #every(ms: number, run: () => Promise<void>): void {
+    const tick = () => {
+      const handle = this.#clock.setTimeout(() => {
+        this.#intervals = this.#intervals.filter((h) => h !== handle);
+        if (this.#stopping && !this.#unsubscribe) return;
+        void run()
+          .catch((error: unknown) => this.#log.error({ err: error }, 'periodic task failed'))
+          .finally(() => {
+            if (this.#unsubscribe) tick();
+          });
+      }, ms);
+      this.#intervals.push(handle);
+    };
+    tick();
   }
 }

@@ -1,26 +1,34 @@
 /** Database access for calls, the users rung for them, and notes. */
 import { randomBytes } from 'node:crypto';
-import { and, asc, desc, eq, inArray, isNull } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, or } from 'drizzle-orm';
 import { formatPhone, type Call, type CallType, type Disposition } from '@leadline/contracts';
 import type { Db } from '../db/database';
 import {
   callerNumbers,
+  callPhones,
   callUsers,
   calls,
   notes,
   profiles,
-  smsMessages,
   tags,
-  type CallStatus,
+  type CallPhoneState,
+  type CallReason,
   type CallUserOutcome,
 } from '../db/schema';
 import { findLead, toLeadResource } from '../leads/leads-repo';
 import { LIVE_CALL_STATUSES } from '../users/agents-repo';
+import { nextStatus, type CallEvent } from './call-status';
+
+export { FINAL_STATUSES } from './call-status';
 
 /** A call row. */
 export type CallRow = typeof calls.$inferSelect;
 /** A call-user row. */
 export type CallUserRow = typeof callUsers.$inferSelect;
+/** A phone party of a call. */
+export type CallPhoneRow = typeof callPhones.$inferSelect;
+/** A database or a transaction of it. */
+export type DbOrTx = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
 
 /** A new call sid, shaped like Twilio's (`CA` + 32 hex digits). */
 export const newCallSid = (): string => `CA${randomBytes(16).toString('hex')}`;
@@ -30,7 +38,10 @@ export async function insertCall(
   db: Db,
   values: Pick<typeof calls.$inferInsert, 'accountId' | 'leadId' | 'profileId' | 'phoneNumber'> &
     Partial<
-      Pick<typeof calls.$inferInsert, 'type' | 'direction' | 'status' | 'callerNumberId' | 'userId'>
+      Pick<
+        typeof calls.$inferInsert,
+        'type' | 'direction' | 'status' | 'callerNumberId' | 'userId' | 'source'
+      >
     >,
 ): Promise<CallRow> {
   const [row] = await db
@@ -58,6 +69,17 @@ export async function findCallUserById(db: Db, id: number): Promise<CallUserRow 
   return rows[0] ?? null;
 }
 
+/** The account's first profile (a lead without one is routed by it), or null. */
+export async function defaultProfileId(db: Db, accountId: number): Promise<number | null> {
+  const [profile] = await db
+    .select({ id: profiles.id })
+    .from(profiles)
+    .where(eq(profiles.accountId, accountId))
+    .orderBy(profiles.id)
+    .limit(1);
+  return profile?.id ?? null;
+}
+
 /** A call of the account by id, or null. */
 export async function findAccountCall(
   db: Db,
@@ -72,14 +94,13 @@ export async function findAccountCall(
   return rows[0] ?? null;
 }
 
-/** Changes fields of a call. */
+/** Changes fields of a call (never its status: see `transitionCall`). */
 export async function updateCall(
-  db: Db,
+  db: DbOrTx,
   callId: number,
   values: Partial<
     Pick<
       CallRow,
-      | 'status'
       | 'userId'
       | 'leadId'
       | 'answeredAt'
@@ -90,15 +111,57 @@ export async function updateCall(
       | 'held'
       | 'recordingUrl'
       | 'recordingPath'
+      | 'lastSeenAt'
+      | 'callerNumberId'
     >
   >,
 ): Promise<void> {
   await db.update(calls).set(values).where(eq(calls.id, callId));
 }
 
+/** Thrown when a call's status changed under a transition (a bug: calls change one at a time). */
+export class StaleCallError extends Error {
+  override name = 'StaleCallError';
+}
+
+/**
+ * Moves a call through its lifecycle: the status the table gives for `event` (an illegal event
+ * throws), with `values` written in the same statement. Resolves with the updated row.
+ */
+export async function transitionCall(
+  db: DbOrTx,
+  call: CallRow,
+  event: CallEvent,
+  values: Partial<
+    Pick<
+      CallRow,
+      | 'reason'
+      | 'waitingSince'
+      | 'userId'
+      | 'answeredAt'
+      | 'endedAt'
+      | 'seconds'
+      | 'held'
+      | 'leadId'
+    >
+  > = {},
+): Promise<CallRow> {
+  const status = nextStatus(call.status, event);
+  const [row] = await db
+    .update(calls)
+    .set({ ...values, status })
+    .where(and(eq(calls.id, call.id), eq(calls.status, call.status)))
+    .returning();
+  if (!row) throw new StaleCallError(`call ${call.id} is no longer ${call.status} (${event})`);
+  return row;
+}
+
+/** Why a call ended without talk, as the history explains it. */
+export type { CallReason };
+
 /** Records that a user is being rung for a call (or, `outcome: 'accepted'`, placed it). */
 export async function insertCallUser(
-  db: Db,
+  db: DbOrTx,
   values: {
     callId: number;
     userId: number;
@@ -106,6 +169,8 @@ export async function insertCallUser(
     autoaccept: boolean;
     outcome?: CallUserOutcome;
     answeredAt?: Date;
+    invitedByUserId?: number | null;
+    teamId?: number | null;
   },
 ): Promise<CallUserRow> {
   const [row] = await db.insert(callUsers).values(values).returning();
@@ -136,7 +201,7 @@ export async function findCallUserOf(
 
 /** Changes fields of a call-user row. */
 export async function updateCallUser(
-  db: Db,
+  db: DbOrTx,
   id: number,
   values: Partial<Pick<CallUserRow, 'outcome' | 'answeredAt' | 'leftAt' | 'type'>>,
 ): Promise<void> {
@@ -156,6 +221,11 @@ export async function activeParticipants(db: Db, callId: number): Promise<CallUs
       ),
     )
     .orderBy(asc(callUsers.id));
+}
+
+/** Every call-user row of a call, in the order they were rung. */
+export async function callUsersOf(db: DbOrTx, callId: number): Promise<CallUserRow[]> {
+  return db.select().from(callUsers).where(eq(callUsers.callId, callId)).orderBy(asc(callUsers.id));
 }
 
 /** The users still being rung for a call. */
@@ -193,7 +263,7 @@ export async function findLiveParticipation(
 
 /** Sets the outcome of the ringing call-user rows of a call (all users, or one). */
 export async function settleCallUsers(
-  db: Db,
+  db: DbOrTx,
   callId: number,
   outcome: CallUserOutcome,
   userId?: number,
@@ -295,14 +365,6 @@ export async function profileTagKeys(db: Db, profileId: number): Promise<string[
   return rows.map((r) => r.key);
 }
 
-/** Stores an SMS follow-up (the embedded provider delivers nothing further). */
-export async function insertSms(
-  db: Db,
-  values: { accountId: number; callId: number; userId: number; toNumber: string; body: string },
-): Promise<void> {
-  await db.insert(smsMessages).values(values);
-}
-
 /** Stores a note on a call. */
 export async function insertNote(
   db: Db,
@@ -312,13 +374,93 @@ export async function insertNote(
   return row!;
 }
 
-/** Statuses a call can no longer leave. */
-export const FINAL_STATUSES: ReadonlySet<CallStatus> = new Set([
-  'completed',
-  'missed',
-  'busy',
-  'offline',
-  'no-answer',
-  'failed',
-  'canceled',
-]);
+/** Marks everyone still on the call as left and cancels the rings that are still going. */
+export async function closeCallUsers(db: DbOrTx, callId: number, at: Date): Promise<void> {
+  await db
+    .update(callUsers)
+    .set({ leftAt: at })
+    .where(
+      and(
+        eq(callUsers.callId, callId),
+        eq(callUsers.outcome, 'accepted'),
+        isNull(callUsers.leftAt),
+      ),
+    );
+  await settleCallUsers(db, callId, 'canceled');
+}
+
+/** Records a phone party of a call (dialled, or an inbound caller). */
+export async function insertCallPhone(
+  db: DbOrTx,
+  values: {
+    callId: number;
+    participantId: string;
+    direction: 'inbound' | 'outbound';
+    phoneNumber: string;
+    fromNumber: string | null;
+    state?: CallPhoneState;
+    answeredAt?: Date;
+  },
+): Promise<CallPhoneRow> {
+  const [row] = await db.insert(callPhones).values(values).returning();
+  return row!;
+}
+
+/** The phone party with this provider id, or null. */
+export async function findCallPhone(db: Db, participantId: string): Promise<CallPhoneRow | null> {
+  const [row] = await db
+    .select()
+    .from(callPhones)
+    .where(eq(callPhones.participantId, participantId));
+  return row ?? null;
+}
+
+/** The phone parties of a call that are ringing or talking, oldest first. */
+export async function livePhones(db: DbOrTx, callId: number): Promise<CallPhoneRow[]> {
+  return db
+    .select()
+    .from(callPhones)
+    .where(
+      and(
+        eq(callPhones.callId, callId),
+        or(eq(callPhones.state, 'ringing'), eq(callPhones.state, 'answered')),
+      ),
+    )
+    .orderBy(asc(callPhones.id));
+}
+
+/** Changes a phone party. */
+export async function updateCallPhone(
+  db: DbOrTx,
+  id: number,
+  values: Partial<Pick<CallPhoneRow, 'state' | 'failure' | 'answeredAt' | 'leftAt'>>,
+): Promise<void> {
+  await db.update(callPhones).set(values).where(eq(callPhones.id, id));
+}
+
+/** Marks every phone party of the call that is still ringing or talking as gone. */
+export async function closeCallPhones(db: DbOrTx, callId: number, at: Date): Promise<void> {
+  await db
+    .update(callPhones)
+    .set({ state: 'left', leftAt: at })
+    .where(
+      and(
+        eq(callPhones.callId, callId),
+        or(eq(callPhones.state, 'ringing'), eq(callPhones.state, 'answered')),
+      ),
+    );
+}
+
+/** The calls that are live now (rung or talking), oldest first. */
+export async function liveCalls(db: Db): Promise<CallRow[]> {
+  return db
+    .select()
+    .from(calls)
+    .where(inArray(calls.status, LIVE_CALL_STATUSES))
+    .orderBy(asc(calls.id));
+}
+
+/** Stamps every live call as seen now (a crash loses at most the time since). */
+export async function markLiveCallsSeen(db: Db, at: Date): Promise<void> {
+  await db.update(calls).set({ lastSeenAt: at }).where(inArray(calls.status, LIVE_CALL_STATUSES));
+}

@@ -14,27 +14,37 @@ import {
   NoteBody,
   SmsBody,
   type CallUserResponse,
+  type PresenceStatus,
 } from '@leadline/contracts';
 import { sessionOf } from '../auth/auth-plugin';
 import { PERMISSION, requirePermission } from '../auth/permissions';
 import type { Db } from '../db/database';
 import { AppError } from '../http/errors';
 import { parseWith } from '../http/validate';
-import { findWaitingLead } from '../leads/leads-repo';
+import type { SmsService } from '../sms/sms-sender';
+import { findCallerNumber, defaultCallerNumber } from '../users/caller-numbers-repo';
 import { requireAccountCall } from './account-call';
-import type { CallFlows } from './call-flows';
+import { NOBODY_MESSAGES, type CallFlows } from './call-flows';
 import {
   findUserCallUser,
   insertNote,
-  insertSms,
   profileTagKeys,
   setDisposition,
   toCallResource,
   updateCall,
 } from './calls-repo';
 
+/** Why an agent who asked for a waiting lead cannot take it, by where they are. */
+const CHECK_REFUSALS: Record<PresenceStatus, string | null> = {
+  available: null,
+  away: 'You are Away: set yourself Available to take a lead.',
+  on_call: 'You are on a call.',
+  wrap_up: null,
+  offline: 'Your phone is not connected: open the console first.',
+};
+
 /** Routes of the console's calls. */
-export function callsRoutes(deps: { db: Db; flows: CallFlows }) {
+export function callsRoutes(deps: { db: Db; flows: CallFlows; sms: SmsService }) {
   return async (app: FastifyInstance): Promise<void> => {
     /** A call of the session's account by the path's id (404 for anything else). */
     const accountCall = async (accountId: number, params: unknown) => {
@@ -72,8 +82,9 @@ export function callsRoutes(deps: { db: Db; flows: CallFlows }) {
     app.post('/apps/webrtc/:id/reject', async (request) => {
       const { user } = sessionOf(request);
       const call = await accountCall(user.accountId, request.params);
-      await deps.flows.agentIgnored(call, user.id);
-      return { success: true };
+      // What became of the call: rung to the next agent, waiting, or ended.
+      const after = await deps.flows.agentIgnored(call, user.id);
+      return { success: true, call: { id: after.id, status: after.status } };
     });
 
     app.post('/apps/webrtc/:id/disposition', async (request) => {
@@ -115,22 +126,34 @@ export function callsRoutes(deps: { db: Db; flows: CallFlows }) {
       const call = await accountCall(user.accountId, request.params);
       const body = parseWith(SmsBody, request.body);
       if (!call.phoneNumber) throw new AppError('NO_PHONE_NUMBER');
-      await insertSms(deps.db, {
-        accountId: user.accountId,
-        callId: call.id,
-        userId: user.id,
-        toNumber: call.phoneNumber,
-        body: body.smsbody,
-      });
-      return { success: true };
+      const from =
+        (call.callerNumberId === null
+          ? null
+          : await findCallerNumber(deps.db, user.accountId, call.callerNumberId)) ??
+        (await defaultCallerNumber(deps.db, user.accountId, call.profileId));
+      const sent = await deps.sms.send(
+        { accountId: user.accountId, callId: call.id, userId: user.id },
+        { from: from?.phoneNumber ?? null, to: call.phoneNumber, body: body.smsbody },
+      );
+      return sent.ok ? { success: true } : { success: false, error: sent.error };
     });
 
     app.post('/apps/webrtc/check', async (request) => {
       const { user } = sessionOf(request);
-      const waiting = await findWaitingLead(deps.db, user.accountId);
-      const call = await deps.flows.checkForLead(user, waiting);
-      if (!call) return { success: false, error: 'No lead is waiting.' };
-      return { success: true, call: { id: call.id } };
+      const found = await deps.flows.checkForLead(user);
+      if (!found) return { success: false, error: 'No leads waiting.' };
+      const { call, outcome } = found;
+      if (outcome.kind !== 'rang') {
+        // A lead waits, but this agent cannot take it now: say why, in their terms.
+        const presence = await deps.flows.presence.refresh(user.id);
+        const error = presence ? CHECK_REFUSALS[presence.status] : null;
+        return {
+          success: false,
+          error: error ?? NOBODY_MESSAGES[outcome.reason],
+          call: { id: call.id },
+        };
+      }
+      return { success: true, call: { id: call.id, status: call.status } };
     });
 
     app.post('/twilio/debug/webrtc', async (request) => {

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { callUsers, calls, leads, notes } from '../db/schema';
+import { callUsers, calls, leads, notes, users } from '../db/schema';
 import {
   login,
   startTestApp,
@@ -10,6 +10,7 @@ import {
 } from '../test-support/test-app';
 import { ManualClock } from '../test-support/manual-clock';
 import type { TelephonyCommand } from '../telephony/fake-telephony';
+import { OUTBOUND_CONNECT_TIMEOUT_MS } from './call-flows';
 
 type Ring = Extract<TelephonyCommand, { op: 'ringAgent' }>;
 const isRing = (c: TelephonyCommand): c is Ring => c.op === 'ringAgent';
@@ -38,6 +39,7 @@ beforeEach(async () => {
     t.telephony.emit({ type: 'device.offline', identity });
   await t.flows.idle();
   await t.database.db.update(calls).set({ status: 'completed' });
+  await t.database.db.update(users).set({ wrapUpUntil: null });
   t.telephony.commands.length = 0;
 });
 
@@ -107,11 +109,25 @@ describe('lead intake', () => {
     ]);
   });
 
-  it('records offline when no agent is online, busy when every online agent is on a call', async () => {
+  it('queues a web lead nobody can take, offers it to the first agent who comes online', async () => {
     const res = await postLead({ fname: 'Nobody', phone_number: '+15550100043' });
-    expect(res.json()).toMatchObject({ call: { status: 'offline', agent_id: null } });
-    expect(t.telephony.commands.filter((c) => c.op === 'ringAgent')).toHaveLength(0);
+    expect(res.json()).toMatchObject({
+      call: { status: 'queued', agent_id: null, reason: 'no-agents-online' },
+    });
+    expect(t.telephony.ops('ringAgent')).toHaveLength(0);
+    await online(agent.userId);
+    const rings = t.telephony.ops('ringAgent');
+    expect(rings.map((r) => [r.identity, r.params.To])).toEqual([
+      [String(agent.userId), '+15550100043'],
+    ]);
+    const [row] = await t.database.db
+      .select()
+      .from(calls)
+      .where(eq(calls.id, res.json<{ call: { id: number } }>().call.id));
+    expect(row).toMatchObject({ status: 'ringing', reason: null });
+  });
 
+  it('a caller gets busy when every online agent is on a call; a waiting web lead ends busy when its wait runs out', async () => {
     await online(agent.userId);
     const first = await postLead({ fname: 'First', phone_number: '+15550100047' });
     const [firstCall] = await t.database.db
@@ -124,8 +140,88 @@ describe('lead intake', () => {
       identity: String(agent.userId),
     });
     await t.flows.idle();
+    const caller = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/sandbox/inbound',
+      headers: { authorization: `Bearer ${TEST_API_KEY}` },
+      payload: { from: '+15550107001', to: '+15550142000' },
+    });
+    expect(caller.json()).toMatchObject({
+      call: { status: 'busy', agent_id: null, reason: 'all-agents-busy' },
+    });
     const second = await postLead({ fname: 'Second', phone_number: '+15550100048' });
-    expect(second.json()).toMatchObject({ call: { status: 'busy', agent_id: null } });
+    expect(second.json()).toMatchObject({
+      call: { status: 'queued', agent_id: null, reason: 'all-agents-busy' },
+    });
+    const secondId = second.json<{ call: { id: number } }>().call.id;
+    const statusOf = async () =>
+      (await t.database.db.select().from(calls).where(eq(calls.id, secondId)))[0]!;
+    // The profile's queue timeout (3600 s by default) passes: the lead ends as busy.
+    clock.advance(3_599_000);
+    await t.flows.sweepQueue();
+    expect(await statusOf()).toMatchObject({ status: 'queued' });
+    clock.advance(1_000);
+    await t.flows.sweepQueue();
+    await t.flows.idle();
+    expect(await statusOf()).toMatchObject({ status: 'busy', reason: 'all-agents-busy' });
+  });
+});
+
+describe('New Call', () => {
+  it('withdraws a call the console never connects, and the agent takes leads again', async () => {
+    await online(agent.userId);
+    const placed = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/calls/twilio/outbound',
+      headers: { cookie: agent.cookie, 'x-csrf-token': agent.csrf },
+      payload: { fname: 'Olu', phone_number: '+15550100777', agent_id: agent.userId },
+    });
+    expect(placed.statusCode).toBe(200);
+    const callId = placed.json<{ call: { id: number } }>().call.id;
+    // Meanwhile a lead waits: the agent is busy placing their call.
+    const lead = await postLead({ fname: 'Waits', phone_number: '+15550100049' });
+    expect(lead.json()).toMatchObject({ call: { status: 'queued' } });
+    clock.advance(OUTBOUND_CONNECT_TIMEOUT_MS - 1);
+    await t.flows.idle();
+    const [stillQueued] = await t.database.db.select().from(calls).where(eq(calls.id, callId));
+    expect(stillQueued!.status).toBe('queued');
+    clock.advance(1);
+    await t.flows.idle();
+    const [withdrawn] = await t.database.db.select().from(calls).where(eq(calls.id, callId));
+    expect(withdrawn!.status).toBe('canceled');
+    // Free again: the waiting lead rings them.
+    expect(t.telephony.ops('ringAgent').map((r) => [r.identity, r.params.To])).toEqual([
+      [String(agent.userId), '+15550100049'],
+    ]);
+  });
+});
+
+describe('Check for lead', () => {
+  it('says why the agent cannot take the waiting lead: Away, or their phone is not connected', async () => {
+    const lead = await postLead({ fname: 'Waits', phone_number: '+15550100050' });
+    expect(lead.json()).toMatchObject({ call: { status: 'queued', reason: 'no-agents-online' } });
+    const check = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/apps/webrtc/check',
+        headers: { cookie: agent.cookie, 'x-csrf-token': agent.csrf },
+      });
+    expect((await check()).json()).toMatchObject({
+      success: false,
+      error: 'Your phone is not connected: open the console first.',
+    });
+    await t.app.inject({
+      method: 'PUT',
+      url: '/api/v1/user/status',
+      headers: { cookie: agent.cookie, 'x-csrf-token': agent.csrf },
+      payload: { status: 'away' },
+    });
+    await online(agent.userId);
+    expect((await check()).json()).toMatchObject({
+      success: false,
+      error: 'You are Away: set yourself Available to take a lead.',
+    });
+    await t.database.db.update(users).set({ isAvailable: true });
   });
 });
 
@@ -139,14 +235,17 @@ describe('a lead call, end to end through the flows', () => {
 
     t.telephony.emit({ type: 'agent.answered', callSid: sid, identity: String(agent.userId) });
     await t.flows.idle();
-    expect(t.telephony.commands).toContainEqual({
-      op: 'dial',
-      callSid: sid,
-      number: '+15550100042',
-    });
+    // Dialled from the account's default caller number (the demo's main line).
+    expect(t.telephony.ops('dial')).toEqual([
+      expect.objectContaining({ callSid: sid, number: '+15550100042', from: '+15550142000' }),
+    ]);
 
     clock.advance(1000);
-    t.telephony.emit({ type: 'phone.answered', callSid: sid });
+    t.telephony.emit({
+      type: 'phone.answered',
+      callSid: sid,
+      participantId: t.telephony.lastPhone(sid),
+    });
     await t.flows.idle();
     clock.advance(7400);
     t.telephony.emit({

@@ -7,9 +7,7 @@ import type { Db } from '../db/database';
 import { AppError } from '../http/errors';
 import { parseWith } from '../http/validate';
 import { toLeadResource } from '../leads/leads-repo';
-import { findCallerNumber } from '../users/caller-numbers-repo';
-import type { CallFlows } from './call-flows';
-import { findLiveParticipation } from './calls-repo';
+import { NOBODY_MESSAGES, type CallFlows } from './call-flows';
 
 /** Routes of placing calls. */
 export function outboundRoutes(deps: { db: Db; flows: CallFlows }) {
@@ -20,19 +18,7 @@ export function outboundRoutes(deps: { db: Db; flows: CallFlows }) {
       if (body.agent_id !== user.id) {
         throw new AppError('VALIDATION_FAILED', 'The agent id must be your own user id.');
       }
-      let callerNumberId: number | null = null;
-      if (body.caller_id !== undefined) {
-        const number = await findCallerNumber(deps.db, user.accountId, body.caller_id);
-        if (!number)
-          throw new AppError(
-            'VALIDATION_FAILED',
-            'The caller id is not one of your caller numbers.',
-          );
-        callerNumberId = number.id;
-      }
-      if (await findLiveParticipation(deps.db, user.accountId, user.id))
-        throw new AppError('ALREADY_ON_CALL');
-      const { call, callUser, lead } = await deps.flows.placeOutbound(user, body, callerNumberId);
+      const { call, callUser, lead } = await deps.flows.placeOutbound(user, body);
       return {
         success: true,
         call_user_id: callUser.id,
@@ -44,8 +30,19 @@ export function outboundRoutes(deps: { db: Db; flows: CallFlows }) {
       const { user } = sessionOf(request);
       requirePermission(user, PERMISSION.retry, 'retry calls');
       const body = parseWith(RetryCallBody, request.body);
-      const { call, lead } = await deps.flows.retry(user, body);
-      return { success: true, call: { id: call.id, lead: toLeadResource(lead) } };
+      const { call, lead, outcome } = await deps.flows.retry(user, body);
+      const answer = {
+        call: {
+          id: call.id,
+          status: call.status,
+          agent_id: outcome.kind === 'rang' ? outcome.agentId : null,
+          lead: toLeadResource(lead),
+        },
+      };
+      // Truthful: success only when an agent is being rung for it.
+      return outcome.kind === 'rang'
+        ? { success: true, ...answer }
+        : { success: false, error: NOBODY_MESSAGES[outcome.reason], ...answer };
     });
   };
 }

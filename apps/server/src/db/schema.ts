@@ -59,8 +59,15 @@ export const users = pgTable(
     isOnlineApp: boolean('is_online_app').notNull().default(false),
     isMobile: boolean('is_mobile').notNull().default(false),
     autoaccept: boolean('autoaccept').notNull().default(false),
-    /** When the agent last took a call; the lead router rings the longest idle agent first. */
+    /** When the agent last took a call. */
     lastCallAt: timestamp('last_call_at', { withTimezone: true }),
+    /**
+     * Idle since: when the agent's last call ended, or when they came online. The router offers
+     * a lead to the longest idle agent first (never set: idle the longest).
+     */
+    idleSince: timestamp('idle_since', { withTimezone: true }),
+    /** After a call the agent wraps up (routing skips them) until Done or this time. */
+    wrapUpUntil: timestamp('wrap_up_until', { withTimezone: true }),
     createdAt: createdAt(),
   },
   (t) => [
@@ -101,6 +108,15 @@ export const teamMembers = pgTable(
   ],
 );
 
+/**
+ * When a profile takes calls: per weekday (0 Sunday … 6 Saturday) the open intervals as
+ * `HH:MM` pairs in `timeZone` (an IANA zone). A day without intervals is closed.
+ */
+export interface WeeklySchedule {
+  timeZone: string;
+  days: Partial<Record<0 | 1 | 2 | 3 | 4 | 5 | 6, Array<[string, string]>>>;
+}
+
 /** A call flow: how calls of a campaign behave. */
 export const profiles = pgTable(
   'profiles',
@@ -112,6 +128,16 @@ export const profiles = pgTable(
     name: text('name').notNull(),
     isDealWhispertext: boolean('is_deal_whispertext').notNull().default(false),
     autoAnswer: boolean('auto_answer').notNull().default(true),
+    /** The team whose agents take its calls; none: every agent of the account. */
+    teamId: integer('team_id').references(() => teams.id, { onDelete: 'set null' }),
+    /** How long one agent is rung (ms); none: the server's `AGENT_RING_TIMEOUT_MS`. */
+    ringTimeoutMs: integer('ring_timeout_ms'),
+    /** Longest wrap-up after a call (seconds) before the agent takes calls again. */
+    wrapUpSeconds: integer('wrap_up_seconds').notNull().default(60),
+    /** Longest wait of a web lead in the queue (seconds) before it counts as busy/offline. */
+    queueTimeoutSeconds: integer('queue_timeout_seconds').notNull().default(3600),
+    /** When it takes calls; none: always. */
+    availability: jsonb('availability').$type<WeeklySchedule>(),
     createdAt: createdAt(),
   },
   (t) => [index('profiles_account_idx').on(t.accountId)],
@@ -178,7 +204,7 @@ export const leads = pgTable(
   ],
 );
 
-/** Lifecycle of a call row. */
+/** Lifecycle of a call row (`calls/call-status.ts` has its transition table). */
 export type CallStatus =
   | 'queued'
   | 'ringing'
@@ -187,9 +213,25 @@ export type CallStatus =
   | 'missed'
   | 'busy'
   | 'offline'
+  | 'lead-busy'
   | 'no-answer'
   | 'failed'
   | 'canceled';
+
+/** Why a call was not answered, or why a web lead waits (history reasons). */
+export type CallReason =
+  | 'no-agent-answered'
+  | 'all-agents-busy'
+  | 'outside-hours'
+  | 'no-agents-online'
+  | 'caller-hung-up'
+  | 'lead-busy'
+  | 'lead-no-answer'
+  | 'lead-failed'
+  | 'server-restart';
+
+/** Where a call came from: a web lead (which may wait in the queue), or an agent or caller. */
+export type CallSource = 'web' | 'retry' | 'check' | 'inbound' | 'outbound';
 
 /** One call: a room in the voice engine, `sid` on the signalling wire. */
 export const calls = pgTable(
@@ -203,6 +245,13 @@ export const calls = pgTable(
     type: text('type').notNull().default('lead'),
     direction: text('direction').$type<'inbound' | 'outbound'>().notNull().default('outbound'),
     status: text('status').$type<CallStatus>().notNull().default('queued'),
+    /** Why it was not answered, or why it waits (`status` queued). */
+    reason: text('reason').$type<CallReason>(),
+    source: text('source').$type<CallSource>().notNull().default('web'),
+    /** A web lead waiting in the queue for an agent to become free: since when. */
+    waitingSince: timestamp('waiting_since', { withTimezone: true }),
+    /** The last time the server saw the call alive (a crash loses at most the time after). */
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true }),
     leadId: integer('lead_id').references(() => leads.id),
     profileId: integer('profile_id').references(() => profiles.id),
     callerNumberId: integer('caller_number_id').references(() => callerNumbers.id),
@@ -231,6 +280,10 @@ export const calls = pgTable(
     index('calls_live_idx')
       .on(t.userId)
       .where(sql`${t.status} in ('ringing', 'in-progress')`),
+    // The queue: web leads waiting for an agent, oldest first.
+    index('calls_queue_idx')
+      .on(t.accountId, t.waitingSince)
+      .where(sql`${t.status} = 'queued'`),
   ],
 );
 
@@ -258,6 +311,10 @@ export const callUsers = pgTable(
     type: text('type').$type<CallUserType>().notNull().default('lead'),
     autoaccept: boolean('autoaccept').notNull().default(false),
     outcome: text('outcome').$type<CallUserOutcome>().notNull().default('ringing'),
+    /** Who asked for this ring (a transfer's or a conference's requesting agent). */
+    invitedByUserId: integer('invited_by_user_id').references(() => users.id),
+    /** A team transfer: the team being offered the call, one agent at a time. */
+    teamId: integer('team_id').references(() => teams.id, { onDelete: 'set null' }),
     /** When the user joined the call (answered). */
     answeredAt: timestamp('answered_at', { withTimezone: true }),
     /** When the user left the call (hung up, transferred away, removed). */
@@ -271,6 +328,40 @@ export const callUsers = pgTable(
     index('call_users_open_idx')
       .on(t.userId)
       .where(sql`${t.outcome} = 'accepted' and ${t.leftAt} is null`),
+  ],
+);
+
+/** How a phone party of a call is doing. */
+export type CallPhoneState = 'ringing' | 'answered' | 'unanswered' | 'left';
+
+/**
+ * A phone party of a call: the lead dialled when the agent answered, an inbound caller, a lead
+ * added to the call. A call ends when its last phone party that answered leaves.
+ */
+export const callPhones = pgTable(
+  'call_phones',
+  {
+    id: serial('id').primaryKey(),
+    callId: integer('call_id')
+      .notNull()
+      .references(() => calls.id, { onDelete: 'cascade' }),
+    /** The telephony provider's id of the party. */
+    participantId: text('participant_id').notNull(),
+    direction: text('direction').$type<'inbound' | 'outbound'>().notNull(),
+    /** The far end's number. */
+    phoneNumber: text('phone_number').notNull(),
+    /** The caller ID it was dialled from (outbound), or the number it called (inbound). */
+    fromNumber: text('from_number'),
+    state: text('state').$type<CallPhoneState>().notNull().default('ringing'),
+    /** Why it did not answer: busy, no-answer, failed. */
+    failure: text('failure'),
+    answeredAt: timestamp('answered_at', { withTimezone: true }),
+    leftAt: timestamp('left_at', { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('call_phones_call_idx').on(t.callId),
+    uniqueIndex('call_phones_participant_unique').on(t.participantId),
   ],
 );
 
@@ -309,10 +400,20 @@ export const smsMessages = pgTable(
       .notNull()
       .references(() => users.id),
     toNumber: text('to_number').notNull(),
+    /** The account's number it was sent from. */
+    fromNumber: text('from_number'),
     body: text('body').notNull(),
+    /** `sent`: handed to the SMS provider; `failed`: the provider refused it (`error`). */
+    status: text('status').$type<'sent' | 'failed'>().notNull().default('sent'),
+    error: text('error'),
+    /** The provider's id of the message. */
+    providerId: text('provider_id'),
     createdAt: createdAt(),
   },
-  (t) => [index('sms_messages_call_idx').on(t.callId)],
+  (t) => [
+    index('sms_messages_call_idx').on(t.callId),
+    index('sms_messages_account_idx').on(t.accountId, t.createdAt),
+  ],
 );
 
 /** A login session; `id` is the SHA-256 of the cookie's secret, never the secret itself. */

@@ -57,7 +57,7 @@ export async function pageHistory(
         created_at: call.createdAt.toISOString(),
         time_formatted: formatTime(call.createdAt),
         status: call.status,
-        ...historyStatus(call.status, call.seconds),
+        ...historyStatus(call.status, call.seconds, call.reason),
         seconds: call.seconds,
         duration: formatDuration(call.seconds),
         retry,

@@ -17,6 +17,22 @@ describe('history status (spec section 4)', () => {
     expect(historyStatus(status, seconds)).toEqual({ status_display: display, reason });
   });
 
+  // The lead's side of a call is kept apart from the agents' side: a busy lead is never
+  // 'All agents busy' (issue 13).
+  it.each([
+    ['lead-busy', 0, 'lead-busy', 'No Answer', 'Lead busy'],
+    ['no-answer', 0, 'lead-no-answer', 'No Answer', null],
+    ['failed', 0, 'lead-failed', 'No Answer', "The lead's number could not be reached"],
+    ['offline', 0, 'no-agents-online', 'offline', 'No agents online'],
+    ['offline', 0, 'outside-hours', 'offline', 'Outside availability hours'],
+    ['busy', 0, 'all-agents-busy', 'busy', 'All agents busy'],
+    ['missed', 0, 'caller-hung-up', 'missed', 'The caller hung up before an agent answered'],
+    ['queued', 0, 'all-agents-busy', 'queued', 'All agents busy'],
+    ['completed', 42, 'server-restart', '00:42', null],
+  ])('%s with %i s and reason %s shows %s (%s)', (status, seconds, code, display, reason) => {
+    expect(historyStatus(status, seconds, code)).toEqual({ status_display: display, reason });
+  });
+
   it('formats durations and times', () => {
     expect(formatDuration(0)).toBe('00:00');
     expect(formatDuration(59.9)).toBe('00:59');

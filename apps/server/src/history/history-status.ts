@@ -1,11 +1,12 @@
 /**
  * What the call history shows for a call (spec section 4 'History status display'):
- * missed, busy, offline, in-progress and ringing as they are; otherwise the duration, or
- * 'No Answer' when seconds is 0; with the reasons for missed, offline and busy.
+ * missed, busy, offline, in-progress and ringing as they are (and queued: a web lead waiting
+ * for an agent); otherwise the duration, or 'No Answer' when seconds is 0. The reason comes
+ * from the call's reason code, else from the spec's reasons for missed, offline and busy.
  */
-import { HISTORY_REASONS } from '@leadline/contracts';
+import { CALL_REASON_TEXT, HISTORY_REASONS } from '@leadline/contracts';
 
-const SHOWN_AS_IS = new Set(['missed', 'busy', 'offline', 'in-progress', 'ringing']);
+const SHOWN_AS_IS = new Set(['missed', 'busy', 'offline', 'in-progress', 'ringing', 'queued']);
 
 /** `m:ss`-style duration: `mm:ss`, or `h:mm:ss` from an hour on. */
 export function formatDuration(seconds: number): string {
@@ -20,12 +21,17 @@ export function formatDuration(seconds: number): string {
 export function historyStatus(
   status: string,
   seconds: number,
+  reasonCode: string | null = null,
 ): { status_display: string; reason: string | null } {
+  const coded = reasonCode ? (CALL_REASON_TEXT as Record<string, string>)[reasonCode] : undefined;
   if (SHOWN_AS_IS.has(status)) {
-    const reason = (HISTORY_REASONS as Record<string, string>)[status] ?? null;
+    const reason = coded ?? (HISTORY_REASONS as Record<string, string>)[status] ?? null;
     return { status_display: status, reason };
   }
-  return { status_display: seconds > 0 ? formatDuration(seconds) : 'No Answer', reason: null };
+  const display = seconds > 0 ? formatDuration(seconds) : 'No Answer';
+  // A lead-side outcome explains the 'No Answer' (unless it says the same again).
+  const reason = seconds > 0 || coded === display ? null : (coded ?? null);
+  return { status_display: display, reason };
 }
 
 const TIME_FORMAT = new Intl.DateTimeFormat('en-US', {

@@ -52,6 +52,16 @@ export const ERRORS = {
     shape: 'refusal',
   },
   CALL_HAS_LEAD: { status: 409, message: 'This call already has a lead.', shape: 'refusal' },
+  NOT_RINGING: {
+    status: 409,
+    message: 'This call is not ringing for you.',
+    shape: 'refusal',
+  },
+  PHONE_OFFLINE: {
+    status: 409,
+    message: 'Your phone is not connected: open the console first.',
+    shape: 'refusal',
+  },
   NO_PHONE_NUMBER: {
     status: 409,
     message: 'This call has no phone number to text.',

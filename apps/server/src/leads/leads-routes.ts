@@ -1,6 +1,7 @@
 /** Lead intake: `POST /api/v1/leads` with `Authorization: Bearer <api key>`. */
 import type { FastifyInstance } from 'fastify';
-import { LeadIntakeBody } from '@leadline/contracts';
+import { LeadIntakeBody, type LeadIntakeResponse } from '@leadline/contracts';
+import { toLeadResource } from './leads-repo';
 import type { CallFlows } from '../calls/call-flows';
 import { parseWith } from '../http/validate';
 
@@ -9,8 +10,18 @@ export function leadsRoutes(deps: { flows: CallFlows }) {
   return async (app: FastifyInstance): Promise<void> => {
     app.post('/api/v1/leads', { config: { auth: 'api-key' } }, async (request, reply) => {
       const body = parseWith(LeadIntakeBody, request.body);
-      const result = await deps.flows.intakeLead(request.apiAccountId!, body);
-      return reply.status(201).send(result);
+      const { lead, call, outcome } = await deps.flows.intakeLead(request.apiAccountId!, body);
+      const answer: LeadIntakeResponse = {
+        success: true,
+        lead: toLeadResource(lead),
+        call: {
+          id: call.id,
+          status: call.status,
+          agent_id: outcome.kind === 'rang' ? outcome.agentId : null,
+          reason: call.reason,
+        },
+      };
+      return reply.status(201).send(answer);
     });
   };
 }

@@ -1,19 +1,50 @@
 /**
- * The sandbox phone network's own endpoints (embedded mode only): `POST /api/v1/sandbox/inbound`
- * makes a virtual caller dial one of the account's caller numbers, as a lead calling back would.
- * The caller is on the line at once (a steady voice) and an available agent is rung with the
- * number's name as the banner. Authenticated with the lead-intake API key, like `/api/v1/leads`.
+ * The sandbox phone network's own endpoints (embedded mode only):
+ * - `POST /api/v1/sandbox/inbound` makes a virtual caller dial one of the account's caller
+ *   numbers, as a lead calling back would. The caller is on the line at once (a steady voice)
+ *   and the call is offered to the agents, with the number's name as the banner. Authenticated
+ *   with the lead-intake API key, like `/api/v1/leads`.
+ * - `POST /api/v1/sandbox/calls/{id}/hangup`: the lead (or caller) of the account's call hangs
+ *   up, as a person on that line would (API key, like the inbound route).
+ * - `GET /api/v1/sandbox/calls`: what the virtual network received for the account's calls
+ *   (the number called, the caller ID it came from, how it went, the digits it heard).
+ * - `GET /api/v1/sandbox/sms`: the account's text messages (the sandbox outbox).
+ * The two lists are for a person (or a test) looking at what the product did: session auth.
  */
+import { and, eq, inArray } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
-import { SandboxInboundBody, type SandboxInboundResponse } from '@leadline/contracts';
+import {
+  IdParams,
+  SandboxInboundBody,
+  TimeQuery,
+  type SandboxInboundResponse,
+} from '@leadline/contracts';
+import type { SandboxCall } from '@leadline/voice';
+import { sessionOf } from '../auth/auth-plugin';
 import type { CallFlows } from '../calls/call-flows';
+import { findAccountCall, livePhones } from '../calls/calls-repo';
 import type { Db } from '../db/database';
+import { calls } from '../db/schema';
 import { AppError } from '../http/errors';
 import { parseWith } from '../http/validate';
+import type { SmsService } from '../sms/sms-sender';
 import { findCallerNumberByPhone } from '../users/caller-numbers-repo';
 
+/** The sandbox network as its endpoints see it. */
+export interface SandboxNetwork {
+  /** Every call the virtual network placed or received, oldest first. */
+  sandboxCalls(): SandboxCall[];
+  /** The person on a phone party of the call hangs up; false if it is not in the call. */
+  sandboxHangUp(callSid: string, participantId: string): boolean;
+}
+
 /** The sandbox routes. */
-export function sandboxRoutes(deps: { db: Db; flows: CallFlows }) {
+export function sandboxRoutes(deps: {
+  db: Db;
+  flows: CallFlows;
+  sms: SmsService;
+  network: SandboxNetwork | null;
+}) {
   return async (app: FastifyInstance): Promise<void> => {
     app.post('/api/v1/sandbox/inbound', { config: { auth: 'api-key' } }, async (request, reply) => {
       const accountId = request.apiAccountId!;
@@ -23,12 +54,62 @@ export function sandboxRoutes(deps: { db: Db; flows: CallFlows }) {
       if (!number || number.accountId !== accountId) {
         throw new AppError('NOT_FOUND', `${body.to} is not one of this account's caller numbers.`);
       }
-      const call = await deps.flows.inbound(accountId, number, body.from);
+      const { call, outcome } = await deps.flows.inbound(accountId, number, body.from);
       const answer: SandboxInboundResponse = {
         success: true,
-        call: { id: call.id, sid: call.sid, direction: 'inbound', phone_number: body.from },
+        call: {
+          id: call.id,
+          sid: call.sid,
+          direction: 'inbound',
+          phone_number: body.from,
+          status: call.status,
+          agent_id: outcome.kind === 'rang' ? outcome.agentId : null,
+          reason: call.reason,
+        },
       };
       return reply.status(201).send(answer);
+    });
+
+    app.post(
+      '/api/v1/sandbox/calls/:id/hangup',
+      { config: { auth: 'api-key' } },
+      async (request) => {
+        const { id } = parseWith(IdParams, request.params, 'path');
+        const call = await findAccountCall(deps.db, request.apiAccountId!, id);
+        if (!call) throw new AppError('NOT_FOUND', 'Call not found.');
+        const phones = (await livePhones(deps.db, call.id)).filter((p) => p.state === 'answered');
+        const hungUp = phones.filter((p) => deps.network?.sandboxHangUp(call.sid, p.participantId));
+        if (hungUp.length === 0) {
+          throw new AppError('CALL_NOT_ACTIVE', 'Nobody is on the line of this call.');
+        }
+        return { success: true, hung_up: hungUp.map((p) => p.phoneNumber) };
+      },
+    );
+
+    app.get('/api/v1/sandbox/calls', async (request) => {
+      const { user } = sessionOf(request);
+      parseWith(TimeQuery, request.query, 'query');
+      const log = deps.network?.sandboxCalls() ?? [];
+      const sids = [...new Set(log.map((entry) => entry.callSid))];
+      const mine =
+        sids.length === 0
+          ? []
+          : await deps.db
+              .select({ id: calls.id, sid: calls.sid })
+              .from(calls)
+              .where(and(eq(calls.accountId, user.accountId), inArray(calls.sid, sids)));
+      const idOf = new Map(mine.map((c) => [c.sid, c.id]));
+      return {
+        data: log
+          .filter((entry) => idOf.has(entry.callSid))
+          .map((entry) => ({ call_id: idOf.get(entry.callSid)!, ...entry })),
+      };
+    });
+
+    app.get('/api/v1/sandbox/sms', async (request) => {
+      const { user } = sessionOf(request);
+      parseWith(TimeQuery, request.query, 'query');
+      return { data: await deps.sms.outbox(user.accountId) };
     });
   };
 }

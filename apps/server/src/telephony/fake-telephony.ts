@@ -16,8 +16,9 @@ export type TelephonyCommand =
       role: AgentRole;
     }
   | { op: 'cancelRing'; callSid: string; identity?: string }
-  | { op: 'dial'; callSid: string; number: string }
-  | { op: 'addCaller'; callSid: string; from: string; to: string }
+  | { op: 'dial'; callSid: string; number: string; from?: string; participantId: string }
+  | { op: 'addCaller'; callSid: string; from: string; to: string; participantId: string }
+  | { op: 'hangupPhone'; callSid: string; participantId: string }
   | { op: 'setRole'; callSid: string; identity: string; role: AgentRole }
   | { op: 'removeAgent'; callSid: string; identity: string }
   | { op: 'hold'; callSid: string }
@@ -30,6 +31,7 @@ export class FakeTelephony implements Telephony {
   /** Identities with a registered device. */
   readonly online = new Set<string>();
   readonly #listeners = new Set<(event: TelephonyEvent) => void>();
+  #nextParty = 1;
 
   isOnline(identity: string): boolean {
     return this.online.has(identity);
@@ -59,12 +61,31 @@ export class FakeTelephony implements Telephony {
     );
   }
 
-  dial(callSid: string, number: string): void {
-    this.commands.push({ op: 'dial', callSid, number });
+  dial(callSid: string, number: string, options: { from?: string } = {}): string {
+    const participantId = `${callSid}.phone.${this.#nextParty++}`;
+    this.commands.push({ op: 'dial', callSid, number, participantId, ...options });
+    return participantId;
   }
 
-  addCaller(callSid: string, from: string, to: string): void {
-    this.commands.push({ op: 'addCaller', callSid, from, to });
+  addCaller(callSid: string, from: string, to: string): string {
+    const participantId = `${callSid}.caller.${this.#nextParty++}`;
+    this.commands.push({ op: 'addCaller', callSid, from, to, participantId });
+    return participantId;
+  }
+
+  hangupPhone(callSid: string, participantId: string): void {
+    this.commands.push({ op: 'hangupPhone', callSid, participantId });
+  }
+
+  /** The id of the last phone party dialled into the call (for the test to play its events). */
+  lastPhone(callSid: string): string {
+    const dialled = this.commands.filter(
+      (c): c is Extract<TelephonyCommand, { op: 'dial' | 'addCaller' }> =>
+        (c.op === 'dial' || c.op === 'addCaller') && c.callSid === callSid,
+    );
+    const last = dialled.at(-1);
+    if (!last) throw new Error(`nothing was dialled into ${callSid}`);
+    return last.participantId;
   }
 
   setRole(callSid: string, identity: string, role: AgentRole): void {

@@ -2,7 +2,8 @@
  * The server's one telephony port. Call flows and call-control endpoints use only this; the
  * embedded voice engine implements it (`@leadline/voice`'s `VoiceEngine`), and a production
  * provider implements the same shape. `callSid` always names the whole call (the engine's
- * room); an agent's side of it is (callSid, identity).
+ * room); an agent's side of it is (callSid, identity); a phone party's is the id `dial` or
+ * `addCaller` returned, which its `phone.*` events carry.
  */
 import type { TelephonyEvent } from '@leadline/voice';
 import type { WireError } from '@leadline/contracts/signalling';
@@ -25,10 +26,15 @@ export interface Telephony {
   ): Promise<number>;
   /** Stops ringing agents who have not answered (one identity, or everyone). */
   cancelRing(callSid: string, identity?: string): void;
-  /** Dials a phone number (E.164) into the call. */
-  dial(callSid: string, number: string): void;
-  /** A (sandbox) caller already on the line joins the call: an inbound call. */
-  addCaller(callSid: string, from: string, to: string): void;
+  /**
+   * Dials a phone number (E.164) into the call from the caller ID `from` (one of the account's
+   * numbers; none: the provider's default). Returns the phone party's id.
+   */
+  dial(callSid: string, number: string, options?: { from?: string }): string;
+  /** A (sandbox) caller already on the line joins the call: an inbound call. Returns its id. */
+  addCaller(callSid: string, from: string, to: string): string;
+  /** One phone party leaves the call (the others stay); no `phone.left` follows. */
+  hangupPhone(callSid: string, participantId: string): void;
   /** Changes how an agent takes part (e.g. whisper → barge). */
   setRole(callSid: string, identity: string, role: AgentRole): void;
   /** One agent leaves the call; the others stay (transfer). */

@@ -34,7 +34,7 @@ export interface Fixture {
   userOf(agent: Agent): Promise<UserRow>;
   /** Puts the agent on a live, answered lead call; returns the call and their call user's id. */
   liveCall(agent: Agent, phone?: string): Promise<{ call: CallRow; callUserId: number }>;
-  /** Ends a call as if the lead hung up. */
+  /** Ends a call as if its phone parties hung up; its agents then press Done (wrap-up ends). */
   endCall(call: CallRow): Promise<void>;
   /**
    * Reports the (ended) call's recording as the engine does: a real WAV of `seconds` of a
@@ -96,7 +96,13 @@ export async function startFixture(): Promise<Fixture> {
         callSid: call.sid,
         identity: String(agent.userId),
       });
-      t.telephony.emit({ type: 'phone.answered', callSid: call.sid });
+      // The lead is dialled once the flows took the answer.
+      await t.flows.idle();
+      t.telephony.emit({
+        type: 'phone.answered',
+        callSid: call.sid,
+        participantId: t.telephony.lastPhone(call.sid),
+      });
       await t.flows.idle();
       const [fresh] = await db.select().from(calls).where(eq(calls.id, call.id));
       const [cu] = await db.select().from(callUsers).where(eq(callUsers.callId, call.id));
@@ -105,7 +111,20 @@ export async function startFixture(): Promise<Fixture> {
       return { call: fresh, callUserId: cu.id };
     },
     async endCall(call) {
-      t.telephony.emit({ type: 'phone.left', callSid: call.sid });
+      for (const phone of t.telephony.commands) {
+        if ((phone.op === 'dial' || phone.op === 'addCaller') && phone.callSid === call.sid) {
+          t.telephony.emit({
+            type: 'phone.left',
+            callSid: call.sid,
+            participantId: phone.participantId,
+          });
+        }
+      }
+      await t.flows.idle();
+      // The agents press Done after the call (wrap-up ends), as they do in the console.
+      for (const agent of [agent1, agent2, supervisor, basic, agentB]) {
+        await t.flows.presence.endWrapUp(agent.userId);
+      }
       await t.flows.idle();
     },
     async recordCall(call, seconds = 1) {

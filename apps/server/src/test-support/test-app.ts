@@ -12,6 +12,8 @@ import { CallControl } from '../calls/call-control';
 import { CallFlows, type FlowClock } from '../calls/call-flows';
 import type { Database } from '../db/database';
 import { DEMO_PASSWORD, ensureApiKey, seedDemo } from '../db/seed';
+import { EventBus } from '../events/event-bus';
+import { SandboxSmsSender, SmsService, type SmsSender } from '../sms/sms-sender';
 import { FakeTelephony } from '../telephony/fake-telephony';
 import { openTestDatabase } from './test-database';
 
@@ -35,26 +37,35 @@ export interface TestApp {
   telephony: FakeTelephony;
   flows: CallFlows;
   tokens: AccessTokens;
+  events: EventBus;
   close(): Promise<void>;
 }
 
 /** Starts the application on a fresh seeded database. */
 export async function startTestApp(
-  options: { clock?: FlowClock; trustProxy?: boolean; loginThrottle?: LoginThrottle } = {},
+  options: {
+    clock?: FlowClock;
+    trustProxy?: boolean;
+    loginThrottle?: LoginThrottle;
+    sms?: SmsSender;
+    ringTimeoutMs?: number;
+  } = {},
 ): Promise<TestApp> {
   const database = await openTestDatabase();
   await seedDemo(database.db);
   await ensureApiKey(database.db, TEST_API_KEY);
   const telephony = new FakeTelephony();
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const events = new EventBus();
   const flows = new CallFlows({
     db: database.db,
     telephony,
     log: logger,
-    ringTimeoutMs: 30_000,
+    ringTimeoutMs: options.ringTimeoutMs ?? 30_000,
+    events,
     ...(options.clock ? { clock: options.clock } : {}),
   });
-  flows.start();
+  await flows.start();
   const tokens = new AccessTokens(TEST_TOKEN_SECRET, 3600);
   const app = await buildApp(
     {
@@ -65,12 +76,13 @@ export async function startTestApp(
       flows,
       control: new CallControl(database.db, flows),
       pusher: TEST_PUSHER,
+      sms: new SmsService(database.db, options.sms ?? new SandboxSmsSender()),
     },
     {
       logger,
       trustProxy: options.trustProxy ?? false,
       webDistDir: '/nonexistent',
-      sandbox: true,
+      sandbox: { sandboxCalls: () => [], sandboxHangUp: () => false },
     },
   );
   return {
@@ -79,6 +91,7 @@ export async function startTestApp(
     telephony,
     flows,
     tokens,
+    events,
     async close() {
       flows.stop();
       await app.close();

@@ -3,8 +3,21 @@
  * spec (section 6): transfer targets are not on a call and available (and, if app-only, online
  * in the app); conference targets are available and online in the app or on mobile.
  */
-import { and, asc, count, eq, ilike, inArray, ne, or, sql, type SQL } from 'drizzle-orm';
-import type { AgentRow, AgentStatus, PageMeta, TeamRow } from '@leadline/contracts';
+import {
+  and,
+  asc,
+  count,
+  eq,
+  ilike,
+  inArray,
+  isNull,
+  lte,
+  ne,
+  or,
+  sql,
+  type SQL,
+} from 'drizzle-orm';
+import type { AgentRow, AgentStatus, PageMeta, PresenceStatus, TeamRow } from '@leadline/contracts';
 import type { Db } from '../db/database';
 import { teamMembers, teams, users } from '../db/schema';
 
@@ -39,12 +52,21 @@ const USERS_ON_CALLS = sql`(
   where open_cu.outcome = 'accepted' and open_cu.left_at is null
     and open_c.status in ('ringing', 'in-progress'))`;
 
+/** The users being rung for a live call. */
+const USERS_RINGING = sql`(
+  select ring_cu.user_id from call_users ring_cu
+  inner join calls ring_c on ring_c.id = ring_cu.call_id
+  where ring_cu.outcome = 'ringing' and ring_c.status in ('queued', 'ringing', 'in-progress'))`;
+
 const online = () => or(eq(users.isOnlineApp, true), eq(users.isMobile, true))!;
 const onCall = () => sql`${USERS_ID} in ${USERS_ON_CALLS}`;
-const free = () => sql`${USERS_ID} not in ${USERS_ON_CALLS}`;
+/** Neither on a call nor being rung for one. */
+const free = () =>
+  sql`${USERS_ID} not in ${USERS_ON_CALLS} and ${USERS_ID} not in ${USERS_RINGING}`;
+const notWrappingUp = (now: Date) => or(isNull(users.wrapUpUntil), lte(users.wrapUpUntil, now))!;
 
 /** The filter of one agent status. */
-function statusFilter(status: AgentStatus): SQL | undefined {
+function statusFilter(status: AgentStatus, now: Date): SQL | undefined {
   switch (status) {
     case 'all':
       return undefined;
@@ -53,8 +75,25 @@ function statusFilter(status: AgentStatus): SQL | undefined {
     case 'on_call':
       return onCall();
     case 'available':
-      return and(eq(users.isAvailable, true), online(), free());
+      return and(eq(users.isAvailable, true), online(), free(), notWrappingUp(now));
   }
+}
+
+/**
+ * Where an agent is (the presence rule): offline without a registered device, else on a call,
+ * else wrapping up, else away or available as they chose.
+ */
+export function presenceStatus(row: {
+  isAvailable: boolean;
+  isOnlineApp: boolean;
+  isMobile: boolean;
+  wrapUpUntil: Date | null;
+  onCallId: number | null;
+}): PresenceStatus {
+  if (!row.isOnlineApp && !row.isMobile) return 'offline';
+  if (row.onCallId !== null) return 'on_call';
+  if (row.wrapUpUntil !== null) return 'wrap_up';
+  return row.isAvailable ? 'available' : 'away';
 }
 
 /** The page of agents of the account (the requesting user left out), by name. */
@@ -67,12 +106,14 @@ export async function pageAgents(
     search?: string | undefined;
     teamId?: number | undefined;
     page: number;
+    now?: Date;
   },
 ): Promise<{ data: AgentRow[]; meta: PageMeta }> {
+  const now = options.now ?? new Date();
   const where = and(
     eq(users.accountId, options.accountId),
     ne(users.id, options.excludeUserId),
-    statusFilter(options.status),
+    statusFilter(options.status, now),
     options.search ? ilike(users.fullName, `%${escapeLike(options.search)}%`) : undefined,
     options.teamId
       ? inArray(
@@ -95,6 +136,7 @@ export async function pageAgents(
       isAppOnly: users.isAppOnly,
       isOnlineApp: users.isOnlineApp,
       isMobile: users.isMobile,
+      wrapUpUntil: users.wrapUpUntil,
     })
     .from(users)
     .where(where)
@@ -111,11 +153,21 @@ export async function pageAgents(
       is_app_only: page.isAppOnly,
       is_online_app: page.isOnlineApp,
       is_mobile: page.isMobile,
+      wrap_up_until: page.wrapUpUntil,
     })
     .from(page)
     .orderBy(asc(page.fullName), asc(page.id));
   return {
-    data: rows,
+    data: rows.map(({ wrap_up_until: wrapUpUntil, ...row }) => ({
+      ...row,
+      status: presenceStatus({
+        isAvailable: row.is_available,
+        isOnlineApp: row.is_online_app,
+        isMobile: row.is_mobile,
+        wrapUpUntil: wrapUpUntil && wrapUpUntil > now ? wrapUpUntil : null,
+        onCallId: row.on_call_id,
+      }),
+    })),
     meta: { current_page: options.page, last_page: lastPage, per_page: AGENT_PAGE_SIZE, total },
   };
 }
@@ -144,6 +196,10 @@ export interface AgentState {
   isOnlineApp: boolean;
   isMobile: boolean;
   onCallId: number | null;
+  /** Being rung for a call now. */
+  ringing: boolean;
+  /** Wrapping up after a call now. */
+  wrappingUp: boolean;
 }
 
 /** The availability facts of one user of the account, or null if there is none. */
@@ -151,47 +207,61 @@ export async function agentState(
   db: Db,
   accountId: number,
   userId: number,
+  now: Date = new Date(),
 ): Promise<AgentState | null> {
   const [user] = await db
-    .select()
+    .select({
+      id: users.id,
+      isAvailable: users.isAvailable,
+      isAppOnly: users.isAppOnly,
+      isOnlineApp: users.isOnlineApp,
+      isMobile: users.isMobile,
+      wrapUpUntil: users.wrapUpUntil,
+      onCallId: onCallOf(USERS_ID),
+      ringing: sql<boolean>`${USERS_ID} in ${USERS_RINGING}`,
+    })
     .from(users)
     .where(and(eq(users.accountId, accountId), eq(users.id, userId)));
   if (!user) return null;
-  return {
-    id: user.id,
-    isAvailable: user.isAvailable,
-    isAppOnly: user.isAppOnly,
-    isOnlineApp: user.isOnlineApp,
-    isMobile: user.isMobile,
-    onCallId: await onCallIdOf(db, accountId, userId),
-  };
+  const { wrapUpUntil, ...rest } = user;
+  return { ...rest, wrappingUp: wrapUpUntil !== null && wrapUpUntil > now };
 }
 
-/** Spec section 6: a transfer target is not on a call, available, and online (in the app if app-only). */
+/** Not on a call, not rung for one, not wrapping up, and willing (available). */
+const isFree = (a: AgentState): boolean =>
+  a.onCallId === null && !a.ringing && !a.wrappingUp && a.isAvailable;
+
+/**
+ * Spec section 6: a transfer target is not on a call, available, and online (in the app if
+ * app-only). Available also means not rung for another call and not wrapping up.
+ */
 export const canTakeTransfer = (a: AgentState): boolean =>
-  a.onCallId === null &&
-  a.isAvailable &&
-  (a.isAppOnly ? a.isOnlineApp : a.isOnlineApp || a.isMobile);
+  isFree(a) && (a.isAppOnly ? a.isOnlineApp : a.isOnlineApp || a.isMobile);
 
 /** Spec section 6: a conference target is available and online in the app or on mobile. */
 export const canJoinConference = (a: AgentState): boolean =>
-  a.onCallId === null && a.isAvailable && (a.isOnlineApp || a.isMobile);
+  isFree(a) && (a.isOnlineApp || a.isMobile);
 
 /** SQL of `canTakeTransfer` over the users table. */
-const transferable = () =>
+const transferable = (now: Date) =>
   and(
     eq(users.isAvailable, true),
     free(),
+    notWrappingUp(now),
     or(eq(users.isOnlineApp, true), and(eq(users.isAppOnly, false), eq(users.isMobile, true))),
   );
 
 /** The account's teams, each with whether a member can take a transfer now. */
-export async function listTeams(db: Db, accountId: number): Promise<TeamRow[]> {
+export async function listTeams(
+  db: Db,
+  accountId: number,
+  now: Date = new Date(),
+): Promise<TeamRow[]> {
   const available = db
     .selectDistinct({ teamId: teamMembers.teamId })
     .from(teamMembers)
     .innerJoin(users, eq(users.id, teamMembers.userId))
-    .where(and(eq(users.accountId, accountId), transferable()));
+    .where(and(eq(users.accountId, accountId), transferable(now)));
   const availableIds = new Set((await available).map((r) => r.teamId));
   const rows = await db
     .select({ id: teams.id, name: teams.name })
@@ -208,27 +278,4 @@ export async function findTeam(db: Db, accountId: number, teamId: number) {
     .from(teams)
     .where(and(eq(teams.accountId, accountId), eq(teams.id, teamId)));
   return team ?? null;
-}
-
-/** Members of a team who can take a transfer now, longest idle first. */
-export async function transferableMembers(
-  db: Db,
-  accountId: number,
-  teamId: number,
-  excludeUserId: number,
-): Promise<number[]> {
-  const rows = await db
-    .select({ id: users.id })
-    .from(teamMembers)
-    .innerJoin(users, eq(users.id, teamMembers.userId))
-    .where(
-      and(
-        eq(teamMembers.teamId, teamId),
-        eq(users.accountId, accountId),
-        ne(users.id, excludeUserId),
-        transferable(),
-      ),
-    )
-    .orderBy(sql`${users.lastCallAt} asc nulls first`, asc(users.id));
-  return rows.map((r) => r.id);
 }

@@ -1,5 +1,5 @@
 /** Database access for the account's caller numbers. */
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { formatPhone, type CallerNumber } from '@leadline/contracts';
 import type { Db } from '../db/database';
 import { callerNumbers } from '../db/schema';
@@ -43,5 +43,28 @@ export async function findCallerNumberByPhone(
     .select()
     .from(callerNumbers)
     .where(eq(callerNumbers.phoneNumber, phoneNumber));
+  return row ?? null;
+}
+
+/**
+ * The number the account calls from when the agent chose none: the first caller number of the
+ * call's profile, else the account's first; null when the account has none.
+ */
+export async function defaultCallerNumber(
+  db: Db,
+  accountId: number,
+  profileId: number | null,
+): Promise<CallerNumberRow | null> {
+  const [row] = await db
+    .select()
+    .from(callerNumbers)
+    .where(eq(callerNumbers.accountId, accountId))
+    .orderBy(
+      profileId === null
+        ? asc(callerNumbers.id)
+        : sql`(${callerNumbers.profileId} is distinct from ${profileId}) asc`,
+      asc(callerNumbers.id),
+    )
+    .limit(1);
   return row ?? null;
 }

@@ -1,9 +1,9 @@
 /** Database access for users. */
-import { and, asc, eq, inArray, isNull, notExists, or, sql } from 'drizzle-orm';
-import { formatPhone, type User } from '@leadline/contracts';
+import { and, eq, gt, isNotNull, sql } from 'drizzle-orm';
+import { formatPhone, type PresenceStatus, type User } from '@leadline/contracts';
 import type { Db } from '../db/database';
-import { accounts, callUsers, calls, users } from '../db/schema';
-import { LIVE_CALL_STATUSES } from './agents-repo';
+import { accounts, users } from '../db/schema';
+import { onCallOf, presenceStatus } from './agents-repo';
 
 /** A user row. */
 export type UserRow = typeof users.$inferSelect;
@@ -60,6 +60,7 @@ export async function toUserResource(db: Db, user: UserRow, csrfToken: string): 
     },
     settings: account?.settings ?? {},
     autoaccept: user.autoaccept,
+    is_available: user.isAvailable,
     csrf_token: csrfToken,
   };
 }
@@ -84,47 +85,83 @@ export async function touchLastCall(db: Db, userId: number, at: Date): Promise<v
   await db.update(users).set({ lastCallAt: at }).where(eq(users.id, userId));
 }
 
-/**
- * Agents of the account who can take a lead now: available, online in the app, neither on a
- * call nor being rung; the longest idle first.
- */
-export async function findAvailableAgents(db: Db, accountId: number): Promise<UserRow[]> {
-  const busy = db
-    .select({ one: sql`1` })
-    .from(callUsers)
-    .innerJoin(calls, eq(calls.id, callUsers.callId))
-    .where(
-      and(
-        eq(callUsers.userId, users.id),
-        inArray(calls.status, LIVE_CALL_STATUSES),
-        or(
-          eq(callUsers.outcome, 'ringing'),
-          and(eq(callUsers.outcome, 'accepted'), isNull(callUsers.leftAt)),
-        ),
-      ),
-    );
-  return db
-    .select()
-    .from(users)
-    .where(
-      and(
-        eq(users.accountId, accountId),
-        eq(users.isAvailable, true),
-        eq(users.isOnlineApp, true),
-        notExists(busy),
-      ),
-    )
-    .orderBy(sql`${users.lastCallAt} asc nulls first`, asc(users.id));
+/** Sets whether the agent takes calls (Available) or not (Away). */
+export async function setAvailable(db: Db, userId: number, available: boolean): Promise<void> {
+  await db.update(users).set({ isAvailable: available }).where(eq(users.id, userId));
 }
 
-/** Whether some agent of the account is available and online in the app (maybe on a call). */
-export async function hasOnlineAgents(db: Db, accountId: number): Promise<boolean> {
-  const [row] = await db
-    .select({ id: users.id })
+/** The agent wraps up after a call until `until` (or Done); they are idle from `at`. */
+export async function startWrapUp(db: Db, userId: number, until: Date, at: Date): Promise<void> {
+  await db.update(users).set({ wrapUpUntil: until, idleSince: at }).where(eq(users.id, userId));
+}
+
+/** Ends the agent's wrap-up; resolves with whether they were wrapping up. */
+export async function endWrapUp(db: Db, userId: number): Promise<boolean> {
+  const rows = await db
+    .update(users)
+    .set({ wrapUpUntil: null })
+    .where(and(eq(users.id, userId), isNotNull(users.wrapUpUntil)))
+    .returning({ id: users.id });
+  return rows.length > 0;
+}
+
+/**
+ * Records whether a device of the user is registered; a user coming online is idle from `at`.
+ * Resolves with whether anything changed.
+ */
+export async function setDeviceOnline(
+  db: Db,
+  userId: number,
+  online: boolean,
+  at: Date,
+): Promise<boolean> {
+  const rows = await db
+    .update(users)
+    .set(online ? { isOnlineApp: true, idleSince: at } : { isOnlineApp: false })
+    .where(and(eq(users.id, userId), eq(users.isOnlineApp, !online)))
+    .returning({ id: users.id });
+  return rows.length > 0;
+}
+
+/** Users whose wrap-up has not ended yet (their timers are set again at start). */
+export async function pendingWrapUps(
+  db: Db,
+  now: Date,
+): Promise<Array<{ id: number; wrapUpUntil: Date }>> {
+  const rows = await db
+    .select({ id: users.id, wrapUpUntil: users.wrapUpUntil })
     .from(users)
-    .where(
-      and(eq(users.accountId, accountId), eq(users.isAvailable, true), eq(users.isOnlineApp, true)),
-    )
-    .limit(1);
-  return row !== undefined;
+    .where(gt(users.wrapUpUntil, now));
+  return rows.map((r) => ({ id: r.id, wrapUpUntil: r.wrapUpUntil! }));
+}
+
+/** What `presenceOf` reads of a user. */
+export interface Presence {
+  accountId: number;
+  status: PresenceStatus;
+  isAvailable: boolean;
+  wrapUpUntil: Date | null;
+}
+
+/** Where the user is now (see `PresenceStatus`), or null for an unknown user. */
+export async function presenceOf(db: Db, userId: number, now: Date): Promise<Presence | null> {
+  const [row] = await db
+    .select({
+      accountId: users.accountId,
+      isAvailable: users.isAvailable,
+      isOnlineApp: users.isOnlineApp,
+      isMobile: users.isMobile,
+      wrapUpUntil: users.wrapUpUntil,
+      onCallId: onCallOf(sql.raw('"users"."id"')),
+    })
+    .from(users)
+    .where(eq(users.id, userId));
+  if (!row) return null;
+  const wrapUpUntil = row.wrapUpUntil && row.wrapUpUntil > now ? row.wrapUpUntil : null;
+  return {
+    accountId: row.accountId,
+    isAvailable: row.isAvailable,
+    wrapUpUntil,
+    status: presenceStatus({ ...row, wrapUpUntil }),
+  };
 }

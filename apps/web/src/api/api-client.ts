@@ -143,6 +143,11 @@ export class ApiClient {
     await this.#json('POST', `/apps/webrtc/${callId}/disposition`, { status });
   }
 
+  /** `POST /api/v1/user/wrap-up/done`: the agent is done with the call (Done). */
+  async endWrapUp(): Promise<void> {
+    await this.#json('POST', '/api/v1/user/wrap-up/done');
+  }
+
   /** `POST /api/v1/notes`: a note on a call. */
   async addNote(body: NoteBody): Promise<void> {
     await this.#json('POST', '/api/v1/notes', body);

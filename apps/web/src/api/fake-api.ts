@@ -53,6 +53,7 @@ export function demoUser(overrides: Partial<User> = {}): User {
     integrations: { hubspot_id: null, salesforce_domain: null, activecampaign_domain: null },
     settings: {},
     autoaccept: false,
+    is_available: true,
     csrf_token: 'csrf-dana',
     ...overrides,
   };
@@ -251,6 +252,14 @@ export class FakeApi {
         if (!parsed.success) return json(422, { error: parsed.error.issues[0]?.message });
       }
       return json(200, { success: true });
+    }
+    if (method === 'POST' && path === '/api/v1/user/wrap-up/done') {
+      return json(200, {
+        success: true,
+        status: 'available',
+        is_available: true,
+        wrap_up_until: null,
+      });
     }
     if (method === 'GET' && path === '/api/v1/callerids') {
       return json(200, { data: this.#callerNumbers });

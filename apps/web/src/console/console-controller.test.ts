@@ -365,6 +365,32 @@ describe('ConsoleController: after the call', () => {
     expect(controller.state.view).toBe('waiting');
   });
 
+  it('ends the wrap-up on the server when the agent is done: Done, the note, or the auto-reset', async () => {
+    const { controller, server, platform, ring } = await setup();
+    const wrapUpsDone = () => server.requestsTo('POST', '/api/v1/user/wrap-up/done').length;
+    await ring();
+    controller.accept();
+    controller.hangUp();
+    await controller.dispose('contacted');
+    // Still wrapping up while the Thank you view shows.
+    expect(wrapUpsDone()).toBe(0);
+    controller.done();
+    await vi.waitFor(() => expect(wrapUpsDone()).toBe(1));
+    await ring();
+    controller.accept();
+    controller.hangUp();
+    await controller.dispose('missed');
+    controller.addNote();
+    expect(wrapUpsDone()).toBe(1);
+    controller.skipNote();
+    await vi.waitFor(() => expect(wrapUpsDone()).toBe(2));
+    await ring(INBOUND_CALL_USER);
+    controller.accept();
+    controller.hangUp();
+    platform.clock.tick(AUTO_RESET_AFTER_CALL_MS);
+    await vi.waitFor(() => expect(wrapUpsDone()).toBe(3));
+  });
+
   it('stays on the Call Result view when the server refuses the disposition', async () => {
     const { controller, server, ring } = await setup();
     await ring();

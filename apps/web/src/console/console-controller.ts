@@ -42,6 +42,9 @@ import {
   type ConsoleView,
 } from './console-machine';
 
+/** Views after a call, from which returning to waiting ends the agent's wrap-up. */
+const AFTER_CALL_VIEWS: ReadonlySet<ConsoleView> = new Set(['thankyou', 'note']);
+
 /** The server calls the controller makes. */
 export interface ConsoleApi {
   /** The softphone settings of the loaded user (which SDK, the sound URLs). */
@@ -51,6 +54,8 @@ export interface ConsoleApi {
   rejectCall(callId: number): Promise<void>;
   setDisposition(callId: number, status: Disposition): Promise<void>;
   addNote(body: NoteBody): Promise<void>;
+  /** The agent is done with the call: their wrap-up ends and the next lead may ring. */
+  endWrapUp(): Promise<void>;
   placeOutboundCall(body: OutboundCallBody): Promise<OutboundCallResponse>;
   logout(): Promise<void>;
 }
@@ -344,6 +349,13 @@ export class ConsoleController implements ConsoleCommands {
     }
     if (next.view === 'thankyou' && next.autoReset && previous.view !== 'thankyou') {
       this.#scheduleAutoReset(next.epoch);
+    }
+    if (AFTER_CALL_VIEWS.has(previous.view) && next.view === 'waiting') {
+      // Done (or the note saved or skipped, or the auto-reset): the server routes leads to the
+      // agent again.
+      this.#options.api.endWrapUp().catch((error: unknown) => {
+        this.#logError('ending the wrap-up failed', error);
+      });
     }
   }
 

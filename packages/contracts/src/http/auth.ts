@@ -41,6 +41,8 @@ export interface User {
   settings: AccountSettings;
   /** Incoming calls are answered automatically (the Settings panel's Auto Accept). */
   autoaccept: boolean;
+  /** The agent takes calls when free (Available) or not (Away). */
+  is_available: boolean;
   csrf_token: string;
 }
 

@@ -18,12 +18,32 @@ export const MyCallsQuery = z.object({
 });
 export type MyCallsQuery = z.infer<typeof MyCallsQuery>;
 
-/** Why a call was not answered (spec section 4, history reasons). */
+/** Why a call was not answered (spec section 4, history reasons), by status. */
 export const HISTORY_REASONS = {
   missed: 'No agents answered',
   offline: 'Outside availability hours',
   busy: 'All agents busy',
 } as const;
+
+/**
+ * The reasons the history shows, by the call's stored reason code: the spec's three for the
+ * agent side, and the lead's side of a call kept apart from them (a busy lead is never 'All
+ * agents busy').
+ */
+export const CALL_REASON_TEXT = {
+  'no-agent-answered': 'No agents answered',
+  'all-agents-busy': 'All agents busy',
+  'outside-hours': 'Outside availability hours',
+  'no-agents-online': 'No agents online',
+  'caller-hung-up': 'The caller hung up before an agent answered',
+  'lead-busy': 'Lead busy',
+  'lead-no-answer': 'No Answer',
+  'lead-failed': "The lead's number could not be reached",
+  'server-restart': 'Interrupted by a server restart',
+} as const;
+
+/** A call's reason code. */
+export type CallReasonCode = keyof typeof CALL_REASON_TEXT;
 
 /** A row of the call history (spec section 3 'Call history row'). */
 export interface HistoryRow {
@@ -37,9 +57,12 @@ export interface HistoryRow {
   time_formatted: string;
   /** The call's stored status (queued, ringing, in-progress, completed, missed, busy, …). */
   status: string;
-  /** What the history shows: missed, busy, offline, in-progress, ringing; otherwise the duration, or 'No Answer' when seconds is 0. */
+  /**
+   * What the history shows: missed, busy, offline, in-progress, ringing (and queued, a web lead
+   * waiting for an agent); otherwise the duration, or 'No Answer' when seconds is 0.
+   */
   status_display: string;
-  /** The reason for missed, offline and busy calls, else null. */
+  /** Why it was not answered (or waits), else null. */
   reason: string | null;
   seconds: number;
   /** `mm:ss` (or `h:mm:ss`). */

@@ -32,9 +32,17 @@ export interface Lead {
   profile_picture: string | null;
 }
 
-/** Answer of POST /api/v1/leads. */
+/** Answer of POST /api/v1/leads: the lead is stored either way; the call says what happened. */
 export interface LeadIntakeResponse {
   success: true;
   lead: Lead;
-  call: { id: number; status: string; agent_id: number | null };
+  call: {
+    id: number;
+    /** `ringing` (an agent is rung), `queued` (waiting for an agent), or how it ended. */
+    status: string;
+    /** The agent being rung, or null. */
+    agent_id: number | null;
+    /** Why it waits or ended (a history reason code), or null. */
+    reason: string | null;
+  };
 }

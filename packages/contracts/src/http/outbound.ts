@@ -33,6 +33,8 @@ export const RetryCallBody = z.object({
   fname: name.default(''),
   lname: name.default(''),
   phone_number: PhoneNumber,
+  /** A caller number of the account to call from; the account's default when absent. */
+  caller_id: z.optional(z.coerce.number().int().positive()),
 });
 export type RetryCallBody = z.infer<typeof RetryCallBody>;
 

@@ -11,8 +11,17 @@ export const SandboxInboundBody = z.object({
 });
 export type SandboxInboundBody = z.infer<typeof SandboxInboundBody>;
 
-/** Answer of POST /api/v1/sandbox/inbound. */
+/** Answer of POST /api/v1/sandbox/inbound: the call and what became of it. */
 export interface SandboxInboundResponse {
   success: true;
-  call: { id: number; sid: string; direction: 'inbound'; phone_number: string };
+  call: {
+    id: number;
+    sid: string;
+    direction: 'inbound';
+    phone_number: string;
+    /** `ringing` (an agent is rung) or how it ended (missed, busy, offline). */
+    status: string;
+    agent_id: number | null;
+    reason: string | null;
+  };
 }

@@ -25,12 +25,38 @@ export const UsersPaginatedQuery = z.object({
 });
 export type UsersPaginatedQuery = z.infer<typeof UsersPaginatedQuery>;
 
+/**
+ * Where an agent is, as routing sees it: offline (no device registered), on a call (rung or
+ * talking), wrapping up after a call, away (chose not to take calls), or available.
+ */
+export const PRESENCE_STATUSES = ['available', 'away', 'on_call', 'wrap_up', 'offline'] as const;
+export type PresenceStatus = (typeof PRESENCE_STATUSES)[number];
+
+/** PUT /api/v1/user/status: the agent takes calls (Available) or not (Away). */
+export const UserStatusBody = z.object({
+  status: z.enum(['available', 'away'], { error: 'The status must be available or away.' }),
+});
+export type UserStatusBody = z.infer<typeof UserStatusBody>;
+
+/** Answer of PUT /api/v1/user/status and POST /api/v1/user/wrap-up/done. */
+export interface UserStatusResponse {
+  success: true;
+  /** Where the agent is now (e.g. still `on_call` when they set Available during a call). */
+  status: PresenceStatus;
+  /** The agent's choice: takes calls when free. */
+  is_available: boolean;
+  /** While wrapping up: when it ends by itself (ISO), else null. */
+  wrap_up_until: string | null;
+}
+
 /** An agent as the transfer and conference panels list it (spec section 3). */
 export interface AgentRow {
   id: number;
   full_name: string;
   /** The call the agent is on (the id listen/whisper/barge take), or null. */
   on_call_id: number | null;
+  /** Where the agent is now. */
+  status: PresenceStatus;
   is_available: boolean;
   is_app_only: boolean;
   is_online_app: boolean;

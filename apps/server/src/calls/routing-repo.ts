@@ -1,0 +1,169 @@
+/**
+ * Database access of the router: which agents may be offered a call now, longest idle first;
+ * whether a team is staffed at all; the queue of web leads waiting for an agent.
+ */
+import { and, asc, eq, inArray, isNull, lte, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../db/database';
+import { calls, profiles, users, type CallReason } from '../db/schema';
+import type { UserRow } from '../users/users-repo';
+import type { CallRow } from './calls-repo';
+
+/** Who may be offered a call: the account, the team (none: anyone), who to leave out. */
+export interface EligibilityFilter {
+  accountId: number;
+  /** The profile's team (or the transfer's); null: every agent of the account. */
+  teamId: number | null;
+  /** Users who already had a ring for this call (tried) are skipped. */
+  callId?: number;
+  /** Only these users (Check for lead: the caller only). */
+  onlyUserIds?: number[];
+  /** Left out (a transfer's requester). */
+  excludeUserIds?: number[];
+  now: Date;
+}
+
+/**
+ * `"users"."id"`, qualified: drizzle leaves columns unqualified in single-source selects, and an
+ * unqualified `id` inside a subquery would name the subquery's own table.
+ */
+const USERS_ID = sql.raw('"users"."id"');
+
+/** The user is rung for, or talking on, a live call. */
+const busyWithACall = (): SQL =>
+  sql`exists (
+    select 1 from call_users busy_cu
+    inner join calls busy_c on busy_c.id = busy_cu.call_id
+    where busy_cu.user_id = ${USERS_ID}
+      and busy_c.status in ('ringing', 'in-progress', 'queued')
+      and (busy_cu.outcome = 'ringing'
+        or (busy_cu.outcome = 'accepted' and busy_cu.left_at is null)))`;
+
+const inTeam = (teamId: number | null): SQL | undefined =>
+  teamId === null
+    ? undefined
+    : sql`exists (select 1 from team_members team_tm
+        where team_tm.team_id = ${teamId} and team_tm.user_id = ${USERS_ID})`;
+
+/**
+ * Not yet tried for the call: never rung for it, or only rung by a ring that was withdrawn
+ * before they could answer it ('canceled', e.g. a restart interrupted it and re-queued the lead).
+ */
+const notTriedFor = (callId: number): SQL =>
+  sql`not exists (select 1 from call_users tried_cu
+    where tried_cu.call_id = ${callId} and tried_cu.user_id = ${USERS_ID}
+      and tried_cu.outcome <> 'canceled')`;
+
+const reachable = () => or(eq(users.isOnlineApp, true), eq(users.isMobile, true))!;
+
+/**
+ * Agents who may be offered a call now (spec section 6 and the routing rules): online in the
+ * app or on mobile, available, not rung for or on a call, not wrapping up, in the team, not yet
+ * tried for this call; the longest idle first (never idle-stamped first, then by id).
+ */
+export async function eligibleAgents(db: Db, filter: EligibilityFilter): Promise<UserRow[]> {
+  const triedAlready = filter.callId === undefined ? undefined : notTriedFor(filter.callId);
+  return db
+    .select()
+    .from(users)
+    .where(
+      and(
+        eq(users.accountId, filter.accountId),
+        eq(users.isAvailable, true),
+        reachable(),
+        or(isNull(users.wrapUpUntil), lte(users.wrapUpUntil, filter.now)),
+        sql`not ${busyWithACall()}`,
+        inTeam(filter.teamId),
+        triedAlready,
+        filter.onlyUserIds ? inArray(users.id, filter.onlyUserIds) : undefined,
+        filter.excludeUserIds?.length ? notInArray(users.id, filter.excludeUserIds) : undefined,
+      ),
+    )
+    .orderBy(sql`${users.idleSince} asc nulls first`, asc(users.id));
+}
+
+/**
+ * Why nobody eligible is left: some agent of the team not yet tried for the call is online and
+ * available but busy (on a call, rung, wrapping up), so may free up → all busy; else nobody.
+ */
+export async function unstaffedReason(
+  db: Db,
+  accountId: number,
+  teamId: number | null,
+  callId?: number,
+): Promise<Extract<CallReason, 'all-agents-busy' | 'no-agents-online'>> {
+  const [row] = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(
+      and(
+        eq(users.accountId, accountId),
+        eq(users.isAvailable, true),
+        reachable(),
+        inTeam(teamId),
+        callId === undefined ? undefined : notTriedFor(callId),
+      ),
+    )
+    .limit(1);
+  return row ? 'all-agents-busy' : 'no-agents-online';
+}
+
+/** The profile of a call, with its routing settings, or null. */
+export async function profileOf(
+  db: Db,
+  profileId: number | null,
+): Promise<typeof profiles.$inferSelect | null> {
+  if (profileId === null) return null;
+  const [row] = await db.select().from(profiles).where(eq(profiles.id, profileId));
+  return row ?? null;
+}
+
+/**
+ * The oldest web lead of the account waiting in the queue, or null; with `userId`, only leads
+ * whose profile's team has that user (or whose profile has no team).
+ */
+export async function oldestQueuedCall(
+  db: Db,
+  accountId: number,
+  userId?: number,
+): Promise<CallRow | null> {
+  const forUser =
+    userId === undefined
+      ? undefined
+      : sql`(${profiles.teamId} is null or exists (
+          select 1 from team_members queue_tm
+          where queue_tm.team_id = ${profiles.teamId} and queue_tm.user_id = ${userId}))`;
+  const [row] = await db
+    .select({ call: calls })
+    .from(calls)
+    .leftJoin(profiles, eq(profiles.id, calls.profileId))
+    .where(and(eq(calls.accountId, accountId), eq(calls.status, 'queued'), forUser))
+    .orderBy(asc(calls.waitingSince), asc(calls.id))
+    .limit(1);
+  return row?.call ?? null;
+}
+
+/** Web leads whose wait in the queue is over (their profile's queue timeout passed). */
+export async function expiredQueuedCalls(db: Db, now: Date): Promise<CallRow[]> {
+  const rows = await db
+    .select({ call: calls })
+    .from(calls)
+    .leftJoin(profiles, eq(profiles.id, calls.profileId))
+    .where(
+      and(
+        eq(calls.status, 'queued'),
+        sql`${calls.waitingSince} is not null`,
+        sql`${calls.waitingSince} + make_interval(secs => coalesce(${profiles.queueTimeoutSeconds}, 3600)) <= ${now}`,
+      ),
+    )
+    .orderBy(asc(calls.waitingSince));
+  return rows.map((r) => r.call);
+}
+
+/** Accounts that have web leads waiting in the queue. */
+export async function accountsWithQueue(db: Db): Promise<number[]> {
+  const rows = await db
+    .selectDistinct({ accountId: calls.accountId })
+    .from(calls)
+    .where(eq(calls.status, 'queued'));
+  return rows.map((r) => r.accountId);
+}
