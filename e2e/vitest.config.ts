@@ -9,6 +9,7 @@ export default defineConfig({
     include: ['**/*.e2e.ts'],
     fileParallelism: false,
     testTimeout: 120_000,
-    hookTimeout: 120_000,
+    // A spec's setup starts the product (up to START_TIMEOUT_MS in support/product.ts).
+    hookTimeout: 240_000,
   },
 });

@@ -31,9 +31,10 @@ const PROBES = [TONES.lead, TONES.second, TONES.agent, TONES.supervisor];
 const LISTEN_MS = 1500;
 const SETTLE_TIMEOUT_MS = 12_000;
 /**
- * Seconds kept off the end of a stretch of a recording: a recording holds a little less than
- * the wall-clock time (a frame the worker skipped under load is not written), so its stretches
- * are cut short rather than run into the next phase.
+ * Seconds kept off the end of a stretch of a recording, so that it does not run into the next
+ * phase: the lead's answer is seen here a little after the recording started, and a role change
+ * takes a frame or two to reach the mix. (Frames the engine skips under load are recorded as
+ * silence, so the recording keeps wall-clock time.)
  */
 const MARGIN_S = 0.3;
 

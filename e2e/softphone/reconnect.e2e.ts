@@ -82,6 +82,8 @@ for (const direction of ['outgoing', 'incoming'] as const) {
         .filter((e) => e.type === 'agent.left' || e.type === 'phone.left'),
     ).toEqual([]);
     await expectAudioBothWaysAfter(page, call, reconnected.at);
+    // The engine hung up: the page hears of it a moment later.
+    await waitForCallEvent(page, 'disconnect', RECOVERY_WAIT_MS);
     const events = (await callLog(page)).map((e) => e.event);
     expect(events.filter((e) => e === 'disconnect' || e === 'error')).toEqual(['disconnect']);
     expect(events.indexOf('disconnect')).toBe(events.length - 1);
@@ -109,6 +111,8 @@ it.each([3_000, 6_000])(
     );
     expect(reconnected.at).toBeGreaterThan(reconnecting.at);
     await expectAudioBothWaysAfter(page, call, reconnected.at);
+    // The engine hung up: the page hears of it a moment later.
+    await waitForCallEvent(page, 'disconnect', RECOVERY_WAIT_MS);
     const events = (await callLog(page)).map((e) => e.event);
     expect(events.filter((e) => e === 'reconnecting' || e === 'reconnected')).toEqual([
       'reconnecting',

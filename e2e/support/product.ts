@@ -47,6 +47,12 @@ async function answersOk(url: string): Promise<boolean> {
  * Starts the product and waits for /healthz. With `TLS` (or `TLS_CERT`) in `env` it serves
  * HTTPS and WSS, and `url` is `https://…`.
  */
+/**
+ * How long the product may take to start (migrations, media workers): seconds on a quiet
+ * machine, over a minute on a loaded 2-core one.
+ */
+const START_TIMEOUT_MS = 180_000;
+
 export async function startProduct(env: Record<string, string> = {}): Promise<Product> {
   const main = join(repoRoot, 'apps/server/dist/main.js');
   if (!existsSync(main)) throw new Error('The product is not built: run `npm run build` first.');
@@ -70,7 +76,7 @@ export async function startProduct(env: Record<string, string> = {}): Promise<Pr
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
   const tls = (env.TLS !== undefined && env.TLS !== 'off') || env.TLS_CERT !== undefined;
   const url = `${tls ? 'https' : 'http'}://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + START_TIMEOUT_MS;
   for (;;) {
     if (child.exitCode !== null)
       throw new Error(`The product exited (${child.exitCode}):\n${output}`);
@@ -79,7 +85,9 @@ export async function startProduct(env: Record<string, string> = {}): Promise<Pr
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`The product did not start in 60 s:\n${output}`);
+    if (Date.now() > deadline) {
+      throw new Error(`The product did not start in ${START_TIMEOUT_MS / 1000} s:\n${output}`);
+    }
     await new Promise((r) => setTimeout(r, 200));
   }
   return {
