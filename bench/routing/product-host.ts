@@ -1,0 +1,42 @@
+/**
+ * The product as the routing bench runs it (`taskset -c 0 node --import tsx routing/product-host.ts`):
+ * the whole of Leadline in one process, started by `startLeadline` from the environment as
+ * `npm start` does (HTTP API, PGlite under `DATA_DIR`, the voice engine with its media workers,
+ * the call flows), on a database seeded with the demo and `AGENTS` agents (seed-agents.ts).
+ *
+ * Environment: the product's own (`PORT`, `HOST`, `DATA_DIR`, `LOG_LEVEL`,
+ * `AGENT_RING_TIMEOUT_MS`, …) and `AGENTS` (default 50). Prints one JSON line
+ * `{"ready":true,"url":…,"agents":[e-mails]}` when it listens; SIGTERM stops it as `npm start`
+ * does (so `--cpu-prof` writes its profile).
+ */
+import { join } from 'node:path';
+import { loadConfig } from '../../apps/server/src/config';
+import { openDatabase } from '../../apps/server/src/db/database';
+import { seedDemo } from '../../apps/server/src/db/seed';
+import { startLeadline } from '../../apps/server/src/leadline';
+import { seedAgents } from './seed-agents';
+
+const config = loadConfig();
+const agentCount = Number(process.env.AGENTS ?? 50);
+const database = await openDatabase(
+  config.databaseUrl ? { url: config.databaseUrl } : { dir: join(config.dataDir, 'pglite') },
+);
+await seedDemo(database.db);
+const agents = await seedAgents(database.db, agentCount);
+const leadline = await startLeadline(config, { database });
+console.log(JSON.stringify({ ready: true, url: leadline.url, agents }));
+
+let stopping = false;
+const stop = (): void => {
+  if (stopping) return;
+  stopping = true;
+  leadline.close().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error('shutdown failed', error);
+      process.exit(1);
+    },
+  );
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
