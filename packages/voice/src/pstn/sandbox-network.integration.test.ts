@@ -75,9 +75,10 @@ describe.concurrent('the sandbox phone network (worker engine, werift agents, re
     const path = join(dir, 'sandbox', `${party}.json`);
     const until = Date.now() + MEDIA_WAIT_MS;
     for (;;) {
+      // Not there yet: undefined. The party writes it whole (then renames it into place), so
+      // a record that is there parses.
       const record = await readFile(path, 'utf8').then(
         (text) => JSON.parse(text) as PartyRecord,
-        // Not there yet, or half written.
         () => undefined,
       );
       if (record) return record;

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { rename, writeFile } from 'node:fs/promises';
 import { SAMPLE_RATE_HZ, SAMPLES_PER_FRAME } from '../constants';
 import { WavFileWriter } from '../dsp/wav-writer';
 import type { DialFailure, ParticipantId, ParticipantRole, RoomId } from '../media/media-engine';
@@ -223,7 +223,10 @@ export class VirtualParty implements Participant {
       seconds,
     };
     try {
-      await writeFile(recordPath, `${JSON.stringify(record, null, 2)}\n`);
+      // Written whole, then moved into place: a reader never sees half a record.
+      const partial = `${recordPath}.partial`;
+      await writeFile(partial, `${JSON.stringify(record, null, 2)}\n`);
+      await rename(partial, recordPath);
     } catch (error) {
       observer.warn(`party ${this.id}: writing ${recordPath} failed: ${String(error)}`);
     }
