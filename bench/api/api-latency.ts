@@ -23,6 +23,8 @@ import { CallControl } from '../../apps/server/src/calls/call-control';
 import { CallFlows } from '../../apps/server/src/calls/call-flows';
 import { openDatabase, type Database } from '../../apps/server/src/db/database';
 import { seedDemo } from '../../apps/server/src/db/seed';
+import { EventBus } from '../../apps/server/src/events/event-bus';
+import { SandboxSmsSender, SmsService } from '../../apps/server/src/sms/sms-sender';
 import { FakeTelephony } from '../../apps/server/src/telephony/fake-telephony';
 import { seedScale } from '../../apps/server/src/test-support/scale-seed';
 import { quantile, round } from '../lib/stats';
@@ -101,6 +103,7 @@ async function run(backend: string, database: Database): Promise<Row[]> {
     telephony: new FakeTelephony(),
     log: logger,
     ringTimeoutMs: 30_000,
+    events: new EventBus(),
   });
   const sessions = new SessionStore(db, 3_600_000);
   const app = await buildApp(
@@ -111,6 +114,7 @@ async function run(backend: string, database: Database): Promise<Row[]> {
       loginThrottle: new LoginThrottle(),
       flows,
       control: new CallControl(db, flows),
+      sms: new SmsService(db, new SandboxSmsSender()),
       pusher: { appId: 'bench', key: 'bench', secret: 'bench-secret-0123456789', cluster: 'us2' },
     },
     { logger, trustProxy: false, webDistDir: '/nonexistent' },

@@ -24,9 +24,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_MEDIA_WORKERS, type WorkerStats } from '@leadline/voice';
+import { startOnCore, stopChild } from '../lib/processes';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const benchDir = join(repoRoot, 'bench');
 const docPath = join(repoRoot, 'docs', 'benchmarks.md');
 
 const legCounts = (process.env.BENCH_LEGS ?? '25,50,100,150,200').split(',').map(Number);
@@ -117,28 +117,9 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function pinned(core: number, args: string[], env: Record<string, string>, nice = 0): ChildProcess {
-  const command = ['taskset', '-c', String(core), process.execPath, ...args];
-  const [file, ...rest] = nice === 0 ? command : ['nice', '-n', String(nice), ...command];
-  return spawn(file!, rest, {
-    cwd: benchDir,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
 /** Starts the engine host on core 0; resolves with it and its port. */
 async function startHost(dataDir: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = pinned(0, ['--import', 'tsx', 'engine/engine-host.ts'], {
+  const child = startOnCore(0, ['--import', 'tsx', 'engine/engine-host.ts'], {
     PORT: '0',
     DATA_DIR: dataDir,
     ...(workers ? { WORKERS: workers } : {}),
@@ -167,7 +148,7 @@ async function drive(
 ): Promise<Omit<Run, 'label' | 'idleCpuPercent' | 'idleRssMb' | 'api'>> {
   // The load generator runs ahead of other work on its core (where allowed: `nice` runs it
   // unchanged otherwise), so its timestamps measure the engine, not its own waits for the CPU.
-  const client = pinned(
+  const client = startOnCore(
     1,
     ['--import', 'tsx', 'engine/bench-client.ts'],
     {
@@ -271,7 +252,7 @@ async function engineRun(legs: number): Promise<Run> {
     });
     return { label: `engine, ${legs} legs`, idleCpuPercent, idleRssMb, ...measured };
   } finally {
-    await stop(host.child);
+    await stopChild(host.child, 10_000);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -314,7 +295,7 @@ function loadApi(
     ...(cookie ? ['-H', `cookie=${cookie}`] : []),
     url,
   ];
-  const child = pinned(1, args, {});
+  const child = startOnCore(1, args, {});
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   return new Promise((resolve, reject) => {
@@ -403,7 +384,7 @@ async function productRuns(legs: number): Promise<Run[]> {
       },
     ];
   } finally {
-    await stop(server);
+    await stopChild(server, 10_000);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -15,18 +15,15 @@
  * `BENCH_SPREAD_MS` (1000), `BENCH_CPU_PROF=<dir>` (the product runs with `node --cpu-prof`,
  * its profiles written there), `BENCH_WRITE=0` to print instead of writing the doc.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { quantile, round } from '../lib/stats';
+import { canPin, startOnCore, stopChild } from '../lib/processes';
 import { writeSection } from '../lib/report';
 import type { LoadResult } from './load-client';
-
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const benchDir = join(repoRoot, 'bench');
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const agents = Number(process.env.BENCH_AGENTS ?? 50);
@@ -43,27 +40,6 @@ const CLK_TCK = 100;
 /** Cores: the server on one, the load client on the other. */
 const SERVER_CORE = 0;
 const CLIENT_CORE = 1;
-
-const pinning = spawnSync('taskset', ['-c', '0', 'true']).status === 0 && cpus().length >= 2;
-
-function start(core: number, args: string[], env: Record<string, string>): ChildProcess {
-  const command = [process.execPath, ...args];
-  const [file, ...rest] = pinning ? ['taskset', '-c', String(core), ...command] : command;
-  return spawn(file!, rest, {
-    cwd: benchDir,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
-}
 
 /** Resolves with the first JSON line of `child` that has `ready`. */
 async function ready<T>(child: ChildProcess, what: string): Promise<T> {
@@ -113,7 +89,7 @@ interface Measured extends LoadResult {
 
 /** Runs the load client against the server `pid` at `base`; resolves with its result. */
 async function drive(mode: 'product' | 'bare', base: string, pid: number): Promise<Measured> {
-  const client = start(CLIENT_CORE, ['--import', 'tsx', 'routing/load-client.ts'], {
+  const client = startOnCore(CLIENT_CORE, ['--import', 'tsx', 'routing/load-client.ts'], {
     MODE: mode,
     BASE: base,
     AGENTS: String(agents),
@@ -153,14 +129,14 @@ async function drive(mode: 'product' | 'bare', base: string, pid: number): Promi
 }
 
 async function bareRound(): Promise<Measured> {
-  const server = start(SERVER_CORE, ['--import', 'tsx', 'routing/bare-push-server.ts'], {
+  const server = startOnCore(SERVER_CORE, ['--import', 'tsx', 'routing/bare-push-server.ts'], {
     PORT: '0',
   });
   try {
     const { port } = await ready<{ port: number }>(server, 'the bare push server');
     return await drive('bare', `http://127.0.0.1:${port}`, server.pid!);
   } finally {
-    await stop(server);
+    await stopChild(server);
   }
 }
 
@@ -170,7 +146,7 @@ async function productRound(round: number): Promise<Measured> {
   const prof = cpuProfDir
     ? ['--cpu-prof', `--cpu-prof-dir=${join(cpuProfDir, `round-${round}`)}`]
     : [];
-  const server = start(SERVER_CORE, [...prof, '--import', 'tsx', 'routing/product-host.ts'], {
+  const server = startOnCore(SERVER_CORE, [...prof, '--import', 'tsx', 'routing/product-host.ts'], {
     PORT: '0',
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
@@ -183,7 +159,7 @@ async function productRound(round: number): Promise<Measured> {
     const { url } = await ready<{ url: string }>(server, 'the product');
     return await drive('product', url, server.pid!);
   } finally {
-    await stop(server);
+    await stopChild(server);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -264,7 +240,7 @@ const markdown = `## Routing: 100 leads to 50 agents, POST to \`invite\`
 
 Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} cores (${cpu}), Node ${process.version}, with \`npx tsx bench/routing/run.ts\` (${measured.length} rounds, each with its own reference). ${loadNote}
 
-**Set-up.** Each round, two servers in turn on core ${SERVER_CORE}${pinning ? '' : ' (not pinned: `taskset` missing)'}, the load generator (bench/routing/load-client.ts) on core ${CLIENT_CORE}, a separate process. *Routing*: the product started by \`startLeadline\` (bench/routing/product-host.ts: HTTP API, PGlite, the voice engine with its media workers, call flows; \`LOG_LEVEL=warn\`, \`AGENT_RING_TIMEOUT_MS=${RING_TIMEOUT_MS}\` so that no ring times out during the run) on a fresh database with the demo account and ${agents} agents. Each agent logs in over HTTP, fetches a token (\`GET /api/v1/twilio/token2\`) and opens its own PStream socket (\`PStreamTestClient\`: \`listen\`, \`register\`; signalling only, no media; nobody answers). Warm-up: 3 leads, one after the other, each rejected by every agent until it ends missed. Then ${leadCount} leads are posted evenly within ${spreadMs} ms (\`POST /api/v1/leads\`, \`Authorization: Bearer demo-api-key\`, \`{fname, phone_number}\`, each its own number). *Bare push (reference)*: a plain Node HTTP server with a \`ws\` server (bench/routing/bare-push-server.ts) that pushes one invite-shaped frame to the next of ${agents} connected sockets for each POST, then answers; the same client, sockets, warm-up (50 requests) and posting schedule.
+**Set-up.** Each round, two servers in turn on core ${SERVER_CORE}${canPin ? '' : ' (not pinned: `taskset` missing)'}, the load generator (bench/routing/load-client.ts) on core ${CLIENT_CORE}, a separate process. *Routing*: the product started by \`startLeadline\` (bench/routing/product-host.ts: HTTP API, PGlite, the voice engine with its media workers, call flows; \`LOG_LEVEL=warn\`, \`AGENT_RING_TIMEOUT_MS=${RING_TIMEOUT_MS}\` so that no ring times out during the run) on a fresh database with the demo account and ${agents} agents. Each agent logs in over HTTP, fetches a token (\`GET /api/v1/twilio/token2\`) and opens its own PStream socket (\`PStreamTestClient\`: \`listen\`, \`register\`; signalling only, no media; nobody answers). Warm-up: 3 leads, one after the other, each rejected by every agent until it ends missed. Then ${leadCount} leads are posted evenly within ${spreadMs} ms (\`POST /api/v1/leads\`, \`Authorization: Bearer demo-api-key\`, \`{fname, phone_number}\`, each its own number). *Bare push (reference)*: a plain Node HTTP server with a \`ws\` server (bench/routing/bare-push-server.ts) that pushes one invite-shaped frame to the next of ${agents} connected sockets for each POST, then answers; the same client, sockets, warm-up (50 requests) and posting schedule.
 
 - *POST → invite*: from just before the client sends the POST to the agent's socket receiving the lead's \`invite\` frame (timestamped in the socket's first listener), for the leads the product offered at once (their POST answered \`ringing\`): with ${agents} agents, the first ${agents} leads ring at once and the rest wait. For the bare push, every POST. p99 by nearest rank: of 50 samples it is the largest, so the pooled row is the steadier figure.
 - *POST answered*: POST → its HTTP answer (the product rings the agent before it answers).

@@ -1,0 +1,43 @@
+/**
+ * Child processes of the benchmarks: a Node script started on one core (`taskset`, where the
+ * machine has it and two cores or more) so that server and load generator never share one, and
+ * stopped as `npm start` is stopped (SIGTERM, then SIGKILL after a grace period).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+const benchDir = fileURLToPath(new URL('..', import.meta.url));
+
+/** Whether processes can be pinned to cores here. */
+export const canPin = spawnSync('taskset', ['-c', '0', 'true']).status === 0 && cpus().length >= 2;
+
+/**
+ * Starts `node <args>` in `bench/` on `core` (unpinned where pinning is not possible), at
+ * `nice` when not 0, with `env` over this process's environment; stdout and stderr piped.
+ */
+export function startOnCore(
+  core: number,
+  args: string[],
+  env: Record<string, string>,
+  nice = 0,
+): ChildProcess {
+  const node = [process.execPath, ...args];
+  const pinned = canPin ? ['taskset', '-c', String(core), ...node] : node;
+  const [file, ...rest] = nice === 0 ? pinned : ['nice', '-n', String(nice), ...pinned];
+  return spawn(file!, rest, {
+    cwd: benchDir,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** Stops `child` with SIGTERM, SIGKILL after `graceMs`; resolves when it has exited. */
+export async function stopChild(child: ChildProcess, graceMs = 15_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
