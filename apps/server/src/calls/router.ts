@@ -23,7 +23,7 @@ import {
   type CallRow,
   type CallUserRow,
 } from './calls-repo';
-import { eligibleAgents, profileOf, unstaffedReason } from './routing-repo';
+import { nextEligibleAgent, profileOf, unstaffedReason } from './routing-repo';
 
 /** Timers and time, injectable for tests. */
 export interface FlowClock {
@@ -105,15 +105,15 @@ export class Router {
     const teamId = request.teamId === undefined ? (profile?.teamId ?? null) : request.teamId;
     for (;;) {
       const picked = await this.options.accountLock(call.accountId, async () => {
-        const agents = await eligibleAgents(db, {
+        const agent = await nextEligibleAgent(db, {
           accountId: call.accountId,
           teamId,
           callId: call.id,
           now: clock.now(),
+          ...(request.preferUserId === undefined ? {} : { preferUserId: request.preferUserId }),
           ...(request.onlyUserIds ? { onlyUserIds: request.onlyUserIds } : {}),
           ...(request.excludeUserIds ? { excludeUserIds: request.excludeUserIds } : {}),
         });
-        const agent = agents.find((a) => a.id === request.preferUserId) ?? agents[0];
         if (!agent) return null;
         const callUser = await insertCallUser(db, {
           callId: call.id,

@@ -56,13 +56,21 @@ const notTriedFor = (callId: number): SQL =>
 const reachable = () => or(eq(users.isOnlineApp, true), eq(users.isMobile, true))!;
 
 /**
- * Agents who may be offered a call now (spec section 6 and the routing rules): online in the
+ * The agent to offer a call now (spec section 6 and the routing rules), or null: online in the
  * app or on mobile, available, not rung for or on a call, not wrapping up, in the team, not yet
- * tried for this call; the longest idle first (never idle-stamped first, then by id).
+ * tried for this call; `preferUserId` if they are eligible, else the longest idle (never
+ * idle-stamped first, then by id). One row: the database picks, nothing else is read.
  */
-export async function eligibleAgents(db: Db, filter: EligibilityFilter): Promise<UserRow[]> {
+export async function nextEligibleAgent(
+  db: Db,
+  filter: EligibilityFilter & { preferUserId?: number },
+): Promise<UserRow | null> {
   const triedAlready = filter.callId === undefined ? undefined : notTriedFor(filter.callId);
-  return db
+  const preferred =
+    filter.preferUserId === undefined
+      ? []
+      : [sql`(${users.id} = ${filter.preferUserId}) desc`];
+  const [agent] = await db
     .select()
     .from(users)
     .where(
@@ -78,7 +86,9 @@ export async function eligibleAgents(db: Db, filter: EligibilityFilter): Promise
         filter.excludeUserIds?.length ? notInArray(users.id, filter.excludeUserIds) : undefined,
       ),
     )
-    .orderBy(sql`${users.idleSince} asc nulls first`, asc(users.id));
+    .orderBy(...preferred, sql`${users.idleSince} asc nulls first`, asc(users.id))
+    .limit(1);
+  return agent ?? null;
 }
 
 /**
