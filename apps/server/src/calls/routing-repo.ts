@@ -67,9 +67,7 @@ export async function nextEligibleAgent(
 ): Promise<UserRow | null> {
   const triedAlready = filter.callId === undefined ? undefined : notTriedFor(filter.callId);
   const preferred =
-    filter.preferUserId === undefined
-      ? []
-      : [sql`(${users.id} = ${filter.preferUserId}) desc`];
+    filter.preferUserId === undefined ? [] : [sql`(${users.id} = ${filter.preferUserId}) desc`];
   const [agent] = await db
     .select()
     .from(users)
