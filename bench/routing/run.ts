@@ -230,8 +230,10 @@ const statuses = measured
   )
   .join('; ');
 const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU';
-const busy = loadAtStart[0]! > 0.5 || loadAtEnd[0]! > 0.5;
-const loadNote = `Load average (1 / 5 / 15 min) ${loadAtStart.map((l) => round(l, 2)).join(' / ')} at the start, ${loadAtEnd.map((l) => round(l, 2)).join(' / ')} at the end${busy ? ': the machine was busy with other work during the run, so the figures are higher and noisier than on an idle machine' : ''}.`;
+// The load at the end is mostly the benchmark's own (both cores busy): only the start says
+// whether other work shared the machine.
+const busy = loadAtStart[0]! > 0.5;
+const loadNote = `Load average (1 / 5 / 15 min) ${loadAtStart.map((l) => round(l, 2)).join(' / ')} at the start, ${loadAtEnd.map((l) => round(l, 2)).join(' / ')} at the end${busy ? ': the machine was not idle when the run began (earlier work still weighs in the 1-minute average), so the figures may be higher and noisier than on an idle machine' : ''}.`;
 const maxLoopDelay = Math.max(
   ...measured.flatMap((r) => [r.bare.loopDelayMs.max, r.product.loopDelayMs.max]),
 );
