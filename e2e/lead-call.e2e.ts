@@ -19,6 +19,7 @@ import {
   remoteDominantFrequency,
   toneWav,
 } from './support/browser';
+import { logInToConsole } from './support/console';
 import { startProduct, type Product } from './support/product';
 
 /** Polls `read` until `accept` holds or the time is up; returns the last value. */
@@ -71,24 +72,7 @@ describe.each<{ sdk: string; env: Record<string, string> }>([
       if (r.resourceType() === 'script') scripts.push(new URL(r.url()).pathname);
     });
     await captureRemoteAudio(page);
-    // The device is registered once the gateway answers `register` with `ready`.
-    const registered = new Promise<void>((resolve) => {
-      page.on('websocket', (ws) =>
-        ws.on('framereceived', (frame) => {
-          if (typeof frame.payload === 'string' && frame.payload.includes('"type":"ready"'))
-            resolve();
-        }),
-      );
-    });
-
-    await page.goto(product.url);
-    await page.getByLabel('Email').fill('agent1@example.com');
-    await page.getByLabel('Password').fill('leadline-demo');
-    await page.getByRole('button', { name: 'Login' }).click();
-    await expect
-      .poll(() => page.getByText('Waiting for lead...').isVisible(), { timeout: 20_000 })
-      .toBe(true);
-    await registered;
+    await logInToConsole(page, product.url, 'agent1@example.com');
 
     const lead = await postLead('+15550100042');
     expect(lead.status()).toBe(201);

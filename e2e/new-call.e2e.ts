@@ -10,6 +10,7 @@ import { PGlite } from '@electric-sql/pglite';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { launchChromium, loopbackOnlyContext, toneWav } from './support/browser';
+import { logInToConsole } from './support/console';
 import { startProduct, type Product } from './support/product';
 
 let product: Product;
@@ -80,24 +81,7 @@ function record(page: Page): Recorder {
 }
 
 /** Logs agent1 in and waits until the softphone is registered. */
-async function logIn(page: Page): Promise<void> {
-  const registered = new Promise<void>((resolve) => {
-    page.on('websocket', (ws) =>
-      ws.on('framereceived', (frame) => {
-        if (typeof frame.payload === 'string' && frame.payload.includes('"type":"ready"'))
-          resolve();
-      }),
-    );
-  });
-  await page.goto(product.url);
-  await page.getByLabel('Email').fill('agent1@example.com');
-  await page.getByLabel('Password').fill('leadline-demo');
-  await page.getByRole('button', { name: 'Login' }).click();
-  await expect
-    .poll(() => page.getByText('Waiting for lead...').isVisible(), { timeout: 20_000 })
-    .toBe(true);
-  await registered;
-}
+const logIn = (page: Page) => logInToConsole(page, product.url, 'agent1@example.com');
 
 /** Opens the New Call panel from the bottom navigation. */
 async function openNewCall(page: Page): Promise<void> {

@@ -13,6 +13,7 @@ import {
   remoteDominantFrequency,
   toneWav,
 } from './support/browser';
+import { logInToConsole } from './support/console';
 import { startProduct, type Product } from './support/product';
 
 const LEAD_HZ = 440;
@@ -42,22 +43,7 @@ async function agentConsole(browser: Browser, email: string): Promise<Page> {
   const { context } = await loopbackOnlyContext(browser);
   const page = await context.newPage();
   await captureRemoteAudio(page);
-  const registered = new Promise<void>((resolve) => {
-    page.on('websocket', (ws) =>
-      ws.on('framereceived', (frame) => {
-        if (typeof frame.payload === 'string' && frame.payload.includes('"type":"ready"'))
-          resolve();
-      }),
-    );
-  });
-  await page.goto(product.url);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill('leadline-demo');
-  await page.getByRole('button', { name: 'Login' }).click();
-  await expect
-    .poll(() => page.getByText('Waiting for lead...').isVisible(), { timeout: 20_000 })
-    .toBe(true);
-  await registered;
+  await logInToConsole(page, product.url, email);
   return page;
 }
 

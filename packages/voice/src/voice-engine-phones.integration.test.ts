@@ -11,17 +11,16 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { SAMPLE_RATE_HZ, SANDBOX_NUMBERS, SANDBOX_TONE_HZ } from './constants';
+import { SANDBOX_NUMBERS, SANDBOX_TONE_HZ } from './constants';
 import { safeFileName } from './media/media-core';
 import { WeriftBrowser } from './media/werift-browser';
 import { WorkerMediaEngine } from './media/worker-media-engine';
 import type { SandboxCall } from './pstn/sandbox-call-log';
 import type { PartyRecord } from './pstn/virtual-party';
 import { soundsLikeSpeech, tonesIn } from './testing/audio-checks';
+import { listen as listenFor } from './testing/media-waits';
 import { PStreamTestClient } from './testing/pstream-test-client';
 import { VoiceEngine, type TelephonyEvent } from './voice-engine';
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** How long a test waits for audio, an event or a frame before it fails. */
 const WAIT_MS = 15_000;
@@ -35,19 +34,8 @@ const OTHER_TONE_LEAD = '+15550100043';
 /** A lead who talks: answers and plays the sandbox voice clip. */
 const TALKING_LEAD = '+15550101234';
 
-/** Waits until `browser` has heard `seconds` more audio, and returns that audio. */
-async function listen(browser: WeriftBrowser, seconds: number): Promise<Int16Array> {
-  const from = browser.heardSamples;
-  const until = Date.now() + WAIT_MS;
-  while (browser.heardSamples - from < seconds * SAMPLE_RATE_HZ) {
-    if (Date.now() > until) {
-      const heardS = (browser.heardSamples - from) / SAMPLE_RATE_HZ;
-      throw new Error(`heard ${heardS} s of audio in ${WAIT_MS} ms, waiting for ${seconds} s`);
-    }
-    await sleep(50);
-  }
-  return browser.heard(from);
-}
+/** Waits until `browser` has heard `seconds` more audio (media-waits' `listen`), and returns it. */
+const listen = (browser: WeriftBrowser, seconds: number) => listenFor(browser, seconds, WAIT_MS);
 
 /** Matches a time as the call log writes it (ISO 8601, UTC). */
 const anIsoTime: unknown = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);

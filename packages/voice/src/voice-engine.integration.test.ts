@@ -10,11 +10,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { SAMPLE_RATE_HZ } from './constants';
 import { readWavFile } from './dsp/wav';
 import { WeriftBrowser } from './media/werift-browser';
 import { WorkerMediaEngine } from './media/worker-media-engine';
 import { between, tonesIn } from './testing/audio-checks';
+import { listen as listenFor } from './testing/media-waits';
 import { PStreamTestClient } from './testing/pstream-test-client';
 import { VoiceEngine, type TelephonyEvent } from './voice-engine';
 
@@ -23,19 +23,8 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 /** How long a test waits for audio, an event or a frame before it fails. */
 const WAIT_MS = 15_000;
 
-/** Waits until `browser` has heard `seconds` more audio, and returns that audio. */
-async function listen(browser: WeriftBrowser, seconds: number): Promise<Int16Array> {
-  const from = browser.heardSamples;
-  const until = Date.now() + WAIT_MS;
-  while (browser.heardSamples - from < seconds * SAMPLE_RATE_HZ) {
-    if (Date.now() > until) {
-      const heardS = (browser.heardSamples - from) / SAMPLE_RATE_HZ;
-      throw new Error(`heard ${heardS} s of audio in ${WAIT_MS} ms, waiting for ${seconds} s`);
-    }
-    await sleep(50);
-  }
-  return browser.heard(from);
-}
+/** Waits until `browser` has heard `seconds` more audio (media-waits' `listen`), and returns it. */
+const listen = (browser: WeriftBrowser, seconds: number) => listenFor(browser, seconds, WAIT_MS);
 
 /**
  * Waits until an ICE restart of `browser` is through: its new ICE checks succeeded (it can send

@@ -1,0 +1,29 @@
+/** The call console as an agent opens it: log in and wait until the softphone is registered. */
+import { expect } from 'vitest';
+import type { Page } from 'playwright-core';
+
+/** The demo accounts' password (README). */
+export const DEMO_PASSWORD = 'leadline-demo';
+
+/**
+ * Opens the console at `url` in `page`, logs `email` in and resolves once the console shows
+ * 'Waiting for lead...' and the gateway has answered the softphone's `register` with `ready`.
+ */
+export async function logInToConsole(page: Page, url: string, email: string): Promise<void> {
+  const registered = new Promise<void>((resolve) => {
+    page.on('websocket', (ws) =>
+      ws.on('framereceived', (frame) => {
+        if (typeof frame.payload === 'string' && frame.payload.includes('"type":"ready"'))
+          resolve();
+      }),
+    );
+  });
+  await page.goto(url);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(DEMO_PASSWORD);
+  await page.getByRole('button', { name: 'Login' }).click();
+  await expect
+    .poll(() => page.getByText('Waiting for lead...').isVisible(), { timeout: 20_000 })
+    .toBe(true);
+  await registered;
+}
