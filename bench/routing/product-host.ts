@@ -5,7 +5,8 @@
  * the call flows), on a database seeded with the demo and `AGENTS` agents (seed-agents.ts).
  *
  * Environment: the product's own (`PORT`, `HOST`, `DATA_DIR`, `LOG_LEVEL`,
- * `AGENT_RING_TIMEOUT_MS`, …) and `AGENTS` (default 50). Prints one JSON line
+ * `AGENT_RING_TIMEOUT_MS`, …), `AGENTS` (default 50), and the probes of burst-probes.ts
+ * (`BENCH_SQL_STATS`, `BENCH_BURST_PROF`). Prints one JSON line
  * `{"ready":true,"url":…,"agents":[e-mails]}` when it listens; SIGTERM stops it as `npm start`
  * does (so `--cpu-prof` writes its profile).
  */
@@ -14,7 +15,11 @@ import { loadConfig } from '../../apps/server/src/config';
 import { openDatabase } from '../../apps/server/src/db/database';
 import { seedDemo } from '../../apps/server/src/db/seed';
 import { startLeadline } from '../../apps/server/src/leadline';
+import { probeProfile, probeStatements } from './burst-probes';
 import { seedAgents } from './seed-agents';
+
+if (process.env.BENCH_SQL_STATS) probeStatements(process.env.BENCH_SQL_STATS);
+if (process.env.BENCH_BURST_PROF) probeProfile(process.env.BENCH_BURST_PROF);
 
 const config = loadConfig();
 const agentCount = Number(process.env.AGENTS ?? 50);

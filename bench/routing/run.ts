@@ -13,7 +13,9 @@
  *
  * Environment: `BENCH_ROUNDS` (default 3), `BENCH_AGENTS` (50), `BENCH_LEADS` (100),
  * `BENCH_SPREAD_MS` (1000), `BENCH_CPU_PROF=<dir>` (the product runs with `node --cpu-prof`,
- * its profiles written there), `BENCH_WRITE=0` to print instead of writing the doc.
+ * its profiles written there), `BENCH_SQL_STATS=<file>` and `BENCH_BURST_PROF=<file>` (the
+ * product's statements and main thread during the burst only: burst-probes.ts),
+ * `BENCH_WRITE=0` to print instead of writing the doc.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -31,6 +33,8 @@ const leadCount = Number(process.env.BENCH_LEADS ?? 100);
 const spreadMs = Number(process.env.BENCH_SPREAD_MS ?? 1000);
 const cpuProfDir = process.env.BENCH_CPU_PROF;
 const writeDoc = process.env.BENCH_WRITE !== '0';
+/** The product is told when the burst starts and ends (burst-probes.ts). */
+const probing = Boolean(process.env.BENCH_SQL_STATS || process.env.BENCH_BURST_PROF);
 /** The target of issue 13: routing p99 under this, and at most `TARGET_RATIO` × the bare push. */
 const TARGET_P99_MS = 100;
 const TARGET_RATIO = 3;
@@ -111,9 +115,11 @@ async function drive(mode: 'product' | 'bare', base: string, pid: number): Promi
     if (message.phase === 'warm') {
       cpuAtWarm = cpuMs(pid);
       threadsAtWarm = threadCpuMs(pid);
+      if (probing && mode === 'product') process.kill(pid, 'SIGUSR2');
     }
     if (message.phase === 'offered') {
       burstCpuMs = cpuMs(pid) - cpuAtWarm;
+      if (probing && mode === 'product') process.kill(pid, 'SIGUSR2');
       threads = [...threadCpuMs(pid)]
         .map(([key, used]): [string, number] => [key, used - (threadsAtWarm.get(key) ?? 0)])
         .filter(([, used]) => used > 0)

@@ -10,6 +10,7 @@ import { eq } from 'drizzle-orm';
 import type { Db } from '../db/database';
 import { apiKeys } from '../db/schema';
 import { AppError } from '../http/errors';
+import { ApiKeyCache } from './api-key-cache';
 import { SESSION_COOKIE, type SessionStore, type SessionUser } from './sessions';
 
 /** How a route authenticates. */
@@ -73,6 +74,16 @@ export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply)
 async function authPlugin(app: FastifyInstance, opts: { db: Db; sessions: SessionStore }) {
   app.decorateRequest('auth', null);
   app.decorateRequest('apiAccountId', null);
+  const apiKeyAccounts = new ApiKeyCache({
+    load: async (keyHash) => {
+      const [row] = await opts.db
+        .select({ accountId: apiKeys.accountId })
+        .from(apiKeys)
+        .where(eq(apiKeys.keyHash, keyHash))
+        .limit(1);
+      return row?.accountId ?? null;
+    },
+  });
   app.addHook('onRequest', async (request) => {
     const mode = request.routeOptions.config.auth ?? 'session';
     if (mode === 'public' || !request.routeOptions.url) return;
@@ -81,13 +92,9 @@ async function authPlugin(app: FastifyInstance, opts: { db: Db; sessions: Sessio
       const key = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
       if (!key) throw new AppError('INVALID_API_KEY');
       const hash = createHash('sha256').update(key).digest('hex');
-      const [row] = await opts.db
-        .select({ accountId: apiKeys.accountId })
-        .from(apiKeys)
-        .where(eq(apiKeys.keyHash, hash))
-        .limit(1);
-      if (!row) throw new AppError('INVALID_API_KEY');
-      request.apiAccountId = row.accountId;
+      const accountId = await apiKeyAccounts.accountOf(hash);
+      if (accountId === null) throw new AppError('INVALID_API_KEY');
+      request.apiAccountId = accountId;
       return;
     }
     const cookie = request.cookies[SESSION_COOKIE];

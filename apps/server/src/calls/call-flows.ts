@@ -33,14 +33,14 @@ import { findLeadByPhone, insertLead, type LeadRow } from '../leads/leads-repo';
 import { KeyedQueue } from '../lib/keyed-queue';
 import type { Telephony, TelephonyEvent } from '../telephony/telephony';
 import { AgentPresence, DEFAULT_WRAP_UP_SECONDS } from '../users/agent-presence';
-import { defaultCallerNumber, findCallerNumber } from '../users/caller-numbers-repo';
+import { findCallerNumber } from '../users/caller-numbers-repo';
+import { SettingsCache } from '../profiles/settings-cache';
 import { findUserById, touchLastCall, type UserRow } from '../users/users-repo';
 import { canTransition, FINAL_STATUSES, type CallEvent } from './call-status';
 import {
   activeParticipants,
   closeCallPhones,
   closeCallUsers,
-  defaultProfileId,
   findCallBySid,
   findCallById,
   findCallPhone,
@@ -65,7 +65,12 @@ import {
 } from './calls-repo';
 import { recoverInterruptedCalls, type RecoveryReport } from './recovery';
 import { ROLE_OF, Router, type FlowClock, type NobodyReason } from './router';
-import { accountsWithQueue, expiredQueuedCalls, oldestQueuedCall, profileOf } from './routing-repo';
+import {
+  accountsWithQueue,
+  expiredQueuedCalls,
+  oldestQueuedCall,
+  type ProfileRow,
+} from './routing-repo';
 
 export { ROLE_OF, type FlowClock };
 
@@ -192,6 +197,8 @@ export type AddLeadOutcome = 'answered' | keyof typeof ADD_LEAD_MESSAGES;
 /** The call flows of the server. */
 export class CallFlows {
   readonly #db: Db;
+  /** Profiles and caller numbers as routing reads them; `forget()` after changing them. */
+  readonly settings: SettingsCache;
   readonly #telephony: Telephony;
   readonly #log: FlowLogger;
   readonly #clock: FlowClock;
@@ -214,8 +221,10 @@ export class CallFlows {
     this.#queue = new KeyedQueue((error, key) =>
       this.#log.error({ err: error, key }, 'call flow failed'),
     );
+    this.settings = new SettingsCache({ db: this.#db });
     this.#router = new Router({
       db: this.#db,
+      profileOf: (profileId) => this.settings.profile(profileId),
       telephony: this.#telephony,
       clock: this.#clock,
       ringTimeoutMs: options.ringTimeoutMs,
@@ -327,11 +336,15 @@ export class CallFlows {
     accountId: number,
     body: LeadIntakeBody,
   ): Promise<{ lead: LeadRow; call: CallRow; outcome: OfferOutcome }> {
-    const profileId = await this.#defaultProfile(accountId);
-    const lead = await insertLead(this.#db, accountId, profileId, body);
+    const profile = await this.settings.defaultProfile(accountId);
+    const lead = await insertLead(this.#db, accountId, profile?.id ?? null, body);
     const call = await this.#leadCall(lead, 'web', null);
-    const outcome = await this.exclusive(call.sid, () => this.#offerLead(call, {}));
-    return { lead, call: (await findCallBySid(this.#db, call.sid)) ?? call, outcome };
+    const outcome = await this.exclusive(call.sid, () => this.#offerLead(call, { profile }));
+    return {
+      lead,
+      call: outcome.call ?? (await findCallBySid(this.#db, call.sid)) ?? call,
+      outcome,
+    };
   }
 
   /**
@@ -515,7 +528,7 @@ export class CallFlows {
       await updateCallUser(this.#db, callUser.id, { outcome: 'missed' });
       return null;
     }
-    const profile = await profileOf(this.#db, call.profileId);
+    const profile = await this.settings.profile(call.profileId);
     this.#router.armRingTimer(
       call.sid,
       callUser.id,
@@ -542,9 +555,7 @@ export class CallFlows {
         ? { teamId: null, onlyUserIds: [target.userId] }
         : { teamId: target.teamId }),
     });
-    if (result.kind === 'nobody') return false;
-    await this.presence.refresh(result.agent.id);
-    return true;
+    return result.kind === 'rang';
   }
 
   /**
@@ -634,7 +645,7 @@ export class CallFlows {
     }
     const to = toE164(params.To ?? '', user.countryCode);
     if (!to) return { error: OUTGOING_ERRORS.invalidNumber };
-    const callerNumber = await defaultCallerNumber(this.#db, user.accountId, null);
+    const callerNumber = await this.settings.defaultCallerNumber(user.accountId, null);
     const call = await insertCall(this.#db, {
       accountId: user.accountId,
       leadId: null,
@@ -694,8 +705,8 @@ export class CallFlows {
    */
   async #offerLead(
     call: CallRow,
-    request: { preferUserId?: number; onlyUserIds?: number[] },
-  ): Promise<OfferOutcome> {
+    request: { preferUserId?: number; onlyUserIds?: number[]; profile?: ProfileRow | null },
+  ): Promise<OfferOutcome & { call?: CallRow }> {
     const live = call.status === 'in-progress';
     const result = await this.#router.offer(call, {
       type: 'lead',
@@ -703,16 +714,21 @@ export class CallFlows {
       ...request,
     });
     if (result.kind === 'rang') {
-      if (!live) await transitionCall(this.#db, call, 'ring', { reason: null });
+      // The agent's presence is unchanged by a ring (available until they answer): nothing to
+      // publish, and they are not free for the queue either.
+      const rung = live ? call : await transitionCall(this.#db, call, 'ring', { reason: null });
       this.#log.info({ callId: call.id, agentId: result.agent.id }, 'ringing agent');
-      await this.presence.refresh(result.agent.id);
-      return { kind: 'rang', agentId: result.agent.id };
+      return { kind: 'rang', agentId: result.agent.id, call: rung };
     }
     return this.#nobody(call, result.reason, request.onlyUserIds !== undefined);
   }
 
   /** Nobody could be offered the call: queue a web lead that may still be taken, else end it. */
-  async #nobody(call: CallRow, reason: NobodyReason, askedByOne: boolean): Promise<OfferOutcome> {
+  async #nobody(
+    call: CallRow,
+    reason: NobodyReason,
+    askedByOne: boolean,
+  ): Promise<OfferOutcome & { call?: CallRow }> {
     const fresh = (await findCallById(this.#db, call.id)) ?? call;
     if (fresh.status === 'in-progress') {
       // A lead already on the line whose agent left and whom nobody took back.
@@ -723,13 +739,14 @@ export class CallFlows {
       fresh.source === 'web' && (reason === 'all-agents-busy' || reason === 'no-agents-online');
     // Check for lead asks one agent: a lead they cannot take waits on for the others.
     if (waits || (askedByOne && fresh.status === 'queued')) {
-      if (fresh.status !== 'queued' || fresh.waitingSince === null) {
-        await transitionCall(this.#db, fresh, 'wait', {
-          reason: waits ? reason : fresh.reason,
-          waitingSince: fresh.waitingSince ?? this.#clock.now(),
-        });
-      }
-      return { kind: 'queued', reason };
+      const waiting =
+        fresh.status !== 'queued' || fresh.waitingSince === null
+          ? await transitionCall(this.#db, fresh, 'wait', {
+              reason: waits ? reason : fresh.reason,
+              waitingSince: fresh.waitingSince ?? this.#clock.now(),
+            })
+          : fresh;
+      return { kind: 'queued', reason, call: waiting };
     }
     this.#telephony.hangup(fresh.sid);
     const now = this.#clock.now();
@@ -757,7 +774,6 @@ export class CallFlows {
         const result = await this.#router.offer(fresh, { type: 'lead', checkHours: false });
         if (result.kind === 'nobody') return 'nobody' as const;
         await transitionCall(this.#db, fresh, 'ring', { reason: null });
-        await this.presence.refresh(result.agent.id);
         return 'rang' as const;
       });
       if (outcome === 'nobody') return;
@@ -796,10 +812,7 @@ export class CallFlows {
             invitedByUserId: callUser.invitedByUserId,
             excludeUserIds: [callUser.invitedByUserId],
           });
-          if (next.kind === 'rang') {
-            await this.presence.refresh(next.agent.id);
-            return;
-          }
+          if (next.kind === 'rang') return;
         }
         return this.#afterLeave(call, true);
       }
@@ -844,7 +857,7 @@ export class CallFlows {
   /** The agents who worked a call wrap up for the profile's time (supervisors do not). */
   async #wrapUp(call: CallRow, participants: CallUserRow[]): Promise<void> {
     if (participants.length === 0) return;
-    const profile = await profileOf(this.#db, call.profileId);
+    const profile = await this.settings.profile(call.profileId);
     const seconds = profile?.wrapUpSeconds ?? DEFAULT_WRAP_UP_SECONDS;
     for (const p of new Set(participants.map((x) => x.userId))) {
       await this.presence.startWrapUp(p, seconds);
@@ -890,7 +903,6 @@ export class CallFlows {
           this.#telephony.hold(fresh.sid);
           await updateCall(this.#db, fresh.id, { held: true });
         }
-        await this.presence.refresh(offered.agent.id);
         return;
       }
     }
@@ -1106,7 +1118,7 @@ export class CallFlows {
       if (chosen) return chosen.phoneNumber;
     }
     return (
-      (await defaultCallerNumber(this.#db, call.accountId, call.profileId))?.phoneNumber ?? null
+      (await this.settings.defaultCallerNumber(call.accountId, call.profileId))?.phoneNumber ?? null
     );
   }
 
@@ -1121,11 +1133,11 @@ export class CallFlows {
   }
 
   async #defaultCallerNumberId(accountId: number, lead: LeadRow): Promise<number | null> {
-    return (await defaultCallerNumber(this.#db, accountId, lead.profileId))?.id ?? null;
+    return (await this.settings.defaultCallerNumber(accountId, lead.profileId))?.id ?? null;
   }
 
-  #defaultProfile(accountId: number): Promise<number | null> {
-    return defaultProfileId(this.#db, accountId);
+  async #defaultProfile(accountId: number): Promise<number | null> {
+    return (await this.settings.defaultProfile(accountId))?.id ?? null;
   }
 
   async #findOrCreateLead(

@@ -69,17 +69,6 @@ export async function findCallUserById(db: Db, id: number): Promise<CallUserRow 
   return rows[0] ?? null;
 }
 
-/** The account's first profile (a lead without one is routed by it), or null. */
-export async function defaultProfileId(db: Db, accountId: number): Promise<number | null> {
-  const [profile] = await db
-    .select({ id: profiles.id })
-    .from(profiles)
-    .where(eq(profiles.accountId, accountId))
-    .orderBy(profiles.id)
-    .limit(1);
-  return profile?.id ?? null;
-}
-
 /** A call of the account by id, or null. */
 export async function findAccountCall(
   db: Db,

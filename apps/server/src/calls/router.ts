@@ -14,7 +14,6 @@ import type { Db } from '../db/database';
 import type { CallReason } from '../db/schema';
 import { isOpen } from '../profiles/availability';
 import type { AgentRole, Telephony } from '../telephony/telephony';
-import type { UserRow } from '../users/users-repo';
 import {
   callUsersOf,
   insertCallUser,
@@ -23,7 +22,12 @@ import {
   type CallRow,
   type CallUserRow,
 } from './calls-repo';
-import { nextEligibleAgent, profileOf, unstaffedReason } from './routing-repo';
+import {
+  nextEligibleAgent,
+  unstaffedReason,
+  type ProfileRow,
+  type RoutableAgent,
+} from './routing-repo';
 
 /** Timers and time, injectable for tests. */
 export interface FlowClock {
@@ -58,6 +62,8 @@ export interface OfferRequest {
   invitedByUserId?: number;
   /** Whether the profile's availability hours apply (new leads; not a call already on). */
   checkHours?: boolean;
+  /** The call's profile when the caller has just read it (else the router reads it). */
+  profile?: ProfileRow | null;
 }
 
 /** Why nobody could be offered a call. */
@@ -68,7 +74,7 @@ export type NobodyReason = Extract<
 
 /** What an offer came to. */
 export type OfferResult =
-  | { kind: 'rang'; agent: UserRow; callUser: CallUserRow }
+  | { kind: 'rang'; agent: RoutableAgent; callUser: CallUserRow }
   | { kind: 'nobody'; reason: NobodyReason };
 
 /** What the router needs. */
@@ -76,6 +82,8 @@ export interface RouterOptions {
   db: Db;
   telephony: Telephony;
   clock: FlowClock;
+  /** A profile's routing settings (remembered for a while: read for every lead). */
+  profileOf(profileId: number | null): Promise<ProfileRow | null>;
   /** Ring time when the profile sets none (`AGENT_RING_TIMEOUT_MS`). */
   ringTimeoutMs: number;
   /** Runs `task` alone among the account's routing decisions. */
@@ -98,7 +106,10 @@ export class Router {
    */
   async offer(call: CallRow, request: OfferRequest): Promise<OfferResult> {
     const { db, clock } = this.options;
-    const profile = await profileOf(db, call.profileId);
+    const profile =
+      request.profile !== undefined
+        ? request.profile
+        : await this.options.profileOf(call.profileId);
     if (request.checkHours && !isOpen(profile?.availability, clock.now())) {
       return { kind: 'nobody', reason: 'outside-hours' };
     }

@@ -28,32 +28,35 @@ export interface EligibilityFilter {
  */
 const USERS_ID = sql.raw('"users"."id"');
 
-/** The user is rung for, or talking on, a live call. */
-const busyWithACall = (): SQL =>
-  sql`exists (
-    select 1 from call_users busy_cu
+/**
+ * Users rung for, or talking on, a live call: a small set, read once per query (a hashed
+ * anti-join) rather than once per agent.
+ */
+const BUSY_USERS = sql`(
+    select busy_cu.user_id from call_users busy_cu
     inner join calls busy_c on busy_c.id = busy_cu.call_id
-    where busy_cu.user_id = ${USERS_ID}
-      and busy_c.status in ('ringing', 'in-progress', 'queued')
+    where busy_c.status in ('ringing', 'in-progress', 'queued')
       and (busy_cu.outcome = 'ringing'
         or (busy_cu.outcome = 'accepted' and busy_cu.left_at is null)))`;
 
 const inTeam = (teamId: number | null): SQL | undefined =>
   teamId === null
     ? undefined
-    : sql`exists (select 1 from team_members team_tm
-        where team_tm.team_id = ${teamId} and team_tm.user_id = ${USERS_ID})`;
+    : sql`${USERS_ID} in (select team_tm.user_id from team_members team_tm
+        where team_tm.team_id = ${teamId})`;
 
 /**
  * Not yet tried for the call: never rung for it, or only rung by a ring that was withdrawn
  * before they could answer it ('canceled', e.g. a restart interrupted it and re-queued the lead).
  */
 const notTriedFor = (callId: number): SQL =>
-  sql`not exists (select 1 from call_users tried_cu
-    where tried_cu.call_id = ${callId} and tried_cu.user_id = ${USERS_ID}
-      and tried_cu.outcome <> 'canceled')`;
+  sql`${USERS_ID} not in (select tried_cu.user_id from call_users tried_cu
+    where tried_cu.call_id = ${callId} and tried_cu.outcome <> 'canceled')`;
 
 const reachable = () => or(eq(users.isOnlineApp, true), eq(users.isMobile, true))!;
+
+/** What routing needs of the agent it picks. */
+export type RoutableAgent = Pick<UserRow, 'id' | 'accountId' | 'autoaccept'>;
 
 /**
  * The agent to offer a call now (spec section 6 and the routing rules), or null: online in the
@@ -64,12 +67,12 @@ const reachable = () => or(eq(users.isOnlineApp, true), eq(users.isMobile, true)
 export async function nextEligibleAgent(
   db: Db,
   filter: EligibilityFilter & { preferUserId?: number },
-): Promise<UserRow | null> {
+): Promise<RoutableAgent | null> {
   const triedAlready = filter.callId === undefined ? undefined : notTriedFor(filter.callId);
   const preferred =
     filter.preferUserId === undefined ? [] : [sql`(${users.id} = ${filter.preferUserId}) desc`];
   const [agent] = await db
-    .select()
+    .select({ id: users.id, accountId: users.accountId, autoaccept: users.autoaccept })
     .from(users)
     .where(
       and(
@@ -77,7 +80,7 @@ export async function nextEligibleAgent(
         eq(users.isAvailable, true),
         reachable(),
         or(isNull(users.wrapUpUntil), lte(users.wrapUpUntil, filter.now)),
-        sql`not ${busyWithACall()}`,
+        sql`${USERS_ID} not in ${BUSY_USERS}`,
         inTeam(filter.teamId),
         triedAlready,
         filter.onlyUserIds ? inArray(users.id, filter.onlyUserIds) : undefined,
@@ -115,11 +118,22 @@ export async function unstaffedReason(
   return row ? 'all-agents-busy' : 'no-agents-online';
 }
 
+/** A profile with its routing settings. */
+export type ProfileRow = typeof profiles.$inferSelect;
+
+/** The account's first profile (a lead without one is routed by it), or null. */
+export async function defaultProfile(db: Db, accountId: number): Promise<ProfileRow | null> {
+  const [row] = await db
+    .select()
+    .from(profiles)
+    .where(eq(profiles.accountId, accountId))
+    .orderBy(profiles.id)
+    .limit(1);
+  return row ?? null;
+}
+
 /** The profile of a call, with its routing settings, or null. */
-export async function profileOf(
-  db: Db,
-  profileId: number | null,
-): Promise<typeof profiles.$inferSelect | null> {
+export async function profileOf(db: Db, profileId: number | null): Promise<ProfileRow | null> {
   if (profileId === null) return null;
   const [row] = await db.select().from(profiles).where(eq(profiles.id, profileId));
   return row ?? null;

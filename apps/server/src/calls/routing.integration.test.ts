@@ -61,6 +61,7 @@ afterEach(async () => {
   await product.db
     .update(profiles)
     .set({ ringTimeoutMs: null, availability: null, wrapUpSeconds: 60, teamId: null });
+  product.flows.settings.forget();
 });
 
 /** Logs an agent in (their tone as microphone); they are idle from now, after those before. */
@@ -79,8 +80,11 @@ async function loginInOrder<T extends Who[]>(
   return agents as { [K in keyof T]: AgentClient };
 }
 
-const setProfile = (values: Partial<typeof profiles.$inferInsert>) =>
-  product.db.update(profiles).set(values).where(eq(profiles.accountId, 1));
+/** Changes the demo profile's settings, as a settings page would (the server re-reads them). */
+async function setProfile(values: Partial<typeof profiles.$inferInsert>): Promise<void> {
+  await product.db.update(profiles).set(values).where(eq(profiles.accountId, 1));
+  product.flows.settings.forget();
+}
 
 /** Where the agent is now, as the server answers it (PUT /api/v1/user/status reads it too). */
 async function presenceOf(agent: AgentClient): Promise<string> {

@@ -328,6 +328,10 @@ export const callUsers = pgTable(
     index('call_users_open_idx')
       .on(t.userId)
       .where(sql`${t.outcome} = 'accepted' and ${t.leftAt} is null`),
+    // Who is being rung now: routing leaves them out, whatever the history holds.
+    index('call_users_ringing_idx')
+      .on(t.userId)
+      .where(sql`${t.outcome} = 'ringing'`),
   ],
 );
 

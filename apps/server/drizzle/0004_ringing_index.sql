@@ -1,0 +1,1 @@
+CREATE INDEX "call_users_ringing_idx" ON "call_users" USING btree ("user_id") WHERE "call_users"."outcome" = 'ringing';
