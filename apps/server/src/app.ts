@@ -6,6 +6,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import authPlugin from './auth/auth-plugin';
 import { authRoutes } from './auth/auth-routes';
+import type { SingleSignOn } from './auth/single-sign-on';
+import { ssoRoutes } from './auth/sso-routes';
 import type { AccessTokens } from './auth/access-token';
 import type { LoginThrottle } from './auth/login-throttle';
 import type { SessionStore } from './auth/sessions';
@@ -40,6 +42,8 @@ export interface AppServices {
   control: CallControl;
   pusher: PusherCredentials;
   sms: SmsService;
+  /** Single sign-on through the configured OpenID Connect provider; absent: not configured. */
+  sso?: SingleSignOn | null;
 }
 
 /** Options of the HTTP application. */
@@ -75,6 +79,7 @@ export async function buildApp(
   await app.register(authPlugin, { db: services.db, sessions: services.sessions });
   app.get('/healthz', { config: { auth: 'public' } }, async () => ({ ok: true }));
   await app.register(authRoutes({ ...services, voiceSdk: options.voiceSdk ?? 'leadline' }));
+  await app.register(ssoRoutes({ sso: services.sso ?? null, sessions: services.sessions }));
   await app.register(soundsRoutes());
   await app.register(leadsRoutes(services));
   if (options.sandbox) {

@@ -5,6 +5,7 @@
 import { networkInterfaces } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import type { SsoProviderSettings } from './auth/single-sign-on';
 import type { TlsSetting } from './tls/tls-credentials';
 
 const bool = z
@@ -48,6 +49,10 @@ const Env = z.object({
   TLS_CERT: z.string().min(1).optional(),
   TLS_KEY: z.string().min(1).optional(),
   VOICE_SDK: z.enum(['leadline', 'twilio']).default('leadline'),
+  OIDC_ISSUER: z.url({ error: "OIDC_ISSUER must be the provider's issuer URL" }).optional(),
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  OIDC_REDIRECT_URL: z.url({ error: 'OIDC_REDIRECT_URL must be a URL' }).optional(),
 });
 
 /** The server's settings, parsed from the environment. */
@@ -81,6 +86,8 @@ export interface Config {
   tls: TlsSetting;
   /** The softphone SDK the console loads: ours, or the official Twilio Voice SDK. */
   voiceSdk: 'leadline' | 'twilio';
+  /** Single sign-on's OpenID Connect provider; unset: no 'Log in with Google'. */
+  sso: SsoProviderSettings | undefined;
 }
 
 /** Thrown when the environment holds a value the server cannot run with. */
@@ -115,6 +122,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.TLS_CERT && e.TLS === 'self-signed') {
     throw new ConfigError('Set either TLS=self-signed or TLS_CERT and TLS_KEY, not both.');
   }
+  const ssoSet = [e.OIDC_ISSUER, e.OIDC_CLIENT_ID, e.OIDC_CLIENT_SECRET].filter(Boolean).length;
+  if (ssoSet !== 0 && ssoSet !== 3) {
+    throw new ConfigError(
+      'Single sign-on needs OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET: set all three, or none.',
+    );
+  }
   const tls: TlsSetting = e.TLS_CERT
     ? { mode: 'files', certPath: resolve(e.TLS_CERT), keyPath: resolve(e.TLS_KEY!) }
     : { mode: e.TLS };
@@ -142,5 +155,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     tls,
     voiceSdk: e.VOICE_SDK,
+    sso:
+      e.OIDC_ISSUER && e.OIDC_CLIENT_ID && e.OIDC_CLIENT_SECRET
+        ? {
+            issuer: e.OIDC_ISSUER,
+            clientId: e.OIDC_CLIENT_ID,
+            clientSecret: e.OIDC_CLIENT_SECRET,
+            redirectUrl: e.OIDC_REDIRECT_URL,
+          }
+        : undefined,
   };
 }

@@ -2,6 +2,7 @@
  * The composition root: builds every service from the configuration and starts the product
  * (database, seed, voice engine, call flows, HTTP and signalling on one port).
  */
+import { SingleSignOn } from './auth/single-sign-on';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -123,6 +124,7 @@ export async function startLeadline(
       control: new CallControl(db, flows),
       pusher,
       sms,
+      sso: config.sso ? new SingleSignOn({ db, provider: config.sso }) : null,
     },
     {
       logger,

@@ -12,16 +12,25 @@ const LEAD = 42;
 const INBOUND = 43;
 
 function renderApp(
-  options: { signedIn?: boolean; callUsers?: Record<number, CallUserResponse> } = {},
+  options: {
+    signedIn?: boolean;
+    callUsers?: Record<number, CallUserResponse>;
+    sso?: boolean;
+    launchUrl?: string;
+  } = {},
 ) {
   const server = new FakeApi([{ user: demoUser(), password: 'correct horse' }]);
+  server.sso = options.sso ?? true;
   if (options.signedIn ?? true) server.signIn();
   const callUsers = options.callUsers ?? {
     [LEAD]: demoCallUser(),
     [INBOUND]: demoCallUser({ call: { id: 9002, direction: 'inbound' } }),
   };
   for (const [id, callUser] of Object.entries(callUsers)) server.addCallUser(Number(id), callUser);
-  const platform = createFakePlatform(server.fetch);
+  const platform = createFakePlatform(
+    server.fetch,
+    options.launchUrl ? { launchUrl: options.launchUrl } : {},
+  );
   const phone = new FakePhone();
   const user = userEvent.setup();
   render(
@@ -68,7 +77,7 @@ describe('login', () => {
     expect(email).toHaveFocus();
     expect(screen.getByLabelText('Password')).toBeRequired();
     expect(screen.getByRole('button', { name: 'Login' })).toBeEnabled();
-    expect(screen.getByRole('link', { name: 'Log in with Google' })).toHaveAttribute(
+    expect(await screen.findByRole('link', { name: 'Log in with Google' })).toHaveAttribute(
       'href',
       '/apps/workos/login/google',
     );
@@ -89,6 +98,28 @@ describe('login', () => {
       email: 'dana@example.com',
       password: 'wrong password',
     });
+  });
+
+  it('hides Log in with Google when the server has no single sign-on', async () => {
+    const { server } = renderApp({ signedIn: false, sso: false });
+    expect(await screen.findByRole('heading', { name: 'Log in' })).toBeVisible();
+    await waitFor(() => expect(server.requestsTo('GET', '/api/v1/login/options')).toHaveLength(1));
+    expect(screen.queryByRole('link', { name: 'Log in with Google' })).toBeNull();
+  });
+
+  it.each([
+    ['not_configured', 'Single sign-on is not configured.'],
+    ['unknown_user', 'No Leadline user has this e-mail address.'],
+    ['expired', 'This sign-in has expired or was already used. Please try again.'],
+  ])('explains a failed single sign-on (?sso_error=%s)', async (code, sentence) => {
+    renderApp({ signedIn: false, launchUrl: `http://console.test/?sso_error=${code}` });
+    expect(await screen.findByRole('alert')).toHaveTextContent(sentence);
+  });
+
+  it('shows no banner for an sso_error it does not know (no text of the address reaches the page)', async () => {
+    renderApp({ signedIn: false, launchUrl: 'http://console.test/?sso_error=Call+555-0100+now' });
+    expect(await screen.findByRole('heading', { name: 'Log in' })).toBeVisible();
+    expect(screen.queryByRole('alert')).toBeNull();
   });
 
   it('reloads the page after a good login', async () => {

@@ -9,9 +9,6 @@ export const APP_VERSION = '1.9.9';
 /** §2: the element the app is mounted on. */
 export const MOUNT_ELEMENT_ID = 'app';
 
-/** §2: the single sign-on link of the login view. */
-export const GOOGLE_LOGIN_PATH = '/apps/workos/login/google';
-
 /** §2, §4: the waiting state's text. */
 export const WAITING_TEXT = 'Waiting for lead...';
 

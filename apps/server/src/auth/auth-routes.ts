@@ -1,5 +1,5 @@
 /** Login, logout and the signed-in user (spec section 7). */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LoginBody, TimeQuery, UserSettingsBody, type UserResponse } from '@leadline/contracts';
 import type { Db } from '../db/database';
 import { AppError } from '../http/errors';
@@ -12,6 +12,25 @@ import { verifyPassword } from './password';
 import { SESSION_COOKIE, type SessionStore } from './sessions';
 import type { AccessTokens } from './access-token';
 import { soundUrls } from '../sounds/sounds';
+
+/**
+ * Signs `userId` in on this browser (password login and single sign-on alike): a fresh session
+ * id at every login (no fixation), and the session of the cookie it had, if any, ends.
+ */
+export async function startSession(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  sessions: SessionStore,
+  userId: number,
+): Promise<void> {
+  const previous = request.cookies[SESSION_COOKIE];
+  if (previous) {
+    const old = await sessions.find(previous);
+    if (old) await sessions.destroy(old.sessionId);
+  }
+  const { cookie, expiresAt } = await sessions.create(userId);
+  setSessionCookie(request, reply, cookie, expiresAt);
+}
 
 /** Routes of signing in and out. */
 export function authRoutes(deps: {
@@ -42,14 +61,7 @@ export function authRoutes(deps: {
         throw new AppError('LOGIN_FAILED');
       }
       deps.loginThrottle.succeeded(body.email);
-      // A fresh session id at every login (no fixation); the old cookie's session ends.
-      const previous = request.cookies[SESSION_COOKIE];
-      if (previous) {
-        const old = await deps.sessions.find(previous);
-        if (old) await deps.sessions.destroy(old.sessionId);
-      }
-      const { cookie, expiresAt } = await deps.sessions.create(user.id);
-      setSessionCookie(request, reply, cookie, expiresAt);
+      await startSession(request, reply, deps.sessions, user.id);
       return { success: true };
     });
 

@@ -25,6 +25,10 @@ export const accounts = pgTable('accounts', {
   id: serial('id').primaryKey(),
   name: text('name').notNull(),
   settings: jsonb('settings').$type<AccountSettings>().notNull().default({}),
+  /** Its users may sign in through the configured OpenID Connect provider. */
+  ssoEnabled: boolean('sso_enabled').notNull().default(false),
+  /** With single sign-on: only e-mail addresses of this domain (none: any). */
+  ssoDomain: text('sso_domain'),
   createdAt: createdAt(),
 });
 
@@ -296,6 +300,20 @@ export type CallUserOutcome = 'ringing' | 'accepted' | 'rejected' | 'missed' | '
  * barge.
  */
 export type CallUserType = CallType;
+
+/**
+ * A single sign-on in progress: what the callback checks (state, nonce, PKCE verifier), keyed
+ * by the hash of the browser's `leadline_sso` cookie. Used once (deleted when the callback
+ * reads it); expires after ten minutes.
+ */
+export const ssoAttempts = pgTable('sso_attempts', {
+  cookieHash: text('cookie_hash').primaryKey(),
+  state: text('state').notNull(),
+  nonce: text('nonce').notNull(),
+  codeVerifier: text('code_verifier').notNull(),
+  redirectUrl: text('redirect_url').notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+});
 
 /** Which user was rung for which call. */
 export const callUsers = pgTable(

@@ -155,7 +155,7 @@ async function seedDemoAccount(db: Db): Promise<boolean> {
   await db.transaction(async (tx) => {
     const [account] = await tx
       .insert(accounts)
-      .values({ name: 'Acme Solar (demo)', settings: {} })
+      .values({ name: 'Acme Solar (demo)', settings: {}, ssoEnabled: true })
       .returning();
     const accountId = account!.id;
     const [profile] = await tx

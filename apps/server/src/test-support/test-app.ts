@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app';
 import { AccessTokens } from '../auth/access-token';
+import type { SingleSignOn } from '../auth/single-sign-on';
 import { LoginThrottle } from '../auth/login-throttle';
 import { SessionStore } from '../auth/sessions';
 import { CallControl } from '../calls/call-control';
@@ -49,6 +50,8 @@ export async function startTestApp(
     loginThrottle?: LoginThrottle;
     sms?: SmsSender;
     ringTimeoutMs?: number;
+    /** Single sign-on, built on the test's database. */
+    sso?: (db: Database['db']) => SingleSignOn;
   } = {},
 ): Promise<TestApp> {
   const database = await openTestDatabase();
@@ -77,6 +80,7 @@ export async function startTestApp(
       control: new CallControl(database.db, flows),
       pusher: TEST_PUSHER,
       sms: new SmsService(database.db, options.sms ?? new SandboxSmsSender()),
+      sso: options.sso ? options.sso(database.db) : null,
     },
     {
       logger,

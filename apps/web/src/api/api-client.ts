@@ -10,6 +10,7 @@ import type {
   CallerNumber,
   Disposition,
   LoginBody,
+  LoginOptionsResponse,
   NoteBody,
   OutboundCallBody,
   OutboundCallResponse,
@@ -106,6 +107,11 @@ export class ApiClient {
    */
   async login(body: LoginBody): Promise<void> {
     await this.#json('POST', '/api/v1/user/login', body);
+  }
+
+  /** `GET /api/v1/login/options` (public): whether the login view offers single sign-on. */
+  async loginOptions(): Promise<LoginOptionsResponse> {
+    return this.#json<LoginOptionsResponse>('GET', '/api/v1/login/options');
   }
 
   /** `POST /api/v1/user/logout`; afterwards a 401 no longer reloads the page. */

@@ -134,6 +134,9 @@ export class FakeApi {
   /** Every outbound call accepted, in order. */
   readonly placedCalls: PlacedCall[] = [];
 
+  /** Whether single sign-on is configured (`GET /api/v1/login/options`). */
+  sso = true;
+
   constructor(accounts: FakeAccount[] = [{ user: demoUser(), password: 'correct horse' }]) {
     this.#accounts = accounts;
   }
@@ -218,6 +221,9 @@ export class FakeApi {
       return json(refusal.status, { success: false, error: refusal.error });
     }
     if (method === 'POST' && path === '/api/v1/user/login') return this.#login(body);
+    if (method === 'GET' && path === '/api/v1/login/options') {
+      return json(200, { success: true, sso: this.sso });
+    }
     if (method === 'GET' && path === '/api/v1/user') {
       if (!this.#session) return json(401, { error: 'Unauthenticated.' });
       return json(200, {

@@ -1,16 +1,41 @@
-import type { LoginBody } from '@leadline/contracts';
-import { useMutation } from '@tanstack/react-query';
-import type { FormEvent } from 'react';
-import { GOOGLE_LOGIN_PATH } from '../constants';
+import {
+  SSO_ERROR_PARAM,
+  SSO_ERRORS,
+  SSO_LOGIN_PATH,
+  type LoginBody,
+  type SsoErrorCode,
+} from '@leadline/contracts';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
 import { errorMessage } from '../errors';
 import { useServices } from '../services';
 import { ErrorBanner } from './action-button';
 import { useFocusOnMount } from './use-focus-on-mount';
 
-/** Email and password login (the page reloads on success), and the Google single sign-on link. */
+/**
+ * Why single sign-on sent the browser back here (`?sso_error=<code>`), as a sentence; null if
+ * it did not (an unknown code says nothing: only our own sentences reach the page).
+ */
+export function ssoErrorOf(launchUrl: string): string | null {
+  const code = new URL(launchUrl, 'http://console.invalid').searchParams.get(SSO_ERROR_PARAM);
+  return code !== null && Object.hasOwn(SSO_ERRORS, code) ? SSO_ERRORS[code as SsoErrorCode] : null;
+}
+
+/**
+ * Email and password login (the page reloads on success), and the Google single sign-on link
+ * when the server has a provider configured.
+ */
 export function LoginView() {
   const { api, platform } = useServices();
   const emailRef = useFocusOnMount<HTMLInputElement>();
+  const options = useQuery({
+    queryKey: ['login-options'],
+    queryFn: () => api.loginOptions(),
+    staleTime: Infinity,
+    retry: false,
+  });
+  // Shown until the agent tries again by password.
+  const [ssoError] = useState(() => ssoErrorOf(platform.launchUrl));
   const login = useMutation({
     mutationFn: (body: LoginBody) => api.login(body),
     onSuccess: () => platform.reload(),
@@ -34,7 +59,9 @@ export function LoginView() {
         Log in
       </h1>
       <p className="muted">Sign in to start taking calls.</p>
-      <ErrorBanner message={login.error ? errorMessage(login.error) : null} />
+      <ErrorBanner
+        message={login.error ? errorMessage(login.error) : login.isIdle ? ssoError : null}
+      />
       <form className="form" onSubmit={onSubmit}>
         <label className="field">
           <span className="field-label">Email</span>
@@ -66,10 +93,19 @@ export function LoginView() {
           <span className="btn-label">{busy ? 'Logging in…' : 'Login'}</span>
         </button>
       </form>
+      {options.data?.sso ? <SsoLink /> : null}
+    </section>
+  );
+}
+
+/** 'Log in with Google': the single sign-on link. */
+function SsoLink() {
+  return (
+    <>
       <div className="divider">
         <span>or</span>
       </div>
-      <a className="btn btn-secondary btn-block" href={GOOGLE_LOGIN_PATH}>
+      <a className="btn btn-secondary btn-block" href={SSO_LOGIN_PATH}>
         <svg viewBox="0 0 18 18" width="18" height="18" aria-hidden="true" focusable="false">
           <path
             fill="#4285F4"
@@ -90,6 +126,6 @@ export function LoginView() {
         </svg>
         <span className="btn-label">Log in with Google</span>
       </a>
-    </section>
+    </>
   );
 }

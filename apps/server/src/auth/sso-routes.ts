@@ -1,0 +1,71 @@
+/**
+ * Single sign-on routes: 'Log in with Google' (`SSO_LOGIN_PATH`) sends the browser to the
+ * provider; the provider sends it back to `SSO_CALLBACK_PATH`, which starts a session as password
+ * login does and goes to the console, or goes back to the login view with `?sso_error=<code>`.
+ * `GET /api/v1/login/options` tells the login view whether to offer the link at all.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  SSO_CALLBACK_PATH,
+  SSO_ERROR_PARAM,
+  SSO_LOGIN_PATH,
+  type LoginOptionsResponse,
+  type SsoErrorCode,
+} from '@leadline/contracts';
+import { isSecure } from './auth-plugin';
+import { startSession } from './auth-routes';
+import { SsoError, SSO_ATTEMPT_MS, type SingleSignOn } from './single-sign-on';
+import type { SessionStore } from './sessions';
+
+/** The cookie that binds a sign-on in progress to the browser that started it. */
+export const SSO_COOKIE = 'leadline_sso';
+
+/** The single sign-on routes; `sso` null: not configured. */
+export function ssoRoutes(deps: { sso: SingleSignOn | null; sessions: SessionStore }) {
+  return async (app: FastifyInstance): Promise<void> => {
+    const cookieOptions = (request: FastifyRequest) => ({
+      path: SSO_CALLBACK_PATH,
+      httpOnly: true,
+      // Lax: the provider's redirect back is a top-level GET, which carries it.
+      sameSite: 'lax' as const,
+      secure: isSecure(request),
+    });
+    const backToLogin = (reply: FastifyReply, code: SsoErrorCode) =>
+      reply.redirect(`/?${SSO_ERROR_PARAM}=${code}`, 302);
+
+    app.get('/api/v1/login/options', { config: { auth: 'public' } }, async () => {
+      const answer: LoginOptionsResponse = { success: true, sso: deps.sso !== null };
+      return answer;
+    });
+
+    app.get(SSO_LOGIN_PATH, { config: { auth: 'public' } }, async (request, reply) => {
+      if (!deps.sso) return backToLogin(reply, 'not_configured');
+      try {
+        const { url, cookie } = await deps.sso.begin(`${request.protocol}://${request.host}`);
+        reply.setCookie(SSO_COOKIE, cookie, {
+          ...cookieOptions(request),
+          maxAge: SSO_ATTEMPT_MS / 1000,
+        });
+        return reply.redirect(url.href, 302);
+      } catch (error) {
+        request.log.warn({ err: error }, 'single sign-on could not start');
+        return backToLogin(reply, error instanceof SsoError ? error.code : 'provider_error');
+      }
+    });
+
+    app.get(SSO_CALLBACK_PATH, { config: { auth: 'public' } }, async (request, reply) => {
+      if (!deps.sso) return backToLogin(reply, 'not_configured');
+      reply.clearCookie(SSO_COOKIE, cookieOptions(request));
+      const url = new URL(request.url, `${request.protocol}://${request.host}`);
+      try {
+        const { userId } = await deps.sso.finish(url, request.cookies[SSO_COOKIE]);
+        await startSession(request, reply, deps.sessions, userId);
+        return reply.redirect('/', 302);
+      } catch (error) {
+        const code = error instanceof SsoError ? error.code : 'provider_error';
+        request.log.info({ err: error, code }, 'single sign-on failed');
+        return backToLogin(reply, code);
+      }
+    });
+  };
+}
