@@ -39,6 +39,13 @@ const DOCS: Doc[] = [
   },
   {
     method: 'GET',
+    path: '/api/v1/login/options',
+    auth: 'public',
+    what: "What the login view offers: `sso` says whether 'Log in with Google' (single sign-on through the configured OpenID Connect provider, `docs/deployment.md`) is configured. `GET /apps/workos/login/google` starts the sign-on (a redirect to the provider) and `GET /apps/workos/callback` finishes it (a session, then a redirect to `/`); either one that fails redirects to `/?sso_error=<code>`, whose sentence the login view shows (`SSO_ERRORS` in the contracts), and without a provider both redirect with `not_configured`.",
+    example: async () => ({ method: 'GET', url: '/api/v1/login/options' }),
+  },
+  {
+    method: 'GET',
     path: '/api/v1/user',
     auth: 'session',
     what: "The signed-in user with the account settings the console needs (the spec's account ids as settings), the `csrf_token` every later mutating request sends as `X-CSRF-TOKEN`, and `softphone`: which SDK the console loads (`VOICE_SDK`: `leadline` or `twilio`) and the product's sound URLs. 401 without a session (the console then shows the login view). The `time` query is a cache-buster and ignored.",
