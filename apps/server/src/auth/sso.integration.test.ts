@@ -14,7 +14,7 @@ import {
   TEST_CLIENT,
   type TestProvider,
 } from '../test-support/oidc-test-provider';
-import { SingleSignOn } from './single-sign-on';
+import { SingleSignOn, SSO_ATTEMPT_MS } from './single-sign-on';
 
 /** A browser's cookies and its trips between servers. */
 class Browser {
@@ -104,6 +104,8 @@ const IDENTITIES = {
 };
 
 let provider: TestProvider;
+/** How far the main server's clock for sign-on attempts runs ahead (an attempt left too long). */
+let mainClockAheadMs = 0;
 let main: TestApp;
 let mainOrigin: string;
 /** A second Leadline whose clock runs two hours ahead: every ID token has expired for it. */
@@ -122,7 +124,10 @@ beforeAll(async () => {
     clientId: TEST_CLIENT.id,
     clientSecret: TEST_CLIENT.secret,
   };
-  main = await startTestApp({ sso: (db) => new SingleSignOn({ db, provider: settings }) });
+  main = await startTestApp({
+    sso: (db) =>
+      new SingleSignOn({ db, provider: settings, now: () => Date.now() + mainClockAheadMs }),
+  });
   late = await startTestApp({
     sso: (db) => new SingleSignOn({ db, provider: settings, clockSkewSeconds: 2 * 3600 }),
   });
@@ -141,6 +146,7 @@ afterAll(async () => {
 });
 
 beforeEach(async () => {
+  mainClockAheadMs = 0;
   await main.database.db.update(accounts).set({ ssoEnabled: true, ssoDomain: null });
 });
 
@@ -233,6 +239,14 @@ describe('single sign-on through OpenID Connect', () => {
     expect(replay.headers.getSetCookie().some((c) => c.startsWith('leadline_session='))).toBe(
       false,
     );
+  });
+
+  it('refuses a sign-on finished after its ten minutes', async () => {
+    const browser = new Browser();
+    const callback = await signInAtProvider(browser, mainOrigin, 'agent');
+    mainClockAheadMs = SSO_ATTEMPT_MS;
+    expect(await arrive(browser, callback)).toBe(errorAt('expired'));
+    expect(await signedInAs(browser, mainOrigin)).toBeNull();
   });
 
   it('refuses an ID token minted for another nonce', async () => {
