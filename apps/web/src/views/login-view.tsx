@@ -1,10 +1,11 @@
+import type { LoginBody } from '@leadline/contracts';
+// The sign-on constants alone: the login view must not pull in the contracts' phone data.
 import {
   SSO_ERROR_PARAM,
   SSO_ERRORS,
   SSO_LOGIN_PATH,
-  type LoginBody,
   type SsoErrorCode,
-} from '@leadline/contracts';
+} from '@leadline/contracts/sso';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { errorMessage } from '../errors';
