@@ -194,8 +194,5 @@ function classify(error: unknown): SsoError {
   if (error instanceof oidc.ResponseBodyError || error instanceof oidc.AuthorizationResponseError) {
     return new SsoError('provider_error', `${error.error}: ${error.error_description ?? ''}`);
   }
-  if (error instanceof oidc.ClientError && error.code === 'OAUTH_RESPONSE_IS_NOT_CONFORM') {
-    return new SsoError('provider_error', error.message);
-  }
   return new SsoError('invalid_response', error instanceof Error ? error.message : String(error));
 }

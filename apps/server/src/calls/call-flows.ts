@@ -363,7 +363,11 @@ export class CallFlows {
       this.#offerLead(call, { preferUserId: user.id }),
     );
     await this.presence.refresh(user.id);
-    return { call: (await findCallBySid(this.#db, call.sid)) ?? call, lead, outcome };
+    return {
+      call: outcome.call ?? (await findCallBySid(this.#db, call.sid)) ?? call,
+      lead,
+      outcome,
+    };
   }
 
   /**
