@@ -39,6 +39,7 @@ import { findUserById, touchLastCall, type UserRow } from '../users/users-repo';
 import { canTransition, FINAL_STATUSES, type CallEvent } from './call-status';
 import {
   activeParticipants,
+  bornAs,
   closeCallPhones,
   closeCallUsers,
   findCallBySid,
@@ -54,6 +55,7 @@ import {
   liveCalls,
   livePhones,
   markLiveCallsSeen,
+  newCallSid,
   ringingCallUsers,
   settleCallUsers,
   transitionCall,
@@ -212,6 +214,8 @@ export class CallFlows {
   #unsubscribe: (() => void) | null = null;
   #intervals: unknown[] = [];
   #stopping = false;
+  /** Agents freed per account (wake-ups of the queue), counted: see `intakeLead`. */
+  readonly #freed = new Map<number, number>();
 
   constructor(private readonly options: CallFlowsOptions) {
     this.#db = options.db;
@@ -337,14 +341,69 @@ export class CallFlows {
     body: LeadIntakeBody,
   ): Promise<{ lead: LeadRow; call: CallRow; outcome: OfferOutcome }> {
     const profile = await this.settings.defaultProfile(accountId);
-    const lead = await insertLead(this.#db, accountId, profile?.id ?? null, body);
-    const call = await this.#leadCall(lead, 'web', null);
-    const outcome = await this.exclusive(call.sid, () => this.#offerLead(call, { profile }));
-    return {
-      lead,
-      call: outcome.call ?? (await findCallBySid(this.#db, call.sid)) ?? call,
-      outcome,
-    };
+    const profileId = profile?.id ?? null;
+    const callerNumberId =
+      (await this.settings.defaultCallerNumber(accountId, profileId))?.id ?? null;
+    const sid = newCallSid();
+    return this.exclusive(sid, async () => {
+      // An agent freed from here on wakes the queue; if that happened before this lead is
+      // stored as waiting, the wake-up did not see it, so it is woken again below.
+      const freedBefore = this.#freed.get(accountId) ?? 0;
+      let lead: LeadRow | undefined;
+      const { call, result } = await this.#router.offerNew(accountId, profile, async (decision) => {
+        lead = await insertLead(this.#db, accountId, profileId, body);
+        const base = {
+          sid,
+          accountId,
+          leadId: lead.id,
+          profileId,
+          phoneNumber: lead.phoneNumber,
+          type: 'lead',
+          direction: 'outbound',
+          source: 'web',
+          callerNumberId,
+        } as const;
+        if (decision.kind === 'rang') {
+          const call = await insertCall(this.#db, { ...base, status: bornAs('ring') });
+          const callUser = await insertCallUser(this.#db, {
+            callId: call.id,
+            userId: decision.agent.id,
+            type: 'lead',
+            autoaccept: decision.agent.autoaccept,
+          });
+          return { call, callUser };
+        }
+        const { reason } = decision;
+        const now = this.#clock.now();
+        const waits = reason === 'all-agents-busy' || reason === 'no-agents-online';
+        const call = await insertCall(
+          this.#db,
+          waits
+            ? { ...base, status: bornAs('wait'), reason, waitingSince: now }
+            : { ...base, status: bornAs(NOBODY_EVENT[reason]), reason, endedAt: now },
+        );
+        return { call, callUser: null };
+      });
+      if (!lead) throw new Error('The lead was not stored.');
+      if (result.kind === 'rang') {
+        this.#log.info({ callId: call.id, agentId: result.agent.id }, 'ringing agent');
+        return { lead, call, outcome: { kind: 'rang', agentId: result.agent.id } };
+      }
+      if (call.status === 'ringing') {
+        // Rung, but nobody's devices answered the ring: as for any call nobody could take.
+        const outcome = await this.#nobody(call, result.reason, false);
+        return {
+          lead,
+          call: outcome.call ?? (await findCallById(this.#db, call.id)) ?? call,
+          outcome,
+        };
+      }
+      if (call.status === 'queued') {
+        if ((this.#freed.get(accountId) ?? 0) !== freedBefore) this.#drainSoon(accountId);
+        return { lead, call, outcome: { kind: 'queued', reason: result.reason } };
+      }
+      return { lead, call, outcome: { kind: 'ended', reason: result.reason } };
+    });
   }
 
   /**
@@ -764,6 +823,7 @@ export class CallFlows {
 
   /** Offers waiting web leads of the account, oldest first, while agents can take them. */
   #drainSoon(accountId: number): void {
+    this.#freed.set(accountId, (this.#freed.get(accountId) ?? 0) + 1);
     if (this.#stopping) return;
     void this.#queue.run(`drain:${accountId}`, () => this.#drain(accountId));
   }

@@ -1,8 +1,9 @@
 /** Database access for calls, the users rung for them, and notes. */
 import { randomBytes } from 'node:crypto';
-import { and, asc, desc, eq, inArray, isNull, or } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import { formatPhone, type Call, type CallType, type Disposition } from '@leadline/contracts';
 import type { Db } from '../db/database';
+import { prepared } from '../db/prepared';
 import {
   callerNumbers,
   callPhones,
@@ -13,6 +14,7 @@ import {
   tags,
   type CallPhoneState,
   type CallReason,
+  type CallStatus,
   type CallUserOutcome,
 } from '../db/schema';
 import { findLead, toLeadResource } from '../leads/leads-repo';
@@ -33,22 +35,79 @@ export type DbOrTx = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
 /** A new call sid, shaped like Twilio's (`CA` + 32 hex digits). */
 export const newCallSid = (): string => `CA${randomBytes(16).toString('hex')}`;
 
-/** Creates a call. */
-export async function insertCall(
-  db: Db,
-  values: Pick<typeof calls.$inferInsert, 'accountId' | 'leadId' | 'profileId' | 'phoneNumber'> &
-    Partial<
-      Pick<
-        typeof calls.$inferInsert,
-        'type' | 'direction' | 'status' | 'callerNumberId' | 'userId' | 'source'
-      >
-    >,
-): Promise<CallRow> {
-  const [row] = await db
-    .insert(calls)
-    .values({ sid: newCallSid(), ...values })
-    .returning();
+/** What a new call is made of (the rest takes the columns' defaults). */
+export type NewCall = Pick<
+  typeof calls.$inferInsert,
+  'accountId' | 'leadId' | 'profileId' | 'phoneNumber'
+> &
+  Partial<
+    Pick<
+      typeof calls.$inferInsert,
+      | 'sid'
+      | 'type'
+      | 'direction'
+      | 'status'
+      | 'callerNumberId'
+      | 'userId'
+      | 'source'
+      | 'reason'
+      | 'waitingSince'
+      | 'endedAt'
+    >
+  >;
+
+/**
+ * Creates a call (a prepared statement: every lead makes one). `sid` when the caller already
+ * serialises work on it; `status` other than `queued` for a call whose first step is known
+ * before it is stored (a new lead rung at once, queued or refused: `bornAs`).
+ */
+export async function insertCall(db: Db, values: NewCall): Promise<CallRow> {
+  const p = (name: string) => sql.placeholder(name);
+  const statement = prepared(db, 'insert-call', () =>
+    db
+      .insert(calls)
+      .values({
+        sid: p('sid'),
+        accountId: p('accountId'),
+        leadId: p('leadId'),
+        profileId: p('profileId'),
+        phoneNumber: p('phoneNumber'),
+        type: p('type'),
+        direction: p('direction'),
+        status: p('status'),
+        callerNumberId: p('callerNumberId'),
+        userId: p('userId'),
+        source: p('source'),
+        reason: p('reason'),
+        // Raw placeholders: the column's encoder would be run on null.
+        waitingSince: sql`${p('waitingSince')}`,
+        endedAt: sql`${p('endedAt')}`,
+      })
+      .returning()
+      .prepare('insert_call'),
+  );
+  const [row] = await statement.execute({
+    sid: values.sid ?? newCallSid(),
+    accountId: values.accountId,
+    leadId: values.leadId ?? null,
+    profileId: values.profileId ?? null,
+    phoneNumber: values.phoneNumber ?? null,
+    type: values.type ?? 'lead',
+    direction: values.direction ?? 'outbound',
+    status: values.status ?? 'queued',
+    callerNumberId: values.callerNumberId ?? null,
+    userId: values.userId ?? null,
+    source: values.source ?? 'web',
+    reason: values.reason ?? null,
+    waitingSince: values.waitingSince ?? null,
+    endedAt: values.endedAt ?? null,
+  });
   return row!;
+}
+
+/** The status a call is stored with when `events` already happened to it (from `queued`). */
+export function bornAs(...events: CallEvent[]): CallStatus {
+  return events.reduce<CallStatus>((status, event) => nextStatus(status, event), 'queued');
 }
 
 /** The call with this sid, or null. */
@@ -162,7 +221,33 @@ export async function insertCallUser(
     teamId?: number | null;
   },
 ): Promise<CallUserRow> {
-  const [row] = await db.insert(callUsers).values(values).returning();
+  const p = (name: string) => sql.placeholder(name);
+  const statement = prepared(db as Db, 'insert-call-user', () =>
+    (db as Db)
+      .insert(callUsers)
+      .values({
+        callId: p('callId'),
+        userId: p('userId'),
+        type: p('type'),
+        autoaccept: p('autoaccept'),
+        outcome: p('outcome'),
+        answeredAt: sql`${p('answeredAt')}`,
+        invitedByUserId: p('invitedByUserId'),
+        teamId: p('teamId'),
+      })
+      .returning()
+      .prepare('insert_call_user'),
+  );
+  const [row] = await statement.execute({
+    callId: values.callId,
+    userId: values.userId,
+    type: values.type,
+    autoaccept: values.autoaccept,
+    outcome: values.outcome ?? 'ringing',
+    answeredAt: values.answeredAt ?? null,
+    invitedByUserId: values.invitedByUserId ?? null,
+    teamId: values.teamId ?? null,
+  });
   return row!;
 }
 

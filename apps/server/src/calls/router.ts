@@ -77,6 +77,10 @@ export type OfferResult =
   | { kind: 'rang'; agent: RoutableAgent; callUser: CallUserRow }
   | { kind: 'nobody'; reason: NobodyReason };
 
+/** What the router decided for a call not stored yet (`offerNew`). */
+export type NewCallDecision =
+  { kind: 'rang'; agent: RoutableAgent } | { kind: 'nobody'; reason: NobodyReason };
+
 /** What the router needs. */
 export interface RouterOptions {
   db: Db;
@@ -155,6 +159,51 @@ export class Router {
       );
       return { kind: 'rang', agent, callUser };
     }
+  }
+
+  /**
+   * Offers a call that is not stored yet (a new web lead): decides first, then `store` writes
+   * the call as the decision makes it (rung: born `ringing`, with its ring; nobody: why), inside
+   * the account's lock like every pick and the ring it records; then rings. A new call has
+   * nobody tried yet and is written once, so this takes half the statements of storing a call
+   * and then offering it. If the picked agent's devices cannot be rung, the stored call goes on
+   * through `offer` like any other.
+   */
+  async offerNew(
+    accountId: number,
+    profile: ProfileRow | null,
+    store: (decision: NewCallDecision) => Promise<{ call: CallRow; callUser: CallUserRow | null }>,
+  ): Promise<{ call: CallRow; result: OfferResult }> {
+    const { db, clock } = this.options;
+    if (!isOpen(profile?.availability, clock.now())) {
+      const { call } = await store({ kind: 'nobody', reason: 'outside-hours' });
+      return { call, result: { kind: 'nobody', reason: 'outside-hours' } };
+    }
+    const teamId = profile?.teamId ?? null;
+    const decided = await this.options.accountLock(accountId, async () => {
+      const agent = await nextEligibleAgent(db, { accountId, teamId, now: clock.now() });
+      if (!agent) return null;
+      return { agent, ...(await store({ kind: 'rang', agent })) };
+    });
+    if (!decided) {
+      const reason = await unstaffedReason(db, accountId, teamId);
+      const { call } = await store({ kind: 'nobody', reason });
+      return { call, result: { kind: 'nobody', reason } };
+    }
+    const { agent, call, callUser } = decided;
+    if (!callUser) throw new Error('A rung call was stored without its ring.');
+    const rung = await this.options.telephony.ringAgent(
+      call.sid,
+      identityOf(agent.id),
+      { From: `client:${callUser.id}`, To: call.phoneNumber ?? '' },
+      { role: ROLE_OF.lead },
+    );
+    if (rung === 0) {
+      await updateCallUser(db, callUser.id, { outcome: 'missed' });
+      return { call, result: await this.offer(call, { type: 'lead', profile }) };
+    }
+    this.armRingTimer(call.sid, callUser.id, profile?.ringTimeoutMs ?? this.options.ringTimeoutMs);
+    return { call, result: { kind: 'rang', agent, callUser } };
   }
 
   /**

@@ -4,6 +4,7 @@
  */
 import { and, asc, eq, inArray, isNull, lte, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/database';
+import { prepared } from '../db/prepared';
 import { calls, profiles, users, type CallReason } from '../db/schema';
 import type { UserRow } from '../users/users-repo';
 import type { CallRow } from './calls-repo';
@@ -39,11 +40,9 @@ const BUSY_USERS = sql`(
       and (busy_cu.outcome = 'ringing'
         or (busy_cu.outcome = 'accepted' and busy_cu.left_at is null)))`;
 
-const inTeam = (teamId: number | null): SQL | undefined =>
-  teamId === null
-    ? undefined
-    : sql`${USERS_ID} in (select team_tm.user_id from team_members team_tm
-        where team_tm.team_id = ${teamId})`;
+const inTeam = (teamId: number): SQL =>
+  sql`${USERS_ID} in (select team_tm.user_id from team_members team_tm
+    where team_tm.team_id = ${teamId})`;
 
 /**
  * Not yet tried for the call: never rung for it, or only rung by a ring that was withdrawn
@@ -59,29 +58,32 @@ const reachable = () => or(eq(users.isOnlineApp, true), eq(users.isMobile, true)
 export type RoutableAgent = Pick<UserRow, 'id' | 'accountId' | 'autoaccept'>;
 
 /**
- * The agent to offer a call now (spec section 6 and the routing rules), or null: online in the
- * app or on mobile, available, not rung for or on a call, not wrapping up, in the team, not yet
- * tried for this call; `preferUserId` if they are eligible, else the longest idle (never
- * idle-stamped first, then by id). One row: the database picks, nothing else is read.
+ * A value of a query: bound when the query is built for one call, a placeholder (`sql.placeholder`)
+ * when it is built once and prepared.
  */
-export async function nextEligibleAgent(
-  db: Db,
-  filter: EligibilityFilter & { preferUserId?: number },
-): Promise<RoutableAgent | null> {
-  const triedAlready = filter.callId === undefined ? undefined : notTriedFor(filter.callId);
+type Param = (name: string, value: unknown) => unknown;
+const bound: Param = (_name, value) => value;
+const placeholder: Param = (name) => sql.placeholder(name);
+
+/** The pick, built with `param` for each value (see `nextEligibleAgent`). */
+function pickQuery(db: Db, filter: EligibilityFilter & { preferUserId?: number }, param: Param) {
+  const triedAlready =
+    filter.callId === undefined ? undefined : notTriedFor(param('callId', filter.callId) as number);
   const preferred =
-    filter.preferUserId === undefined ? [] : [sql`(${users.id} = ${filter.preferUserId}) desc`];
-  const [agent] = await db
+    filter.preferUserId === undefined
+      ? []
+      : [sql`(${users.id} = ${param('preferUserId', filter.preferUserId)}) desc`];
+  return db
     .select({ id: users.id, accountId: users.accountId, autoaccept: users.autoaccept })
     .from(users)
     .where(
       and(
-        eq(users.accountId, filter.accountId),
+        eq(users.accountId, param('accountId', filter.accountId) as number),
         eq(users.isAvailable, true),
         reachable(),
-        or(isNull(users.wrapUpUntil), lte(users.wrapUpUntil, filter.now)),
+        or(isNull(users.wrapUpUntil), lte(users.wrapUpUntil, param('now', filter.now) as Date)),
         sql`${USERS_ID} not in ${BUSY_USERS}`,
-        inTeam(filter.teamId),
+        filter.teamId === null ? undefined : inTeam(param('teamId', filter.teamId) as number),
         triedAlready,
         filter.onlyUserIds ? inArray(users.id, filter.onlyUserIds) : undefined,
         filter.excludeUserIds?.length ? notInArray(users.id, filter.excludeUserIds) : undefined,
@@ -89,7 +91,60 @@ export async function nextEligibleAgent(
     )
     .orderBy(...preferred, sql`${users.idleSince} asc nulls first`, asc(users.id))
     .limit(1);
+}
+
+/**
+ * The agent to offer a call now (spec section 6 and the routing rules), or null: online in the
+ * app or on mobile, available, not rung for or on a call, not wrapping up, in the team, not yet
+ * tried for this call; `preferUserId` if they are eligible, else the longest idle (never
+ * idle-stamped first, then by id). One row: the database picks, nothing else is read. The
+ * usual shapes (no lists of users) run as prepared statements.
+ */
+export async function nextEligibleAgent(
+  db: Db,
+  filter: EligibilityFilter & { preferUserId?: number },
+): Promise<RoutableAgent | null> {
+  if (filter.onlyUserIds || filter.excludeUserIds?.length) {
+    const [agent] = await pickQuery(db, filter, bound);
+    return agent ?? null;
+  }
+  const shape = `pick:${filter.teamId === null ? 'all' : 'team'}:${
+    filter.callId === undefined ? 'new' : 'call'
+  }:${filter.preferUserId === undefined ? 'idle' : 'prefer'}`;
+  const statement = prepared(db, shape, () =>
+    pickQuery(db, filter, placeholder).prepare(shape.replace(/:/g, '_')),
+  );
+  const [agent] = await statement.execute({
+    accountId: filter.accountId,
+    now: filter.now,
+    teamId: filter.teamId,
+    callId: filter.callId,
+    preferUserId: filter.preferUserId,
+  });
   return agent ?? null;
+}
+
+/** Why nobody eligible is left (see `unstaffedReason`), built with `param` for each value. */
+function unstaffedQuery(
+  db: Db,
+  accountId: number,
+  teamId: number | null,
+  callId: number | undefined,
+  param: Param,
+) {
+  return db
+    .select({ id: users.id })
+    .from(users)
+    .where(
+      and(
+        eq(users.accountId, param('accountId', accountId) as number),
+        eq(users.isAvailable, true),
+        reachable(),
+        teamId === null ? undefined : inTeam(param('teamId', teamId) as number),
+        callId === undefined ? undefined : notTriedFor(param('callId', callId) as number),
+      ),
+    )
+    .limit(1);
 }
 
 /**
@@ -102,19 +157,11 @@ export async function unstaffedReason(
   teamId: number | null,
   callId?: number,
 ): Promise<Extract<CallReason, 'all-agents-busy' | 'no-agents-online'>> {
-  const [row] = await db
-    .select({ id: users.id })
-    .from(users)
-    .where(
-      and(
-        eq(users.accountId, accountId),
-        eq(users.isAvailable, true),
-        reachable(),
-        inTeam(teamId),
-        callId === undefined ? undefined : notTriedFor(callId),
-      ),
-    )
-    .limit(1);
+  const shape = `unstaffed:${teamId === null ? 'all' : 'team'}:${callId === undefined ? 'new' : 'call'}`;
+  const statement = prepared(db, shape, () =>
+    unstaffedQuery(db, accountId, teamId, callId, placeholder).prepare(shape.replace(/:/g, '_')),
+  );
+  const [row] = await statement.execute({ accountId, teamId, callId });
   return row ? 'all-agents-busy' : 'no-agents-online';
 }
 

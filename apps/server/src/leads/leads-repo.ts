@@ -2,6 +2,7 @@
 import { and, desc, eq, gt, inArray, notExists, sql } from 'drizzle-orm';
 import { formatPhone, type Lead, type LeadIntakeBody } from '@leadline/contracts';
 import type { Db } from '../db/database';
+import { prepared } from '../db/prepared';
 import { calls, leads } from '../db/schema';
 
 /** A lead row. */
@@ -36,20 +37,34 @@ export async function insertLead(
   profileId: number | null,
   body: LeadIntakeBody,
 ): Promise<LeadRow> {
-  const [row] = await db
-    .insert(leads)
-    .values({
-      accountId,
-      profileId,
-      fname: body.fname,
-      lname: body.lname,
-      phoneNumber: body.phone_number,
-      email: body.email ?? null,
-      company: body.company ?? null,
-      category: body.category ?? null,
-      sourceId: body.source_id ?? null,
-    })
-    .returning();
+  const statement = prepared(db, 'insert-lead', () =>
+    db
+      .insert(leads)
+      .values({
+        accountId: sql.placeholder('accountId'),
+        profileId: sql.placeholder('profileId'),
+        fname: sql.placeholder('fname'),
+        lname: sql.placeholder('lname'),
+        phoneNumber: sql.placeholder('phoneNumber'),
+        email: sql.placeholder('email'),
+        company: sql.placeholder('company'),
+        category: sql.placeholder('category'),
+        sourceId: sql.placeholder('sourceId'),
+      })
+      .returning()
+      .prepare('insert_lead'),
+  );
+  const [row] = await statement.execute({
+    accountId,
+    profileId,
+    fname: body.fname,
+    lname: body.lname,
+    phoneNumber: body.phone_number,
+    email: body.email ?? null,
+    company: body.company ?? null,
+    category: body.category ?? null,
+    sourceId: body.source_id ?? null,
+  });
   return row!;
 }
 
