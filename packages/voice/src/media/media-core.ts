@@ -51,11 +51,21 @@ export interface MediaCoreOptions {
   /** Made by `start` (which generates the DTLS certificate) when not given. */
   peerFactory?: PeerFactory;
   /**
+   * Offer legs kept ready ahead of time (see `MediaCore.createOfferLeg`); default
+   * `DEFAULT_OFFER_POOL_SIZE`, 0 for none. Made after the first offer is asked for.
+   */
+  offerPoolSize?: number;
+  /**
    * Runs after every mixed frame with how late it started and how late it finished (ms after
    * its due time; bench instrumentation).
    */
   onFrameMixed?: (latenessMs: number, endLatenessMs: number) => void;
 }
+
+/** Offer legs kept ready per media core once offers are asked for. */
+export const DEFAULT_OFFER_POOL_SIZE = 4;
+/** An offer older than this is not used (its leg is closed and a fresh one made). */
+export const READY_OFFER_MAX_AGE_MS = 10 * 60_000;
 
 /** File name for an id (participant or room): characters unsafe in a path replaced by `_`. */
 export function safeFileName(id: string, extension: string): string {
@@ -84,6 +94,11 @@ export class MediaCore {
   private readonly numberPlan: NumberPlan;
   private peerFactory: PeerFactory | undefined;
   private clips: ClipLibrary | undefined;
+  /** Offer legs made ahead of time, oldest first (see `createOfferLeg`). */
+  private readonly readyOffers: Array<{ leg: WebRtcLeg; sdp: string; madeAt: number }> = [];
+  /** Offer legs being made for `readyOffers`. */
+  private makingOffers = 0;
+  private running = false;
 
   /** Creates a stopped core. */
   constructor(private readonly options: MediaCoreOptions) {
@@ -112,12 +127,15 @@ export class MediaCore {
     await mkdir(this.options.recordingsDir, { recursive: true });
     this.clips = await loadClips(this.options.assetsDir);
     this.peerFactory ??= await createPeerFactory(this.options.iceAddresses);
+    this.running = true;
     this.pacer.start();
   }
 
   /** Ends every room, waits for recordings to be written and peers to close, stops the loop. */
   async shutdown(): Promise<void> {
+    this.running = false;
     for (const roomId of [...this.rooms.keys()]) this.closeRoom(roomId, 'engine-closed');
+    for (const { leg } of this.readyOffers.splice(0)) this.track(leg.leave('engine-closed'));
     this.pacer.stop();
     await this.settled();
   }
@@ -143,8 +161,72 @@ export class MediaCore {
     participantId: ParticipantId,
     options: LegOptions = {},
   ): Promise<string> {
+    if (this.participants.has(participantId))
+      throw new MediaError('ParticipantExists', participantId);
+    const ready = this.takeReadyOffer();
+    this.makeReadyOffers();
+    if (ready) {
+      ready.leg.bind(participantId, roomId, options.role ?? 'agent');
+      this.join(ready.leg);
+      return ready.sdp;
+    }
     const leg = this.addLeg(roomId, participantId, options);
     return this.failOnError(leg, () => leg.createOffer());
+  }
+
+  /** Offer legs ready now (tests). */
+  get readyOfferCount(): number {
+    return this.readyOffers.length;
+  }
+
+  /** The oldest offer made ahead of time that is not too old to use, if any. */
+  private takeReadyOffer(): { leg: WebRtcLeg; sdp: string } | undefined {
+    for (;;) {
+      const ready = this.readyOffers.shift();
+      if (!ready) return undefined;
+      if (
+        this.clock.now() - ready.madeAt <= READY_OFFER_MAX_AGE_MS &&
+        ready.leg.state === 'awaiting-answer'
+      )
+        return ready;
+      this.track(ready.leg.leave('removed'));
+    }
+  }
+
+  /**
+   * Makes offer legs ahead of time, up to `offerPoolSize`, once the core has been asked for an
+   * offer: ringing an agent then takes a leg whose peer connection, sockets and ICE candidates
+   * are ready (a few ms of the worker's time each) instead of making one while the agent waits.
+   */
+  private makeReadyOffers(): void {
+    const size = this.options.offerPoolSize ?? DEFAULT_OFFER_POOL_SIZE;
+    const factory = this.peerFactory;
+    if (!factory) return;
+    while (this.running && this.readyOffers.length + this.makingOffers < size) {
+      this.makingOffers++;
+      const leg = new WebRtcLeg({
+        id: '',
+        roomId: '',
+        peer: factory.create(),
+        observer: this.legObserver,
+        scheduler: this.scheduler,
+        clock: this.clock,
+      });
+      const made = leg.createOffer().then(
+        (sdp) => {
+          this.makingOffers--;
+          if (this.running) this.readyOffers.push({ leg, sdp, madeAt: this.clock.now() });
+          else this.track(leg.leave('engine-closed'));
+        },
+        (error: unknown) => {
+          this.makingOffers--;
+          this.options.warn(`an offer made ahead of time failed: ${String(error)}`);
+          this.track(leg.leave('failed'));
+        },
+      );
+      // Shutdown waits for it like for a leg leaving.
+      this.track(made);
+    }
   }
 
   /** See `MediaEngine.acceptAnswer`. Does nothing for a participant that has gone. */
@@ -386,14 +468,19 @@ export class MediaCore {
     this.leaving.add(tracked);
   }
 
+  /** Events of legs made ahead of time (`id` '') concern no call yet and are dropped. */
   private readonly legObserver: LegObserver = {
-    connected: (leg) =>
-      this.options.emit({ type: 'leg.connected', participantId: leg.id, roomId: leg.roomId }),
+    connected: (leg) => {
+      if (leg.id === '') return;
+      this.options.emit({ type: 'leg.connected', participantId: leg.id, roomId: leg.roomId });
+    },
     failed: (leg, reason) => {
+      if (leg.id === '') return;
       this.detach(leg.id, 'failed');
       this.options.emit({ type: 'leg.failed', participantId: leg.id, roomId: leg.roomId, reason });
     },
     dtmf: (leg, digit, tone) => {
+      if (leg.id === '') return;
       this.options.emit({ type: 'dtmf', participantId: leg.id, roomId: leg.roomId, digit, tone });
       // The room's other party (the virtual lead) hears the key press.
       this.sendDigits(leg.roomId, digit);

@@ -62,8 +62,8 @@ export interface WebRtcLegOptions {
  * `LegClosed`); a failed negotiation moves the leg to `failed`.
  */
 export class WebRtcLeg implements Participant {
-  readonly id: ParticipantId;
-  readonly roomId: RoomId;
+  #id: ParticipantId;
+  #roomId: RoomId;
   muted = false;
   role: ParticipantRole;
   private readonly peer: RTCPeerConnection;
@@ -92,8 +92,8 @@ export class WebRtcLeg implements Participant {
 
   /** Wraps `options.peer`; nothing is negotiated until `createOffer` or `answer`. */
   constructor(options: WebRtcLegOptions) {
-    this.id = options.id;
-    this.roomId = options.roomId;
+    this.#id = options.id;
+    this.#roomId = options.roomId;
     this.peer = options.peer;
     this.observer = options.observer;
     this.scheduler = options.scheduler;
@@ -106,6 +106,30 @@ export class WebRtcLeg implements Participant {
       track.onReceiveRtp.subscribe((packet) => this.receive(packet));
     });
     this.peer.connectionStateChange.subscribe((state) => this.onConnectionState(state));
+  }
+
+  /** The participant it is ('' while a prepared offer waits for its call: `bind`). */
+  get id(): ParticipantId {
+    return this.#id;
+  }
+
+  /** The room it is in ('' while a prepared offer waits for its call). */
+  get roomId(): RoomId {
+    return this.#roomId;
+  }
+
+  /**
+   * Gives a leg made ahead of time (`id` ''), whose offer is made and not yet answered, to the
+   * participant it will be: the media core keeps a few such offers ready so that ringing an agent
+   * does not wait for a peer connection, its sockets and ICE gathering.
+   */
+  bind(id: ParticipantId, roomId: RoomId, role: ParticipantRole): void {
+    if (this.#id !== '' || this.lifecycle.state !== 'awaiting-answer') {
+      throw new MediaError('IllegalTransition', `leg ${this.#id} cannot be bound now`);
+    }
+    this.#id = id;
+    this.#roomId = roomId;
+    this.role = role;
   }
 
   /** A leg takes part in the mix once ICE and DTLS are up (before, it says and hears nothing). */

@@ -1,0 +1,27 @@
+import { openDatabase, queryRows } from '../src/db/database';
+import { seedDemo } from '../src/db/seed';
+import { seedAgents } from '../../../bench/routing/seed-agents';
+import { nextEligibleAgent } from '../src/calls/routing-repo';
+import { sql } from 'drizzle-orm';
+const { db } = await openDatabase({ dir: 'memory://' });
+await (seedDemo as any)(db);
+await seedAgents(db, 50);
+await db.execute(sql`update users set is_online_app = true, is_available = true`);
+const [acc] = await queryRows<{ id: number }>(db, sql`select id from accounts order by id limit 1`);
+const [team] = await queryRows<{ id: number }>(db, sql`select id from teams order by id limit 1`);
+// 40 agents ringing on 40 calls
+await db.execute(sql`insert into leads (account_id, fname, phone_number) select ${acc!.id}, 'x', '+1555' || g from generate_series(1,40) g`);
+await db.execute(sql`insert into calls (account_id, sid, status, lead_id) select account_id, 'CA' || id, 'ringing', id from leads`);
+await db.execute(sql`insert into call_users (call_id, user_id, type) select c.id, u.id, 'lead' from (select id, row_number() over () rn from calls) c join (select id, row_number() over (order by id) rn from users where email like 'routing%') u on u.rn = c.rn`);
+const bench = async (label: string) => { const t = performance.now(); for (let i = 0; i < 200; i++) await nextEligibleAgent(db, { accountId: acc!.id, teamId: team!.id, now: new Date() }); console.log(label, (performance.now() - t) / 200); };
+await bench('before analyze');
+await db.execute(sql`analyze`);
+await bench('after analyze');
+const t0 = performance.now();
+for (let i = 0; i < 200; i++) await nextEligibleAgent(db, { accountId: acc!.id, teamId: team!.id, now: new Date() });
+console.log('pick ms', (performance.now() - t0) / 200);
+const client = (db as any).$client;
+const q = (await import('../src/calls/routing-repo')) as any;
+const r = await client.query(`explain analyze select "id" from users where account_id = ${acc!.id} and is_available and (is_online_app or is_mobile) and (wrap_up_until is null or wrap_up_until <= now()) and "users"."id" not in (select busy_cu.user_id from call_users busy_cu inner join calls busy_c on busy_c.id = busy_cu.call_id where busy_c.status in ('ringing', 'in-progress', 'queued') and (busy_cu.outcome = 'ringing' or (busy_cu.outcome = 'accepted' and busy_cu.left_at is null))) and "users"."id" in (select team_tm.user_id from team_members team_tm where team_tm.team_id = ${team!.id}) order by idle_since asc nulls first, id limit 1`);
+console.log(r.rows.map((x: any) => x['QUERY PLAN']).join('\n'));
+process.exit(0);
