@@ -16,6 +16,7 @@ import { CallControl } from './calls/call-control';
 import { CallFlows } from './calls/call-flows';
 import { lanAddresses, type Config } from './config';
 import { openDatabase, type Database } from './db/database';
+import { keepPlannerStatistics } from './db/planner-statistics';
 import { ensureApiKey, seedDemo } from './db/seed';
 import { EventBus } from './events/event-bus';
 import { serverRoot } from './lib/app-root';
@@ -74,6 +75,9 @@ export async function startLeadline(
   }
   // No device is connected at start, whatever the database remembers.
   await markAllOffline(db);
+  const stopStatistics = await keepPlannerStatistics(database, (error) =>
+    logger.warn({ err: error }, 'analyzing the tables failed'),
+  );
 
   const tokens = new AccessTokens(
     config.tokenSecret ?? loadOrCreateSecret(join(config.dataDir, 'token-secret')),
@@ -147,6 +151,7 @@ export async function startLeadline(
     await flows.start();
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
+    stopStatistics();
     flows.stop();
     await engine.close().catch(() => undefined);
     await app.close().catch(() => undefined);
@@ -163,6 +168,7 @@ export async function startLeadline(
     events,
     url: `${https ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
     async close() {
+      stopStatistics();
       await flows.shutdown();
       // Together: the HTTP server's close waits for every connection it accepted, the upgraded
       // signalling sockets too, and only the engine closes those. One after the other, a stop
