@@ -333,7 +333,7 @@ export class CallFlows {
   // ------------------------------------------------------------------ starting calls
 
   /**
-   * A web lead: stored, its call created and offered. A lead nobody can take now waits in the
+   * A web lead: offered (the agent rung first), then stored with its call. A lead nobody can take now waits in the
    * queue (all agents busy, or nobody online); outside the profile's hours it is `offline`.
    */
   async intakeLead(
@@ -350,40 +350,47 @@ export class CallFlows {
       // stored as waiting, the wake-up did not see it, so it is woken again below.
       const freedBefore = this.#freed.get(accountId) ?? 0;
       let lead: LeadRow | undefined;
-      const { call, result } = await this.#router.offerNew(accountId, profile, async (decision) => {
-        lead = await insertLead(this.#db, accountId, profileId, body);
-        const base = {
-          sid,
-          accountId,
-          leadId: lead.id,
-          profileId,
-          phoneNumber: lead.phoneNumber,
-          type: 'lead',
-          direction: 'outbound',
-          source: 'web',
-          callerNumberId,
-        } as const;
-        if (decision.kind === 'rang') {
-          const call = await insertCall(this.#db, { ...base, status: bornAs('ring') });
-          const callUser = await insertCallUser(this.#db, {
-            callId: call.id,
-            userId: decision.agent.id,
+      const { call, result } = await this.#router.offerNew(
+        accountId,
+        profile,
+        { sid, to: body.phone_number },
+        async (decision) => {
+          lead = await insertLead(this.#db, accountId, profileId, body);
+          const base = {
+            sid,
+            accountId,
+            leadId: lead.id,
+            profileId,
+            phoneNumber: lead.phoneNumber,
             type: 'lead',
-            autoaccept: decision.agent.autoaccept,
-          });
-          return { call, callUser };
-        }
-        const { reason } = decision;
-        const now = this.#clock.now();
-        const waits = reason === 'all-agents-busy' || reason === 'no-agents-online';
-        const call = await insertCall(
-          this.#db,
-          waits
-            ? { ...base, status: bornAs('wait'), reason, waitingSince: now }
-            : { ...base, status: bornAs(NOBODY_EVENT[reason]), reason, endedAt: now },
-        );
-        return { call, callUser: null };
-      });
+            direction: 'outbound',
+            source: 'web',
+            callerNumberId,
+          } as const;
+          if (decision.kind === 'rang') {
+            const call = await insertCall(this.#db, { ...base, status: bornAs('ring') });
+            const callUser = await insertCallUser(this.#db, {
+              id: decision.callUserId,
+              callId: call.id,
+              userId: decision.agent.id,
+              type: 'lead',
+              autoaccept: decision.agent.autoaccept,
+              outcome: decision.outcome,
+            });
+            return { call, callUser };
+          }
+          const { reason } = decision;
+          const now = this.#clock.now();
+          const waits = reason === 'all-agents-busy' || reason === 'no-agents-online';
+          const call = await insertCall(
+            this.#db,
+            waits
+              ? { ...base, status: bornAs('wait'), reason, waitingSince: now }
+              : { ...base, status: bornAs(NOBODY_EVENT[reason]), reason, endedAt: now },
+          );
+          return { call, callUser: null };
+        },
+      );
       if (!lead) throw new Error('The lead was not stored.');
       if (result.kind === 'rang') {
         this.#log.info({ callId: call.id, agentId: result.agent.id }, 'ringing agent');

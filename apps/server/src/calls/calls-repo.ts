@@ -211,6 +211,8 @@ export type { CallReason };
 export async function insertCallUser(
   db: DbOrTx,
   values: {
+    /** Given when it was taken ahead of time (`IdBlocks`); else the sequence's next. */
+    id?: number;
     callId: number;
     userId: number;
     type: CallType;
@@ -226,6 +228,8 @@ export async function insertCallUser(
     (db as Db)
       .insert(callUsers)
       .values({
+        // An id taken ahead (`IdBlocks`) when the ring was announced before it was stored.
+        id: sql`coalesce(${p('id')}::int, nextval('call_users_id_seq'))`,
         callId: p('callId'),
         userId: p('userId'),
         type: p('type'),
@@ -239,6 +243,7 @@ export async function insertCallUser(
       .prepare('insert_call_user'),
   );
   const [row] = await statement.execute({
+    id: values.id ?? null,
     callId: values.callId,
     userId: values.userId,
     type: values.type,

@@ -11,6 +11,7 @@
 import type { CallType } from '@leadline/contracts';
 import { identityOf } from '../auth/access-token';
 import type { Db } from '../db/database';
+import { IdBlocks } from '../db/id-blocks';
 import type { CallReason } from '../db/schema';
 import { isOpen } from '../profiles/availability';
 import type { AgentRole, Telephony } from '../telephony/telephony';
@@ -79,7 +80,15 @@ export type OfferResult =
 
 /** What the router decided for a call not stored yet (`offerNew`). */
 export type NewCallDecision =
-  { kind: 'rang'; agent: RoutableAgent } | { kind: 'nobody'; reason: NobodyReason };
+  | {
+      kind: 'rang';
+      agent: RoutableAgent;
+      /** The ring's id, as the agent's device was told (`client:<id>`). */
+      callUserId: number;
+      /** `missed` when none of the agent's devices could be rung. */
+      outcome: 'ringing' | 'missed';
+    }
+  | { kind: 'nobody'; reason: NobodyReason };
 
 /** What the router needs. */
 export interface RouterOptions {
@@ -100,8 +109,14 @@ export interface RouterOptions {
 export class Router {
   /** Ring timers by call-user id. */
   readonly #timers = new Map<number, unknown>();
+  /** Per account, agents picked for a new call whose ring is not stored yet (`offerNew`). */
+  readonly #pending = new Map<number, Set<number>>();
+  /** Ids of rings announced before they are stored. */
+  readonly #callUserIds: IdBlocks;
 
-  constructor(private readonly options: RouterOptions) {}
+  constructor(private readonly options: RouterOptions) {
+    this.#callUserIds = new IdBlocks(options.db, 'call_users_id_seq');
+  }
 
   /**
    * Offers `call` to the next eligible agent: rings them and resolves with the ring, or with
@@ -127,7 +142,10 @@ export class Router {
           now: clock.now(),
           ...(request.preferUserId === undefined ? {} : { preferUserId: request.preferUserId }),
           ...(request.onlyUserIds ? { onlyUserIds: request.onlyUserIds } : {}),
-          ...(request.excludeUserIds ? { excludeUserIds: request.excludeUserIds } : {}),
+          excludeUserIds: [
+            ...(request.excludeUserIds ?? []),
+            ...(this.#pending.get(call.accountId) ?? []),
+          ],
         });
         if (!agent) return null;
         const callUser = await insertCallUser(db, {
@@ -162,48 +180,85 @@ export class Router {
   }
 
   /**
-   * Offers a call that is not stored yet (a new web lead): decides first, then `store` writes
-   * the call as the decision makes it (rung: born `ringing`, with its ring; nobody: why), inside
-   * the account's lock like every pick and the ring it records; then rings. A new call has
-   * nobody tried yet and is written once, so this takes half the statements of storing a call
-   * and then offering it. If the picked agent's devices cannot be rung, the stored call goes on
-   * through `offer` like any other.
+   * Offers a call that is not stored yet (a new web lead): picks the agent, rings them, and then
+   * has `store` write the call as the decision made it (rung: born `ringing`, with its ring under
+   * the id the agent's device was told; nobody: why). The ring goes out before anything is
+   * written, so the lead reaches the agent as soon as an agent is known: until its row is
+   * stored, the agent is held back from every other pick (`#pending`), and the call's own
+   * events wait in its queue behind this task. If the agent's devices cannot be rung, the
+   * stored call goes on through `offer` like any other.
    */
   async offerNew(
     accountId: number,
     profile: ProfileRow | null,
+    call: { sid: string; to: string },
     store: (decision: NewCallDecision) => Promise<{ call: CallRow; callUser: CallUserRow | null }>,
   ): Promise<{ call: CallRow; result: OfferResult }> {
     const { db, clock } = this.options;
     if (!isOpen(profile?.availability, clock.now())) {
-      const { call } = await store({ kind: 'nobody', reason: 'outside-hours' });
-      return { call, result: { kind: 'nobody', reason: 'outside-hours' } };
+      const { call: stored } = await store({ kind: 'nobody', reason: 'outside-hours' });
+      return { call: stored, result: { kind: 'nobody', reason: 'outside-hours' } };
     }
     const teamId = profile?.teamId ?? null;
-    const decided = await this.options.accountLock(accountId, async () => {
-      const agent = await nextEligibleAgent(db, { accountId, teamId, now: clock.now() });
-      if (!agent) return null;
-      return { agent, ...(await store({ kind: 'rang', agent })) };
+    const pending = this.#pendingOf(accountId);
+    const agent = await this.options.accountLock(accountId, async () => {
+      const picked = await nextEligibleAgent(db, {
+        accountId,
+        teamId,
+        now: clock.now(),
+        excludeUserIds: [...pending],
+      });
+      if (picked) pending.add(picked.id);
+      return picked;
     });
-    if (!decided) {
+    if (!agent) {
       const reason = await unstaffedReason(db, accountId, teamId);
-      const { call } = await store({ kind: 'nobody', reason });
-      return { call, result: { kind: 'nobody', reason } };
+      const { call: stored } = await store({ kind: 'nobody', reason });
+      return { call: stored, result: { kind: 'nobody', reason } };
     }
-    const { agent, call, callUser } = decided;
+    let stored: { call: CallRow; callUser: CallUserRow | null };
+    try {
+      const callUserId = await this.#callUserIds.take();
+      const rung = await this.options.telephony.ringAgent(
+        call.sid,
+        identityOf(agent.id),
+        { From: `client:${callUserId}`, To: call.to },
+        { role: ROLE_OF.lead },
+      );
+      try {
+        stored = await store({
+          kind: 'rang',
+          agent,
+          callUserId,
+          outcome: rung === 0 ? 'missed' : 'ringing',
+        });
+      } catch (error) {
+        if (rung > 0) this.options.telephony.cancelRing(call.sid, identityOf(agent.id));
+        throw error;
+      }
+      if (rung === 0) {
+        return {
+          call: stored.call,
+          result: await this.offer(stored.call, { type: 'lead', profile }),
+        };
+      }
+    } finally {
+      pending.delete(agent.id);
+    }
+    const { callUser } = stored;
     if (!callUser) throw new Error('A rung call was stored without its ring.');
-    const rung = await this.options.telephony.ringAgent(
-      call.sid,
-      identityOf(agent.id),
-      { From: `client:${callUser.id}`, To: call.phoneNumber ?? '' },
-      { role: ROLE_OF.lead },
-    );
-    if (rung === 0) {
-      await updateCallUser(db, callUser.id, { outcome: 'missed' });
-      return { call, result: await this.offer(call, { type: 'lead', profile }) };
-    }
     this.armRingTimer(call.sid, callUser.id, profile?.ringTimeoutMs ?? this.options.ringTimeoutMs);
-    return { call, result: { kind: 'rang', agent, callUser } };
+    return { call: stored.call, result: { kind: 'rang', agent, callUser } };
+  }
+
+  /** Agents of the account picked for a new call whose ring is not stored yet. */
+  #pendingOf(accountId: number): Set<number> {
+    let pending = this.#pending.get(accountId);
+    if (!pending) {
+      pending = new Set();
+      this.#pending.set(accountId, pending);
+    }
+    return pending;
   }
 
   /**

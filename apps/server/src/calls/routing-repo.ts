@@ -86,7 +86,11 @@ function pickQuery(db: Db, filter: EligibilityFilter & { preferUserId?: number }
         filter.teamId === null ? undefined : inTeam(param('teamId', filter.teamId) as number),
         triedAlready,
         filter.onlyUserIds ? inArray(users.id, filter.onlyUserIds) : undefined,
-        filter.excludeUserIds?.length ? notInArray(users.id, filter.excludeUserIds) : undefined,
+        param === placeholder
+          ? sql`${USERS_ID} <> all(${sql.placeholder('excluded')}::int[])`
+          : filter.excludeUserIds?.length
+            ? notInArray(users.id, filter.excludeUserIds)
+            : undefined,
       ),
     )
     .orderBy(...preferred, sql`${users.idleSince} asc nulls first`, asc(users.id))
@@ -97,14 +101,14 @@ function pickQuery(db: Db, filter: EligibilityFilter & { preferUserId?: number }
  * The agent to offer a call now (spec section 6 and the routing rules), or null: online in the
  * app or on mobile, available, not rung for or on a call, not wrapping up, in the team, not yet
  * tried for this call; `preferUserId` if they are eligible, else the longest idle (never
- * idle-stamped first, then by id). One row: the database picks, nothing else is read. The
- * usual shapes (no lists of users) run as prepared statements.
+ * idle-stamped first, then by id). One row: the database picks, nothing else is read. Every
+ * shape but `onlyUserIds` runs as a prepared statement.
  */
 export async function nextEligibleAgent(
   db: Db,
   filter: EligibilityFilter & { preferUserId?: number },
 ): Promise<RoutableAgent | null> {
-  if (filter.onlyUserIds || filter.excludeUserIds?.length) {
+  if (filter.onlyUserIds) {
     const [agent] = await pickQuery(db, filter, bound);
     return agent ?? null;
   }
@@ -120,6 +124,7 @@ export async function nextEligibleAgent(
     teamId: filter.teamId,
     callId: filter.callId,
     preferUserId: filter.preferUserId,
+    excluded: filter.excludeUserIds ?? [],
   });
   return agent ?? null;
 }
