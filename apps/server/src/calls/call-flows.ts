@@ -333,8 +333,9 @@ export class CallFlows {
   // ------------------------------------------------------------------ starting calls
 
   /**
-   * A web lead: offered (the agent rung first), then stored with its call. A lead nobody can take now waits in the
-   * queue (all agents busy, or nobody online); outside the profile's hours it is `offline`.
+   * A web lead: offered (its agent rung first), then stored with its call. A lead nobody can
+   * take now waits in the queue (all agents busy, or nobody online); outside the profile's hours
+   * it is `offline`.
    */
   async intakeLead(
     accountId: number,
