@@ -41,6 +41,19 @@ describe('formatPhone (display)', () => {
     expect(formatPhone('+15550100142')).toBe('+1 555 010 0142');
     expect(formatPhone('not a number')).toBe('not a number');
   });
+
+  it('formats a number toE164 just read (remembered) as it formats one read afresh', () => {
+    // Written nationally, in two countries; the second also with an extension (not remembered).
+    expect(toE164('020 7946 0959', 'GB')).toBe('+442079460959');
+    expect(formatPhone('+442079460959')).toBe('+44 20 7946 0959');
+    expect(toE164('(415) 555-0177')).toBe('+14155550177');
+    expect(formatPhone('+14155550177')).toBe('+1 415 555 0177');
+    expect(toE164('415 555 0178 ext. 12')).toBe('+14155550178');
+    expect(formatPhone('+14155550178')).toBe('+1 415 555 0178');
+    // Past the memory's bound the oldest are parsed again, with the same result.
+    for (let n = 0; n < 1100; n++) toE164(`+1415555${String(1000 + n).padStart(4, '0')}`);
+    expect(formatPhone('+442079460959')).toBe('+44 20 7946 0959');
+  });
 });
 
 describe('the server’s imports keep working', () => {

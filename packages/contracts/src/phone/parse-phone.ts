@@ -77,14 +77,21 @@ export function parsePhone(text: string, options: ParsePhoneOptions = {}): Parse
 }
 
 function wrap(number: PhoneNumber): ParsedPhone {
+  let valid: boolean | undefined;
+  let possible: boolean | undefined;
   return {
     country: number.country ?? null,
     callingCode: number.countryCallingCode,
     nationalNumber: number.nationalNumber,
     e164: number.number,
     extension: number.ext ?? null,
-    valid: number.isValid(),
-    possible: number.isPossible(),
+    // Checked when asked (matching the country's patterns is most of a parse's cost).
+    get valid() {
+      return (valid ??= number.isValid());
+    },
+    get possible() {
+      return (possible ??= number.isPossible());
+    },
     format(format, options = {}) {
       switch (format) {
         case 'national':
