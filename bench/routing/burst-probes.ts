@@ -30,6 +30,9 @@ export function probeStatements(file: string): void {
   };
   const execute = proto.execProtocolRawSync;
   const stats = new Map<string, { count: number; ms: number }>();
+  /** Single protocol messages that ran 5 ms or longer: when (ms into the burst), how long. */
+  const slow: string[] = [];
+  let burstStart = 0;
   let statement = '';
   let on = false;
   proto.execProtocolRawSync = function (this: unknown, message: Uint8Array) {
@@ -46,14 +49,22 @@ export function probeStatements(file: string): void {
       if (on) {
         const entry = stats.get(statement) ?? { count: 0, ms: 0 };
         if (message[0] === 0x50) entry.count++;
-        entry.ms += performance.now() - started;
+        const took = performance.now() - started;
+        entry.ms += took;
         stats.set(statement, entry);
+        if (took >= 5) {
+          slow.push(
+            `${(started - burstStart).toFixed(0)} ms in: ${took.toFixed(1)} ms ${String.fromCharCode(message[0] ?? 0)} ${statement.slice(0, 80)}`,
+          );
+        }
       }
     }
   };
   onBurst(
     () => {
       stats.clear();
+      slow.length = 0;
+      burstStart = performance.now();
       on = true;
     },
     () => {
@@ -69,6 +80,9 @@ export function probeStatements(file: string): void {
             ([text, s]) =>
               `${s.ms.toFixed(0)}\t${s.count}\t${(s.ms / Math.max(1, s.count)).toFixed(2)}\t${text.slice(0, 200)}`,
           ),
+          '',
+          `Protocol messages of 5 ms or more: ${slow.length}`,
+          ...slow,
         ].join('\n') + '\n',
       );
     },

@@ -59,7 +59,7 @@ const base = process.env.BASE ?? 'http://127.0.0.1:3000';
 const agentCount = Number(process.env.AGENTS ?? 50);
 const leadCount = Number(process.env.LEADS ?? 100);
 const spreadMs = Number(process.env.SPREAD_MS ?? 1000);
-const warmupLeads = Number(process.env.WARMUP_LEADS ?? 3);
+const warmupLeads = Number(process.env.WARMUP_LEADS ?? 20);
 const API_KEY = process.env.API_KEY ?? 'demo-api-key';
 /** Longest wait for the leads offered at once to ring, and for the queue to be offered. */
 const OFFER_WAIT_MS = 15_000;
@@ -386,4 +386,8 @@ console.error(
       ? `; queue wait p50 ${p(result.queuedMs, 0.5)} max ${p(result.queuedMs, 1)} ms (${result.queuedMs.length})`
       : ''),
 );
+// BENCH_TRACE=1: each offered lead's POST → invite in the order they were posted.
+if (process.env.BENCH_TRACE === '1') {
+  console.error(`${mode} in order: ${result.offeredMs.map((ms) => Math.round(ms)).join(' ')}`);
+}
 process.exit(0);

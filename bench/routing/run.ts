@@ -12,13 +12,15 @@
  * reject, and reported apart as queue wait.
  *
  * Environment: `BENCH_ROUNDS` (default 3), `BENCH_AGENTS` (50), `BENCH_LEADS` (100),
- * `BENCH_SPREAD_MS` (1000), `BENCH_CPU_PROF=<dir>` (the product runs with `node --cpu-prof`,
+ * `BENCH_SPREAD_MS` (1000), `WARMUP_LEADS` (20), `BENCH_CPU_PROF=<dir>` (the product runs with `node --cpu-prof`,
  * its profiles written there), `BENCH_SQL_STATS=<file>` and `BENCH_BURST_PROF=<file>` (the
  * product's statements and main thread during the burst only: burst-probes.ts),
- * `BENCH_WRITE=0` to print instead of writing the doc.
+ * `BENCH_WRITE=0` to print instead of writing the doc, `BENCH_SERVER_NODE_ARGS` (e.g.
+ * `--trace-gc`) and `BENCH_SERVER_STDOUT=<file>` (the product's output after it is ready, one
+ * file per round), `BENCH_TRACE=1` (each offered lead's time, in posting order).
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -31,6 +33,8 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const agents = Number(process.env.BENCH_AGENTS ?? 50);
 const leadCount = Number(process.env.BENCH_LEADS ?? 100);
 const spreadMs = Number(process.env.BENCH_SPREAD_MS ?? 1000);
+/** Warm-up leads of the product (each rejected by every agent). */
+const warmupLeads = Number(process.env.WARMUP_LEADS ?? 20);
 const cpuProfDir = process.env.BENCH_CPU_PROF;
 const writeDoc = process.env.BENCH_WRITE !== '0';
 /** The product is told when the burst starts and ends (burst-probes.ts). */
@@ -99,6 +103,7 @@ async function drive(mode: 'product' | 'bare', base: string, pid: number): Promi
     AGENTS: String(agents),
     LEADS: String(leadCount),
     SPREAD_MS: String(spreadMs),
+    WARMUP_LEADS: String(warmupLeads),
   });
   let errors = '';
   client.stderr?.on('data', (d: Buffer) => {
@@ -152,17 +157,27 @@ async function productRound(round: number): Promise<Measured> {
   const prof = cpuProfDir
     ? ['--cpu-prof', `--cpu-prof-dir=${join(cpuProfDir, `round-${round}`)}`]
     : [];
-  const server = startOnCore(SERVER_CORE, [...prof, '--import', 'tsx', 'routing/product-host.ts'], {
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    VOICE_ICE_ADDRESSES: '127.0.0.1',
-    AGENT_RING_TIMEOUT_MS: String(RING_TIMEOUT_MS),
-    AGENTS: String(agents),
-  });
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const server = startOnCore(
+    SERVER_CORE,
+    [...prof, ...nodeArgs, '--import', 'tsx', 'routing/product-host.ts'],
+    {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      VOICE_ICE_ADDRESSES: '127.0.0.1',
+      AGENT_RING_TIMEOUT_MS: String(RING_TIMEOUT_MS),
+      AGENTS: String(agents),
+    },
+  );
   try {
     const { url } = await ready<{ url: string }>(server, 'the product');
+    // Past its ready line the product's output is kept (BENCH_SERVER_STDOUT) or dropped, never
+    // left unread: a full pipe would stop the product at its next log line.
+    const keep = process.env.BENCH_SERVER_STDOUT;
+    if (keep) server.stdout?.pipe(createWriteStream(`${keep}.round-${round}`));
+    else server.stdout?.resume();
     return await drive('product', url, server.pid!);
   } finally {
     await stopChild(server);
@@ -248,7 +263,7 @@ const markdown = `## Routing: 100 leads to 50 agents, POST to \`invite\`
 
 Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} cores (${cpu}), Node ${process.version}, with \`npx tsx bench/routing/run.ts\` (${measured.length} rounds, each with its own reference). ${loadNote}
 
-**Set-up.** Each round, two servers in turn on core ${SERVER_CORE}${canPin ? '' : ' (not pinned: `taskset` missing)'}, the load generator (bench/routing/load-client.ts) on core ${CLIENT_CORE}, a separate process. *Routing*: the product started by \`startLeadline\` (bench/routing/product-host.ts: HTTP API, PGlite, the voice engine with its media workers, call flows; \`LOG_LEVEL=warn\`, \`AGENT_RING_TIMEOUT_MS=${RING_TIMEOUT_MS}\` so that no ring times out during the run) on a fresh database with the demo account and ${agents} agents. Each agent logs in over HTTP, fetches a token (\`GET /api/v1/twilio/token2\`) and opens its own PStream socket (\`PStreamTestClient\`: \`listen\`, \`register\`; signalling only, no media; nobody answers). Warm-up: 3 leads, one after the other, each rejected by every agent until it ends missed. Then ${leadCount} leads are posted evenly within ${spreadMs} ms (\`POST /api/v1/leads\`, \`Authorization: Bearer demo-api-key\`, \`{fname, phone_number}\`, each its own number). *Bare push (reference)*: a plain Node HTTP server with a \`ws\` server (bench/routing/bare-push-server.ts) that pushes one invite-shaped frame to the next of ${agents} connected sockets for each POST, then answers; the same client, sockets, warm-up (50 requests) and posting schedule.
+**Set-up.** Each round, two servers in turn on core ${SERVER_CORE}${canPin ? '' : ' (not pinned: `taskset` missing)'}, the load generator (bench/routing/load-client.ts) on core ${CLIENT_CORE}, a separate process. *Routing*: the product started by \`startLeadline\` (bench/routing/product-host.ts: HTTP API, PGlite, the voice engine with its media workers, call flows; \`LOG_LEVEL=warn\`, \`AGENT_RING_TIMEOUT_MS=${RING_TIMEOUT_MS}\` so that no ring times out during the run) on a fresh database with the demo account and ${agents} agents. Each agent logs in over HTTP, fetches a token (\`GET /api/v1/twilio/token2\`) and opens its own PStream socket (\`PStreamTestClient\`: \`listen\`, \`register\`; signalling only, no media; nobody answers). Warm-up: ${warmupLeads} leads, one after the other, each rejected by every agent until it ends missed (so the intake's code has run ${warmupLeads} times and the ring's ${warmupLeads * agents} times before the burst, as a server that has been up a while; the bare server gets 50 requests). Then ${leadCount} leads are posted evenly within ${spreadMs} ms (\`POST /api/v1/leads\`, \`Authorization: Bearer demo-api-key\`, \`{fname, phone_number}\`, each its own number). *Bare push (reference)*: a plain Node HTTP server with a \`ws\` server (bench/routing/bare-push-server.ts) that pushes one invite-shaped frame to the next of ${agents} connected sockets for each POST, then answers; the same client, sockets, warm-up (50 requests) and posting schedule.
 
 - *POST → invite*: from just before the client sends the POST to the agent's socket receiving the lead's \`invite\` frame (timestamped in the socket's first listener), for the leads the product offered at once (their POST answered \`ringing\`): with ${agents} agents, the first ${agents} leads ring at once and the rest wait. For the bare push, every POST. p99 by nearest rank: of 50 samples it is the largest, so the pooled row is the steadier figure.
 - *POST answered*: POST → its HTTP answer (the product rings the agent before it answers).
