@@ -7,6 +7,7 @@ import { eq } from 'drizzle-orm';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallRow } from '../calls/calls-repo';
+import { routingChanged } from '../db/routing-changes';
 import { callerNumbers, calls, leads, teams, users } from '../db/schema';
 import { fingerprint } from '../test-support/db-fingerprint';
 import { ACCOUNT_B, startFixture, type Fixture } from '../test-support/fixture';
@@ -264,6 +265,7 @@ describe('account A cannot reach account B', () => {
         .update(calls)
         .set({ status: 'completed' })
         .where(eq(calls.leadId, call!.leadId!));
+      routingChanged();
     }
     const last = await f.t.app.inject({
       method: 'POST',

@@ -26,6 +26,7 @@ import { SignallingErrorCode } from '@leadline/contracts/signalling';
 import type { OutgoingCallDecision } from '@leadline/voice';
 import { identityOf } from '../auth/access-token';
 import type { Db } from '../db/database';
+import { routingChanged } from '../db/routing-changes';
 import type { CallReason } from '../db/schema';
 import type { EventBus } from '../events/event-bus';
 import { AppError } from '../http/errors';
@@ -370,14 +371,19 @@ export class CallFlows {
           } as const;
           if (decision.kind === 'rang') {
             const call = await insertCall(this.#db, { ...base, status: bornAs('ring') });
-            const callUser = await insertCallUser(this.#db, {
-              id: decision.callUserId,
-              callId: call.id,
-              userId: decision.agent.id,
-              type: 'lead',
-              autoaccept: decision.agent.autoaccept,
-              outcome: decision.outcome,
-            });
+            const callUser = await insertCallUser(
+              this.#db,
+              {
+                id: decision.callUserId,
+                callId: call.id,
+                userId: decision.agent.id,
+                type: 'lead',
+                autoaccept: decision.agent.autoaccept,
+                outcome: decision.outcome,
+              },
+              // The router took a rung agent out of its memory; one not rung is free again.
+              { routerKnows: decision.outcome === 'ringing' },
+            );
             return { call, callUser };
           }
           const { reason } = decision;
@@ -485,7 +491,7 @@ export class CallFlows {
     const call = await findCallById(this.#db, callId);
     if (!call || call.status !== 'queued' || call.source !== 'outbound') return;
     const now = this.#clock.now();
-    await this.#db.transaction(async (tx) => {
+    await this.#transaction(async (tx) => {
       await closeCallUsers(tx, call.id, now);
       await transitionCall(tx, call, 'cancel', { endedAt: now });
     });
@@ -821,7 +827,7 @@ export class CallFlows {
     }
     this.#telephony.hangup(fresh.sid);
     const now = this.#clock.now();
-    await this.#db.transaction(async (tx) => {
+    await this.#transaction(async (tx) => {
       await closeCallUsers(tx, fresh.id, now);
       await closeCallPhones(tx, fresh.id, now);
       await transitionCall(tx, fresh, NOBODY_EVENT[reason], { reason, endedAt: now });
@@ -907,7 +913,7 @@ export class CallFlows {
     );
     const rung = await ringingCallUsers(this.#db, call.id);
     for (const ring of rung) this.#router.cancelRingTimer(ring.id);
-    await this.#db.transaction(async (tx) => {
+    await this.#transaction(async (tx) => {
       await closeCallUsers(tx, call.id, now);
       await closeCallPhones(tx, call.id, now);
       if (FINAL_STATUSES.has(call.status)) return;
@@ -1078,7 +1084,7 @@ export class CallFlows {
       for (const ring of rung) this.#router.cancelRingTimer(ring.id);
       this.#telephony.hangup(call.sid);
       const now = this.#clock.now();
-      await this.#db.transaction(async (tx) => {
+      await this.#transaction(async (tx) => {
         await closeCallUsers(tx, call.id, now);
         await transitionCall(tx, call, 'abandon', { reason: 'caller-hung-up', endedAt: now });
       });
@@ -1115,7 +1121,7 @@ export class CallFlows {
     await touchLastCall(this.#db, userId, now);
     if (call.status === 'ringing') {
       const inbound = call.direction === 'inbound';
-      await this.#db.transaction(async (tx) => {
+      await this.#transaction(async (tx) => {
         await settleCallUsers(tx, call.id, 'canceled');
         // Inbound: the caller is already on the line, so the talk starts now.
         await transitionCall(tx, call, 'answer', {
@@ -1257,6 +1263,17 @@ export class CallFlows {
         resolve();
       });
     });
+  }
+
+  /**
+   * Runs `work` in a transaction. Its writes are counted for routing again once committed: a
+   * PostgreSQL reader could have read what was there before while it ran (`routingChanges`).
+   */
+  async #transaction(
+    work: (tx: Parameters<Parameters<Db['transaction']>[0]>[0]) => Promise<void>,
+  ): Promise<void> {
+    await this.#db.transaction(work);
+    routingChanged();
   }
 
   /** Runs `task` after the earlier tasks of `key`; its result or error reaches the caller. */

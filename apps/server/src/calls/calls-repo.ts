@@ -4,6 +4,7 @@ import { and, asc, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import { formatPhone, type Call, type CallType, type Disposition } from '@leadline/contracts';
 import type { Db } from '../db/database';
 import { prepared } from '../db/prepared';
+import { routingChanged } from '../db/routing-changes';
 import {
   callerNumbers,
   callPhones,
@@ -201,6 +202,7 @@ export async function transitionCall(
     .where(and(eq(calls.id, call.id), eq(calls.status, call.status)))
     .returning();
   if (!row) throw new StaleCallError(`call ${call.id} is no longer ${call.status} (${event})`);
+  routingChanged();
   return row;
 }
 
@@ -222,6 +224,13 @@ export async function insertCallUser(
     invitedByUserId?: number | null;
     teamId?: number | null;
   },
+  options: {
+    /**
+     * The router took the agent out of its memory of eligible agents when it rang them (a new
+     * lead): the write changes nothing it does not know (`routingChanges`).
+     */
+    routerKnows?: boolean;
+  } = {},
 ): Promise<CallUserRow> {
   const p = (name: string) => sql.placeholder(name);
   const statement = prepared(db as Db, 'insert-call-user', () =>
@@ -253,6 +262,7 @@ export async function insertCallUser(
     invitedByUserId: values.invitedByUserId ?? null,
     teamId: values.teamId ?? null,
   });
+  if (!options.routerKnows) routingChanged();
   return row!;
 }
 
@@ -285,6 +295,7 @@ export async function updateCallUser(
   values: Partial<Pick<CallUserRow, 'outcome' | 'answeredAt' | 'leftAt' | 'type'>>,
 ): Promise<void> {
   await db.update(callUsers).set(values).where(eq(callUsers.id, id));
+  routingChanged();
 }
 
 /** The users on a call now (answered, not left), in the order they joined. */
@@ -357,6 +368,7 @@ export async function settleCallUsers(
         userId === undefined ? undefined : eq(callUsers.userId, userId),
       ),
     );
+  routingChanged();
 }
 
 /** A call-user row of the user, with its call, or null (another user's row is not found). */

@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { routingChanged } from '../db/routing-changes';
 import { callUsers, calls, leads, notes, users } from '../db/schema';
 import {
   login,
@@ -40,6 +41,7 @@ beforeEach(async () => {
   await t.flows.idle();
   await t.database.db.update(calls).set({ status: 'completed' });
   await t.database.db.update(users).set({ wrapUpUntil: null });
+  routingChanged();
   t.telephony.commands.length = 0;
 });
 
@@ -222,6 +224,7 @@ describe('Check for lead', () => {
       error: 'You are Away: set yourself Available to take a lead.',
     });
     await t.database.db.update(users).set({ isAvailable: true });
+    routingChanged();
   });
 });
 

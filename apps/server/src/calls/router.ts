@@ -12,6 +12,8 @@ import type { CallType } from '@leadline/contracts';
 import { identityOf } from '../auth/access-token';
 import type { Db } from '../db/database';
 import { IdBlocks } from '../db/id-blocks';
+import { routingChanged } from '../db/routing-changes';
+import { CandidateCache } from './candidate-cache';
 import type { CallReason } from '../db/schema';
 import { isOpen } from '../profiles/availability';
 import type { AgentRole, Telephony } from '../telephony/telephony';
@@ -113,9 +115,12 @@ export class Router {
   readonly #pending = new Map<number, Set<number>>();
   /** Ids of rings announced before they are stored. */
   readonly #callUserIds: IdBlocks;
+  /** Whom new leads can be offered to, remembered between leads. */
+  readonly #candidates: CandidateCache;
 
   constructor(private readonly options: RouterOptions) {
     this.#callUserIds = new IdBlocks(options.db, 'call_users_id_seq');
+    this.#candidates = new CandidateCache(options.db);
   }
 
   /**
@@ -194,25 +199,20 @@ export class Router {
     call: { sid: string; to: string },
     store: (decision: NewCallDecision) => Promise<{ call: CallRow; callUser: CallUserRow | null }>,
   ): Promise<{ call: CallRow; result: OfferResult }> {
-    const { db, clock } = this.options;
+    const { clock } = this.options;
     if (!isOpen(profile?.availability, clock.now())) {
       const { call: stored } = await store({ kind: 'nobody', reason: 'outside-hours' });
       return { call: stored, result: { kind: 'nobody', reason: 'outside-hours' } };
     }
     const teamId = profile?.teamId ?? null;
     const pending = this.#pendingOf(accountId);
-    const agent = await this.options.accountLock(accountId, async () => {
-      const picked = await nextEligibleAgent(db, {
-        accountId,
-        teamId,
-        now: clock.now(),
-        excludeUserIds: [...pending],
-      });
-      if (picked) pending.add(picked.id);
-      return picked;
+    const { agent, staffed } = await this.options.accountLock(accountId, async () => {
+      const candidate = await this.#candidates.take(accountId, teamId, clock.now(), pending);
+      if (candidate.agent) pending.add(candidate.agent.id);
+      return candidate;
     });
     if (!agent) {
-      const reason = await unstaffedReason(db, accountId, teamId);
+      const reason = staffed ? 'all-agents-busy' : 'no-agents-online';
       const { call: stored } = await store({ kind: 'nobody', reason });
       return { call: stored, result: { kind: 'nobody', reason } };
     }
@@ -242,6 +242,10 @@ export class Router {
           result: await this.offer(stored.call, { type: 'lead', profile }),
         };
       }
+    } catch (error) {
+      // Taken from the memory of eligible agents but not rung: they are eligible again.
+      routingChanged();
+      throw error;
     } finally {
       pending.delete(agent.id);
     }

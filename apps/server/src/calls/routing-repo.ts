@@ -129,6 +129,77 @@ export async function nextEligibleAgent(
   return agent ?? null;
 }
 
+/**
+ * Every agent the account's team may be offered a new call now, longest idle first (the pick of
+ * `nextEligibleAgent` for a call nobody was tried for yet, without its limit): the router's
+ * memory of eligible agents (`CandidateCache`) is read from it.
+ */
+export async function eligibleAgents(
+  db: Db,
+  accountId: number,
+  teamId: number | null,
+  now: Date,
+): Promise<RoutableAgent[]> {
+  const shape = `eligible:${teamId === null ? 'all' : 'team'}`;
+  const statement = prepared(db, shape, () =>
+    db
+      .select({ id: users.id, accountId: users.accountId, autoaccept: users.autoaccept })
+      .from(users)
+      .where(
+        and(
+          eq(users.accountId, sql.placeholder('accountId')),
+          eq(users.isAvailable, true),
+          reachable(),
+          or(isNull(users.wrapUpUntil), lte(users.wrapUpUntil, sql.placeholder('now'))),
+          sql`${USERS_ID} not in ${BUSY_USERS}`,
+          teamId === null ? undefined : inTeam(sql.placeholder('teamId') as unknown as number),
+        ),
+      )
+      .orderBy(sql`${users.idleSince} asc nulls first`, asc(users.id))
+      .prepare(shape.replace(/:/g, '_')),
+  );
+  return statement.execute({ accountId, teamId, now });
+}
+
+/**
+ * Whether any agent of the team is online and available (busy or not: if so, a call nobody can
+ * take now is "all agents busy", else "no agents online"), and the earliest end of a wrap-up
+ * among them still to come (who is eligible changes then without any write).
+ */
+export async function teamStaffing(
+  db: Db,
+  accountId: number,
+  teamId: number | null,
+  now: Date,
+): Promise<{ staffed: boolean; nextWrapUpEnd: Date | null }> {
+  const shape = `staffing:${teamId === null ? 'all' : 'team'}`;
+  const statement = prepared(db, shape, () =>
+    db
+      .select({
+        staffed: sql<number>`count(*)::int`,
+        nextWrapUpEndMs: sql<
+          number | null
+        >`(extract(epoch from min(${users.wrapUpUntil}) filter (where ${users.wrapUpUntil} > ${sql.placeholder('now')})) * 1000)::float8`,
+      })
+      .from(users)
+      .where(
+        and(
+          eq(users.accountId, sql.placeholder('accountId')),
+          eq(users.isAvailable, true),
+          reachable(),
+          teamId === null ? undefined : inTeam(sql.placeholder('teamId') as unknown as number),
+        ),
+      )
+      .prepare(shape.replace(/:/g, '_')),
+  );
+  const [row] = await statement.execute({ accountId, teamId, now });
+  const end = row?.nextWrapUpEndMs ?? null;
+  return {
+    staffed: (row?.staffed ?? 0) > 0,
+    nextWrapUpEnd: end === null ? null : new Date(Number(end)),
+  };
+}
+
 /** Why nobody eligible is left (see `unstaffedReason`), built with `param` for each value. */
 function unstaffedQuery(
   db: Db,

@@ -11,6 +11,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { between, soundsLikeSpeech, tonesIn } from '@leadline/voice/testing';
 import { callUsers, calls, profiles, users, type WeeklySchedule } from '../db/schema';
+import { routingChanged } from '../db/routing-changes';
 import { AgentClient, type Invite } from '../test-support/agent-client';
 import { leadHeard } from '../test-support/lead-heard';
 import { startRealLeadline, type RealLeadline } from '../test-support/real-engine';
@@ -58,6 +59,7 @@ afterEach(async () => {
   await product.flows.idle();
   await product.db.update(calls).set({ status: 'completed' }).where(eq(calls.status, 'queued'));
   await product.db.update(users).set({ wrapUpUntil: null, isAvailable: true });
+  routingChanged();
   await product.db
     .update(profiles)
     .set({ ringTimeoutMs: null, availability: null, wrapUpSeconds: 60, teamId: null });

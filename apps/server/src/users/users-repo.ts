@@ -2,6 +2,7 @@
 import { and, eq, gt, isNotNull, sql } from 'drizzle-orm';
 import { formatPhone, type PresenceStatus, type User } from '@leadline/contracts';
 import type { Db } from '../db/database';
+import { routingChanged } from '../db/routing-changes';
 import { accounts, users } from '../db/schema';
 import { onCallOf, presenceStatus } from './agents-repo';
 
@@ -68,16 +69,19 @@ export async function toUserResource(db: Db, user: UserRow, csrfToken: string): 
 /** Records whether a device of the user is registered with the gateway. */
 export async function setOnlineApp(db: Db, userId: number, online: boolean): Promise<void> {
   await db.update(users).set({ isOnlineApp: online }).where(eq(users.id, userId));
+  routingChanged();
 }
 
 /** Turns the user's Auto Accept on or off. */
 export async function setAutoaccept(db: Db, userId: number, autoaccept: boolean): Promise<void> {
   await db.update(users).set({ autoaccept }).where(eq(users.id, userId));
+  routingChanged();
 }
 
 /** Marks every user offline (at start: no device is connected yet). */
 export async function markAllOffline(db: Db): Promise<void> {
   await db.update(users).set({ isOnlineApp: false }).where(eq(users.isOnlineApp, true));
+  routingChanged();
 }
 
 /** Records that the user just took a call (the router rings the longest idle agent first). */
@@ -88,11 +92,13 @@ export async function touchLastCall(db: Db, userId: number, at: Date): Promise<v
 /** Sets whether the agent takes calls (Available) or not (Away). */
 export async function setAvailable(db: Db, userId: number, available: boolean): Promise<void> {
   await db.update(users).set({ isAvailable: available }).where(eq(users.id, userId));
+  routingChanged();
 }
 
 /** The agent wraps up after a call until `until` (or Done); they are idle from `at`. */
 export async function startWrapUp(db: Db, userId: number, until: Date, at: Date): Promise<void> {
   await db.update(users).set({ wrapUpUntil: until, idleSince: at }).where(eq(users.id, userId));
+  routingChanged();
 }
 
 /** Ends the agent's wrap-up; resolves with whether they were wrapping up. */
@@ -102,6 +108,7 @@ export async function endWrapUp(db: Db, userId: number): Promise<boolean> {
     .set({ wrapUpUntil: null })
     .where(and(eq(users.id, userId), isNotNull(users.wrapUpUntil)))
     .returning({ id: users.id });
+  routingChanged();
   return rows.length > 0;
 }
 
@@ -120,6 +127,7 @@ export async function setDeviceOnline(
     .set(online ? { isOnlineApp: true, idleSince: at } : { isOnlineApp: false })
     .where(and(eq(users.id, userId), eq(users.isOnlineApp, !online)))
     .returning({ id: users.id });
+  routingChanged();
   return rows.length > 0;
 }
 
