@@ -10,6 +10,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { PGlite } from '@electric-sql/pglite';
 
 /** Calls `onStart` at the first SIGUSR2, `onStop` at the second. */
@@ -104,6 +105,71 @@ export function probeProfile(file: string): void {
       void session.post('Profiler.stop').then(({ profile }) => {
         writeFileSync(file, JSON.stringify(profile));
       });
+    },
+  );
+}
+
+/**
+ * `BENCH_STALLS=<file>`: the main thread's stalls during the burst. A 1 ms timer measures how
+ * late each tick ran; a tick 8 ms or more late is a stall, listed with the main isolate's
+ * garbage collections that overlapped it (PerformanceObserver 'gc'), so a stall the main thread
+ * did not cause itself (another thread of the process on the core) shows with none.
+ */
+export function probeStalls(file: string): void {
+  const gcs: Array<{ start: number; end: number; kind: number }> = [];
+  const stalls: Array<{ at: number; lateMs: number }> = [];
+  let timer: NodeJS.Timeout | undefined;
+  let start = 0;
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const detail = (entry as PerformanceEntry & { detail?: { kind?: number } }).detail;
+      gcs.push({
+        start: entry.startTime,
+        end: entry.startTime + entry.duration,
+        kind: detail?.kind ?? 0,
+      });
+    }
+  });
+  onBurst(
+    () => {
+      gcs.length = 0;
+      stalls.length = 0;
+      start = performance.now();
+      observer.observe({ entryTypes: ['gc'] });
+      let last = performance.now();
+      timer = setInterval(() => {
+        const now = performance.now();
+        const late = now - last - 1;
+        if (late >= 8) stalls.push({ at: last, lateMs: late });
+        last = now;
+      }, 1);
+    },
+    () => {
+      clearInterval(timer);
+      observer.disconnect();
+      const kinds: Record<number, string> = {
+        1: 'scavenge',
+        2: 'minor-mc',
+        4: 'mark-compact',
+        8: 'incremental',
+        16: 'weak',
+      };
+      const lines = stalls.map(({ at, lateMs }) => {
+        const overlapping = gcs.filter((gc) => gc.end > at && gc.start < at + lateMs + 1);
+        const gcText = overlapping
+          .map((gc) => `${kinds[gc.kind] ?? gc.kind} ${(gc.end - gc.start).toFixed(1)} ms`)
+          .join(', ');
+        return `${(at - start).toFixed(0)} ms in: ${lateMs.toFixed(1)} ms late${gcText ? `; main GC: ${gcText}` : '; no main GC'}`;
+      });
+      const gcTotal = gcs.reduce((sum, gc) => sum + gc.end - gc.start, 0);
+      writeFileSync(
+        file,
+        [
+          `main-thread GC in the burst: ${gcs.length} pauses, ${gcTotal.toFixed(0)} ms`,
+          `stalls of 8 ms or more: ${stalls.length}`,
+          ...lines,
+        ].join('\n') + '\n',
+      );
     },
   );
 }

@@ -15,11 +15,12 @@ import { loadConfig } from '../../apps/server/src/config';
 import { openDatabase } from '../../apps/server/src/db/database';
 import { seedDemo } from '../../apps/server/src/db/seed';
 import { startLeadline } from '../../apps/server/src/leadline';
-import { probeProfile, probeStatements } from './burst-probes';
+import { probeProfile, probeStalls, probeStatements } from './burst-probes';
 import { seedAgents } from './seed-agents';
 
 if (process.env.BENCH_SQL_STATS) probeStatements(process.env.BENCH_SQL_STATS);
 if (process.env.BENCH_BURST_PROF) probeProfile(process.env.BENCH_BURST_PROF);
+if (process.env.BENCH_STALLS) probeStalls(process.env.BENCH_STALLS);
 
 const config = loadConfig();
 const agentCount = Number(process.env.AGENTS ?? 50);
