@@ -230,9 +230,12 @@ function rows(label: string, of: Round[]): { target: string; queue: string } {
     of.reduce((sum, r) => sum + pick(r).burstCpuMs, 0) /
     of.reduce((sum, r) => sum + pick(r).leads, 0);
   const cpu = `${ms(perLead((r) => r.bare))} / ${ms(perLead((r) => r.product))}`;
-  const met = p.p99 < TARGET_P99_MS && p.p99 <= TARGET_RATIO * b.p99 && missing === 0;
+  // Each half of the target on its own, then both (every lead offered at once rung).
+  const under = p.p99 < TARGET_P99_MS;
+  const within = p.p99 <= TARGET_RATIO * b.p99;
+  const met = `p99 < ${TARGET_P99_MS} ms: ${under ? 'yes' : 'no'}; ≤ ${TARGET_RATIO}×: ${within ? 'yes' : 'no'}; both: ${under && within && missing === 0 ? 'yes' : 'no'}`;
   return {
-    target: `| ${label} | ${triple(b)} | ${p.n} | ${triple(p)} | ${ratio(p.p50 / b.p50)} | ${ratio(p.p99 / b.p99)} | ${ms(http.p50)} / ${ms(http.p99)} | ${cpu} | ${missing} | ${met ? 'yes' : 'no'} |`,
+    target: `| ${label} | ${triple(b)} | ${p.n} | ${triple(p)} | ${ratio(p.p50 / b.p50)} | ${ratio(p.p99 / b.p99)} | ${ms(http.p50)} / ${ms(http.p99)} | ${cpu} | ${missing} | ${met} |`,
     queue: `| ${label} | ${q.n + queuedMissing} | ${triple(q)} | ${triple(freed)} | ${bounced} | ${queuedMissing} |`,
   };
 }
