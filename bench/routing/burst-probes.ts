@@ -8,7 +8,7 @@
  * - `BENCH_BURST_PROF=<file>`: a CPU profile of the main thread (`.cpuprofile`, for Chrome
  *   DevTools or a script), without the start-up and warm-up that `--cpu-prof` would include.
  */
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { PGlite } from '@electric-sql/pglite';
@@ -109,15 +109,31 @@ export function probeProfile(file: string): void {
   );
 }
 
+/** CPU time (ns) of every thread of this process so far, keyed `tid name` (Linux). */
+function threadRunTimes(): Map<string, number> {
+  const times = new Map<string, number>();
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const name = readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim();
+      const ns = Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      times.set(`${tid} ${name}`, ns);
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return times;
+}
+
 /**
  * `BENCH_STALLS=<file>`: the main thread's stalls during the burst. A 1 ms timer measures how
  * late each tick ran; a tick 8 ms or more late is a stall, listed with the main isolate's
- * garbage collections that overlapped it (PerformanceObserver 'gc'), so a stall the main thread
- * did not cause itself (another thread of the process on the core) shows with none.
+ * garbage collections that overlapped it (PerformanceObserver 'gc') and the CPU time each thread
+ * of the process had meanwhile (the main thread's id is the process id; the media workers are
+ * the last threads started), so a stall another thread caused shows who.
  */
 export function probeStalls(file: string): void {
   const gcs: Array<{ start: number; end: number; kind: number }> = [];
-  const stalls: Array<{ at: number; lateMs: number }> = [];
+  const stalls: Array<{ at: number; lateMs: number; ran: string }> = [];
   let timer: NodeJS.Timeout | undefined;
   let start = 0;
   const observer = new PerformanceObserver((list) => {
@@ -137,10 +153,22 @@ export function probeStalls(file: string): void {
       start = performance.now();
       observer.observe({ entryTypes: ['gc'] });
       let last = performance.now();
+      let before = threadRunTimes();
       timer = setInterval(() => {
         const now = performance.now();
         const late = now - last - 1;
-        if (late >= 8) stalls.push({ at: last, lateMs: late });
+        const after = threadRunTimes();
+        if (late >= 8) {
+          // Which threads ran meanwhile (ms on a CPU, from /proc/self/task/*/schedstat).
+          const ran = [...after]
+            .map(([thread, ns]) => [thread, (ns - (before.get(thread) ?? ns)) / 1e6] as const)
+            .filter(([, ms]) => ms >= 0.5)
+            .sort((a, b) => b[1] - a[1])
+            .map(([thread, ms]) => `${thread} ${ms.toFixed(1)}`)
+            .join(', ');
+          stalls.push({ at: last, lateMs: late, ran });
+        }
+        before = after;
         last = now;
       }, 1);
     },
@@ -154,12 +182,12 @@ export function probeStalls(file: string): void {
         8: 'incremental',
         16: 'weak',
       };
-      const lines = stalls.map(({ at, lateMs }) => {
+      const lines = stalls.map(({ at, lateMs, ran }) => {
         const overlapping = gcs.filter((gc) => gc.end > at && gc.start < at + lateMs + 1);
         const gcText = overlapping
           .map((gc) => `${kinds[gc.kind] ?? gc.kind} ${(gc.end - gc.start).toFixed(1)} ms`)
           .join(', ');
-        return `${(at - start).toFixed(0)} ms in: ${lateMs.toFixed(1)} ms late${gcText ? `; main GC: ${gcText}` : '; no main GC'}`;
+        return `${(at - start).toFixed(0)} ms in: ${lateMs.toFixed(1)} ms late${gcText ? `; main GC: ${gcText}` : '; no main GC'}; threads ran (ms): ${ran}`;
       });
       const gcTotal = gcs.reduce((sum, gc) => sum + gc.end - gc.start, 0);
       writeFileSync(
