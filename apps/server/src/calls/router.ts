@@ -5,8 +5,10 @@
  * the ring timer. It decides nothing about the call's status: the flows act on what it answers
  * (`rang`, or why nobody could be offered it).
  *
- * Picking and recording a ring run one at a time per account (`accountLock`), so two calls
- * arriving together never ring the same agent.
+ * Picks run one at a time per account (`accountLock`), so two calls arriving together never
+ * ring the same agent: `offer` records the ring inside the lock before ringing; `offerNew` (a
+ * new lead, picked from `CandidateCache`) rings first and holds the agent back from every pick
+ * (`#pending`) until its ring is recorded.
  */
 import type { CallType } from '@leadline/contracts';
 import { identityOf } from '../auth/access-token';
