@@ -130,6 +130,18 @@ export async function nextEligibleAgent(
 }
 
 /**
+ * Agents of the account (`accountId` placeholder) online and available, in the team
+ * (`teamId` placeholder) when there is one: busy or not, wrapping up or not.
+ */
+const onDutyIn = (teamId: number | null): SQL =>
+  and(
+    eq(users.accountId, sql.placeholder('accountId')),
+    eq(users.isAvailable, true),
+    reachable(),
+    teamId === null ? undefined : inTeam(sql.placeholder('teamId') as unknown as number),
+  )!;
+
+/**
  * Every agent the account's team may be offered a new call now, longest idle first (the pick of
  * `nextEligibleAgent` for a call nobody was tried for yet, without its limit): the router's
  * memory of eligible agents (`CandidateCache`) is read from it.
@@ -147,12 +159,9 @@ export async function eligibleAgents(
       .from(users)
       .where(
         and(
-          eq(users.accountId, sql.placeholder('accountId')),
-          eq(users.isAvailable, true),
-          reachable(),
+          onDutyIn(teamId),
           or(isNull(users.wrapUpUntil), lte(users.wrapUpUntil, sql.placeholder('now'))),
           sql`${USERS_ID} not in ${BUSY_USERS}`,
-          teamId === null ? undefined : inTeam(sql.placeholder('teamId') as unknown as number),
         ),
       )
       .orderBy(sql`${users.idleSince} asc nulls first`, asc(users.id))
@@ -182,14 +191,7 @@ export async function teamStaffing(
         >`(extract(epoch from min(${users.wrapUpUntil}) filter (where ${users.wrapUpUntil} > ${sql.placeholder('now')})) * 1000)::float8`,
       })
       .from(users)
-      .where(
-        and(
-          eq(users.accountId, sql.placeholder('accountId')),
-          eq(users.isAvailable, true),
-          reachable(),
-          teamId === null ? undefined : inTeam(sql.placeholder('teamId') as unknown as number),
-        ),
-      )
+      .where(onDutyIn(teamId))
       .prepare(shape.replace(/:/g, '_')),
   );
   const [row] = await statement.execute({ accountId, teamId, now });
