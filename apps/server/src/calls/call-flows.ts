@@ -151,6 +151,10 @@ const OUTGOING_ERRORS = {
   },
 } as const;
 
+/** Whether a web lead nobody could be offered waits in the queue (an agent may free up). */
+const waitsInQueue = (reason: NobodyReason): boolean =>
+  reason === 'all-agents-busy' || reason === 'no-agents-online';
+
 /** Why nobody could be offered a call → how it ends. */
 const NOBODY_EVENT: Record<NobodyReason, CallEvent> = {
   'no-agent-answered': 'nobody-answered',
@@ -388,10 +392,9 @@ export class CallFlows {
           }
           const { reason } = decision;
           const now = this.#clock.now();
-          const waits = reason === 'all-agents-busy' || reason === 'no-agents-online';
           const call = await insertCall(
             this.#db,
-            waits
+            waitsInQueue(reason)
               ? { ...base, status: bornAs('wait'), reason, waitingSince: now }
               : { ...base, status: bornAs(NOBODY_EVENT[reason]), reason, endedAt: now },
           );
@@ -812,8 +815,7 @@ export class CallFlows {
       await this.#finish(fresh, 'complete');
       return { kind: 'ended', reason };
     }
-    const waits =
-      fresh.source === 'web' && (reason === 'all-agents-busy' || reason === 'no-agents-online');
+    const waits = fresh.source === 'web' && waitsInQueue(reason);
     // Check for lead asks one agent: a lead they cannot take waits on for the others.
     if (waits || (askedByOne && fresh.status === 'queued')) {
       const waiting =

@@ -209,6 +209,9 @@ export async function transitionCall(
 /** Why a call ended without talk, as the history explains it. */
 export type { CallReason };
 
+/** The sequence of call-user ids (a serial column's), from which ids are also taken ahead. */
+export const CALL_USERS_ID_SEQUENCE = 'call_users_id_seq';
+
 /** Records that a user is being rung for a call (or, `outcome: 'accepted'`, placed it). */
 export async function insertCallUser(
   db: DbOrTx,
@@ -238,7 +241,7 @@ export async function insertCallUser(
       .insert(callUsers)
       .values({
         // An id taken ahead (`IdBlocks`) when the ring was announced before it was stored.
-        id: sql`coalesce(${p('id')}::int, nextval('call_users_id_seq'))`,
+        id: sql`coalesce(${p('id')}::int, nextval(${sql.raw(`'${CALL_USERS_ID_SEQUENCE}'`)}))`,
         callId: p('callId'),
         userId: p('userId'),
         type: p('type'),

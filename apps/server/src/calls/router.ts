@@ -15,11 +15,12 @@ import { identityOf } from '../auth/access-token';
 import type { Db } from '../db/database';
 import { IdBlocks } from '../db/id-blocks';
 import { routingChanged } from '../db/routing-changes';
-import { CandidateCache } from './candidate-cache';
 import type { CallReason } from '../db/schema';
 import { isOpen } from '../profiles/availability';
 import type { AgentRole, Telephony } from '../telephony/telephony';
+import { CandidateCache } from './candidate-cache';
 import {
+  CALL_USERS_ID_SEQUENCE,
   callUsersOf,
   insertCallUser,
   ringingCallUsers,
@@ -121,7 +122,7 @@ export class Router {
   readonly #candidates: CandidateCache;
 
   constructor(private readonly options: RouterOptions) {
-    this.#callUserIds = new IdBlocks(options.db, 'call_users_id_seq');
+    this.#callUserIds = new IdBlocks(options.db, CALL_USERS_ID_SEQUENCE);
     this.#candidates = new CandidateCache(options.db);
   }
 

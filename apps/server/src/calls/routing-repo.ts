@@ -40,7 +40,8 @@ const BUSY_USERS = sql`(
       and (busy_cu.outcome = 'ringing'
         or (busy_cu.outcome = 'accepted' and busy_cu.left_at is null)))`;
 
-const inTeam = (teamId: number): SQL =>
+/** In the team: `teamId` a number, or a placeholder of a prepared statement. */
+const inTeam = (teamId: unknown): SQL =>
   sql`${USERS_ID} in (select team_tm.user_id from team_members team_tm
     where team_tm.team_id = ${teamId})`;
 
@@ -83,7 +84,7 @@ function pickQuery(db: Db, filter: EligibilityFilter & { preferUserId?: number }
         reachable(),
         or(isNull(users.wrapUpUntil), lte(users.wrapUpUntil, param('now', filter.now) as Date)),
         sql`${USERS_ID} not in ${BUSY_USERS}`,
-        filter.teamId === null ? undefined : inTeam(param('teamId', filter.teamId) as number),
+        filter.teamId === null ? undefined : inTeam(param('teamId', filter.teamId)),
         triedAlready,
         filter.onlyUserIds ? inArray(users.id, filter.onlyUserIds) : undefined,
         param === placeholder
@@ -138,7 +139,7 @@ const onDutyIn = (teamId: number | null): SQL =>
     eq(users.accountId, sql.placeholder('accountId')),
     eq(users.isAvailable, true),
     reachable(),
-    teamId === null ? undefined : inTeam(sql.placeholder('teamId') as unknown as number),
+    teamId === null ? undefined : inTeam(sql.placeholder('teamId')),
   )!;
 
 /**
@@ -218,7 +219,7 @@ function unstaffedQuery(
         eq(users.accountId, param('accountId', accountId) as number),
         eq(users.isAvailable, true),
         reachable(),
-        teamId === null ? undefined : inTeam(param('teamId', teamId) as number),
+        teamId === null ? undefined : inTeam(param('teamId', teamId)),
         callId === undefined ? undefined : notTriedFor(param('callId', callId) as number),
       ),
     )

@@ -164,7 +164,8 @@ export class MediaCore {
     if (this.participants.has(participantId))
       throw new MediaError('ParticipantExists', participantId);
     const ready = this.takeReadyOffer();
-    this.makeReadyOffers();
+    // After this offer is answered: making a leg is a millisecond of this thread's time.
+    this.scheduler.after(0, () => this.makeReadyOffers());
     if (ready) {
       ready.leg.bind(participantId, roomId, options.role ?? 'agent');
       this.join(ready.leg);
