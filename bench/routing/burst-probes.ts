@@ -7,6 +7,8 @@
  *   the main thread), summed by statement text, written to `<file>` (slowest first).
  * - `BENCH_BURST_PROF=<file>`: a CPU profile of the main thread (`.cpuprofile`, for Chrome
  *   DevTools or a script), without the start-up and warm-up that `--cpu-prof` would include.
+ * - `BENCH_BURST_WINDOW=<file>`: when the burst began and ended, to cut the profiles that
+ *   `BENCH_CPU_PROF` (`--cpu-prof`, every thread) writes to the burst.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -87,6 +89,19 @@ export function probeStatements(file: string): void {
         ].join('\n') + '\n',
       );
     },
+  );
+}
+
+/**
+ * Writes when the burst began and ended (`{ startUs, endUs }`, the monotonic clock in µs that
+ * `--cpu-prof` profiles use), so that the profiles of every thread can be cut to the burst.
+ */
+export function probeWindow(file: string): void {
+  const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+  let startUs = 0;
+  onBurst(
+    () => (startUs = nowUs()),
+    () => writeFileSync(file, JSON.stringify({ startUs, endUs: nowUs() })),
   );
 }
 

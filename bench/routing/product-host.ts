@@ -15,12 +15,13 @@ import { loadConfig } from '../../apps/server/src/config';
 import { openDatabase } from '../../apps/server/src/db/database';
 import { seedDemo } from '../../apps/server/src/db/seed';
 import { startLeadline } from '../../apps/server/src/leadline';
-import { probeProfile, probeStalls, probeStatements } from './burst-probes';
+import { probeProfile, probeStalls, probeStatements, probeWindow } from './burst-probes';
 import { seedAgents } from './seed-agents';
 
 if (process.env.BENCH_SQL_STATS) probeStatements(process.env.BENCH_SQL_STATS);
 if (process.env.BENCH_BURST_PROF) probeProfile(process.env.BENCH_BURST_PROF);
 if (process.env.BENCH_STALLS) probeStalls(process.env.BENCH_STALLS);
+if (process.env.BENCH_BURST_WINDOW) probeWindow(process.env.BENCH_BURST_WINDOW);
 
 const config = loadConfig();
 const agentCount = Number(process.env.AGENTS ?? 50);

@@ -39,7 +39,10 @@ const cpuProfDir = process.env.BENCH_CPU_PROF;
 const writeDoc = process.env.BENCH_WRITE !== '0';
 /** The product is told when the burst starts and ends (burst-probes.ts). */
 const probing = Boolean(
-  process.env.BENCH_SQL_STATS || process.env.BENCH_BURST_PROF || process.env.BENCH_STALLS,
+  process.env.BENCH_SQL_STATS ||
+  process.env.BENCH_BURST_PROF ||
+  process.env.BENCH_STALLS ||
+  process.env.BENCH_BURST_WINDOW,
 );
 /** The target of issue 13: routing p99 under this, and at most `TARGET_RATIO` × the bare push. */
 const TARGET_P99_MS = 100;

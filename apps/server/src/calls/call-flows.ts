@@ -31,6 +31,7 @@ import type { CallReason } from '../db/schema';
 import type { EventBus } from '../events/event-bus';
 import { AppError } from '../http/errors';
 import { findLeadByPhone, insertLead, type LeadRow } from '../leads/leads-repo';
+import { insertIntake } from '../leads/intake-repo';
 import { KeyedQueue } from '../lib/keyed-queue';
 import type { Telephony, TelephonyEvent } from '../telephony/telephony';
 import { AgentPresence, DEFAULT_WRAP_UP_SECONDS } from '../users/agent-presence';
@@ -361,44 +362,48 @@ export class CallFlows {
         profile,
         { sid, to: body.phone_number },
         async (decision) => {
-          lead = await insertLead(this.#db, accountId, profileId, body);
-          const base = {
-            sid,
+          // One statement for the lead, its call and the ring (leads/intake-repo.ts).
+          const leadValues = {
             accountId,
-            leadId: lead.id,
             profileId,
-            phoneNumber: lead.phoneNumber,
-            type: 'lead',
-            direction: 'outbound',
-            source: 'web',
-            callerNumberId,
-          } as const;
+            fname: body.fname,
+            lname: body.lname,
+            phoneNumber: body.phone_number,
+            email: body.email ?? null,
+            company: body.company ?? null,
+            category: body.category ?? null,
+            sourceId: body.source_id ?? null,
+          };
+          const callBase = { sid, callerNumberId, waitingSince: null, endedAt: null } as const;
           if (decision.kind === 'rang') {
-            const call = await insertCall(this.#db, { ...base, status: bornAs('ring') });
-            const callUser = await insertCallUser(
+            const stored = await insertIntake(
               this.#db,
+              leadValues,
+              { ...callBase, status: bornAs('ring'), reason: null },
               {
                 id: decision.callUserId,
-                callId: call.id,
                 userId: decision.agent.id,
-                type: 'lead',
                 autoaccept: decision.agent.autoaccept,
                 outcome: decision.outcome,
               },
-              // The router took a rung agent out of its memory; one not rung is free again.
-              { routerKnows: decision.outcome === 'ringing' },
             );
-            return { call, callUser };
+            // The router took a rung agent out of its memory; one not rung is free again.
+            if (decision.outcome !== 'ringing') routingChanged();
+            lead = stored.lead;
+            return { call: stored.call, callUser: stored.callUser };
           }
           const { reason } = decision;
           const now = this.#clock.now();
-          const call = await insertCall(
+          const stored = await insertIntake(
             this.#db,
+            leadValues,
             waitsInQueue(reason)
-              ? { ...base, status: bornAs('wait'), reason, waitingSince: now }
-              : { ...base, status: bornAs(NOBODY_EVENT[reason]), reason, endedAt: now },
+              ? { ...callBase, status: bornAs('wait'), reason, waitingSince: now }
+              : { ...callBase, status: bornAs(NOBODY_EVENT[reason]), reason, endedAt: now },
+            null,
           );
-          return { call, callUser: null };
+          lead = stored.lead;
+          return { call: stored.call, callUser: null };
         },
       );
       if (!lead) throw new Error('The lead was not stored.');

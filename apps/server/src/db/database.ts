@@ -58,3 +58,24 @@ export async function queryRows<T extends Record<string, unknown>>(
   const result = (await db.execute<T>(query)) as { rows: T[] };
   return result.rows;
 }
+
+/**
+ * Runs `text` with positional parameters (`$1`…) straight on the driver (PGlite's or `pg`'s
+ * `query`, which both answer `{ rows }`), for a hot statement whose text is built once. Not
+ * inside a transaction: `db` must be the database itself.
+ */
+export async function driverQuery<T extends Record<string, unknown>>(
+  db: Db,
+  text: string,
+  params: unknown[],
+): Promise<T[]> {
+  const client = (db as unknown as { $client?: DriverClient }).$client;
+  if (!client) throw new Error('driverQuery needs the database, not a transaction.');
+  const result = await client.query<T>(text, params);
+  return result.rows;
+}
+
+/** What PGlite and a `pg` pool have in common. */
+interface DriverClient {
+  query<T>(text: string, params: unknown[]): Promise<{ rows: T[] }>;
+}

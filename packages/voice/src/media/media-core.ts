@@ -18,7 +18,13 @@ import type {
 import type { HearingRule } from './mixer';
 import type { LeaveReason, Participant } from './participant';
 import { createPeerFactory, type PeerFactory } from './peer-factory';
-import { nodeScheduler, performanceClock, type MonotonicClock, type Scheduler } from './platform';
+import {
+  nodeScheduler,
+  performanceClock,
+  type CancelTimer,
+  type MonotonicClock,
+  type Scheduler,
+} from './platform';
 import { Room } from './room';
 import { WebRtcLeg, type LegObserver } from './webrtc-leg';
 
@@ -62,8 +68,18 @@ export interface MediaCoreOptions {
   onFrameMixed?: (latenessMs: number, endLatenessMs: number) => void;
 }
 
-/** Offer legs kept ready per media core once offers are asked for. */
-export const DEFAULT_OFFER_POOL_SIZE = 4;
+/**
+ * Offer legs kept ready per media core once offers are wanted: enough for a burst of rings (a
+ * campaign's leads arriving together) to take ready legs only.
+ */
+export const DEFAULT_OFFER_POOL_SIZE = 32;
+/**
+ * With fewer ready offers than this, one is made as soon as one is taken; with more, the pool
+ * is refilled only once no offer has been asked for `OFFER_REFILL_QUIET_MS`.
+ */
+export const OFFER_POOL_LOW_WATER = 4;
+/** See `OFFER_POOL_LOW_WATER`: how long the core goes without a ring before it refills. */
+export const OFFER_REFILL_QUIET_MS = 250;
 /** An offer older than this is not used (its leg is closed and a fresh one made). */
 export const READY_OFFER_MAX_AGE_MS = 10 * 60_000;
 
@@ -98,6 +114,10 @@ export class MediaCore {
   private readonly readyOffers: Array<{ leg: WebRtcLeg; sdp: string; madeAt: number }> = [];
   /** Offer legs being made for `readyOffers`. */
   private makingOffers = 0;
+  /** When an offer was last asked for (`clock`), or `undefined` before the first. */
+  private lastOfferAskedAt: number | undefined;
+  /** The refill waiting for a quiet moment, if one is scheduled. */
+  private cancelRefill: CancelTimer | undefined;
   private running = false;
 
   /** Creates a stopped core. */
@@ -134,6 +154,7 @@ export class MediaCore {
   /** Ends every room, waits for recordings to be written and peers to close, stops the loop. */
   async shutdown(): Promise<void> {
     this.running = false;
+    this.cancelRefill?.();
     for (const roomId of [...this.rooms.keys()]) this.closeRoom(roomId, 'engine-closed');
     for (const { leg } of this.readyOffers.splice(0)) this.track(leg.leave('engine-closed'));
     this.pacer.stop();
@@ -164,8 +185,9 @@ export class MediaCore {
     if (this.participants.has(participantId))
       throw new MediaError('ParticipantExists', participantId);
     const ready = this.takeReadyOffer();
-    // After this offer is answered: making a leg is a millisecond of this thread's time.
-    this.scheduler.after(0, () => this.makeReadyOffers());
+    this.lastOfferAskedAt = this.clock.now();
+    // After this offer is answered: making a leg is a millisecond or two of this thread's time.
+    this.scheduler.after(0, () => this.refillOffers());
     if (ready) {
       ready.leg.bind(participantId, roomId, options.role ?? 'agent');
       this.join(ready.leg);
@@ -195,39 +217,68 @@ export class MediaCore {
   }
 
   /**
-   * Makes offer legs ahead of time, up to `offerPoolSize`, once the core has been asked for an
-   * offer: ringing an agent then takes a leg whose peer connection, sockets and ICE candidates
-   * are ready (a few ms of the worker's time each) instead of making one while the agent waits.
+   * Starts keeping offer legs ready (see `refillOffers`) before any offer is asked of this core:
+   * the engine asks every core as soon as one of them is asked for its first offer, so that a
+   * core's first rings do not find it empty.
    */
-  private makeReadyOffers(): void {
+  prepareOffers(): void {
+    if (this.running) this.scheduler.after(0, () => this.refillOffers());
+  }
+
+  /**
+   * Makes offer legs ahead of time, up to `offerPoolSize`, once offers are wanted (the first
+   * `createOfferLeg` or `prepareOffers`): ringing an agent then takes a leg whose peer
+   * connection, sockets and ICE candidates are ready (a millisecond or two of this thread's time
+   * each) instead of making one while the agent waits. One leg at a time, each in its own turn of
+   * the event loop so the mixer's frames keep their time; while rings keep coming (a burst) only
+   * up to `OFFER_POOL_LOW_WATER`, the rest once no ring has come for `OFFER_REFILL_QUIET_MS`, so
+   * that a burst of rings is not slowed by making legs for the next one.
+   */
+  private refillOffers(): void {
+    this.cancelRefill?.();
+    this.cancelRefill = undefined;
     const size = this.options.offerPoolSize ?? DEFAULT_OFFER_POOL_SIZE;
-    const factory = this.peerFactory;
-    if (!factory) return;
-    while (this.running && this.readyOffers.length + this.makingOffers < size) {
-      this.makingOffers++;
-      const leg = new WebRtcLeg({
-        id: '',
-        roomId: '',
-        peer: factory.create(),
-        observer: this.legObserver,
-        scheduler: this.scheduler,
-        clock: this.clock,
-      });
-      const made = leg.createOffer().then(
-        (sdp) => {
-          this.makingOffers--;
-          if (this.running) this.readyOffers.push({ leg, sdp, madeAt: this.clock.now() });
-          else this.track(leg.leave('engine-closed'));
-        },
-        (error: unknown) => {
-          this.makingOffers--;
-          this.options.warn(`an offer made ahead of time failed: ${String(error)}`);
-          this.track(leg.leave('failed'));
-        },
+    if (!this.running || !this.peerFactory || this.makingOffers > 0) return;
+    const have = this.readyOffers.length;
+    if (have >= size) return;
+    const quietFor = this.clock.now() - (this.lastOfferAskedAt ?? -Infinity);
+    if (have >= Math.min(OFFER_POOL_LOW_WATER, size) && quietFor < OFFER_REFILL_QUIET_MS) {
+      this.cancelRefill = this.scheduler.after(OFFER_REFILL_QUIET_MS - quietFor, () =>
+        this.refillOffers(),
       );
-      // Shutdown waits for it like for a leg leaving.
-      this.track(made);
+      return;
     }
+    void this.makeReadyOffer(this.peerFactory).then(() => {
+      if (this.running) this.cancelRefill = this.scheduler.after(0, () => this.refillOffers());
+    });
+  }
+
+  /** Makes one offer leg for `readyOffers`; resolves when it is there (or failed, warned). */
+  private makeReadyOffer(factory: PeerFactory): Promise<void> {
+    this.makingOffers++;
+    const leg = new WebRtcLeg({
+      id: '',
+      roomId: '',
+      peer: factory.create(),
+      observer: this.legObserver,
+      scheduler: this.scheduler,
+      clock: this.clock,
+    });
+    const made = leg.createOffer().then(
+      (sdp) => {
+        this.makingOffers--;
+        if (this.running) this.readyOffers.push({ leg, sdp, madeAt: this.clock.now() });
+        else this.track(leg.leave('engine-closed'));
+      },
+      (error: unknown) => {
+        this.makingOffers--;
+        this.options.warn(`an offer made ahead of time failed: ${String(error)}`);
+        this.track(leg.leave('failed'));
+      },
+    );
+    // Shutdown waits for it like for a leg leaving.
+    this.track(made);
+    return made;
   }
 
   /** See `MediaEngine.acceptAnswer`. Does nothing for a participant that has gone. */

@@ -128,6 +128,9 @@ async function execute(
     case 'closeRoom':
       core.closeRoom(command.roomId);
       return undefined;
+    case 'prepareOffers':
+      core.prepareOffers();
+      return undefined;
     case 'setMuted':
       core.setMuted(command.participantId, command.muted);
       return undefined;
@@ -148,6 +151,7 @@ async function execute(
         shard,
         ...core.size,
         ...core.loopStats,
+        readyOffers: core.readyOfferCount,
         frameLateness: logs.start.take(),
         frameEndLateness: logs.end.take(),
         gc: logs.gc.take(),

@@ -10,7 +10,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { defaultAssetsDir } from '../pstn/clips';
 import { hasTone } from '../testing/audio-checks';
 import { heardWindow, MediaEventLog } from '../testing/media-waits';
-import { MediaCore } from './media-core';
+import { FakeClock } from './fake-clock';
+import { MediaCore, OFFER_POOL_LOW_WATER, OFFER_REFILL_QUIET_MS } from './media-core';
 import { WeriftBrowser } from './werift-browser';
 
 describe('offers made ahead of time', () => {
@@ -82,5 +83,59 @@ describe('offers made ahead of time', () => {
       name: 'ParticipantExists',
     });
     expect(core.readyOfferCount).toBe(2);
+  }, 60_000);
+
+  it('prepareOffers fills the pool before any offer is asked; a burst of rings refills it only to the low water, the rest once rings pause', async () => {
+    const clock = new FakeClock(1_000);
+    const size = OFFER_POOL_LOW_WATER + 3;
+    const paced = new MediaCore({
+      iceAddresses: ['127.0.0.1'],
+      sandboxDir: join(dir, 'sandbox-paced'),
+      recordingsDir: join(dir, 'recordings-paced'),
+      assetsDir: defaultAssetsDir(),
+      answerDelayMs: 100,
+      offerPoolSize: size,
+      clock,
+      scheduler: clock,
+      emit: log.listener,
+      warn: (message) => warnings.push(message),
+    });
+    await paced.start();
+    /** Runs the due timers and lets werift finish what they started, until `done`. */
+    const until = (done: () => boolean) =>
+      vi.waitFor(
+        async () => {
+          clock.advance(0);
+          await paced.settled();
+          expect(done()).toBe(true);
+        },
+        { timeout: 20_000, interval: 10 },
+      );
+    try {
+      clock.advance(0);
+      await paced.settled();
+      expect(paced.readyOfferCount).toBe(0);
+      paced.prepareOffers();
+      await until(() => paced.readyOfferCount === size);
+
+      // A burst: four rings at once take four ready legs.
+      for (const id of ['a', 'b', 'c', 'd']) await paced.createOfferLeg(`room-${id}`, id);
+      expect(paced.readyOfferCount).toBe(size - 4);
+      // Below the low water: made again at once, up to it and no further while rings are recent.
+      await until(() => paced.readyOfferCount === OFFER_POOL_LOW_WATER);
+      for (let turn = 0; turn < 5; turn++) {
+        clock.advance(0);
+        await paced.settled();
+      }
+      clock.advance(OFFER_REFILL_QUIET_MS - 1);
+      await paced.settled();
+      expect(paced.readyOfferCount).toBe(OFFER_POOL_LOW_WATER);
+      // Quiet for long enough: the rest is made.
+      clock.advance(1);
+      await until(() => paced.readyOfferCount === size);
+      expect(warnings).toEqual([]);
+    } finally {
+      await paced.shutdown();
+    }
   }, 60_000);
 });

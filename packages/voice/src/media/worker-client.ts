@@ -83,6 +83,7 @@ const RESULT_CHECKS: { [K in CommandKind]: ResultCheck<K> } = {
   sendDigits: isNothing,
   interruptMedia: isNothing,
   partyHangsUp: isNothing,
+  prepareOffers: isNothing,
   stats: isStats,
   shutdown: isNothing,
 };

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SAMPLE_RATE_HZ } from '../constants';
 import { dominantFrequency } from '../dsp/dominant-frequency';
 import { readWavFile } from '../dsp/wav';
@@ -233,5 +233,22 @@ describe('WorkerMediaEngine (worker thread from TypeScript sources, werift clien
     });
     expect(() => other.dial('r', 'p', '+15550100042')).not.toThrow();
     await expect(other.close()).resolves.toBeUndefined();
+  }, 30_000);
+
+  it('the first offer asked of one worker sets every worker keeping offers ready', async () => {
+    const two = new WorkerMediaEngine({ iceAddresses: ['127.0.0.1'], sandboxDir, workers: 2 });
+    await two.start();
+    try {
+      expect((await two.stats()).map((s) => s.readyOffers)).toEqual([0, 0]);
+      await two.createOfferLeg('room-pool', 'agent-pool');
+      await vi.waitFor(
+        async () => {
+          for (const stats of await two.stats()) expect(stats.readyOffers).toBeGreaterThan(0);
+        },
+        { timeout: 20_000, interval: 50 },
+      );
+    } finally {
+      await two.close();
+    }
   }, 30_000);
 });

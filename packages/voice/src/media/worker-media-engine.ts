@@ -56,6 +56,8 @@ export class WorkerMediaEngine implements MediaEngine {
   );
   private readonly listeners = new Set<(event: MediaEvent) => void>();
   private readonly workers: MediaWorkerClient[] = [];
+  /** Whether the workers were asked to keep offers ready (`prepareOffers`). */
+  private offersPrepared = false;
   private readonly roomWorkers = new Map<RoomId, MediaWorkerClient>();
   private readonly routes = new Map<ParticipantId, ParticipantRoute>();
   private readonly logger: MediaEngineLogger;
@@ -94,6 +96,7 @@ export class WorkerMediaEngine implements MediaEngine {
     options: LegOptions = {},
   ): Promise<string> {
     const route = this.addRoute(roomId, participantId, 'leg');
+    this.prepareOffers();
     try {
       return await route.worker.request({
         kind: 'createOfferLeg',
@@ -147,6 +150,17 @@ export class WorkerMediaEngine implements MediaEngine {
     const route = this.routes.get(participantId);
     if (!route) return '';
     return route.worker.request({ kind: 'renegotiate', participantId, sdp: offerSdp });
+  }
+
+  /**
+   * At the first offer asked of any worker, every worker starts keeping offers ready
+   * (`MediaCore.prepareOffers`): rooms are spread over the workers, so a worker's first ring
+   * may come long after the first ring of the engine.
+   */
+  private prepareOffers(): void {
+    if (this.offersPrepared) return;
+    this.offersPrepared = true;
+    for (const worker of this.workers) worker.notify({ kind: 'prepareOffers' });
   }
 
   addCaller(roomId: RoomId, participantId: ParticipantId, from: string, to: string): void {

@@ -15,6 +15,8 @@ export interface WorkerStats {
   rooms: number;
   participants: number;
   framesRun: number;
+  /** Offer legs made ahead of time and waiting (`MediaCore.readyOfferCount`). */
+  readyOffers: number;
   framesSkipped: number;
   /** How late frames started after their due time since the last `stats` (ms). */
   frameLateness: { count: number; p50: number; p99: number; max: number };
@@ -49,6 +51,7 @@ export type EngineCommand =
   | { kind: 'setHold'; roomId: RoomId; held: boolean }
   | { kind: 'sendDigits'; roomId: RoomId; digits: string }
   | { kind: 'interruptMedia'; participantId: ParticipantId; durationMs: number }
+  | { kind: 'prepareOffers' }
   | { kind: 'stats' }
   | { kind: 'shutdown' };
 
@@ -68,6 +71,7 @@ export interface CommandResults {
   setHold: undefined;
   sendDigits: undefined;
   interruptMedia: undefined;
+  prepareOffers: undefined;
   stats: WorkerStats;
   shutdown: undefined;
 }
