@@ -67,7 +67,7 @@ const QUEUE_WAIT_MS = 30_000;
 /** Logins at a time (each costs the server a scrypt). */
 const LOGIN_CONCURRENCY = 5;
 /** Pause between the warm-up and the burst (the server's CPU time is read meanwhile). */
-const BURST_DELAY_MS = Number(process.env.BURST_DELAY_MS ?? 3000);
+const BURST_DELAY_MS = Number(process.env.BURST_DELAY_MS ?? 1000);
 /** Bare-push warm-up: requests before the timed burst. */
 const BARE_WARMUP_REQUESTS = 50;
 

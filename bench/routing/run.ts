@@ -12,12 +12,15 @@
  * reject, and reported apart as queue wait.
  *
  * Environment: `BENCH_ROUNDS` (default 3), `BENCH_AGENTS` (50), `BENCH_LEADS` (100),
- * `BENCH_SPREAD_MS` (1000), `WARMUP_LEADS` (20), `BENCH_CPU_PROF=<dir>` (the product runs with `node --cpu-prof`,
- * its profiles written there), `BENCH_SQL_STATS=<file>` and `BENCH_BURST_PROF=<file>` (the
+ * `BENCH_SPREAD_MS` (1000), `WARMUP_LEADS` (20), `BURST_DELAY_MS` (1000: quiet between the
+ * warm-up and the burst), `BENCH_CPU_PROF=<dir>` (the product runs with `node --cpu-prof`, its
+ * profiles written there), `BENCH_SQL_STATS=<file>` and `BENCH_BURST_PROF=<file>` (the
  * product's statements and main thread during the burst only: burst-probes.ts),
- * `BENCH_WRITE=0` to print instead of writing the doc, `BENCH_SERVER_NODE_ARGS` (e.g.
- * `--trace-gc`) and `BENCH_SERVER_STDOUT=<file>` (the product's output after it is ready, one
- * file per round), `BENCH_TRACE=1` (each offered lead's time, in posting order).
+ * `BENCH_BURST_WINDOW=<file>` (when the burst began and ended, to cut the `BENCH_CPU_PROF`
+ * profiles of every thread with bench/lib/profile-window.ts), `BENCH_WRITE=0` to print instead
+ * of writing the doc, `BENCH_SERVER_NODE_ARGS` (e.g. `--trace-gc`) and
+ * `BENCH_SERVER_STDOUT=<file>` (the product's output after it is ready, one file per round),
+ * `BENCH_TRACE=1` (each offered lead's time, in posting order).
  */
 import type { ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -271,7 +274,7 @@ const markdown = `## Routing: 100 leads to 50 agents, POST to \`invite\`
 
 Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} cores (${cpu}), Node ${process.version}, with \`npx tsx bench/routing/run.ts\` (${measured.length} rounds, each with its own reference). ${loadNote}
 
-**Set-up.** Each round, two servers in turn on core ${SERVER_CORE}${canPin ? '' : ' (not pinned: `taskset` missing)'}, the load generator (bench/routing/load-client.ts) on core ${CLIENT_CORE}, a separate process. *Routing*: the product started by \`startLeadline\` (bench/routing/product-host.ts: HTTP API, PGlite, the voice engine with its media workers, call flows; \`LOG_LEVEL=warn\`, \`AGENT_RING_TIMEOUT_MS=${RING_TIMEOUT_MS}\` so that no ring times out during the run) on a fresh database with the demo account and ${agents} agents. Each agent logs in over HTTP, fetches a token (\`GET /api/v1/twilio/token2\`) and opens its own PStream socket (\`PStreamTestClient\`: \`listen\`, \`register\`; signalling only, no media; nobody answers). Warm-up: ${warmupLeads} leads, one after the other, each rejected by every agent until it ends missed (so the intake's code has run ${warmupLeads} times and the ring's ${warmupLeads * agents} times before the burst, as a server that has been up a while; the bare server gets 50 requests). Then ${leadCount} leads are posted evenly within ${spreadMs} ms (\`POST /api/v1/leads\`, \`Authorization: Bearer demo-api-key\`, \`{fname, phone_number}\`, each its own number). *Bare push (reference)*: a plain Node HTTP server with a \`ws\` server (bench/routing/bare-push-server.ts) that pushes one invite-shaped frame to the next of ${agents} connected sockets for each POST, then answers; the same client, sockets, warm-up (50 requests) and posting schedule.
+**Set-up.** Each round, two servers in turn on core ${SERVER_CORE}${canPin ? '' : ' (not pinned: `taskset` missing)'}, the load generator (bench/routing/load-client.ts) on core ${CLIENT_CORE}, a separate process. *Routing*: the product started by \`startLeadline\` (bench/routing/product-host.ts: HTTP API, PGlite, the voice engine with its media workers, call flows; \`LOG_LEVEL=warn\`, \`AGENT_RING_TIMEOUT_MS=${RING_TIMEOUT_MS}\` so that no ring times out during the run) on a fresh database with the demo account and ${agents} agents. Each agent logs in over HTTP, fetches a token (\`GET /api/v1/twilio/token2\`) and opens its own PStream socket (\`PStreamTestClient\`: \`listen\`, \`register\`; signalling only, no media; nobody answers). Warm-up: ${warmupLeads} leads, one after the other, each rejected by every agent until it ends missed (so the intake's code has run ${warmupLeads} times and the ring's ${warmupLeads * agents} times before the burst, as a server that has been up a while; the bare server gets 50 requests). One second after the warm-up (\`BURST_DELAY_MS\`, in which the media workers make the ready offers the warm-up used up), ${leadCount} leads are posted evenly within ${spreadMs} ms (\`POST /api/v1/leads\`, \`Authorization: Bearer demo-api-key\`, \`{fname, phone_number}\`, each its own number). *Bare push (reference)*: a plain Node HTTP server with a \`ws\` server (bench/routing/bare-push-server.ts) that pushes one invite-shaped frame to the next of ${agents} connected sockets for each POST, then answers; the same client, sockets, warm-up (50 requests) and posting schedule.
 
 - *POST → invite*: from just before the client sends the POST to the agent's socket receiving the lead's \`invite\` frame (timestamped in the socket's first listener), for the leads the product offered at once (their POST answered \`ringing\`): with ${agents} agents, the first ${agents} leads ring at once and the rest wait. For the bare push, every POST. p99 by nearest rank: of 50 samples it is the largest, so the pooled row is the steadier figure.
 - *POST answered*: POST → its HTTP answer (the product rings the agent before it answers).
