@@ -168,6 +168,11 @@ export class ApiClient {
     return this.#json<OutboundCallResponse>('POST', '/api/v1/calls/twilio/outbound', body);
   }
 
+  /** `PUT /api/v1/calls/{callId}/hold` or `/unhold`: the lead hears hold music, or is back. */
+  async setHold(callId: number, held: boolean): Promise<void> {
+    await this.#json('PUT', `/api/v1/calls/${callId}/${held ? 'hold' : 'unhold'}`);
+  }
+
   /** `GET /api/v1/callerids`: the account's caller numbers for the New Call panel. */
   async getCallerIds(): Promise<CallerNumber[]> {
     const { data } = await this.#json<{ data?: CallerNumber[] }>('GET', '/api/v1/callerids');

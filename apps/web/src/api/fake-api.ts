@@ -267,6 +267,11 @@ export class FakeApi {
         wrap_up_until: null,
       });
     }
+    const hold = /^\/api\/v1\/calls\/(\d+)\/(hold|unhold)$/.exec(path);
+    if (method === 'PUT' && hold) {
+      if (!this.#knowsCall(Number(hold[1]))) return json(404, { error: 'Call not found.' });
+      return json(200, { success: true, held: hold[2] === 'hold' });
+    }
     if (method === 'GET' && path === '/api/v1/callerids') {
       return json(200, { data: this.#callerNumbers });
     }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { CallType } from '@leadline/contracts';
 import { demoCallUser } from '../api/fake-api';
 import {
   CONSOLE_ACTIONS,
@@ -27,6 +28,12 @@ class RecordingCommands implements ConsoleCommands {
   accept = () => void this.performed.push('accept');
   ignore = () => void this.performed.push('ignore');
   toggleMute = () => void this.performed.push('toggleMute');
+  toggleHold = () => {
+    this.performed.push('toggleHold');
+    return Promise.resolve();
+  };
+  togglePanel = (panel: string) => void this.performed.push(`togglePanel(${panel})`);
+  sendDigit = (digit: string) => void this.performed.push(`sendDigit(${digit})`);
   hangUp = () => void this.performed.push('hangUp');
   dispose = (status: string) => {
     this.performed.push(`dispose(${status})`);
@@ -85,7 +92,7 @@ const EXPECTED_ACTIONS: Record<ConsoleView, ActionName[]> = {
   waiting: [],
   ringing: ['accept', 'ignore'],
   dialing: ['cancelDial'],
-  oncall: ['toggleMute', 'hangUp'],
+  oncall: ['toggleHold', 'toggleKeypad', 'toggleMute', 'hangUp'],
   disposition: ['contacted', 'voicemail', 'missed', 'removed'],
   disposition2: ['skipTags'],
   sms: ['cancelSms'],
@@ -140,6 +147,65 @@ describe('console actions', () => {
     expect(mute.pressed?.({ ...listen.state, muted: true })).toBe(true);
   });
 
+  /** An on-call context whose call is of `type`, with or without a lead. */
+  function onCall(type: CallType, withLead = true, overrides: Partial<ConsoleState> = {}) {
+    const context = contextIn('oncall', overrides);
+    const call = context.state.call!;
+    const state: ConsoleState = {
+      ...context.state,
+      call: {
+        ...call,
+        type,
+        call: { ...call.call, ...(withLead ? {} : { lead: null, lead_id: null }) },
+      },
+    };
+    return { ...context, state };
+  }
+
+  const shown = (name: ActionName, context: ActionContext) => ({
+    visible: getAction(name).visible?.(context.state) ?? true,
+    enabled: getAction(name).predicate(context),
+  });
+
+  it.each([
+    // type, has a lead, Hold, Keypad, Mute enabled
+    ['lead', true, true, true, true],
+    ['lead', false, false, true, true],
+    ['transfer', true, true, true, true],
+    ['conference', true, true, true, true],
+    ['barge', true, true, true, true],
+    ['listen', true, false, false, false],
+    ['whisper', true, false, false, true],
+    ['whisper', false, false, false, true],
+  ] as const)(
+    'a %s call (lead: %s): Hold/Resume shown %s, Keypad shown %s, Mute enabled %s',
+    (type, withLead, hold, keypad, mute) => {
+      const context = onCall(type, withLead);
+      expect(shown('toggleHold', context)).toEqual({ visible: hold, enabled: hold });
+      expect(shown('toggleKeypad', context)).toEqual({ visible: keypad, enabled: keypad });
+      expect(shown('toggleMute', context)).toEqual({ visible: true, enabled: mute });
+      // A hidden action's shortcut does nothing.
+      expect(actionForKey(CONSOLE_ACTIONS, press('o'), context)?.name).toBe(
+        hold ? 'toggleHold' : undefined,
+      );
+      expect(actionForKey(CONSOLE_ACTIONS, press('k'), context)?.name).toBe(
+        keypad ? 'toggleKeypad' : undefined,
+      );
+    },
+  );
+
+  it('Hold is labelled Hold / Resume and pressed while held; Keypad pressed while open', () => {
+    const hold = getAction('toggleHold');
+    expect(hold.label(onCall('lead').state)).toBe('Hold');
+    expect(hold.label(onCall('lead', true, { held: true }).state)).toBe('Resume');
+    expect(hold.pressed?.(onCall('lead', true, { held: true }).state)).toBe(true);
+    expect(hold.pressed?.(onCall('lead').state)).toBe(false);
+    const keypad = getAction('toggleKeypad');
+    expect(keypad.pressed?.(onCall('lead', true, { panel: 'keypad' }).state)).toBe(true);
+    expect(keypad.pressed?.(onCall('lead').state)).toBe(false);
+    expect([keyHint(hold.key), keyHint(keypad.key)]).toEqual(['O', 'K']);
+  });
+
   it('Hang Up while dialing is Escape and labelled Hang Up', () => {
     const cancel = getAction('cancelDial');
     expect(cancel.label(contextIn('dialing').state)).toBe('Hang Up');
@@ -174,6 +240,8 @@ describe('console actions', () => {
     ['accept', 'accept'],
     ['ignore', 'ignore'],
     ['toggleMute', 'toggleMute'],
+    ['toggleHold', 'toggleHold'],
+    ['toggleKeypad', 'togglePanel(keypad)'],
     ['hangUp', 'hangUp'],
     ['cancelDial', 'hangUp'],
     ['addNote', 'addNote'],

@@ -7,7 +7,7 @@
  * (Mute is M on a call, so Missed is N on the Call Result view that follows a hang-up).
  */
 import type { Disposition } from '@leadline/contracts';
-import { canMute } from './call-rules';
+import { canHoldOrTransfer, canMute, showsKeypad, type ConsoleCall } from './call-rules';
 import type { ConsoleCommands } from './console-controller';
 import type { ConsoleState, ConsoleView } from './console-machine';
 
@@ -42,6 +42,8 @@ export type ActionTone = 'accept' | 'danger' | 'primary' | 'secondary' | 'toggle
 export type ActionName =
   | 'accept'
   | 'ignore'
+  | 'toggleHold'
+  | 'toggleKeypad'
   | 'toggleMute'
   | 'hangUp'
   | 'cancelDial'
@@ -67,11 +69,22 @@ export interface ConsoleAction {
   readonly tone: ActionTone;
   /** For a toggle: whether it is on (`aria-pressed`). */
   pressed?(state: ConsoleState): boolean;
+  /**
+   * Whether its button is shown at all in its view (default: always). Hidden means not
+   * runnable either: the predicate includes the same rule, so its shortcut does nothing.
+   */
+  visible?(state: ConsoleState): boolean;
   /** Whether it can run now. */
   predicate(context: ActionContext): boolean;
   /** Runs it; a promise when it waits for the server. */
   perform(context: ActionContext): void | Promise<void>;
 }
+
+/** On a call whose rules allow `rule` (a call-rules.ts predicate). */
+const onCallWhere =
+  (rule: (call: ConsoleCall) => boolean) =>
+  (state: ConsoleState): boolean =>
+    state.view === 'oncall' && state.call !== null && rule(state.call);
 
 const inView =
   (view: ConsoleView) =>
@@ -109,6 +122,30 @@ export const CONSOLE_ACTIONS: readonly ConsoleAction[] = [
     tone: 'secondary',
     predicate: inView('ringing'),
     perform: ({ commands }) => commands.ignore(),
+  },
+  {
+    // O: H is Hang Up (h-O-ld).
+    name: 'toggleHold',
+    view: 'oncall',
+    label: (state) => (state.held ? 'Resume' : 'Hold'),
+    key: { key: 'o' },
+    tone: 'toggle',
+    pressed: (state) => state.held,
+    visible: onCallWhere(canHoldOrTransfer),
+    predicate: ({ state }) => onCallWhere(canHoldOrTransfer)(state),
+    // Not awaited: Hang Up must stay usable while the server answers.
+    perform: ({ commands }) => void commands.toggleHold(),
+  },
+  {
+    name: 'toggleKeypad',
+    view: 'oncall',
+    label: () => 'Keypad',
+    key: { key: 'k' },
+    tone: 'toggle',
+    pressed: (state) => state.panel === 'keypad',
+    visible: onCallWhere(showsKeypad),
+    predicate: ({ state }) => onCallWhere(showsKeypad)(state),
+    perform: ({ commands }) => commands.togglePanel('keypad'),
   },
   {
     name: 'toggleMute',

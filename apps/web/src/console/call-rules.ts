@@ -65,3 +65,23 @@ export function endsInThankyou(call: ConsoleCall): boolean {
 export function canMute(call: ConsoleCall): boolean {
   return call.type !== 'listen';
 }
+
+/** Listen and whisper calls: a supervisor coaching or hearing someone else's call. */
+function supervises(call: ConsoleCall): boolean {
+  return call.type === 'listen' || call.type === 'whisper';
+}
+
+/** The call has a lead (its lead card is filled). */
+export function hasLead(call: ConsoleCall): boolean {
+  return call.call.lead !== null;
+}
+
+/** Hold/Resume and Transfer: only a call with a lead that is not a listen or whisper call. */
+export function canHoldOrTransfer(call: ConsoleCall): boolean {
+  return hasLead(call) && !supervises(call);
+}
+
+/** The keypad: hidden for listen and whisper calls. */
+export function showsKeypad(call: ConsoleCall): boolean {
+  return !supervises(call);
+}

@@ -40,7 +40,24 @@ import {
   type ConsoleEvent,
   type ConsoleState,
   type ConsoleView,
+  type OnCallPanel,
 } from './console-machine';
+
+/** The keys of the keypad panel, in its order. */
+export const KEYPAD_DIGITS: readonly string[] = [
+  '1',
+  '2',
+  '3',
+  '4',
+  '5',
+  '6',
+  '7',
+  '8',
+  '9',
+  '*',
+  '0',
+  '#',
+];
 
 /** Views after a call, from which returning to waiting ends the agent's wrap-up. */
 const AFTER_CALL_VIEWS: ReadonlySet<ConsoleView> = new Set(['thankyou', 'note']);
@@ -57,6 +74,8 @@ export interface ConsoleApi {
   /** The agent is done with the call: their wrap-up ends and the next lead may ring. */
   endWrapUp(): Promise<void>;
   placeOutboundCall(body: OutboundCallBody): Promise<OutboundCallResponse>;
+  /** Puts the call's lead on hold (`held`) or takes it off. */
+  setHold(callId: number, held: boolean): Promise<void>;
   logout(): Promise<void>;
 }
 
@@ -104,6 +123,12 @@ export interface ConsoleCommands {
   ignore(): void;
   /** Mutes or unmutes the microphone. */
   toggleMute(): void;
+  /** Puts the lead on hold, or resumes (the server does it; a failure is only logged). */
+  toggleHold(): Promise<void>;
+  /** Opens `panel` under the on-call controls, or closes it when it is open. */
+  togglePanel(panel: OnCallPanel): void;
+  /** Sends one keypad digit (0-9, *, #) on the call. */
+  sendDigit(digit: string): void;
   /** Hangs up (on a call, or while dialing). */
   hangUp(): void;
   /** Saves the call's result, then moves on. */
@@ -244,6 +269,37 @@ export class ConsoleController implements ConsoleCommands {
 
   hangUp(): void {
     this.send({ type: 'disconnect' });
+  }
+
+  async toggleHold(): Promise<void> {
+    const { epoch, call } = this.#requireCall('hold');
+    const held = !this.state.held;
+    try {
+      await this.#options.api.setHold(call.call.id, held);
+    } catch (error) {
+      // Section 8: logged to the console only; the button keeps the true state.
+      this.#logError(`${held ? 'holding' : 'resuming'} call ${call.call.id} failed`, error);
+      return;
+    }
+    this.#sendIfCurrent(epoch, { type: 'hold', held });
+  }
+
+  togglePanel(panel: OnCallPanel): void {
+    this.send({ type: 'panel', panel: this.state.panel === panel ? null : panel });
+  }
+
+  sendDigit(digit: string): void {
+    if (!KEYPAD_DIGITS.includes(digit) || this.state.view !== 'oncall') return;
+    const call = this.#activeCall;
+    if (!call) return;
+    try {
+      // The SDK paces the digits (200 ms apart) and plays each one's tone locally.
+      call.sendDigits(digit);
+    } catch (error) {
+      this.#logError(`sending digit ${digit} failed`, error);
+      return;
+    }
+    this.send({ type: 'digit', digit });
   }
 
   async dispose(status: Disposition): Promise<void> {
@@ -625,7 +681,7 @@ export class ConsoleController implements ConsoleCommands {
     }
   }
 
-  #requireCall(event: 'dispose' | 'saveNote'): { epoch: number; call: ConsoleCall } {
+  #requireCall(event: 'dispose' | 'saveNote' | 'hold'): { epoch: number; call: ConsoleCall } {
     const { epoch, call, view } = this.state;
     if (!call || !canTransition(this.state, event)) {
       throw new WebError(

@@ -37,6 +37,9 @@ const EVENTS: Record<ConsoleEventType, ConsoleEvent> = {
   ignore: { type: 'ignore' },
   cancel: { type: 'cancel' },
   mute: { type: 'mute', muted: true },
+  hold: { type: 'hold', held: true },
+  panel: { type: 'panel', panel: 'keypad' },
+  digit: { type: 'digit', digit: '5' },
   disconnect: { type: 'disconnect' },
   dispose: { type: 'dispose', status: 'contacted' },
   tagChosen: { type: 'tagChosen' },
@@ -69,7 +72,14 @@ const EXPECTED: Record<ConsoleView, Partial<Record<ConsoleEventType, ConsoleView
     cancel: 'waiting',
     disconnect: 'waiting',
   },
-  oncall: { ...RESETS, mute: 'oncall', disconnect: 'disposition' },
+  oncall: {
+    ...RESETS,
+    mute: 'oncall',
+    hold: 'oncall',
+    panel: 'oncall',
+    digit: 'oncall',
+    disconnect: 'disposition',
+  },
   disposition: { ...RESETS, dispose: 'thankyou' },
   disposition2: { ...RESETS, tagChosen: 'thankyou', tagsSkipped: 'thankyou' },
   sms: { ...RESETS, smsSent: 'thankyou', smsCancelled: 'thankyou' },
@@ -117,6 +127,9 @@ describe('console machine: states and events', () => {
       call: null,
       banner: null,
       muted: false,
+      held: false,
+      panel: null,
+      digits: '',
       connectedAtMs: null,
       autoReset: false,
     });
@@ -224,6 +237,39 @@ describe('console machine: state carried along', () => {
     expect(transition(muted, { type: 'mute', muted: false }).muted).toBe(false);
   });
 
+  it('hold follows what the server said and is a no-op when nothing changes', () => {
+    const oncall = stateIn('oncall');
+    const held = transition(oncall, { type: 'hold', held: true });
+    expect(held.held).toBe(true);
+    expect(transition(held, { type: 'hold', held: true })).toBe(held);
+    expect(transition(held, { type: 'hold', held: false }).held).toBe(false);
+  });
+
+  it('a call accepted while its lead is on hold starts held', () => {
+    const call = consoleCall({ call: { held: true } });
+    expect(transition(stateIn('ringing', call), { type: 'accept', atMs: 1 }).held).toBe(true);
+    expect(transition(stateIn('ringing'), { type: 'accept', atMs: 1 }).held).toBe(false);
+  });
+
+  it('the keypad panel opens and closes; digits are kept in the order sent', () => {
+    const open = transition(stateIn('oncall'), { type: 'panel', panel: 'keypad' });
+    expect(open.panel).toBe('keypad');
+    const typed = ['1', '2', '#'].reduce(
+      (state, digit) => transition(state, { type: 'digit', digit }),
+      open,
+    );
+    expect(typed.digits).toBe('12#');
+    expect(transition(typed, { type: 'panel', panel: null })).toMatchObject({
+      panel: null,
+      digits: '12#',
+    });
+  });
+
+  it('a hang-up closes the panel and forgets the hold', () => {
+    const state = { ...stateIn('oncall'), held: true, panel: 'keypad' as const };
+    expect(transition(state, { type: 'disconnect' })).toMatchObject({ held: false, panel: null });
+  });
+
   it('a hang-up stops the timer and clears mute', () => {
     const muted = transition(stateIn('oncall'), { type: 'mute', muted: true });
     expect(transition(muted, { type: 'disconnect' })).toMatchObject({
@@ -246,6 +292,9 @@ describe('console machine: state carried along', () => {
       ...stateIn(view),
       banner: 'Call Ended',
       muted: true,
+      held: true,
+      panel: 'keypad',
+      digits: '12#',
       autoReset: true,
     };
     const next = transition(state, EVENTS[type]);
@@ -255,6 +304,9 @@ describe('console machine: state carried along', () => {
       call: null,
       banner: null,
       muted: false,
+      held: false,
+      panel: null,
+      digits: '',
       connectedAtMs: null,
       autoReset: false,
     });

@@ -12,7 +12,7 @@
  *            │ │ dialing ───accept (the far end answered)───┐
  *   incoming │ │ ignore | cancel | disconnect               │
  *            ▼ │                                            ▼
- *          ringing ──────────────accept──────────────────▶ oncall ──mute──▶ oncall
+ *          ringing ──────────────accept──────────────────▶ oncall ──mute | hold | panel | digit──▶ oncall
  *                                                           │
  *                  disconnect from oncall, or from dialing  │  (banner 'Call Ended')
  *                  ┌────────────────────────────────────────┴───────┐
@@ -54,6 +54,12 @@ export type ConsoleEvent =
   | { readonly type: 'cancel' }
   /** The microphone was muted or unmuted. */
   | { readonly type: 'mute'; readonly muted: boolean }
+  /** The server put the lead on hold (`held`) or took it off. */
+  | { readonly type: 'hold'; readonly held: boolean }
+  /** An on-call panel was opened (or, with null, closed). */
+  | { readonly type: 'panel'; readonly panel: OnCallPanel | null }
+  /** A keypad digit went out on the call. */
+  | { readonly type: 'digit'; readonly digit: string }
   /** The call ended (hung up on either side). */
   | { readonly type: 'disconnect' }
   /** The agent recorded the call's result (saved on the server). */
@@ -93,6 +99,9 @@ const EVENT_TYPE_SET: Record<ConsoleEventType, true> = {
   ignore: true,
   cancel: true,
   mute: true,
+  hold: true,
+  panel: true,
+  digit: true,
   disconnect: true,
   dispose: true,
   tagChosen: true,
@@ -165,6 +174,9 @@ export const CONSOLE_TRANSITIONS = defineTransitions({
   oncall: {
     ...RESETS,
     mute: 'oncall',
+    hold: 'oncall',
+    panel: 'oncall',
+    digit: 'oncall',
     disconnect: [{ when: 'endsInThankyou', to: 'thankyou' }, { to: 'disposition' }],
   },
   disposition: { ...RESETS, dispose: 'thankyou' },
@@ -208,11 +220,20 @@ export interface ConsoleState {
   /** The banner ('Incoming Lead!', 'Call Ended'…), or none. */
   readonly banner: string | null;
   readonly muted: boolean;
+  /** The lead is on hold (the server said so). */
+  readonly held: boolean;
+  /** The on-call panel open under the controls, if any. */
+  readonly panel: OnCallPanel | null;
+  /** The digits sent from the keypad on this call, in order. */
+  readonly digits: string;
   /** When the call was answered (injected clock), for the call timer; null when not on a call. */
   readonly connectedAtMs: number | null;
   /** Thank-you resets by itself (the call was inbound, listen or whisper). */
   readonly autoReset: boolean;
 }
+
+/** A panel the on-call view opens under its controls. */
+export type OnCallPanel = 'keypad';
 
 /** The state the console starts in (spec section 4: app status starts waiting). */
 export const INITIAL_CONSOLE_STATE: ConsoleState = cleanState('waiting', 0);
@@ -254,15 +275,29 @@ export function transition(state: ConsoleState, event: ConsoleEvent): ConsoleSta
     case 'dial':
       return { ...cleanState(view, state.epoch + 1), call: event.call, banner: DIALING_BANNER };
     case 'accept':
-      return { ...state, view, banner: null, connectedAtMs: event.atMs };
+      return {
+        ...state,
+        view,
+        banner: null,
+        connectedAtMs: event.atMs,
+        held: state.call?.call.held ?? false,
+      };
     case 'mute':
       return state.muted === event.muted ? state : { ...state, muted: event.muted };
+    case 'hold':
+      return state.held === event.held ? state : { ...state, held: event.held };
+    case 'panel':
+      return state.panel === event.panel ? state : { ...state, panel: event.panel };
+    case 'digit':
+      return { ...state, digits: state.digits + event.digit };
     case 'disconnect':
       return {
         ...state,
         view,
         banner: CALL_ENDED_BANNER,
         muted: false,
+        held: false,
+        panel: null,
         connectedAtMs: null,
         autoReset: view === 'thankyou',
       };
@@ -278,6 +313,9 @@ function cleanState(view: ConsoleView, epoch: number): ConsoleState {
     call: null,
     banner: null,
     muted: false,
+    held: false,
+    panel: null,
+    digits: '',
     connectedAtMs: null,
     autoReset: false,
   };

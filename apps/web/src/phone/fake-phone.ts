@@ -92,6 +92,11 @@ export class FakeCall implements PhoneCall {
     return this.#muted;
   }
 
+  sendDigits(digits: string): void {
+    if (!/^[0-9*#w]*$/.test(digits)) throw new Error('Illegal character passed into sendDigits');
+    this.invocations.push(`sendDigits(${digits})`);
+  }
+
   status(): PhoneCallStatus {
     return this.#status;
   }

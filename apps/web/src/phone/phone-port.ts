@@ -66,6 +66,11 @@ export interface PhoneCall {
   /** Mutes (`true`, the default) or unmutes the microphone. */
   mute(shouldMute?: boolean): void;
   isMuted(): boolean;
+  /**
+   * Sends DTMF digits on the call (RFC 4733 telephone-events): 0-9, *, # and w (a pause); throws
+   * 'Illegal character passed into sendDigits' for anything else.
+   */
+  sendDigits(digits: string): void;
   status(): PhoneCallStatus;
   on<E extends PhoneCallEventName>(event: E, listener: PhoneCallEvents[E]): void;
   off<E extends PhoneCallEventName>(event: E, listener: PhoneCallEvents[E]): void;

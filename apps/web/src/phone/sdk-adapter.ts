@@ -33,6 +33,7 @@ export interface SdkCall extends SdkEmitter {
   disconnect(): void;
   mute(shouldMute?: boolean): void;
   isMuted(): boolean;
+  sendDigits(digits: string): void;
   status(): string;
 }
 
@@ -112,6 +113,9 @@ class AdaptedCall implements PhoneCall {
   }
   isMuted(): boolean {
     return this.call.isMuted();
+  }
+  sendDigits(digits: string): void {
+    this.call.sendDigits(digits);
   }
   status(): PhoneCallStatus {
     return this.call.status() as PhoneCallStatus;

@@ -4,6 +4,7 @@ import { useNow } from '../services';
 import { ActionButton, ErrorBanner } from './action-button';
 import { elapsedSeconds, formatDuration } from './format';
 import { useConsoleActions } from './use-console-actions';
+import { KeypadPanel } from './keypad-panel';
 import { useFocusOnMount } from './use-focus-on-mount';
 import { VolumeMeters } from './volume-meter';
 
@@ -23,7 +24,8 @@ function CallTimer({ connectedAtMs }: { readonly connectedAtMs: number }) {
 }
 
 /**
- * On a call: the timer, the volume meters, Mute/Muted and Hang Up. Focus goes to the
+ * On a call: the timer, the volume meters, the on-call controls the call's rules show
+ * (Hold/Resume, Keypad, Mute/Muted, Hang Up) and the panel one of them opened. Focus goes to the
  * call panel, not to Hang Up, so a second Enter after Accept cannot end the call.
  */
 export function OnCallView({ connectedAtMs }: { readonly connectedAtMs: number }) {
@@ -33,16 +35,21 @@ export function OnCallView({ connectedAtMs }: { readonly connectedAtMs: number }
     <section className="panel oncall" aria-label="On call" ref={panelRef} tabIndex={-1}>
       <div className="call-status">
         <span className="live-dot" aria-hidden="true" />
-        <span className="call-status-text">On call</span>
+        <span className="call-status-text">
+          {actions.context.state.held ? 'On hold' : 'On call'}
+        </span>
         <CallTimer connectedAtMs={connectedAtMs} />
       </div>
       <VolumeMeters />
       <ErrorBanner message={actions.error} />
       <div className="action-row">
-        {ON_CALL_ACTIONS.map((action) => (
-          <ActionButton key={action.name} action={action} actions={actions} size="large" />
-        ))}
+        {ON_CALL_ACTIONS.filter((action) => action.visible?.(actions.context.state) ?? true).map(
+          (action) => (
+            <ActionButton key={action.name} action={action} actions={actions} size="large" />
+          ),
+        )}
       </div>
+      {actions.context.state.panel === 'keypad' ? <KeypadPanel /> : null}
     </section>
   );
 }
