@@ -3,17 +3,8 @@ import { matchesKey } from '../console/actions';
 import { KEYPAD_DIGITS } from '../console/console-controller';
 import { useConsoleSnapshot, useServices } from '../services';
 
-/** The letters under a keypad digit, as on a phone. */
-const LETTERS: Readonly<Record<string, string>> = {
-  '2': 'ABC',
-  '3': 'DEF',
-  '4': 'GHI',
-  '5': 'JKL',
-  '6': 'MNO',
-  '7': 'PQRS',
-  '8': 'TUV',
-  '9': 'WXYZ',
-};
+/** Spoken names of the two symbol keys (a digit's name is the digit). */
+const SYMBOL_NAMES: Readonly<Record<string, string>> = { '*': 'Star', '#': 'Pound' };
 
 /**
  * The keypad (spec section 2): 0-9, * and # as buttons and from the keyboard while it is open
@@ -49,16 +40,11 @@ export function KeypadPanel() {
             key={digit}
             type="button"
             className="btn btn-secondary keypad-key"
-            aria-label={digit === '*' ? 'Star' : digit === '#' ? 'Pound' : digit}
+            aria-label={SYMBOL_NAMES[digit]}
             aria-keyshortcuts={digit}
             onClick={() => controller.sendDigit(digit)}
           >
-            <span className="keypad-digit" aria-hidden="true">
-              {digit}
-            </span>
-            <span className="keypad-letters" aria-hidden="true">
-              {LETTERS[digit] ?? ''}
-            </span>
+            <span className="keypad-digit">{digit}</span>
           </button>
         ))}
       </div>

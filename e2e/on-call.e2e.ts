@@ -1,0 +1,187 @@
+/**
+ * The on-call controls through the started product, heard end to end: agent1 (fake microphone
+ * 1000 Hz) takes a posted lead (the sandbox's 440 Hz). Hold: the agent stops hearing the lead,
+ * the lead hears the hold music and not the agent; Resume: both ways again. Keypad: 1, 2 and #
+ * reach the virtual lead in that order. Screenshots of the on-call view and the keypad at 360 and
+ * 1280 px, and no serious or critical axe-core violation on them.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { request, type APIRequestContext, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { readWavFile } from '@leadline/voice/dsp';
+import { holdMusicShare } from '@leadline/voice/testing';
+import {
+  captureRemoteAudio,
+  launchChromium,
+  loopbackOnlyContext,
+  toneWav,
+} from './support/browser';
+import { logInToConsole } from './support/console';
+import { startProduct, type Product } from './support/product';
+import { heardTones, remoteToneLevels, toneLevels } from './support/remote-tones';
+
+const LEAD_HZ = 440;
+const AGENT_HZ = 1000;
+const PROBES = [LEAD_HZ, AGENT_HZ] as const;
+
+let product: Product;
+let browser: Browser;
+let http: APIRequestContext;
+
+beforeAll(async () => {
+  product = await startProduct();
+  browser = await launchChromium(await toneWav(AGENT_HZ));
+  http = await request.newContext();
+});
+
+afterAll(async () => {
+  await http?.dispose();
+  await browser?.close();
+  await product?.stop();
+});
+
+/** What the agent's page hears now: the probed tones heard over 1.5 s. */
+const agentHears = async (page: Page) => heardTones(await remoteToneLevels(page, PROBES));
+
+/** Waits until what the agent hears is `expected` (tones, lowest first). */
+async function untilAgentHears(page: Page, expected: number[]): Promise<void> {
+  await expect.poll(() => agentHears(page), { timeout: 20_000, interval: 100 }).toEqual(expected);
+}
+
+interface SandboxCall {
+  callSid: string;
+  participantId: string;
+  to: string;
+  answeredAt: string | null;
+  digits: string;
+}
+
+/** Runs axe-core in the page; the serious and critical violations' ids. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  const source = readFileSync(
+    createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
+    'utf8',
+  );
+  await page.addScriptTag({ content: source });
+  return page.evaluate(async () => {
+    const { axe } = window as unknown as { axe: typeof import('axe-core') };
+    const result = await axe.run();
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  });
+}
+
+it('Hold: the lead hears music and not the agent, the agent hears nothing; Resume restores both; Keypad 1 2 # reach the lead', async () => {
+  const { context, foreignRequests } = await loopbackOnlyContext(browser);
+  const page = await context.newPage();
+  await captureRemoteAudio(page);
+  await logInToConsole(page, product.url, 'agent1@example.com');
+  // The sandbox lists the account's calls to its session.
+  await context.request.get(`${product.url}/api/v1/user`);
+
+  const posted = await http.post(`${product.url}/api/v1/leads`, {
+    headers: { authorization: 'Bearer demo-api-key' },
+    data: { fname: 'Jordan', lname: 'Miles', phone_number: '+15550100042' },
+  });
+  expect(posted.status()).toBe(201);
+  await expect
+    .poll(() => page.getByText('Incoming Lead!').isVisible(), { timeout: 15_000 })
+    .toBe(true);
+  await page.getByRole('button', { name: /^Accept/ }).click();
+  await untilAgentHears(page, [LEAD_HZ]);
+
+  const onCall = page.getByRole('region', { name: 'On call' });
+  const hold = onCall.getByRole('button', { name: /^Hold/ });
+  await expect.poll(() => hold.isVisible()).toBe(true);
+  for (const width of [360, 1280]) {
+    await page.setViewportSize({ width, height: 800 });
+    await page.screenshot({ path: join(product.dataDir, `on-call-${width}.png`), fullPage: true });
+  }
+  expect(await seriousViolations(page)).toEqual([]);
+
+  // Hold: the agent hears neither the lead nor the music.
+  const heldAt = Date.now();
+  await hold.click();
+  await expect
+    .poll(() => onCall.getByRole('button', { name: /^Resume/ }).isVisible(), { timeout: 10_000 })
+    .toBe(true);
+  await expect.poll(() => onCall.getByText('On hold').isVisible()).toBe(true);
+  await untilAgentHears(page, []);
+  const duringHold = await remoteToneLevels(page, [LEAD_HZ, 523, 659, 784]);
+  expect(heardTones(duringHold)).toEqual([]);
+
+  // Resume: the agent hears the lead again.
+  const resumedAt = Date.now();
+  await onCall.getByRole('button', { name: /^Resume/ }).click();
+  await expect
+    .poll(() => onCall.getByRole('button', { name: /^Hold/ }).isVisible(), { timeout: 10_000 })
+    .toBe(true);
+  await untilAgentHears(page, [LEAD_HZ]);
+
+  // Keypad: 1, 2 and # in order, two by click and one from the keyboard.
+  await onCall.getByRole('button', { name: /^Keypad/ }).click();
+  const keypad = page.getByRole('region', { name: 'Keypad' });
+  await keypad.getByRole('button', { name: '1', exact: true }).click();
+  await keypad.getByRole('button', { name: '2', exact: true }).click();
+  await page.keyboard.press('#');
+  await expect.poll(() => keypad.getByRole('status').textContent()).toBe('12#');
+  for (const width of [360, 1280]) {
+    await page.setViewportSize({ width, height: 800 });
+    await page.screenshot({ path: join(product.dataDir, `keypad-${width}.png`), fullPage: true });
+  }
+  expect(await seriousViolations(page)).toEqual([]);
+  const leadCall = async () => {
+    const answer = await context.request.get(`${product.url}/api/v1/sandbox/calls`);
+    const { data } = (await answer.json()) as { data: SandboxCall[] };
+    return data.find((c) => c.to === '+15550100042');
+  };
+  await expect.poll(async () => (await leadCall())?.digits, { timeout: 10_000 }).toBe('12#');
+
+  // Let the lead hear the agent a while after the resume, then hang up.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await onCall.getByRole('button', { name: /^Hang Up/ }).click();
+  await expect.poll(() => page.getByText('Call Ended').isVisible(), { timeout: 10_000 }).toBe(true);
+  const call = (await leadCall())!;
+  expect(call.answeredAt).not.toBeNull();
+  expect(foreignRequests).toEqual([]);
+  await context.close();
+
+  // The lead's recording (written when its call ends), cut at the hold and the resume.
+  const wavPath = join(
+    product.dataDir,
+    'sandbox',
+    `${call.participantId.replace(/[^A-Za-z0-9_-]/g, '_')}.wav`,
+  );
+  await expect
+    .poll(
+      () =>
+        readWavFile(wavPath).then(
+          () => true,
+          () => false,
+        ),
+      { timeout: 15_000 },
+    )
+    .toBe(true);
+  const wav = await readWavFile(wavPath);
+  const answeredMs = Date.parse(call.answeredAt!);
+  const cut = (fromMs: number, toMs: number) => ({
+    sampleRateHz: wav.sampleRateHz,
+    samples: wav.samples.subarray(
+      Math.max(0, Math.round(((fromMs - answeredMs) / 1000) * wav.sampleRateHz)),
+      Math.round(((toMs - answeredMs) / 1000) * wav.sampleRateHz),
+    ),
+  });
+  // Margins of a second around each click: the request, the room's change, the clocks.
+  const held = cut(heldAt + 1000, resumedAt - 200);
+  const before = cut(answeredMs + 500, heldAt - 200);
+  const after = cut(resumedAt + 1500, resumedAt + 3000);
+  expect(held.samples.length).toBeGreaterThan(wav.sampleRateHz);
+  expect(holdMusicShare(held.samples, held.sampleRateHz)).toBeGreaterThan(0.8);
+  expect(heardTones(toneLevels(held, PROBES))).toEqual([]);
+  expect(heardTones(toneLevels(before, PROBES))).toEqual([AGENT_HZ]);
+  expect(heardTones(toneLevels(after, PROBES))).toEqual([AGENT_HZ]);
+  expect(holdMusicShare(after.samples, after.sampleRateHz)).toBe(0);
+}, 120_000);
