@@ -9,7 +9,13 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type AxeCore from 'axe-core';
-import { request, type APIRequestContext, type Browser, type Page } from 'playwright-core';
+import {
+  request,
+  type APIRequestContext,
+  type Browser,
+  type Page,
+  type WebSocketRoute,
+} from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readWavFile } from '@leadline/voice/dsp';
 import { holdMusicShare } from '@leadline/voice/testing';
@@ -185,4 +191,56 @@ it('Hold: the lead hears music and not the agent, the agent hears nothing; Resum
   expect(heardTones(toneLevels(before, PROBES))).toEqual([AGENT_HZ]);
   expect(heardTones(toneLevels(after, PROBES))).toEqual([AGENT_HZ]);
   expect(holdMusicShare(after.samples, after.sampleRateHz)).toBe(0);
+}, 120_000);
+
+it("the signalling socket cut on a call: 'Reconnecting…' shows until the call is back, by itself, and the call goes on", async () => {
+  const { context, foreignRequests } = await loopbackOnlyContext(browser);
+  const page = await context.newPage();
+  // The page's signalling sockets pass through here, so the test can cut them and, for a while,
+  // refuse new ones (the SDK retries with back-off).
+  const open: WebSocketRoute[] = [];
+  let refusing = false;
+  await page.routeWebSocket(/\/signal/, (ws) => {
+    if (refusing) {
+      void ws.close({ code: 1011, reason: 'cut by the test' });
+      return;
+    }
+    ws.connectToServer();
+    open.push(ws);
+  });
+  await captureRemoteAudio(page);
+  await logInToConsole(page, product.url, 'agent2@example.com');
+  const posted = await http.post(`${product.url}/api/v1/leads`, {
+    headers: { authorization: 'Bearer demo-api-key' },
+    data: { fname: 'Casey', lname: 'Ng', phone_number: '+15550100043' },
+  });
+  expect(posted.status()).toBe(201);
+  await expect
+    .poll(() => page.getByText('Incoming Lead!').isVisible(), { timeout: 15_000 })
+    .toBe(true);
+  await page.getByRole('button', { name: /^Accept/ }).click();
+  await untilAgentHears(page, [LEAD_HZ]);
+  const onCall = page.getByRole('region', { name: 'On call' });
+  const banner = onCall.getByRole('status').filter({ hasText: 'Reconnecting' });
+  expect(await banner.count()).toBe(0);
+
+  refusing = true;
+  for (const ws of open.splice(0)) await ws.close({ code: 1006, reason: 'cut by the test' });
+  await expect.poll(() => banner.isVisible(), { timeout: 10_000 }).toBe(true);
+  await expect
+    .poll(() => banner.textContent(), { timeout: 10_000 })
+    .toMatch(/Reconnecting… [2-9] s/);
+  for (const width of [360, 1280]) {
+    await page.setViewportSize({ width, height: 800 });
+    await page.screenshot({ path: join(product.dataDir, `reconnecting-${width}.png`) });
+  }
+  refusing = false;
+  // Back by itself: the agent does nothing; the banner goes and the lead is heard again.
+  await expect.poll(() => banner.count(), { timeout: 30_000 }).toBe(0);
+  await untilAgentHears(page, [LEAD_HZ]);
+  expect(open.length).toBeGreaterThan(0);
+  await onCall.getByRole('button', { name: /^Hang Up/ }).click();
+  await expect.poll(() => page.getByText('Call Ended').isVisible(), { timeout: 10_000 }).toBe(true);
+  expect(foreignRequests).toEqual([]);
+  await context.close();
 }, 120_000);

@@ -607,6 +607,14 @@ export class ConsoleController implements ConsoleCommands {
     const onMute = (muted: boolean) => {
       if (isActive()) this.#sendIfAllowed({ type: 'mute', muted });
     };
+    const onReconnecting = (error: PhoneError) => {
+      if (!isActive()) return;
+      this.#logPhoneError('reconnecting', error);
+      this.#sendIfAllowed({ type: 'reconnecting', atMs: this.#options.clock.now() });
+    };
+    const onReconnected = () => {
+      if (isActive()) this.#sendIfAllowed({ type: 'reconnected' });
+    };
     const onVolume = (input: number, output: number) => {
       if (isActive() && this.state.view === 'oncall') this.#setVolume({ input, output });
     };
@@ -625,6 +633,8 @@ export class ConsoleController implements ConsoleCommands {
     call.on('mute', onMute);
     call.on('volume', onVolume);
     call.on('error', onError);
+    call.on('reconnecting', onReconnecting);
+    call.on('reconnected', onReconnected);
     this.#detachers.set(call, () => {
       call.off('accept', onAccept);
       call.off('cancel', onCancel);
@@ -632,6 +642,8 @@ export class ConsoleController implements ConsoleCommands {
       call.off('mute', onMute);
       call.off('volume', onVolume);
       call.off('error', onError);
+      call.off('reconnecting', onReconnecting);
+      call.off('reconnected', onReconnected);
     });
   }
 
@@ -720,8 +732,9 @@ export class ConsoleController implements ConsoleCommands {
     for (const listener of [...this.#listeners]) listener();
   }
 
-  #logPhoneError(source: 'device' | 'call', error: PhoneError): void {
-    this.#writeLog(`softphone ${source} error ${error.name} (${error.code}): ${error.message}`);
+  #logPhoneError(source: 'device' | 'call' | 'reconnecting', error: PhoneError): void {
+    const what = source === 'reconnecting' ? 'call reconnecting after' : `${source} error`;
+    this.#writeLog(`softphone ${what} ${error.name} (${error.code}): ${error.message}`);
   }
 
   #logError(what: string, error: unknown): void {

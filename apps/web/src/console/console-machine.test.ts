@@ -40,6 +40,8 @@ const EVENTS: Record<ConsoleEventType, ConsoleEvent> = {
   hold: { type: 'hold', held: true },
   panel: { type: 'panel', panel: 'keypad' },
   digit: { type: 'digit', digit: '5' },
+  reconnecting: { type: 'reconnecting', atMs: 9_000 },
+  reconnected: { type: 'reconnected' },
   disconnect: { type: 'disconnect' },
   dispose: { type: 'dispose', status: 'contacted' },
   tagChosen: { type: 'tagChosen' },
@@ -78,6 +80,8 @@ const EXPECTED: Record<ConsoleView, Partial<Record<ConsoleEventType, ConsoleView
     hold: 'oncall',
     panel: 'oncall',
     digit: 'oncall',
+    reconnecting: 'oncall',
+    reconnected: 'oncall',
     disconnect: 'disposition',
   },
   disposition: { ...RESETS, dispose: 'thankyou' },
@@ -130,6 +134,7 @@ describe('console machine: states and events', () => {
       held: false,
       panel: null,
       digits: '',
+      reconnectingSinceMs: null,
       connectedAtMs: null,
       autoReset: false,
     });
@@ -265,6 +270,16 @@ describe('console machine: state carried along', () => {
     });
   });
 
+  it('reconnecting keeps when the outage began until reconnected', () => {
+    const lost = transition(stateIn('oncall'), { type: 'reconnecting', atMs: 9_000 });
+    expect(lost.reconnectingSinceMs).toBe(9_000);
+    expect(transition(lost, { type: 'reconnecting', atMs: 9_500 })).toBe(lost);
+    const back = transition(lost, { type: 'reconnected' });
+    expect(back.reconnectingSinceMs).toBeNull();
+    expect(transition(back, { type: 'reconnected' })).toBe(back);
+    expect(transition(lost, { type: 'disconnect' }).reconnectingSinceMs).toBeNull();
+  });
+
   it('a hang-up closes the panel and forgets the hold', () => {
     const state = { ...stateIn('oncall'), held: true, panel: 'keypad' as const };
     expect(transition(state, { type: 'disconnect' })).toMatchObject({ held: false, panel: null });
@@ -295,6 +310,7 @@ describe('console machine: state carried along', () => {
       held: true,
       panel: 'keypad',
       digits: '12#',
+      reconnectingSinceMs: 4_000,
       autoReset: true,
     };
     const next = transition(state, EVENTS[type]);
@@ -307,6 +323,7 @@ describe('console machine: state carried along', () => {
       held: false,
       panel: null,
       digits: '',
+      reconnectingSinceMs: null,
       connectedAtMs: null,
       autoReset: false,
     });

@@ -60,6 +60,10 @@ export type ConsoleEvent =
   | { readonly type: 'panel'; readonly panel: OnCallPanel | null }
   /** A keypad digit went out on the call. */
   | { readonly type: 'digit'; readonly digit: string }
+  /** The call lost its connection at `atMs` (injected clock) and is reconnecting. */
+  | { readonly type: 'reconnecting'; readonly atMs: number }
+  /** The call's connection is back. */
+  | { readonly type: 'reconnected' }
   /** The call ended (hung up on either side). */
   | { readonly type: 'disconnect' }
   /** The agent recorded the call's result (saved on the server). */
@@ -102,6 +106,8 @@ const EVENT_TYPE_SET: Record<ConsoleEventType, true> = {
   hold: true,
   panel: true,
   digit: true,
+  reconnecting: true,
+  reconnected: true,
   disconnect: true,
   dispose: true,
   tagChosen: true,
@@ -177,6 +183,8 @@ export const CONSOLE_TRANSITIONS = defineTransitions({
     hold: 'oncall',
     panel: 'oncall',
     digit: 'oncall',
+    reconnecting: 'oncall',
+    reconnected: 'oncall',
     disconnect: [{ when: 'endsInThankyou', to: 'thankyou' }, { to: 'disposition' }],
   },
   disposition: { ...RESETS, dispose: 'thankyou' },
@@ -226,6 +234,8 @@ export interface ConsoleState {
   readonly panel: OnCallPanel | null;
   /** The digits sent from the keypad on this call, in order. */
   readonly digits: string;
+  /** Since when the call is reconnecting (injected clock), or null while it is connected. */
+  readonly reconnectingSinceMs: number | null;
   /** When the call was answered (injected clock), for the call timer; null when not on a call. */
   readonly connectedAtMs: number | null;
   /** Thank-you resets by itself (the call was inbound, listen or whisper). */
@@ -290,6 +300,13 @@ export function transition(state: ConsoleState, event: ConsoleEvent): ConsoleSta
       return state.panel === event.panel ? state : { ...state, panel: event.panel };
     case 'digit':
       return { ...state, digits: state.digits + event.digit };
+    case 'reconnecting':
+      // A second report of the same outage keeps when it began.
+      return state.reconnectingSinceMs !== null
+        ? state
+        : { ...state, reconnectingSinceMs: event.atMs };
+    case 'reconnected':
+      return state.reconnectingSinceMs === null ? state : { ...state, reconnectingSinceMs: null };
     case 'disconnect':
       return {
         ...state,
@@ -298,6 +315,7 @@ export function transition(state: ConsoleState, event: ConsoleEvent): ConsoleSta
         muted: false,
         held: false,
         panel: null,
+        reconnectingSinceMs: null,
         connectedAtMs: null,
         autoReset: view === 'thankyou',
       };
@@ -316,6 +334,7 @@ function cleanState(view: ConsoleView, epoch: number): ConsoleState {
     held: false,
     panel: null,
     digits: '',
+    reconnectingSinceMs: null,
     connectedAtMs: null,
     autoReset: false,
   };

@@ -145,6 +145,20 @@ export class FakeCall implements PhoneCall {
     return error;
   }
 
+  /** The call's connection drops: it is `reconnecting` until {@link reconnect}. */
+  dropConnection(code = 53405, message = 'Media connection failed.'): void {
+    if (this.#status !== 'open') throw new Error(`cannot drop a ${this.#status} call`);
+    this.#status = 'reconnecting';
+    this.#events.emit('reconnecting', { code, name: 'ConnectionError', message });
+  }
+
+  /** The call's connection comes back (`reconnected`). */
+  reconnect(): void {
+    if (this.#status !== 'reconnecting') throw new Error(`cannot reconnect a ${this.#status} call`);
+    this.#status = 'open';
+    this.#events.emit('reconnected');
+  }
+
   /** Reports volume levels (each 0..1). */
   reportVolume(inputVolume: number, outputVolume: number): void {
     this.#events.emit('volume', inputVolume, outputVolume);

@@ -45,6 +45,10 @@ export interface PhoneCallEvents {
   error: (error: PhoneError) => void;
   /** The microphone was muted or unmuted. */
   mute: (isMuted: boolean, call: PhoneCall) => void;
+  /** The call lost its media or signalling and is trying to get them back. */
+  reconnecting: (error: PhoneError) => void;
+  /** The call got back what it lost (after `reconnecting`). */
+  reconnected: () => void;
   /** Input and output volume, each 0..1, about every 50 ms while the call is open. */
   volume: (inputVolume: number, outputVolume: number) => void;
 }

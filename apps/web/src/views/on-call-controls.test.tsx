@@ -160,3 +160,21 @@ describe('the keypad', () => {
     expect(call.invocations.some((i) => i.startsWith('sendDigits'))).toBe(false);
   });
 });
+
+describe('the reconnecting banner', () => {
+  it("shows 'Reconnecting…' with the seconds while the call reconnects, and clears by itself", async () => {
+    const { call, platform, panel } = await onCall();
+    expect(within(panel).queryByText(/Reconnecting/)).toBeNull();
+    act(() => call.dropConnection());
+    expect(within(panel).getByRole('status')).toHaveTextContent('Reconnecting… 0 s');
+    act(() => platform.clock.tick(3_000));
+    expect(within(panel).getByRole('status')).toHaveTextContent('Reconnecting… 3 s');
+    // The controls stay usable meanwhile.
+    expect(within(panel).getByRole('button', { name: 'Hang Up' })).toBeEnabled();
+    act(() => call.reconnect());
+    expect(within(panel).queryByText(/Reconnecting/)).toBeNull();
+    expect(
+      platform.logs.some((l) => /reconnecting after ConnectionError \(53405\)/.test(l.message)),
+    ).toBe(true);
+  });
+});

@@ -23,6 +23,16 @@ function CallTimer({ connectedAtMs }: { readonly connectedAtMs: number }) {
   );
 }
 
+/** 'Reconnecting…' with the seconds since the call lost its connection. */
+function ReconnectingBanner({ sinceMs }: { readonly sinceMs: number }) {
+  const now = useNow(CALL_TIMER_TICK_MS);
+  return (
+    <div className="banner banner-warning" role="status">
+      Reconnecting… {elapsedSeconds(sinceMs, now)} s
+    </div>
+  );
+}
+
 /**
  * On a call: the timer, the volume meters, the on-call controls the call's rules show
  * (Hold/Resume, Keypad, Mute/Muted, Hang Up) and the panel one of them opened. Focus goes to the
@@ -41,6 +51,9 @@ export function OnCallView({ connectedAtMs }: { readonly connectedAtMs: number }
         <CallTimer connectedAtMs={connectedAtMs} />
       </div>
       <VolumeMeters />
+      {actions.context.state.reconnectingSinceMs === null ? null : (
+        <ReconnectingBanner sinceMs={actions.context.state.reconnectingSinceMs} />
+      )}
       <ErrorBanner message={actions.error} />
       <div className="action-row">
         {ON_CALL_ACTIONS.filter((action) => action.visible?.(actions.context.state) ?? true).map(
