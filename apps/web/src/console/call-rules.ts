@@ -85,3 +85,12 @@ export function canHoldOrTransfer(call: ConsoleCall): boolean {
 export function showsKeypad(call: ConsoleCall): boolean {
   return !supervises(call);
 }
+
+/**
+ * How long the call had been going when this agent joined (ms): listen, whisper and barge calls
+ * start their timer from the call's `seconds_since_started_at` (spec section 4); others from 0.
+ */
+export function elapsedWhenJoinedMs(call: ConsoleCall): number {
+  const joinsMidway = call.type === 'listen' || call.type === 'whisper' || call.type === 'barge';
+  return joinsMidway ? Math.max(0, call.call.seconds_since_started_at) * 1000 : 0;
+}

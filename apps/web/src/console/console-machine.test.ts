@@ -250,6 +250,19 @@ describe('console machine: state carried along', () => {
     expect(transition(held, { type: 'hold', held: false }).held).toBe(false);
   });
 
+  it.each([
+    ['listen', 65_000],
+    ['whisper', 65_000],
+    ['barge', 65_000],
+    ['lead', 0],
+    ['transfer', 0],
+    ['conference', 0],
+  ] as const)('a %s call accepted 65 s into the call starts its timer %i ms back', (type, back) => {
+    const call = consoleCall({ type, call: { seconds_since_started_at: 65 } });
+    const next = transition(stateIn('ringing', call), { type: 'accept', atMs: 100_000 });
+    expect(next.connectedAtMs).toBe(100_000 - back);
+  });
+
   it('a call accepted while its lead is on hold starts held', () => {
     const call = consoleCall({ call: { held: true } });
     expect(transition(stateIn('ringing', call), { type: 'accept', atMs: 1 }).held).toBe(true);

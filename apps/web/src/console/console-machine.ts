@@ -34,7 +34,7 @@
 import type { Disposition } from '@leadline/contracts';
 import { CALL_ENDED_BANNER, DIALING_BANNER } from '../constants';
 import { WebError } from '../errors';
-import { endsInThankyou, type ConsoleCall } from './call-rules';
+import { elapsedWhenJoinedMs, endsInThankyou, type ConsoleCall } from './call-rules';
 
 /** Everything that can happen to the console. */
 export type ConsoleEvent =
@@ -289,7 +289,8 @@ export function transition(state: ConsoleState, event: ConsoleEvent): ConsoleSta
         ...state,
         view,
         banner: null,
-        connectedAtMs: event.atMs,
+        // Listen, whisper and barge: the timer shows the call's time, not this agent's.
+        connectedAtMs: event.atMs - (state.call ? elapsedWhenJoinedMs(state.call) : 0),
         held: state.call?.call.held ?? false,
       };
     case 'mute':

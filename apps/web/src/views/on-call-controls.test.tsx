@@ -178,3 +178,19 @@ describe('the reconnecting banner', () => {
     ).toBe(true);
   });
 });
+
+describe('the call timer', () => {
+  it('starts from the call’s own time on a whisper call, from 00:00 on a lead call', async () => {
+    const whisper = await onCall(
+      demoCallUser({ type: 'whisper', call: { seconds_since_started_at: 65 } }),
+    );
+    expect(within(whisper.panel).getByRole('timer')).toHaveTextContent('01:05');
+    act(() => whisper.platform.clock.tick(1_000));
+    expect(within(whisper.panel).getByRole('timer')).toHaveTextContent('01:06');
+  });
+
+  it('a lead call starts at 00:00 whatever the call’s age', async () => {
+    const { panel } = await onCall(demoCallUser({ call: { seconds_since_started_at: 65 } }));
+    expect(within(panel).getByRole('timer')).toHaveTextContent('00:00');
+  });
+});
