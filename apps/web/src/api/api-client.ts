@@ -6,8 +6,15 @@
  * ready for a view's banner.
  */
 import type {
+  AgentRow,
+  AgentStatus,
   CallUserResponse,
   CallerNumber,
+  ConferenceLeadBody,
+  Lead,
+  Paged,
+  TeamRow,
+  TransferBody,
   Disposition,
   LoginBody,
   LoginOptionsResponse,
@@ -61,6 +68,14 @@ export interface ApiClientOptions {
 }
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** The filters of the transfer panel's agent list. */
+export interface AgentsQuery {
+  readonly page: number;
+  readonly status: AgentStatus;
+  readonly search: string;
+  readonly teamId: number | null;
+}
 
 /** The console's HTTP API. */
 /** Softphone settings before the server named any: our SDK, silent. */
@@ -171,6 +186,35 @@ export class ApiClient {
   /** `PUT /api/v1/calls/{callId}/hold` or `/unhold`: the lead hears hold music, or is back. */
   async setHold(callId: number, held: boolean): Promise<void> {
     await this.#json('PUT', `/api/v1/calls/${callId}/${held ? 'hold' : 'unhold'}`);
+  }
+
+  /** `GET /api/v1/users/paginated`: one page of the account's agents (transfer panel). */
+  getAgents(query: AgentsQuery): Promise<Paged<AgentRow>> {
+    const params = new URLSearchParams({ page: String(query.page), status: query.status });
+    if (query.search) params.set('search', query.search);
+    if (query.teamId !== null) params.set('team_id', String(query.teamId));
+    return this.#json<Paged<AgentRow>>('GET', `/api/v1/users/paginated?${params.toString()}`);
+  }
+
+  /** `GET /api/v1/teams`: the account's teams, each with whether a member can take a call. */
+  async getTeams(): Promise<TeamRow[]> {
+    const { data } = await this.#json<{ data?: TeamRow[] }>('GET', '/api/v1/teams');
+    return Array.isArray(data) ? data : [];
+  }
+
+  /** `POST /api/v1/calls/{callId}/transfer`: to a user or a team; the target is rung. */
+  async transferCall(callId: number, body: TransferBody): Promise<void> {
+    await this.#json('POST', `/api/v1/calls/${callId}/transfer`, body);
+  }
+
+  /**
+   * `POST /api/v1/calls/conferencelead`: adds a lead to the call and dials it. Resolves with the
+   * lead once it answered; a lead that did not answer (`success: false` with the reason in
+   * `error`) throws {@link ApiError} with that text.
+   */
+  async addLeadToCall(body: ConferenceLeadBody): Promise<Lead> {
+    const answer = await this.#json<{ lead: Lead }>('POST', '/api/v1/calls/conferencelead', body);
+    return answer.lead;
   }
 
   /** `GET /api/v1/callerids`: the account's caller numbers for the New Call panel. */

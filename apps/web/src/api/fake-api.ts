@@ -5,7 +5,11 @@
  * answers with real `Response`s.
  */
 import {
+  ConferenceLeadBody,
   DispositionBody,
+  TransferBody,
+  type AgentRow,
+  type TeamRow,
   LOGIN_FAILED_MESSAGE,
   LoginBody,
   NoteBody,
@@ -131,6 +135,10 @@ export class FakeApi {
   #held: Promise<void> | null = null;
   readonly #refusals = new Map<string, { status: number; error: string }>();
   #callerNumbers: CallerNumber[] = [];
+  #agents: ReadonlyArray<AgentRow & { team_ids?: number[] }> = [];
+  #teams: TeamRow[] = [];
+  /** Leads added to calls (`conferencelead`), in order. */
+  readonly addedLeads: Lead[] = [];
   /** Every outbound call accepted, in order. */
   readonly placedCalls: PlacedCall[] = [];
 
@@ -211,10 +219,52 @@ export class FakeApi {
       body,
     });
     await (this.#held ?? Promise.resolve());
-    return this.#route(method, parsed.pathname, headers, body);
+    return this.#route(method, parsed.pathname, headers, body, parsed.searchParams);
   };
 
-  #route(method: string, path: string, headers: Headers, body: unknown): Response {
+  /** The agents the transfer panel lists, each with the teams it is in. */
+  setAgents(agents: ReadonlyArray<AgentRow & { team_ids?: number[] }>): this {
+    this.#agents = agents;
+    return this;
+  }
+
+  /** The account's teams. */
+  setTeams(teams: TeamRow[]): this {
+    this.#teams = teams;
+    return this;
+  }
+
+  /** `GET /api/v1/users/paginated` as the server filters and pages it (10 a page). */
+  #agentsPage(query: URLSearchParams): Response {
+    const status = query.get('status') ?? 'online';
+    const search = (query.get('search') ?? '').toLowerCase();
+    const teamId = query.get('team_id') ? Number(query.get('team_id')) : null;
+    const page = Number(query.get('page') ?? '1');
+    const online = (a: AgentRow) => a.is_online_app || a.is_mobile;
+    const rows = this.#agents.filter(
+      (a) =>
+        (status === 'all' ||
+          (status === 'online' && online(a)) ||
+          (status === 'on_call' && a.on_call_id !== null) ||
+          (status === 'available' && a.status === 'available')) &&
+        a.full_name.toLowerCase().includes(search) &&
+        (teamId === null || (a.team_ids ?? []).includes(teamId)),
+    );
+    const perPage = 10;
+    const lastPage = Math.max(1, Math.ceil(rows.length / perPage));
+    return json(200, {
+      data: rows.slice((page - 1) * perPage, page * perPage).map(({ team_ids: _, ...row }) => row),
+      meta: { current_page: page, last_page: lastPage, per_page: perPage, total: rows.length },
+    });
+  }
+
+  #route(
+    method: string,
+    path: string,
+    headers: Headers,
+    body: unknown,
+    query: URLSearchParams = new URLSearchParams(),
+  ): Response {
     const refusal = this.#refusals.get(`${method} ${path}`);
     if (refusal) {
       this.#refusals.delete(`${method} ${path}`);
@@ -271,6 +321,36 @@ export class FakeApi {
     if (method === 'PUT' && hold) {
       if (!this.#knowsCall(Number(hold[1]))) return json(404, { error: 'Call not found.' });
       return json(200, { success: true, held: hold[2] === 'hold' });
+    }
+    if (method === 'GET' && path === '/api/v1/users/paginated') return this.#agentsPage(query);
+    if (method === 'GET' && path === '/api/v1/teams') return json(200, { data: this.#teams });
+    const transfer = /^\/api\/v1\/calls\/(\d+)\/transfer$/.exec(path);
+    if (method === 'POST' && transfer) {
+      if (!this.#knowsCall(Number(transfer[1]))) return json(404, { error: 'Call not found.' });
+      const parsed = TransferBody.safeParse(body);
+      if (!parsed.success) return json(422, { error: parsed.error.issues[0]?.message });
+      return json(200, { success: true });
+    }
+    if (method === 'POST' && path === '/api/v1/calls/conferencelead') {
+      const parsed = ConferenceLeadBody.safeParse(body);
+      if (!parsed.success) return json(422, { error: parsed.error.issues[0]?.message });
+      if (!this.#knowsCall(parsed.data.call_id)) return json(404, { error: 'Call not found.' });
+      const { fname, lname, phone_number } = parsed.data;
+      const name = [fname, lname].filter(Boolean).join(' ');
+      const lead = demoLead({
+        id: 600 + this.addedLeads.length,
+        fname,
+        lname,
+        name,
+        label: name || formatPhone(phone_number),
+        phone_number,
+        phone_number_formatted: formatPhone(phone_number),
+        company: null,
+        email: null,
+        category: null,
+      });
+      this.addedLeads.push(lead);
+      return json(200, { success: true, outcome: 'answered', lead });
     }
     if (method === 'GET' && path === '/api/v1/callerids') {
       return json(200, { data: this.#callerNumbers });

@@ -1,13 +1,33 @@
 /** TanStack Query keys and options for the console's server state. */
 import { QueryClient, queryOptions } from '@tanstack/react-query';
-import type { ApiClient } from './api-client';
+import type { AgentsQuery, ApiClient } from './api-client';
 
 /** Query keys, in one place. */
 export const QUERY_KEYS = {
   user: ['user'] as const,
   callUser: (callUserId: number) => ['callusers', callUserId] as const,
   callerIds: ['callerids'] as const,
+  agents: ['agents'] as const,
+  teams: ['teams'] as const,
 };
+
+/** One page of the account's agents (transfer panel), by its filters. */
+export function agentsQuery(api: ApiClient, query: AgentsQuery) {
+  return queryOptions({
+    queryKey: [...QUERY_KEYS.agents, query] as const,
+    queryFn: () => api.getAgents(query),
+    staleTime: 0,
+  });
+}
+
+/** The account's teams (transfer panel). */
+export function teamsQuery(api: ApiClient) {
+  return queryOptions({
+    queryKey: QUERY_KEYS.teams,
+    queryFn: () => api.getTeams(),
+    staleTime: 0,
+  });
+}
 
 /** The signed-in user (`null` when there is no session). Loaded once per page. */
 export function userQuery(api: ApiClient) {

@@ -92,7 +92,7 @@ const EXPECTED_ACTIONS: Record<ConsoleView, ActionName[]> = {
   waiting: [],
   ringing: ['accept', 'ignore'],
   dialing: ['cancelDial'],
-  oncall: ['toggleHold', 'toggleKeypad', 'toggleMute', 'hangUp'],
+  oncall: ['toggleHold', 'toggleTransfer', 'toggleAddLead', 'toggleKeypad', 'toggleMute', 'hangUp'],
   disposition: ['contacted', 'voicemail', 'missed', 'removed'],
   disposition2: ['skipTags'],
   sms: ['cancelSms'],
@@ -128,7 +128,20 @@ describe('console actions', () => {
   it('each action is enabled only in its own view', () => {
     for (const action of CONSOLE_ACTIONS) {
       for (const view of CONSOLE_VIEWS) {
-        const enabled = action.predicate(contextIn(view, {}, 'a note'));
+        const base = contextIn(view, {}, 'a note');
+        const call = base.state.call;
+        // Add Lead is for a call that has no lead yet.
+        const context =
+          action.name === 'toggleAddLead' && call
+            ? {
+                ...base,
+                state: {
+                  ...base.state,
+                  call: { ...call, call: { ...call.call, lead: null, lead_id: null } },
+                },
+              }
+            : base;
+        const enabled = action.predicate(context);
         expect(enabled, `${action.name} in ${view}`).toBe(view === action.view);
       }
     }
@@ -168,20 +181,23 @@ describe('console actions', () => {
   });
 
   it.each([
-    // type, has a lead, Hold, Keypad, Mute enabled
-    ['lead', true, true, true, true],
-    ['lead', false, false, true, true],
-    ['transfer', true, true, true, true],
-    ['conference', true, true, true, true],
-    ['barge', true, true, true, true],
-    ['listen', true, false, false, false],
-    ['whisper', true, false, false, true],
-    ['whisper', false, false, false, true],
+    // type, has a lead, Hold and Transfer, Keypad, Mute enabled, Add Lead
+    ['lead', true, true, true, true, false],
+    ['lead', false, false, true, true, true],
+    ['transfer', true, true, true, true, false],
+    ['conference', true, true, true, true, false],
+    ['conference', false, false, true, true, true],
+    ['barge', true, true, true, true, false],
+    ['listen', true, false, false, false, false],
+    ['whisper', true, false, false, true, false],
+    ['whisper', false, false, false, true, true],
   ] as const)(
-    'a %s call (lead: %s): Hold/Resume shown %s, Keypad shown %s, Mute enabled %s',
-    (type, withLead, hold, keypad, mute) => {
+    'a %s call (lead: %s): Hold/Resume and Transfer shown %s, Keypad shown %s, Mute enabled %s, Add Lead shown %s',
+    (type, withLead, hold, keypad, mute, addLead) => {
       const context = onCall(type, withLead);
       expect(shown('toggleHold', context)).toEqual({ visible: hold, enabled: hold });
+      expect(shown('toggleTransfer', context)).toEqual({ visible: hold, enabled: hold });
+      expect(shown('toggleAddLead', context)).toEqual({ visible: addLead, enabled: addLead });
       expect(shown('toggleKeypad', context)).toEqual({ visible: keypad, enabled: keypad });
       expect(shown('toggleMute', context)).toEqual({ visible: true, enabled: mute });
       // A hidden action's shortcut does nothing.
@@ -242,6 +258,7 @@ describe('console actions', () => {
     ['toggleMute', 'toggleMute'],
     ['toggleHold', 'toggleHold'],
     ['toggleKeypad', 'togglePanel(keypad)'],
+    ['toggleTransfer', 'togglePanel(transfer)'],
     ['hangUp', 'hangUp'],
     ['cancelDial', 'hangUp'],
     ['addNote', 'addNote'],

@@ -7,7 +7,7 @@
  * (Mute is M on a call, so Missed is N on the Call Result view that follows a hang-up).
  */
 import type { Disposition } from '@leadline/contracts';
-import { canHoldOrTransfer, canMute, showsKeypad, type ConsoleCall } from './call-rules';
+import { canHoldOrTransfer, canMute, hasLead, showsKeypad, type ConsoleCall } from './call-rules';
 import type { ConsoleCommands } from './console-controller';
 import type { ConsoleState, ConsoleView } from './console-machine';
 
@@ -43,6 +43,8 @@ export type ActionName =
   | 'accept'
   | 'ignore'
   | 'toggleHold'
+  | 'toggleTransfer'
+  | 'toggleAddLead'
   | 'toggleKeypad'
   | 'toggleMute'
   | 'hangUp'
@@ -135,6 +137,28 @@ export const CONSOLE_ACTIONS: readonly ConsoleAction[] = [
     predicate: ({ state }) => onCallWhere(canHoldOrTransfer)(state),
     // Not awaited: Hang Up must stay usable while the server answers.
     perform: ({ commands }) => void commands.toggleHold(),
+  },
+  {
+    name: 'toggleTransfer',
+    view: 'oncall',
+    label: () => 'Transfer',
+    key: { key: 't' },
+    tone: 'toggle',
+    pressed: (state) => state.panel === 'transfer',
+    visible: onCallWhere(canHoldOrTransfer),
+    predicate: ({ state }) => onCallWhere(canHoldOrTransfer)(state),
+    perform: ({ commands }) => commands.togglePanel('transfer'),
+  },
+  {
+    name: 'toggleAddLead',
+    view: 'oncall',
+    label: () => 'Add Lead',
+    key: { key: 'l' },
+    tone: 'toggle',
+    pressed: (state) => state.panel === 'addLead',
+    visible: onCallWhere((call) => !hasLead(call)),
+    predicate: ({ state }) => onCallWhere((call) => !hasLead(call))(state),
+    perform: ({ commands }) => commands.togglePanel('addLead'),
   },
   {
     name: 'toggleKeypad',

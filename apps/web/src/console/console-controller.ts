@@ -12,6 +12,7 @@ import type {
   CallUserResponse,
   SoftphoneSettings,
   Disposition,
+  Lead,
   NoteBody,
   OutboundCallBody,
   OutboundCallResponse,
@@ -286,6 +287,11 @@ export class ConsoleController implements ConsoleCommands {
 
   togglePanel(panel: OnCallPanel): void {
     this.send({ type: 'panel', panel: this.state.panel === panel ? null : panel });
+  }
+
+  /** A lead added to the call answered (Add Lead): the lead card fills in. */
+  leadAdded(lead: Lead): void {
+    this.#sendIfAllowed({ type: 'leadAdded', lead });
   }
 
   sendDigit(digit: string): void {

@@ -40,6 +40,7 @@ const EVENTS: Record<ConsoleEventType, ConsoleEvent> = {
   hold: { type: 'hold', held: true },
   panel: { type: 'panel', panel: 'keypad' },
   digit: { type: 'digit', digit: '5' },
+  leadAdded: { type: 'leadAdded', lead: demoCallUser().call.lead! },
   reconnecting: { type: 'reconnecting', atMs: 9_000 },
   reconnected: { type: 'reconnected' },
   disconnect: { type: 'disconnect' },
@@ -80,6 +81,7 @@ const EXPECTED: Record<ConsoleView, Partial<Record<ConsoleEventType, ConsoleView
     hold: 'oncall',
     panel: 'oncall',
     digit: 'oncall',
+    leadAdded: 'oncall',
     reconnecting: 'oncall',
     reconnected: 'oncall',
     disconnect: 'disposition',
@@ -281,6 +283,17 @@ describe('console machine: state carried along', () => {
       panel: null,
       digits: '12#',
     });
+  });
+
+  it('a lead added to a call without one fills the call’s lead and closes Add Lead', () => {
+    const bare = consoleCall({ call: { lead: null, lead_id: null } });
+    const state = { ...stateIn('oncall', bare), panel: 'addLead' as const };
+    const lead = { ...demoCallUser().call.lead!, id: 777, label: 'Ana Ruiz' };
+    const next = transition(state, { type: 'leadAdded', lead });
+    expect(next.call?.call.lead).toEqual(lead);
+    expect(next.call?.call.lead_id).toBe(777);
+    expect(next.panel).toBeNull();
+    expect(next.call?.callSid).toBe(bare.callSid);
   });
 
   it('reconnecting keeps when the outage began until reconnected', () => {

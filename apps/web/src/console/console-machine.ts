@@ -12,7 +12,9 @@
  *            │ │ dialing ───accept (the far end answered)───┐
  *   incoming │ │ ignore | cancel | disconnect               │
  *            ▼ │                                            ▼
- *          ringing ──────────────accept──────────────────▶ oncall ──mute | hold | panel | digit──▶ oncall
+ *          ringing ──────────────accept──────────────────▶ oncall ──mute | hold | panel | digit |
+ *                                                           │      leadAdded | reconnecting |
+ *                                                           │      reconnected──▶ oncall
  *                                                           │
  *                  disconnect from oncall, or from dialing  │  (banner 'Call Ended')
  *                  ┌────────────────────────────────────────┴───────┐
@@ -31,7 +33,7 @@
  * cleared and the epoch moves on, so async results tagged with an older epoch are dropped. A new
  * call (`incoming`, `dial`) also starts a new epoch.
  */
-import type { Disposition } from '@leadline/contracts';
+import type { Disposition, Lead } from '@leadline/contracts';
 import { CALL_ENDED_BANNER, DIALING_BANNER } from '../constants';
 import { WebError } from '../errors';
 import { elapsedWhenJoinedMs, endsInThankyou, type ConsoleCall } from './call-rules';
@@ -60,6 +62,8 @@ export type ConsoleEvent =
   | { readonly type: 'panel'; readonly panel: OnCallPanel | null }
   /** A keypad digit went out on the call. */
   | { readonly type: 'digit'; readonly digit: string }
+  /** A lead was added to the call (Add Lead) and answered: the lead card fills in. */
+  | { readonly type: 'leadAdded'; readonly lead: Lead }
   /** The call lost its connection at `atMs` (injected clock) and is reconnecting. */
   | { readonly type: 'reconnecting'; readonly atMs: number }
   /** The call's connection is back. */
@@ -106,6 +110,7 @@ const EVENT_TYPE_SET: Record<ConsoleEventType, true> = {
   hold: true,
   panel: true,
   digit: true,
+  leadAdded: true,
   reconnecting: true,
   reconnected: true,
   disconnect: true,
@@ -183,6 +188,7 @@ export const CONSOLE_TRANSITIONS = defineTransitions({
     hold: 'oncall',
     panel: 'oncall',
     digit: 'oncall',
+    leadAdded: 'oncall',
     reconnecting: 'oncall',
     reconnected: 'oncall',
     disconnect: [{ when: 'endsInThankyou', to: 'thankyou' }, { to: 'disposition' }],
@@ -243,7 +249,7 @@ export interface ConsoleState {
 }
 
 /** A panel the on-call view opens under its controls. */
-export type OnCallPanel = 'keypad';
+export type OnCallPanel = 'keypad' | 'transfer' | 'addLead';
 
 /** The state the console starts in (spec section 4: app status starts waiting). */
 export const INITIAL_CONSOLE_STATE: ConsoleState = cleanState('waiting', 0);
@@ -301,6 +307,17 @@ export function transition(state: ConsoleState, event: ConsoleEvent): ConsoleSta
       return state.panel === event.panel ? state : { ...state, panel: event.panel };
     case 'digit':
       return { ...state, digits: state.digits + event.digit };
+    case 'leadAdded':
+      return state.call === null
+        ? state
+        : {
+            ...state,
+            panel: state.panel === 'addLead' ? null : state.panel,
+            call: {
+              ...state.call,
+              call: { ...state.call.call, lead: event.lead, lead_id: event.lead.id },
+            },
+          };
     case 'reconnecting':
       // A second report of the same outage keeps when it began.
       return state.reconnectingSinceMs !== null

@@ -146,7 +146,7 @@ function ViewOf({
       );
     }
     case 'oncall':
-      return <OnCallView connectedAtMs={snapshot.console.connectedAtMs ?? 0} />;
+      return <OnCallView connectedAtMs={snapshot.console.connectedAtMs ?? 0} user={user} />;
     case 'disposition':
       return <DispositionView />;
     case 'disposition2':

@@ -47,12 +47,13 @@ const controls = (panel: HTMLElement) =>
 
 describe('on-call controls by kind of call', () => {
   it.each([
-    ['a lead call', 'lead', true, ['Hold', 'Keypad', 'Mute', 'Hang Up']],
-    ['a transfer', 'transfer', true, ['Hold', 'Keypad', 'Mute', 'Hang Up']],
-    ['a conference', 'conference', true, ['Hold', 'Keypad', 'Mute', 'Hang Up']],
-    ['a call without a lead', 'lead', false, ['Keypad', 'Mute', 'Hang Up']],
+    ['a lead call', 'lead', true, ['Hold', 'Transfer', 'Keypad', 'Mute', 'Hang Up']],
+    ['a transfer', 'transfer', true, ['Hold', 'Transfer', 'Keypad', 'Mute', 'Hang Up']],
+    ['a conference', 'conference', true, ['Hold', 'Transfer', 'Keypad', 'Mute', 'Hang Up']],
+    ['a call without a lead', 'lead', false, ['Add Lead', 'Keypad', 'Mute', 'Hang Up']],
     ['a listen call', 'listen', true, ['Mute (disabled)', 'Hang Up']],
     ['a whisper call', 'whisper', true, ['Mute', 'Hang Up']],
+    ['a whisper call without a lead', 'whisper', false, ['Add Lead', 'Mute', 'Hang Up']],
   ] as const)('%s shows %#', async (_name, type: CallType, withLead, expected) => {
     const { panel } = await onCall(
       demoCallUser({ type, call: withLead ? {} : { lead: null, lead_id: null } }),

@@ -1,14 +1,22 @@
+import type { User } from '@leadline/contracts';
+import { Suspense, lazy } from 'react';
 import { actionsOf } from '../console/actions';
 import { CALL_TIMER_TICK_MS } from '../constants';
-import { useNow } from '../services';
+import { useNow, useServices } from '../services';
 import { ActionButton, ErrorBanner } from './action-button';
 import { elapsedSeconds, formatDuration } from './format';
 import { useConsoleActions } from './use-console-actions';
 import { KeypadPanel } from './keypad-panel';
+import { TransferPanel } from './transfer-panel';
 import { useFocusOnMount } from './use-focus-on-mount';
 import { VolumeMeters } from './volume-meter';
 
 const ON_CALL_ACTIONS = actionsOf('oncall');
+
+// With the phone input, as the New Call panel: not part of the first load.
+const AddLeadPanel = lazy(() =>
+  import('./add-lead-panel').then((module) => ({ default: module.AddLeadPanel })),
+);
 
 /** The mm:ss call timer, ticking each second on the injected clock. */
 function CallTimer({ connectedAtMs }: { readonly connectedAtMs: number }) {
@@ -38,8 +46,16 @@ function ReconnectingBanner({ sinceMs }: { readonly sinceMs: number }) {
  * (Hold/Resume, Keypad, Mute/Muted, Hang Up) and the panel one of them opened. Focus goes to the
  * call panel, not to Hang Up, so a second Enter after Accept cannot end the call.
  */
-export function OnCallView({ connectedAtMs }: { readonly connectedAtMs: number }) {
+export function OnCallView({
+  connectedAtMs,
+  user,
+}: {
+  readonly connectedAtMs: number;
+  readonly user: User;
+}) {
   const actions = useConsoleActions(ON_CALL_ACTIONS);
+  const { controller } = useServices();
+  const { call, panel } = actions.context.state;
   const panelRef = useFocusOnMount<HTMLElement>();
   return (
     <section className="panel oncall" aria-label="On call" ref={panelRef} tabIndex={-1}>
@@ -62,7 +78,19 @@ export function OnCallView({ connectedAtMs }: { readonly connectedAtMs: number }
           ),
         )}
       </div>
-      {actions.context.state.panel === 'keypad' ? <KeypadPanel /> : null}
+      {panel === 'keypad' ? <KeypadPanel /> : null}
+      {panel === 'transfer' && call ? (
+        <TransferPanel
+          call={call}
+          selfId={user.id}
+          onDone={() => controller.togglePanel('transfer')}
+        />
+      ) : null}
+      {panel === 'addLead' && call ? (
+        <Suspense fallback={<p className="list-empty">Loading…</p>}>
+          <AddLeadPanel call={call} user={user} />
+        </Suspense>
+      ) : null}
     </section>
   );
 }
