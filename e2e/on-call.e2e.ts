@@ -25,7 +25,7 @@ import {
   loopbackOnlyContext,
   toneWav,
 } from './support/browser';
-import { logInToConsole } from './support/console';
+import { logInToConsole, overflowingElements } from './support/console';
 import { startProduct, type Product } from './support/product';
 import { heardTones, remoteToneLevels, toneLevels } from './support/remote-tones';
 
@@ -106,6 +106,7 @@ it('Hold: the lead hears music and not the agent, the agent hears nothing; Resum
   for (const width of [360, 1280]) {
     await page.setViewportSize({ width, height: 800 });
     await page.screenshot({ path: join(product.dataDir, `on-call-${width}.png`), fullPage: true });
+    expect(await overflowingElements(page)).toEqual([]);
   }
   expect(await seriousViolations(page)).toEqual([]);
 
@@ -138,6 +139,7 @@ it('Hold: the lead hears music and not the agent, the agent hears nothing; Resum
   for (const width of [360, 1280]) {
     await page.setViewportSize({ width, height: 800 });
     await page.screenshot({ path: join(product.dataDir, `keypad-${width}.png`), fullPage: true });
+    expect(await overflowingElements(page)).toEqual([]);
   }
   expect(await seriousViolations(page)).toEqual([]);
   const leadCall = async () => {
@@ -233,6 +235,7 @@ it("the signalling socket cut on a call: 'Reconnecting…' shows until the call 
   for (const width of [360, 1280]) {
     await page.setViewportSize({ width, height: 800 });
     await page.screenshot({ path: join(product.dataDir, `reconnecting-${width}.png`) });
+    expect(await overflowingElements(page)).toEqual([]);
   }
   refusing = false;
   // Back by itself: the agent does nothing; the banner goes and the lead is heard again.

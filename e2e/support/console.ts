@@ -27,3 +27,16 @@ export async function logInToConsole(page: Page, url: string, email: string): Pr
     .toBe(true);
   await registered;
 }
+
+/**
+ * Elements of the page that stick out past the right edge of the viewport (a layout that does
+ * not fit the width), as `tag.class` names; empty when everything fits.
+ */
+export async function overflowingElements(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    return [...document.querySelectorAll('body *')]
+      .filter((el) => el.getBoundingClientRect().right > width + 0.5)
+      .map((el) => `${el.tagName.toLowerCase()}.${[...el.classList].join('.')}`);
+  });
+}

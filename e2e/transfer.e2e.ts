@@ -1,0 +1,276 @@
+/**
+ * Transfer and Add Lead through the started product, heard end to end. Two agents in Chromium,
+ * each with its own fake microphone (agent1 1000 Hz, agent2 700 Hz); the sandbox's test leads
+ * play 440 Hz. Transfer to a user and to a team: the agent who has the lead opens Transfer and
+ * picks the other agent (or the other agent's team); that console rings 'Incoming Transfer!',
+ * accepts and hears the lead; the first agent's console goes to the Call Result view; the lead
+ * hears the new agent and no longer the first. Add Lead: an inbound call has no lead; the agent
+ * adds one, whose phone answers; the lead card fills in and the agent hears it. Screenshots of
+ * both transfer lists at 360 and 1280 px; no serious or critical axe-core violations on them.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type AxeCore from 'axe-core';
+import { request, type APIRequestContext, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { readWavFile } from '@leadline/voice/dsp';
+import {
+  captureRemoteAudio,
+  launchChromium,
+  loopbackOnlyContext,
+  toneWav,
+} from './support/browser';
+import { logInToConsole, overflowingElements } from './support/console';
+import { startProduct, type Product } from './support/product';
+import { heardTones, remoteToneLevels, toneLevels } from './support/remote-tones';
+
+const LEAD_HZ = 440;
+const AGENTS = [
+  { email: 'agent1@example.com', name: 'Alex Rivera', team: 'Sales', hz: 1000 },
+  { email: 'agent2@example.com', name: 'Blake Chen', team: 'Support', hz: 700 },
+] as const;
+const PROBES = [LEAD_HZ, ...AGENTS.map((a) => a.hz)];
+
+let product: Product;
+let browsers: Browser[] = [];
+let http: APIRequestContext;
+let pages: Page[] = [];
+
+beforeAll(async () => {
+  product = await startProduct();
+  browsers = await Promise.all(AGENTS.map(async (a) => launchChromium(await toneWav(a.hz))));
+  http = await request.newContext();
+});
+
+/** Both agents' consoles, logged in at the first test that needs them. */
+async function consoles(): Promise<Page[]> {
+  if (pages.length === AGENTS.length) return pages;
+  for (const [i, a] of AGENTS.entries()) {
+    const { context } = await loopbackOnlyContext(browsers[i]!);
+    const page = await context.newPage();
+    await captureRemoteAudio(page);
+    await logInToConsole(page, product.url, a.email);
+    pages.push(page);
+  }
+  return pages;
+}
+
+afterAll(async () => {
+  await http?.dispose();
+  await Promise.all(browsers.map((b) => b.close()));
+  await product?.stop();
+});
+
+const hears = async (page: Page) => heardTones(await remoteToneLevels(page, PROBES));
+
+async function untilHears(page: Page, expected: number[], timeout = 20_000): Promise<void> {
+  await expect.poll(() => hears(page), { timeout, interval: 100 }).toEqual(expected);
+}
+
+/** Waits until `text` shows in `page`. */
+async function shows(page: Page, text: string | RegExp, timeout = 15_000): Promise<void> {
+  await expect.poll(() => page.getByText(text).first().isVisible(), { timeout }).toBe(true);
+}
+
+async function seriousViolations(page: Page): Promise<string[]> {
+  const source = readFileSync(
+    createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
+    'utf8',
+  );
+  await page.addScriptTag({ content: source });
+  return page.evaluate(async () => {
+    const { axe } = window as unknown as { axe: typeof AxeCore };
+    const result = await axe.run();
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  });
+}
+
+interface SandboxCall {
+  participantId: string;
+  to: string;
+  from: string | null;
+  answeredAt: string | null;
+  endedAt: string | null;
+}
+
+/** The sandbox's record of the call to `phone` (the newest). */
+async function sandboxCall(page: Page, phone: string): Promise<SandboxCall | undefined> {
+  const answer = await page.context().request.get(`${product.url}/api/v1/sandbox/calls`);
+  const { data } = (await answer.json()) as { data: SandboxCall[] };
+  return data.filter((c) => c.to === phone || c.from === phone).at(-1);
+}
+
+/** Posts a lead; resolves with the index of the agent whose console rings. */
+async function postLead(phone: string): Promise<number> {
+  await consoles();
+  const posted = await http.post(`${product.url}/api/v1/leads`, {
+    headers: { authorization: 'Bearer demo-api-key' },
+    data: { fname: 'Jordan', lname: 'Miles', phone_number: phone },
+  });
+  expect(posted.status()).toBe(201);
+  let rung = -1;
+  await expect
+    .poll(
+      async () => {
+        for (const [i, page] of pages.entries()) {
+          if (await page.getByText('Incoming Lead!').isVisible()) rung = i;
+        }
+        return rung;
+      },
+      { timeout: 15_000 },
+    )
+    .toBeGreaterThanOrEqual(0);
+  return rung;
+}
+
+/** From the Call Result view (or Thank you) back to waiting: the agent is routable again. */
+async function finish(page: Page): Promise<void> {
+  const contacted = page.getByRole('button', { name: /^Contacted/ });
+  if (await contacted.isVisible()) await contacted.click();
+  await page.getByRole('button', { name: /^Done/ }).click();
+  await shows(page, 'Waiting for lead...');
+}
+
+/** What the lead heard in the last `ms` before its call ended, tone by tone. */
+async function leadHeardAtTheEnd(call: SandboxCall, ms: number): Promise<number[]> {
+  const path = join(
+    product.dataDir,
+    'sandbox',
+    `${call.participantId.replace(/[^A-Za-z0-9_-]/g, '_')}.wav`,
+  );
+  await expect
+    .poll(
+      () =>
+        readWavFile(path).then(
+          () => true,
+          () => false,
+        ),
+      { timeout: 15_000 },
+    )
+    .toBe(true);
+  const wav = await readWavFile(path);
+  // The last 300 ms may hold the hang-up itself.
+  const end = wav.samples.length - Math.round(0.3 * wav.sampleRateHz);
+  const samples = wav.samples.subarray(end - Math.round((ms / 1000) * wav.sampleRateHz), end);
+  return heardTones(toneLevels({ samples, sampleRateHz: wav.sampleRateHz }, PROBES));
+}
+
+async function transferCase(phone: string, to: 'user' | 'team'): Promise<void> {
+  const a = await postLead(phone);
+  const b = 1 - a;
+  const [first, second] = [pages[a]!, pages[b]!];
+  await first.getByRole('button', { name: /^Accept/ }).click();
+  await untilHears(first, [LEAD_HZ]);
+
+  const onCall = first.getByRole('region', { name: 'On call' });
+  await onCall.getByRole('button', { name: /^Transfer/ }).click();
+  const panel = first.getByRole('region', { name: 'Transfer' });
+  const target =
+    to === 'user'
+      ? panel.getByRole('button', { name: `Transfer to ${AGENTS[b]!.name}` })
+      : panel.getByRole('button', { name: `Transfer to team ${AGENTS[b]!.team}` });
+  if (to === 'team') await panel.getByRole('button', { name: 'Team', exact: true }).click();
+  await expect.poll(() => target.isEnabled(), { timeout: 15_000 }).toBe(true);
+  if (to === 'user') {
+    // The agent transferring cannot pick themself (listed disabled, or not listed).
+    const self = panel.getByRole('button', { name: `Transfer to ${AGENTS[a]!.name}` });
+    expect((await self.count()) === 0 || (await self.isDisabled())).toBe(true);
+  }
+  for (const width of [360, 1280]) {
+    await first.setViewportSize({ width, height: 900 });
+    await first.screenshot({
+      path: join(product.dataDir, `transfer-${to}-${width}.png`),
+      fullPage: true,
+    });
+    expect(await overflowingElements(first)).toEqual([]);
+  }
+  expect(await seriousViolations(first)).toEqual([]);
+  await target.click();
+  await expect.poll(() => panel.count()).toBe(0);
+
+  // The other agent rings 'Incoming Transfer!', accepts, and hears the lead.
+  await shows(second, 'Incoming Transfer!');
+  await second.getByRole('button', { name: /^Accept/ }).click();
+  await untilHears(second, [LEAD_HZ]);
+  // The first agent's call ended for them: the Call Result view.
+  await shows(first, 'Call Ended');
+  expect(await first.getByRole('button', { name: /^Contacted/ }).isVisible()).toBe(true);
+
+  // The lead hears the new agent and not the first one.
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  await second.getByRole('button', { name: /^Hang Up/ }).click();
+  await shows(second, 'Call Ended');
+  const call = await sandboxCall(second, phone);
+  expect(call).toBeDefined();
+  expect(await leadHeardAtTheEnd(call!, 1_200)).toEqual([AGENTS[b]!.hz]);
+  await finish(first);
+  await finish(second);
+}
+
+it('transfer to a user: the other agent rings Incoming Transfer!, takes the lead; the first goes to Call Result', async () => {
+  await transferCase('+15550100061', 'user');
+}, 120_000);
+
+it('transfer to a team: an agent of that team rings, takes the lead; the first goes to Call Result', async () => {
+  await transferCase('+15550100062', 'team');
+}, 120_000);
+
+it('Add Lead on an inbound call that has none: the lead answers, the card fills in, the agent hears it', async () => {
+  await consoles();
+  const inbound = await http.post(`${product.url}/api/v1/sandbox/inbound`, {
+    headers: { authorization: 'Bearer demo-api-key' },
+    data: { from: '+15550107001', to: '+15550142000' },
+  });
+  expect(inbound.ok()).toBe(true);
+  let rung = -1;
+  await expect
+    .poll(
+      async () => {
+        for (const [i, page] of pages.entries()) {
+          if (await page.getByRole('button', { name: /^Accept/ }).isVisible()) rung = i;
+        }
+        return rung;
+      },
+      { timeout: 15_000 },
+    )
+    .toBeGreaterThanOrEqual(0);
+  const page = pages[rung]!;
+  await page.getByRole('button', { name: /^Accept/ }).click();
+  const onCall = page.getByRole('region', { name: 'On call' });
+  await expect.poll(() => onCall.getByRole('button', { name: /^Add Lead/ }).isVisible()).toBe(true);
+  // No lead yet: no Hold, no Transfer.
+  expect(await onCall.getByRole('button', { name: /^Hold/ }).count()).toBe(0);
+  expect(await onCall.getByRole('button', { name: /^Transfer/ }).count()).toBe(0);
+
+  await onCall.getByRole('button', { name: /^Add Lead/ }).click();
+  const form = page.getByRole('region', { name: 'Add Lead' });
+  await form.getByLabel('First Name').fill('Ana');
+  await form.getByLabel('Last Name').fill('Ruiz');
+  await form.getByRole('textbox', { name: 'Phone Number' }).fill('555 010 0063');
+  for (const width of [360, 1280]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: join(product.dataDir, `add-lead-${width}.png`), fullPage: true });
+    expect(await overflowingElements(page)).toEqual([]);
+  }
+  expect(await seriousViolations(page)).toEqual([]);
+  await form.getByRole('button', { name: 'Call', exact: true }).click();
+
+  await expect
+    .poll(() => page.getByRole('article', { name: 'Lead: Ana Ruiz' }).isVisible(), {
+      timeout: 20_000,
+    })
+    .toBe(true);
+  expect(await form.count()).toBe(0);
+  expect(await onCall.getByRole('button', { name: /^Hold/ }).isVisible()).toBe(true);
+  // The added lead's 440 Hz is heard (with the caller's voice, which is not a probed tone).
+  await expect
+    .poll(async () => (await hears(page)).includes(LEAD_HZ), { timeout: 20_000, interval: 100 })
+    .toBe(true);
+  const added = await sandboxCall(page, '+15550100063');
+  expect(added?.answeredAt).not.toBeNull();
+  await onCall.getByRole('button', { name: /^Hang Up/ }).click();
+  await shows(page, 'Call Ended');
+}, 120_000);
