@@ -35,7 +35,7 @@ const PROBES = [LEAD_HZ, ...AGENTS.map((a) => a.hz)];
 let product: Product;
 let browsers: Browser[] = [];
 let http: APIRequestContext;
-let pages: Page[] = [];
+const pages: Page[] = [];
 
 beforeAll(async () => {
   product = await startProduct();
