@@ -13,6 +13,7 @@ import {
   notes,
   profiles,
   tags,
+  users,
   type CallPhoneState,
   type CallReason,
   type CallStatus,
@@ -423,6 +424,9 @@ export async function toCallResource(db: Db, call: CallRow, now: Date = new Date
       };
     }
   }
+  const [agent] = call.userId
+    ? await db.select({ name: users.fullName }).from(users).where(eq(users.id, call.userId))
+    : [];
   return {
     id: call.id,
     type: call.type as CallType,
@@ -441,6 +445,7 @@ export async function toCallResource(db: Db, call: CallRow, now: Date = new Date
       Math.floor((now.getTime() - (call.answeredAt ?? call.createdAt).getTime()) / 1000),
     ),
     held: call.held,
+    agent_name: agent?.name ?? null,
   };
 }
 

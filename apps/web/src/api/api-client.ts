@@ -69,6 +69,9 @@ export interface ApiClientOptions {
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
+/** A supervisor's role on an agent's call. */
+export type SuperviseMode = 'listen' | 'whisper' | 'barge';
+
 /** The filters of the transfer panel's agent list. */
 export interface AgentsQuery {
   readonly page: number;
@@ -215,6 +218,19 @@ export class ApiClient {
   async addLeadToCall(body: ConferenceLeadBody): Promise<Lead> {
     const answer = await this.#json<{ lead: Lead }>('POST', '/api/v1/calls/conferencelead', body);
     return answer.lead;
+  }
+
+  /** `POST /api/v1/calls/conference`: rings `userId` into the caller's live call. */
+  async conferenceAgent(userId: number): Promise<void> {
+    await this.#json('POST', '/api/v1/calls/conference', { user_id: userId });
+  }
+
+  /**
+   * `POST /api/v1/calls/{onCallId}/listen|whisper|barge`: the supervisor joins the agent's call
+   * in that role (rung, auto-answered), or changes role if already in it.
+   */
+  async supervise(onCallId: number, mode: SuperviseMode): Promise<void> {
+    await this.#json('POST', `/api/v1/calls/${onCallId}/${mode}`);
   }
 
   /** `GET /api/v1/callerids`: the account's caller numbers for the New Call panel. */

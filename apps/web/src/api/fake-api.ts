@@ -5,6 +5,7 @@
  * answers with real `Response`s.
  */
 import {
+  ConferenceBody,
   ConferenceLeadBody,
   DispositionBody,
   TransferBody,
@@ -329,6 +330,18 @@ export class FakeApi {
       if (!this.#knowsCall(Number(transfer[1]))) return json(404, { error: 'Call not found.' });
       const parsed = TransferBody.safeParse(body);
       if (!parsed.success) return json(422, { error: parsed.error.issues[0]?.message });
+      return json(200, { success: true });
+    }
+    if (method === 'POST' && path === '/api/v1/calls/conference') {
+      const parsed = ConferenceBody.safeParse(body);
+      if (!parsed.success) return json(422, { error: parsed.error.issues[0]?.message });
+      return json(200, { success: true });
+    }
+    const supervise = /^\/api\/v1\/calls\/(\d+)\/(listen|whisper|barge)$/.exec(path);
+    if (method === 'POST' && supervise) {
+      const callId = Number(supervise[1]);
+      const onCall = this.#agents.some((a) => a.on_call_id === callId);
+      if (!onCall && !this.#knowsCall(callId)) return json(404, { error: 'Call not found.' });
       return json(200, { success: true });
     }
     if (method === 'POST' && path === '/api/v1/calls/conferencelead') {

@@ -92,7 +92,15 @@ const EXPECTED_ACTIONS: Record<ConsoleView, ActionName[]> = {
   waiting: [],
   ringing: ['accept', 'ignore'],
   dialing: ['cancelDial'],
-  oncall: ['toggleHold', 'toggleTransfer', 'toggleAddLead', 'toggleKeypad', 'toggleMute', 'hangUp'],
+  oncall: [
+    'toggleHold',
+    'toggleTransfer',
+    'toggleAddLead',
+    'toggleKeypad',
+    'toggleConference',
+    'toggleMute',
+    'hangUp',
+  ],
   disposition: ['contacted', 'voicemail', 'missed', 'removed'],
   disposition2: ['skipTags'],
   sms: ['cancelSms'],
@@ -199,6 +207,8 @@ describe('console actions', () => {
       expect(shown('toggleTransfer', context)).toEqual({ visible: hold, enabled: hold });
       expect(shown('toggleAddLead', context)).toEqual({ visible: addLead, enabled: addLead });
       expect(shown('toggleKeypad', context)).toEqual({ visible: keypad, enabled: keypad });
+      // Adding an agent: not from a listen or whisper call, like the keypad.
+      expect(shown('toggleConference', context)).toEqual({ visible: keypad, enabled: keypad });
       expect(shown('toggleMute', context)).toEqual({ visible: true, enabled: mute });
       // A hidden action's shortcut does nothing.
       expect(actionForKey(CONSOLE_ACTIONS, press('o'), context)?.name).toBe(
@@ -259,6 +269,7 @@ describe('console actions', () => {
     ['toggleHold', 'toggleHold'],
     ['toggleKeypad', 'togglePanel(keypad)'],
     ['toggleTransfer', 'togglePanel(transfer)'],
+    ['toggleConference', 'togglePanel(conference)'],
     ['hangUp', 'hangUp'],
     ['cancelDial', 'hangUp'],
     ['addNote', 'addNote'],

@@ -46,6 +46,7 @@ export type ActionName =
   | 'toggleTransfer'
   | 'toggleAddLead'
   | 'toggleKeypad'
+  | 'toggleConference'
   | 'toggleMute'
   | 'hangUp'
   | 'cancelDial'
@@ -170,6 +171,18 @@ export const CONSOLE_ACTIONS: readonly ConsoleAction[] = [
     visible: onCallWhere(showsKeypad),
     predicate: ({ state }) => onCallWhere(showsKeypad)(state),
     perform: ({ commands }) => commands.togglePanel('keypad'),
+  },
+  {
+    // F: C is Contacted on the Call Result view that follows.
+    name: 'toggleConference',
+    view: 'oncall',
+    label: () => 'Conference',
+    key: { key: 'f' },
+    tone: 'toggle',
+    pressed: (state) => state.panel === 'conference',
+    visible: onCallWhere(showsKeypad),
+    predicate: ({ state }) => onCallWhere(showsKeypad)(state),
+    perform: ({ commands }) => commands.togglePanel('conference'),
   },
   {
     name: 'toggleMute',

@@ -94,3 +94,22 @@ export function elapsedWhenJoinedMs(call: ConsoleCall): number {
   const joinsMidway = call.type === 'listen' || call.type === 'whisper' || call.type === 'barge';
   return joinsMidway ? Math.max(0, call.call.seconds_since_started_at) * 1000 : 0;
 }
+
+/**
+ * What the on-call status line says: on hold, a supervisor's role and whose call it is
+ * ('Listening to Sam Lee's call'), or on call.
+ */
+export function callStatusText(call: ConsoleCall | null, held: boolean): string {
+  if (held) return 'On hold';
+  const agent = call?.call.agent_name;
+  switch (call?.type) {
+    case 'listen':
+      return agent ? `Listening to ${agent}'s call` : 'Listening';
+    case 'whisper':
+      return agent ? `Whispering to ${agent}` : 'Whispering';
+    case 'barge':
+      return agent ? `Barged into ${agent}'s call` : 'Barged in';
+    default:
+      return 'On call';
+  }
+}

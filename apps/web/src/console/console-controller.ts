@@ -9,6 +9,7 @@
  * call's identity, server answers with the console epoch; stale results are dropped.
  */
 import type {
+  CallType,
   CallUserResponse,
   SoftphoneSettings,
   Disposition,
@@ -287,6 +288,11 @@ export class ConsoleController implements ConsoleCommands {
 
   togglePanel(panel: OnCallPanel): void {
     this.send({ type: 'panel', panel: this.state.panel === panel ? null : panel });
+  }
+
+  /** The server moved this supervisor to `role` on the call (listen, whisper, barge). */
+  roleChanged(role: CallType): void {
+    this.#sendIfAllowed({ type: 'role', role });
   }
 
   /** A lead added to the call answered (Add Lead): the lead card fills in. */

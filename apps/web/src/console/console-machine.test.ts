@@ -40,6 +40,7 @@ const EVENTS: Record<ConsoleEventType, ConsoleEvent> = {
   hold: { type: 'hold', held: true },
   panel: { type: 'panel', panel: 'keypad' },
   digit: { type: 'digit', digit: '5' },
+  role: { type: 'role', role: 'whisper' },
   leadAdded: { type: 'leadAdded', lead: demoCallUser().call.lead! },
   reconnecting: { type: 'reconnecting', atMs: 9_000 },
   reconnected: { type: 'reconnected' },
@@ -81,6 +82,7 @@ const EXPECTED: Record<ConsoleView, Partial<Record<ConsoleEventType, ConsoleView
     hold: 'oncall',
     panel: 'oncall',
     digit: 'oncall',
+    role: 'oncall',
     leadAdded: 'oncall',
     reconnecting: 'oncall',
     reconnected: 'oncall',
@@ -294,6 +296,19 @@ describe('console machine: state carried along', () => {
     expect(next.call?.call.lead_id).toBe(777);
     expect(next.panel).toBeNull();
     expect(next.call?.callSid).toBe(bare.callSid);
+  });
+
+  it('a supervisor moving from listen to whisper to barge changes the call user type', () => {
+    const listen = stateIn('oncall', consoleCall({ type: 'listen' }));
+    const whisper = transition(listen, { type: 'role', role: 'whisper' });
+    expect(whisper.call?.type).toBe('whisper');
+    expect(transition(whisper, { type: 'role', role: 'whisper' })).toBe(whisper);
+    expect(transition(whisper, { type: 'role', role: 'barge' }).call?.type).toBe('barge');
+    // Where the call goes when it ends follows the role it ends in.
+    expect(transition(whisper, { type: 'disconnect' }).view).toBe('thankyou');
+    expect(
+      transition(transition(whisper, { type: 'role', role: 'barge' }), { type: 'disconnect' }).view,
+    ).toBe('disposition');
   });
 
   it('reconnecting keeps when the outage began until reconnected', () => {

@@ -13,7 +13,7 @@
  *   incoming │ │ ignore | cancel | disconnect               │
  *            ▼ │                                            ▼
  *          ringing ──────────────accept──────────────────▶ oncall ──mute | hold | panel | digit |
- *                                                           │      leadAdded | reconnecting |
+ *                                                           │      role | leadAdded | reconnecting |
  *                                                           │      reconnected──▶ oncall
  *                                                           │
  *                  disconnect from oncall, or from dialing  │  (banner 'Call Ended')
@@ -33,7 +33,7 @@
  * cleared and the epoch moves on, so async results tagged with an older epoch are dropped. A new
  * call (`incoming`, `dial`) also starts a new epoch.
  */
-import type { Disposition, Lead } from '@leadline/contracts';
+import type { CallType, Disposition, Lead } from '@leadline/contracts';
 import { CALL_ENDED_BANNER, DIALING_BANNER } from '../constants';
 import { WebError } from '../errors';
 import { elapsedWhenJoinedMs, endsInThankyou, type ConsoleCall } from './call-rules';
@@ -62,6 +62,8 @@ export type ConsoleEvent =
   | { readonly type: 'panel'; readonly panel: OnCallPanel | null }
   /** A keypad digit went out on the call. */
   | { readonly type: 'digit'; readonly digit: string }
+  /** The supervisor's role on the call changed (listen → whisper → barge). */
+  | { readonly type: 'role'; readonly role: CallType }
   /** A lead was added to the call (Add Lead) and answered: the lead card fills in. */
   | { readonly type: 'leadAdded'; readonly lead: Lead }
   /** The call lost its connection at `atMs` (injected clock) and is reconnecting. */
@@ -110,6 +112,7 @@ const EVENT_TYPE_SET: Record<ConsoleEventType, true> = {
   hold: true,
   panel: true,
   digit: true,
+  role: true,
   leadAdded: true,
   reconnecting: true,
   reconnected: true,
@@ -188,6 +191,7 @@ export const CONSOLE_TRANSITIONS = defineTransitions({
     hold: 'oncall',
     panel: 'oncall',
     digit: 'oncall',
+    role: 'oncall',
     leadAdded: 'oncall',
     reconnecting: 'oncall',
     reconnected: 'oncall',
@@ -249,7 +253,7 @@ export interface ConsoleState {
 }
 
 /** A panel the on-call view opens under its controls. */
-export type OnCallPanel = 'keypad' | 'transfer' | 'addLead';
+export type OnCallPanel = 'keypad' | 'transfer' | 'addLead' | 'conference';
 
 /** The state the console starts in (spec section 4: app status starts waiting). */
 export const INITIAL_CONSOLE_STATE: ConsoleState = cleanState('waiting', 0);
@@ -307,6 +311,10 @@ export function transition(state: ConsoleState, event: ConsoleEvent): ConsoleSta
       return state.panel === event.panel ? state : { ...state, panel: event.panel };
     case 'digit':
       return { ...state, digits: state.digits + event.digit };
+    case 'role':
+      return state.call === null || state.call.type === event.role
+        ? state
+        : { ...state, call: { ...state.call, type: event.role } };
     case 'leadAdded':
       return state.call === null
         ? state

@@ -12,11 +12,17 @@ export interface BottomNavProps {
   readonly onPrefetchNewCall: () => void;
   /** The Call button, to return focus to it when the panel closes. */
   readonly callButtonRef: Ref<HTMLButtonElement>;
+  /** The Conference entry, for supervisors (hidden for everyone else, as the spec has it). */
+  readonly conference: {
+    readonly open: boolean;
+    readonly panelId: string;
+    readonly onToggle: () => void;
+  } | null;
 }
 
 /**
- * The waiting state's bottom navigation (spec section 2): Call, Conference (hidden), History,
- * Settings. History and Settings come with their panels; until then they are disabled.
+ * The waiting state's bottom navigation (spec section 2): Call, Conference (hidden, except for
+ * supervisors: users with the listen, whisper or barge permission), History, Settings. History and Settings come with their panels; until then they are disabled.
  */
 export function BottomNav({
   newCallOpen,
@@ -24,6 +30,7 @@ export function BottomNav({
   onToggleNewCall,
   onPrefetchNewCall,
   callButtonRef,
+  conference,
 }: BottomNavProps) {
   return (
     <nav className="bottom-nav" aria-label="Console">
@@ -45,9 +52,30 @@ export function BottomNav({
         </svg>
         <span>Call</span>
       </button>
-      <button type="button" className="nav-item" hidden>
-        <span>Conference</span>
-      </button>
+      {conference ? (
+        <button
+          type="button"
+          className={`nav-item${conference.open ? ' is-active' : ''}`}
+          aria-expanded={conference.open}
+          aria-controls={conference.open ? conference.panelId : undefined}
+          onClick={conference.onToggle}
+        >
+          <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">
+            <path
+              fill="none"
+              stroke="currentColor"
+              strokeWidth="2"
+              strokeLinecap="round"
+              d="M9 11a3.5 3.5 0 1 0 0-7 3.5 3.5 0 0 0 0 7zM2.5 20c.6-3.4 3.2-5.5 6.5-5.5s5.9 2.1 6.5 5.5M16 4.3a3.5 3.5 0 0 1 0 6.4M18 14.8c1.9.8 3.1 2.6 3.5 5.2"
+            />
+          </svg>
+          <span>Conference</span>
+        </button>
+      ) : (
+        <button type="button" className="nav-item" hidden>
+          <span>Conference</span>
+        </button>
+      )}
       <button type="button" className="nav-item" disabled>
         <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">
           <path

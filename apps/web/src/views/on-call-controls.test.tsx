@@ -39,7 +39,7 @@ async function onCall(callUser: CallUserResponse = demoCallUser()) {
 const controls = (panel: HTMLElement) =>
   within(panel)
     .getAllByRole('button')
-    .filter((b) => !b.closest('[aria-label="Keypad"]'))
+    .filter((b) => !b.closest('[aria-label="Keypad"], .supervise-switch'))
     .map(
       (b) =>
         `${b.textContent?.replace(/[A-Z]$/, '')}${(b as HTMLButtonElement).disabled ? ' (disabled)' : ''}`,
@@ -47,10 +47,25 @@ const controls = (panel: HTMLElement) =>
 
 describe('on-call controls by kind of call', () => {
   it.each([
-    ['a lead call', 'lead', true, ['Hold', 'Transfer', 'Keypad', 'Mute', 'Hang Up']],
-    ['a transfer', 'transfer', true, ['Hold', 'Transfer', 'Keypad', 'Mute', 'Hang Up']],
-    ['a conference', 'conference', true, ['Hold', 'Transfer', 'Keypad', 'Mute', 'Hang Up']],
-    ['a call without a lead', 'lead', false, ['Add Lead', 'Keypad', 'Mute', 'Hang Up']],
+    ['a lead call', 'lead', true, ['Hold', 'Transfer', 'Keypad', 'Conference', 'Mute', 'Hang Up']],
+    [
+      'a transfer',
+      'transfer',
+      true,
+      ['Hold', 'Transfer', 'Keypad', 'Conference', 'Mute', 'Hang Up'],
+    ],
+    [
+      'a conference',
+      'conference',
+      true,
+      ['Hold', 'Transfer', 'Keypad', 'Conference', 'Mute', 'Hang Up'],
+    ],
+    [
+      'a call without a lead',
+      'lead',
+      false,
+      ['Add Lead', 'Keypad', 'Conference', 'Mute', 'Hang Up'],
+    ],
     ['a listen call', 'listen', true, ['Mute (disabled)', 'Hang Up']],
     ['a whisper call', 'whisper', true, ['Mute', 'Hang Up']],
     ['a whisper call without a lead', 'whisper', false, ['Add Lead', 'Mute', 'Hang Up']],

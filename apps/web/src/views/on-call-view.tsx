@@ -1,12 +1,15 @@
 import type { User } from '@leadline/contracts';
 import { Suspense, lazy } from 'react';
 import { actionsOf } from '../console/actions';
+import { callStatusText } from '../console/call-rules';
 import { CALL_TIMER_TICK_MS } from '../constants';
 import { useNow, useServices } from '../services';
 import { ActionButton, ErrorBanner } from './action-button';
 import { elapsedSeconds, formatDuration } from './format';
 import { useConsoleActions } from './use-console-actions';
+import { ConferencePanel } from './conference-panel';
 import { KeypadPanel } from './keypad-panel';
+import { SuperviseSwitch } from './supervise-switch';
 import { TransferPanel } from './transfer-panel';
 import { useFocusOnMount } from './use-focus-on-mount';
 import { VolumeMeters } from './volume-meter';
@@ -61,9 +64,7 @@ export function OnCallView({
     <section className="panel oncall" aria-label="On call" ref={panelRef} tabIndex={-1}>
       <div className="call-status">
         <span className="live-dot" aria-hidden="true" />
-        <span className="call-status-text">
-          {actions.context.state.held ? 'On hold' : 'On call'}
-        </span>
+        <span className="call-status-text">{callStatusText(call, actions.context.state.held)}</span>
         <CallTimer connectedAtMs={connectedAtMs} />
       </div>
       <VolumeMeters />
@@ -86,6 +87,10 @@ export function OnCallView({
           onDone={() => controller.togglePanel('transfer')}
         />
       ) : null}
+      {panel === 'conference' ? (
+        <ConferencePanel user={user} onCall onDone={() => controller.togglePanel('conference')} />
+      ) : null}
+      {call ? <SuperviseSwitch call={call} user={user} /> : null}
       {panel === 'addLead' && call ? (
         <Suspense fallback={<p className="list-empty">Loading…</p>}>
           <AddLeadPanel call={call} user={user} />

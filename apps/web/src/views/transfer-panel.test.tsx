@@ -12,7 +12,7 @@ import { createQueryClient } from '../api/queries';
 import { App } from '../app';
 import { FakePhone } from '../phone/fake-phone';
 import { createFakePlatform } from '../platform/fake-platform';
-import { SEARCH_DEBOUNCE_MS, TRANSFER_LISTS_REFRESH_MS, canTakeTransfer } from './transfer-panel';
+import { SEARCH_DEBOUNCE_MS, AGENT_LISTS_REFRESH_MS, canTakeTransfer } from './transfer-panel';
 
 const CALL_USER = 42;
 const CALL_ID = 9001;
@@ -205,11 +205,11 @@ describe('the Transfer panel', () => {
     await openTransfer(user, panel);
     const reads = () => server.requestsTo('GET', '/api/v1/users/paginated').length;
     const before = reads();
-    act(() => platform.clock.tick(TRANSFER_LISTS_REFRESH_MS));
+    act(() => platform.clock.tick(AGENT_LISTS_REFRESH_MS));
     await waitFor(() => expect(reads()).toBe(before + 1));
     await user.keyboard('t');
     expect(within(panel).queryByRole('region', { name: 'Transfer' })).toBeNull();
-    act(() => platform.clock.tick(TRANSFER_LISTS_REFRESH_MS * 3));
+    act(() => platform.clock.tick(AGENT_LISTS_REFRESH_MS * 3));
     expect(reads()).toBe(before + 1);
   });
 

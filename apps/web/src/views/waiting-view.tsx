@@ -3,10 +3,12 @@ import { Suspense, lazy, useEffect, useRef, useState } from 'react';
 import type { PhoneStatus } from '../console/console-controller';
 import { WAITING_TEXT } from '../constants';
 import { BottomNav } from './bottom-nav';
+import { ConferencePanel, superviseModes } from './conference-panel';
 import { PhoneStatusLine } from './phone-status-line';
 import { useFocusOnMount } from './use-focus-on-mount';
 
 const NEW_CALL_PANEL_ID = 'new-call-panel';
+const CONFERENCE_PANEL_ID = 'conference-panel';
 
 // The New Call panel brings the phone input and its country data: loaded when first wanted,
 // so the login page's bundle stays without them.
@@ -26,7 +28,8 @@ export interface WaitingViewProps {
 }
 
 /** What the waiting view shows above its bottom navigation. */
-type WaitingPanel = { readonly kind: 'newCall'; readonly phone: string } | null;
+type WaitingPanel =
+  { readonly kind: 'newCall'; readonly phone: string } | { readonly kind: 'conference' } | null;
 
 /**
  * Waiting for the next lead, with the softphone's status and the bottom navigation; Call opens
@@ -50,12 +53,23 @@ export function WaitingView({ phone, user, launchNumber, onLaunchHandled }: Wait
 
   const toggleNewCall = () => {
     setPanelShown(true);
-    setPanel((current) => (current ? null : { kind: 'newCall', phone: '' }));
+    setPanel((current) => (current?.kind === 'newCall' ? null : { kind: 'newCall', phone: '' }));
   };
+  const toggleConference = () => {
+    setPanelShown(true);
+    setPanel((current) => (current?.kind === 'conference' ? null : { kind: 'conference' }));
+  };
+  // Supervisors (any of listen, whisper, barge) see the Conference entry.
+  const supervises = superviseModes(user).length > 0;
 
   return (
     <>
-      {panel ? (
+      {panel?.kind === 'conference' ? (
+        <section id={CONFERENCE_PANEL_ID} className="panel" aria-label="Conference agents">
+          <h1 className="panel-title">Conference</h1>
+          <ConferencePanel user={user} onCall={false} onDone={() => setPanel(null)} />
+        </section>
+      ) : panel ? (
         <Suspense
           fallback={
             <section className="panel waiting" aria-busy="true">
@@ -77,8 +91,17 @@ export function WaitingView({ phone, user, launchNumber, onLaunchHandled }: Wait
         <WaitingPanel phone={phone} focusOnMount={!panelShown} />
       )}
       <BottomNav
-        newCallOpen={panel !== null}
+        newCallOpen={panel?.kind === 'newCall'}
         newCallPanelId={NEW_CALL_PANEL_ID}
+        conference={
+          supervises
+            ? {
+                open: panel?.kind === 'conference',
+                panelId: CONFERENCE_PANEL_ID,
+                onToggle: toggleConference,
+              }
+            : null
+        }
         onToggleNewCall={toggleNewCall}
         onPrefetchNewCall={() => void loadNewCallPanel()}
         callButtonRef={callButtonRef}

@@ -54,6 +54,8 @@ export interface Call {
   seconds_since_started_at: number;
   /** The lead is on hold. */
   held: boolean;
+  /** The agent who took the call (whose call a supervisor joins), or null. */
+  agent_name?: string | null;
 }
 
 /** Answer of GET /api/v1/callusers/{id}. */
