@@ -5,6 +5,7 @@
  * call's events.
  */
 import { requireAccountCall } from './account-call';
+import { recordSupervision } from './supervision-repo';
 import type { ConferenceLeadBody, TransferBody } from '@leadline/contracts';
 import { identityOf } from '../auth/access-token';
 import type { Db } from '../db/database';
@@ -133,8 +134,10 @@ export class CallControl {
         throw new AppError('AGENT_UNAVAILABLE', 'You are an agent on this call.');
       }
       if (mine) {
+        if (mine.type === mode) return;
         await updateCallUser(this.db, mine.id, { type: mode });
         this.flows.telephony.setRole(fresh.sid, identityOf(user.id), ROLE_OF[mode]);
+        await recordSupervision(this.db, { callId: fresh.id, userId: user.id, role: mode });
         return;
       }
       const rung = await this.flows.ringParticipant(fresh, user.id, mode, true);
@@ -143,6 +146,7 @@ export class CallControl {
           'AGENT_UNAVAILABLE',
           'Your phone is not connected: open the console first.',
         );
+      await recordSupervision(this.db, { callId: fresh.id, userId: user.id, role: mode });
     });
   }
 

@@ -625,6 +625,56 @@ describe('transfers', () => {
   });
 });
 
+describe('supervision', () => {
+  it('a supervisor listens, whispers and barges on one call: each step stored and shown in the history of who may supervise, not of the agent', async () => {
+    const [agent1, supervisor] = await loginInOrder('agent1', 'supervisor');
+    const call = await postLead();
+    await takeLeadCall(agent1, await agent1.nextInvite());
+    expect((await supervisor.api('POST', `/api/v1/calls/${call.id}/listen`)).status).toBe(200);
+    await supervisor.accept(await supervisor.nextInvite());
+    for (const mode of ['whisper', 'whisper', 'barge']) {
+      expect((await supervisor.api('POST', `/api/v1/calls/${call.id}/${mode}`)).status).toBe(200);
+    }
+    // The supervisor joined once and barged: the agent hears them with the lead.
+    await waitUntil(
+      async () =>
+        (await agent1.tonesHeard([TONES.lead, TONES.supervisor], 1)).length === 2
+          ? true
+          : undefined,
+      'the agent to hear the barging supervisor and the lead',
+    );
+    await supervisor.hangup();
+    // Leaving disturbs nobody: the agent hears the lead, and the supervisor no more.
+    await waitUntil(
+      async () =>
+        (await agent1.tonesHeard([TONES.lead, TONES.supervisor], 1)).join() === String(TONES.lead)
+          ? true
+          : undefined,
+      'the agent to hear only the lead',
+    );
+    await agent1.hangup();
+    await product.waitForCall(call.id);
+
+    type History = { data: Array<{ id: number; supervision?: unknown }> };
+    const seen = await supervisor.api<History>('GET', '/api/v1/mycalls?limit=10&page=1');
+    const row = seen.body.data.find((r) => r.id === call.id);
+    // A repeated whisper changes nothing and is not stored twice.
+    const entries = (row?.supervision ?? []) as Array<{ name: string; role: string; at: string }>;
+    expect(entries.map((e) => `${e.name}: ${e.role}`)).toEqual([
+      'Sam Okafor: listen',
+      'Sam Okafor: whisper',
+      'Sam Okafor: barge',
+    ]);
+    // When, in order.
+    const times = entries.map((e) => Date.parse(e.at));
+    expect(times.every((t, i) => Number.isFinite(t) && (i === 0 || t >= times[i - 1]!))).toBe(true);
+    const own = await agent1.api<History>('GET', '/api/v1/mycalls?limit=10&page=1');
+    const agentRow = own.body.data.find((r) => r.id === call.id);
+    expect(agentRow).toBeDefined();
+    expect(agentRow).not.toHaveProperty('supervision');
+  });
+});
+
 describe('SMS', () => {
   it('a follow-up text lands in the sandbox outbox; a number that cannot take texts is refused', async () => {
     const [agent1] = await loginInOrder('agent1');

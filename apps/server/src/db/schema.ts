@@ -357,6 +357,26 @@ export const callUsers = pgTable(
 export type CallPhoneState = 'ringing' | 'answered' | 'unanswered' | 'left';
 
 /**
+ * A supervisor's action on an agent's call: who joined it (or changed role) as what, and when.
+ * The agent is not told; the call's history shows it to people who may supervise.
+ */
+export const supervisionEvents = pgTable(
+  'supervision_events',
+  {
+    id: serial('id').primaryKey(),
+    callId: integer('call_id')
+      .notNull()
+      .references(() => calls.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id),
+    role: text('role').$type<'listen' | 'whisper' | 'barge'>().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('supervision_events_call_idx').on(t.callId, t.createdAt)],
+);
+
+/**
  * A phone party of a call: the lead dialled when the agent answered, an inbound caller, a lead
  * added to the call. A call ends when its last phone party that answered leaves.
  */

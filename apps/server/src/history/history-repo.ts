@@ -3,12 +3,21 @@ import { and, count, desc, eq, inArray } from 'drizzle-orm';
 import { formatPhone, type HistoryRow, type PageMeta } from '@leadline/contracts';
 import type { Db } from '../db/database';
 import { callUsers, calls, leads, users } from '../db/schema';
+import { supervisionOf } from '../calls/supervision-repo';
 import { historyStatus, formatDuration, formatTime } from './history-status';
 
 /** One page of the user's history. */
 export async function pageHistory(
   db: Db,
-  options: { accountId: number; userId: number; canRetry: boolean; limit: number; page: number },
+  options: {
+    accountId: number;
+    userId: number;
+    canRetry: boolean;
+    /** The user may supervise: each row says which supervisors joined the call. */
+    canSeeSupervision?: boolean;
+    limit: number;
+    page: number;
+  },
 ): Promise<{ data: HistoryRow[]; meta: PageMeta }> {
   // The user's calls: those they took, and those they were rung for. Two index lookups in a
   // union; an OR over both would scan every call of the account.
@@ -43,6 +52,12 @@ export async function pageHistory(
     .orderBy(desc(calls.createdAt), desc(calls.id))
     .limit(options.limit)
     .offset((options.page - 1) * options.limit);
+  const supervision = options.canSeeSupervision
+    ? await supervisionOf(
+        db,
+        rows.map((r) => r.call.id),
+      )
+    : null;
   return {
     data: rows.map(({ call, lead, agentName }) => {
       const label = lead
@@ -76,6 +91,7 @@ export async function pageHistory(
             }
           : null,
         phone_number_formatted: call.phoneNumber ? formatPhone(call.phoneNumber) : null,
+        ...(supervision ? { supervision: supervision.get(call.id) ?? [] } : {}),
       };
     }),
     meta: {

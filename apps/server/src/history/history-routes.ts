@@ -5,6 +5,9 @@ import { sessionOf } from '../auth/auth-plugin';
 import { PERMISSION } from '../auth/permissions';
 import type { Db } from '../db/database';
 import { parseWith } from '../http/validate';
+
+/** Who may see the supervisors of a call: who may supervise. */
+const SUPERVISE_PERMISSIONS = [PERMISSION.listen, PERMISSION.whisper, PERMISSION.barge];
 import { pageHistory } from './history-repo';
 
 /** Routes of the history. */
@@ -17,6 +20,7 @@ export function historyRoutes(deps: { db: Db }) {
         accountId: user.accountId,
         userId: user.id,
         canRetry: user.permissions.includes(PERMISSION.retry),
+        canSeeSupervision: SUPERVISE_PERMISSIONS.some((p) => user.permissions.includes(p)),
         limit: query.limit,
         page: query.page,
       });

@@ -81,4 +81,17 @@ export interface HistoryRow {
     phone_number_formatted: string;
   } | null;
   phone_number_formatted: string | null;
+  /**
+   * Supervisors who joined the call, as what and when (oldest first); only for users who may
+   * supervise (listen, whisper or barge), absent for everyone else.
+   */
+  supervision?: SupervisionEntry[];
+}
+
+/** A supervisor's action on a call, as the history shows it. */
+export interface SupervisionEntry {
+  name: string;
+  role: 'listen' | 'whisper' | 'barge';
+  /** ISO time. */
+  at: string;
 }
