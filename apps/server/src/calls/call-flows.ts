@@ -1116,6 +1116,10 @@ export class CallFlows {
       case 'transfer':
         await this.#transferTaken(call, callUser, now);
         break;
+      case 'conference':
+        // A second agent joined: the call is a conference from now on (banner and history).
+        if (call.type !== 'conference') await updateCall(this.#db, call.id, { type: 'conference' });
+        break;
       default:
         break;
     }

@@ -163,6 +163,7 @@ export async function updateCall(
       | 'recordingPath'
       | 'lastSeenAt'
       | 'callerNumberId'
+      | 'type'
     >
   >,
 ): Promise<void> {

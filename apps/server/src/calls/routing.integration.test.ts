@@ -482,10 +482,17 @@ describe('calls with more than two parties', () => {
           : undefined,
       'agent2 to hear the lead only',
     );
+    // Labelled a conference once the second agent joined (banner and history).
     expect(await product.callRow(call.id)).toMatchObject({
       status: 'in-progress',
       userId: agent2.userId,
+      type: 'conference',
     });
+    const history = await agent2.api<{ data: Array<{ id: number; type: string }> }>(
+      'GET',
+      '/api/v1/mycalls?limit=5&page=1',
+    );
+    expect(history.body.data.find((r) => r.id === call.id)?.type).toBe('conference');
     const leftAt = Date.now();
     await agent2.hangup();
     const lead = await leadHeard(product, invite.callsid);
