@@ -1,6 +1,8 @@
+import type { CallType } from '@leadline/contracts';
 import { describe, expect, it } from 'vitest';
 import { demoCallUser } from '../api/fake-api';
 import {
+  callStatusText,
   canMute,
   endsInThankyou,
   incomingBanner,
@@ -101,5 +103,27 @@ describe('endsInThankyou and canMute', () => {
     expect(canMute(consoleCall({ type: 'listen' }))).toBe(false);
     expect(canMute(consoleCall({ type: 'whisper' }))).toBe(true);
     expect(canMute(consoleCall())).toBe(true);
+  });
+});
+
+describe('the on-call status line', () => {
+  const call = (type: CallType, agent_name: string | null = 'Sam Lee'): ConsoleCall => {
+    const loaded = demoCallUser({ type, call: { agent_name } });
+    return { callSid: 'CA1', callUserId: 1, call: loaded.call, type, autoaccept: false };
+  };
+  it.each([
+    ['lead', false, 'On call'],
+    ['lead', true, 'On hold'],
+    ['transfer', false, 'On call'],
+    ['conference', false, 'Conference'],
+    ['listen', false, "Listening to Sam Lee's call"],
+    ['whisper', false, 'Whispering to Sam Lee'],
+    ['barge', false, "Barged into Sam Lee's call"],
+  ] as const)('a %s call (held: %s) says %s', (type, held, expected) => {
+    expect(callStatusText(call(type), held)).toBe(expected);
+  });
+
+  it('without the agent’s name it still says the role', () => {
+    expect(callStatusText(call('listen', null), false)).toBe('Listening');
   });
 });

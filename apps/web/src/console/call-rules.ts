@@ -97,7 +97,7 @@ export function elapsedWhenJoinedMs(call: ConsoleCall): number {
 
 /**
  * What the on-call status line says: on hold, a supervisor's role and whose call it is
- * ('Listening to Sam Lee's call'), or on call.
+ * ('Listening to Sam Lee's call'), a conference the agent was added to, or on call.
  */
 export function callStatusText(call: ConsoleCall | null, held: boolean): string {
   if (held) return 'On hold';
@@ -109,6 +109,8 @@ export function callStatusText(call: ConsoleCall | null, held: boolean): string 
       return agent ? `Whispering to ${agent}` : 'Whispering';
     case 'barge':
       return agent ? `Barged into ${agent}'s call` : 'Barged in';
+    case 'conference':
+      return 'Conference';
     default:
       return 'On call';
   }
