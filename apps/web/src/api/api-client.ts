@@ -5,8 +5,10 @@
  * `{ success: false, error }`) become an {@link ApiError} whose message is the server's text,
  * ready for a view's banner.
  */
+import { HISTORY_PAGE_SIZE } from '@leadline/contracts';
 import type {
   AgentRow,
+  HistoryRow,
   AgentStatus,
   CallUserResponse,
   CallerNumber,
@@ -231,6 +233,11 @@ export class ApiClient {
    */
   async supervise(onCallId: number, mode: SuperviseMode): Promise<void> {
     await this.#json('POST', `/api/v1/calls/${onCallId}/${mode}`);
+  }
+
+  /** `GET /api/v1/mycalls`: one page of the user's call history, newest first. */
+  getHistory(page: number, limit = HISTORY_PAGE_SIZE): Promise<Paged<HistoryRow>> {
+    return this.#json<Paged<HistoryRow>>('GET', `/api/v1/mycalls?limit=${limit}&page=${page}`);
   }
 
   /** `GET /api/v1/callerids`: the account's caller numbers for the New Call panel. */

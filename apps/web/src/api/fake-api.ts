@@ -10,6 +10,7 @@ import {
   DispositionBody,
   TransferBody,
   type AgentRow,
+  type HistoryRow,
   type TeamRow,
   LOGIN_FAILED_MESSAGE,
   LoginBody,
@@ -137,6 +138,7 @@ export class FakeApi {
   readonly #refusals = new Map<string, { status: number; error: string }>();
   #callerNumbers: CallerNumber[] = [];
   #agents: ReadonlyArray<AgentRow & { team_ids?: number[] }> = [];
+  #history: HistoryRow[] = [];
   #teams: TeamRow[] = [];
   /** Leads added to calls (`conferencelead`), in order. */
   readonly addedLeads: Lead[] = [];
@@ -222,6 +224,12 @@ export class FakeApi {
     await (this.#held ?? Promise.resolve());
     return this.#route(method, parsed.pathname, headers, body, parsed.searchParams);
   };
+
+  /** The user's call history (newest first), as GET /api/v1/mycalls pages it. */
+  setHistory(rows: HistoryRow[]): this {
+    this.#history = rows;
+    return this;
+  }
 
   /** The agents the transfer panel lists, each with the teams it is in. */
   setAgents(agents: ReadonlyArray<AgentRow & { team_ids?: number[] }>): this {
@@ -325,6 +333,19 @@ export class FakeApi {
     }
     if (method === 'GET' && path === '/api/v1/users/paginated') return this.#agentsPage(query);
     if (method === 'GET' && path === '/api/v1/teams') return json(200, { data: this.#teams });
+    if (method === 'GET' && path === '/api/v1/mycalls') {
+      const limit = Number(query.get('limit') ?? '5');
+      const page = Number(query.get('page') ?? '1');
+      return json(200, {
+        data: this.#history.slice((page - 1) * limit, page * limit),
+        meta: {
+          current_page: page,
+          last_page: Math.max(1, Math.ceil(this.#history.length / limit)),
+          per_page: limit,
+          total: this.#history.length,
+        },
+      });
+    }
     const transfer = /^\/api\/v1\/calls\/(\d+)\/transfer$/.exec(path);
     if (method === 'POST' && transfer) {
       if (!this.#knowsCall(Number(transfer[1]))) return json(404, { error: 'Call not found.' });

@@ -9,7 +9,17 @@ export const QUERY_KEYS = {
   callerIds: ['callerids'] as const,
   agents: ['agents'] as const,
   teams: ['teams'] as const,
+  history: ['mycalls'] as const,
 };
+
+/** One page of the user's call history (read again whenever the panel shows it). */
+export function historyQuery(api: ApiClient, page: number) {
+  return queryOptions({
+    queryKey: [...QUERY_KEYS.history, page] as const,
+    queryFn: () => api.getHistory(page),
+    staleTime: 0,
+  });
+}
 
 /** One page of the account's agents (transfer panel), by its filters. */
 export function agentsQuery(api: ApiClient, query: AgentsQuery) {

@@ -12,17 +12,22 @@ export interface BottomNavProps {
   readonly onPrefetchNewCall: () => void;
   /** The Call button, to return focus to it when the panel closes. */
   readonly callButtonRef: Ref<HTMLButtonElement>;
+  /** The History entry and its panel. */
+  readonly history: NavPanel;
   /** The Conference entry, for supervisors (hidden for everyone else, as the spec has it). */
-  readonly conference: {
-    readonly open: boolean;
-    readonly panelId: string;
-    readonly onToggle: () => void;
-  } | null;
+  readonly conference: NavPanel | null;
+}
+
+/** A bottom-navigation entry that opens a panel in place of the waiting view. */
+export interface NavPanel {
+  readonly open: boolean;
+  readonly panelId: string;
+  readonly onToggle: () => void;
 }
 
 /**
  * The waiting state's bottom navigation (spec section 2): Call, Conference (hidden, except for
- * supervisors: users with the listen, whisper or barge permission), History, Settings. History and Settings come with their panels; until then they are disabled.
+ * supervisors: users with the listen, whisper or barge permission), History, Settings. Settings comes with its panel; until then it is disabled.
  */
 export function BottomNav({
   newCallOpen,
@@ -30,6 +35,7 @@ export function BottomNav({
   onToggleNewCall,
   onPrefetchNewCall,
   callButtonRef,
+  history,
   conference,
 }: BottomNavProps) {
   return (
@@ -76,7 +82,13 @@ export function BottomNav({
           <span>Conference</span>
         </button>
       )}
-      <button type="button" className="nav-item" disabled>
+      <button
+        type="button"
+        className={`nav-item${history.open ? ' is-active' : ''}`}
+        aria-expanded={history.open}
+        aria-controls={history.open ? history.panelId : undefined}
+        onClick={history.onToggle}
+      >
         <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">
           <path
             fill="none"

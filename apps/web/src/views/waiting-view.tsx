@@ -4,11 +4,13 @@ import type { PhoneStatus } from '../console/console-controller';
 import { WAITING_TEXT } from '../constants';
 import { BottomNav } from './bottom-nav';
 import { ConferencePanel, superviseModes } from './conference-panel';
+import { HistoryPanel } from './history-panel';
 import { PhoneStatusLine } from './phone-status-line';
 import { useFocusOnMount } from './use-focus-on-mount';
 
 const NEW_CALL_PANEL_ID = 'new-call-panel';
 const CONFERENCE_PANEL_ID = 'conference-panel';
+const HISTORY_PANEL_ID = 'history-panel';
 
 // The New Call panel brings the phone input and its country data: loaded when first wanted,
 // so the login page's bundle stays without them.
@@ -29,7 +31,10 @@ export interface WaitingViewProps {
 
 /** What the waiting view shows above its bottom navigation. */
 type WaitingPanel =
-  { readonly kind: 'newCall'; readonly phone: string } | { readonly kind: 'conference' } | null;
+  | { readonly kind: 'newCall'; readonly phone: string }
+  | { readonly kind: 'conference' }
+  | { readonly kind: 'history' }
+  | null;
 
 /**
  * Waiting for the next lead, with the softphone's status and the bottom navigation; Call opens
@@ -59,12 +64,23 @@ export function WaitingView({ phone, user, launchNumber, onLaunchHandled }: Wait
     setPanelShown(true);
     setPanel((current) => (current?.kind === 'conference' ? null : { kind: 'conference' }));
   };
+  const toggleHistory = () => {
+    setPanelShown(true);
+    setPanel((current) => (current?.kind === 'history' ? null : { kind: 'history' }));
+  };
   // Supervisors (any of listen, whisper, barge) see the Conference entry.
   const supervises = superviseModes(user).length > 0;
 
   return (
     <>
-      {panel?.kind === 'conference' ? (
+      {panel?.kind === 'history' ? (
+        <HistoryPanel
+          id={HISTORY_PANEL_ID}
+          user={user}
+          onClose={() => setPanel(null)}
+          onNewCall={() => setPanel({ kind: 'newCall', phone: '' })}
+        />
+      ) : panel?.kind === 'conference' ? (
         <section id={CONFERENCE_PANEL_ID} className="panel" aria-label="Conference agents">
           <h1 className="panel-title">Conference</h1>
           <ConferencePanel user={user} onCall={false} onDone={() => setPanel(null)} />
@@ -93,6 +109,11 @@ export function WaitingView({ phone, user, launchNumber, onLaunchHandled }: Wait
       <BottomNav
         newCallOpen={panel?.kind === 'newCall'}
         newCallPanelId={NEW_CALL_PANEL_ID}
+        history={{
+          open: panel?.kind === 'history',
+          panelId: HISTORY_PANEL_ID,
+          onToggle: toggleHistory,
+        }}
         conference={
           supervises
             ? {

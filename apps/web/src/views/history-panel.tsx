@@ -1,0 +1,190 @@
+/**
+ * The History panel (spec section 2): 'Call History' with a close icon, the user's calls from
+ * `GET /api/v1/mycalls` (5 a page) with Previous/Next and a way to start a new call. Each row
+ * shows the direction, the time, the status as the server words it (missed, busy, offline, the
+ * duration, 'No Answer'…) with its reason, the duration, the agent and the lead (its label and
+ * formatted number, or first and last name where the account asks for it), and the supervisors
+ * who joined the call for users who may supervise. A recording plays in the page, with a seek
+ * bar, and can be downloaded. Read again each time the panel opens (so after every call).
+ */
+import type { HistoryRow, User } from '@leadline/contracts';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useId, useState } from 'react';
+import { historyQuery } from '../api/queries';
+import { errorMessage } from '../errors';
+import { useServices } from '../services';
+import { ErrorBanner } from './action-button';
+import { useFocusOnMount } from './use-focus-on-mount';
+
+/** The text of the empty history. */
+export const NO_CALLS_TEXT = "You don't have any calls!";
+
+/** What a supervisor's role is called in a history row. */
+const ROLE_TEXT = { listen: 'listened', whisper: 'whispered', barge: 'barged in' } as const;
+
+/** Props of {@link HistoryPanel}. */
+export interface HistoryPanelProps {
+  readonly user: User;
+  /** The panel element's id (the History button controls it). */
+  readonly id: string;
+  readonly onClose: () => void;
+  /** Opens the New Call panel instead. */
+  readonly onNewCall: () => void;
+}
+
+/** See the module comment. */
+export function HistoryPanel({ user, id, onClose, onNewCall }: HistoryPanelProps) {
+  const { api } = useServices();
+  const titleId = useId();
+  const headingRef = useFocusOnMount<HTMLHeadingElement>();
+  const [page, setPage] = useState(1);
+  const history = useQuery({ ...historyQuery(api, page), placeholderData: keepPreviousData });
+  const rows = history.data?.data;
+  const lastPage = history.data?.meta.last_page ?? 1;
+  const showsNames = user.settings.history_shows_lead_name === true;
+
+  return (
+    <section
+      id={id}
+      className="panel history"
+      aria-labelledby={titleId}
+      onKeyDown={(event) => {
+        if (event.key === 'Escape' && !event.defaultPrevented) {
+          event.preventDefault();
+          onClose();
+        }
+      }}
+    >
+      <div className="panel-head">
+        <h1 id={titleId} className="panel-title" ref={headingRef} tabIndex={-1}>
+          Call History
+        </h1>
+        <button type="button" className="icon-button" aria-label="Close" onClick={onClose}>
+          <svg viewBox="0 0 16 16" width="16" height="16" aria-hidden="true" focusable="false">
+            <path d="M3.5 3.5l9 9m0-9l-9 9" stroke="currentColor" strokeWidth="1.8" />
+          </svg>
+        </button>
+      </div>
+      <ErrorBanner message={history.error ? errorMessage(history.error) : null} />
+      {rows === undefined ? (
+        <p className="list-empty">Loading…</p>
+      ) : rows.length === 0 ? (
+        <p className="list-empty">{NO_CALLS_TEXT}</p>
+      ) : (
+        <ul className="history-list" aria-label="Calls">
+          {rows.map((row) => (
+            <HistoryItem key={row.id} row={row} showsNames={showsNames} />
+          ))}
+        </ul>
+      )}
+      <nav className="pager" aria-label="Pages">
+        <button
+          type="button"
+          className="btn btn-secondary"
+          disabled={page <= 1}
+          onClick={() => setPage(page - 1)}
+        >
+          Previous
+        </button>
+        <span className="pager-position">
+          Page {history.data?.meta.current_page ?? page} of {Math.max(1, lastPage)}
+        </span>
+        <button
+          type="button"
+          className="btn btn-secondary"
+          disabled={page >= lastPage}
+          onClick={() => setPage(page + 1)}
+        >
+          Next
+        </button>
+      </nav>
+      <button type="button" className="btn btn-accept btn-block" onClick={onNewCall}>
+        New Call
+      </button>
+    </section>
+  );
+}
+
+/** Who the call was with, as the row names them. */
+function leadText(row: HistoryRow, showsNames: boolean): string {
+  const lead = row.lead;
+  if (!lead) return row.phone_number_formatted ?? 'Unknown caller';
+  const name = showsNames ? [lead.fname, lead.lname].filter(Boolean).join(' ') : lead.label;
+  return name || lead.phone_number_formatted;
+}
+
+function HistoryItem({
+  row,
+  showsNames,
+}: {
+  readonly row: HistoryRow;
+  readonly showsNames: boolean;
+}) {
+  const [playing, setPlaying] = useState(false);
+  const who = leadText(row, showsNames);
+  const number = row.lead?.phone_number_formatted ?? row.phone_number_formatted;
+  const inbound = row.direction === 'inbound';
+  return (
+    <li className="history-row">
+      <div className="history-main">
+        <span className={`history-direction is-${row.direction}`} aria-hidden="true">
+          {inbound ? '↙' : '↗'}
+        </span>
+        <span className="history-who">
+          <span className="sr-only">{inbound ? 'Inbound call from ' : 'Outbound call to '}</span>
+          <span className="history-name">{who}</span>
+          {number && number !== who ? <span className="history-number">{number}</span> : null}
+        </span>
+        <span className="history-status">
+          {row.status_display}
+          {row.reason ? <span className="history-reason">{row.reason}</span> : null}
+        </span>
+      </div>
+      <div className="history-meta">
+        <time dateTime={row.created_at}>{row.time_formatted}</time>
+        <span>
+          <span className="sr-only">Duration </span>
+          {row.duration}
+        </span>
+        {row.user ? <span>{row.user.name}</span> : null}
+        {row.type === 'conference' ? <span>Conference</span> : null}
+      </div>
+      {row.supervision && row.supervision.length > 0 ? (
+        <p className="history-supervision">
+          {row.supervision.map((s) => `${s.name} ${ROLE_TEXT[s.role]}`).join(', ')}
+        </p>
+      ) : null}
+      {row.recording_url ? (
+        <div className="history-recording">
+          {playing ? (
+            // The browser's own controls: play, pause and a seek bar.
+            <audio
+              controls
+              autoPlay
+              preload="metadata"
+              src={row.recording_url}
+              aria-label={`Recording of the call with ${who}`}
+            />
+          ) : (
+            <button
+              type="button"
+              className="btn btn-secondary btn-compact"
+              aria-label={`Play the recording of the call with ${who}`}
+              onClick={() => setPlaying(true)}
+            >
+              Play recording
+            </button>
+          )}
+          <a
+            className="btn btn-secondary btn-compact"
+            href={row.recording_url}
+            download
+            aria-label={`Download the recording of the call with ${who}`}
+          >
+            Download
+          </a>
+        </div>
+      ) : null}
+    </li>
+  );
+}
