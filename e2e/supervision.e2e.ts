@@ -17,7 +17,7 @@ import {
   loopbackOnlyContext,
   toneWav,
 } from './support/browser';
-import { logInToConsole, overflowingElements } from './support/console';
+import { logInToConsole, screenshotsAtBothWidths } from './support/console';
 import { startProduct, type Product } from './support/product';
 import { heardTones, remoteToneLevels, toneLevels } from './support/remote-tones';
 
@@ -110,14 +110,6 @@ async function leadRecording(page: Page, phone: string) {
   };
 }
 
-async function screenshots(page: Page, name: string): Promise<void> {
-  for (const width of [360, 1280]) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.screenshot({ path: join(product.dataDir, `${name}-${width}.png`), fullPage: true });
-    expect(await overflowingElements(page)).toEqual([]);
-  }
-}
-
 it('a supervisor listens, then whispers, then barges on one call, each heard as the role says; leaving disturbs nobody', async () => {
   const phone = '+15550100071';
   const agent = await consoleOf('agent1');
@@ -135,7 +127,7 @@ it('a supervisor listens, then whispers, then barges on one call, each heard as 
   const panel = supervisor.getByRole('region', { name: 'Conference' });
   const listen = panel.getByRole('button', { name: 'Listen to Alex Rivera' });
   await expect.poll(() => listen.isVisible(), { timeout: 15_000 }).toBe(true);
-  await screenshots(supervisor, 'conference-supervisor');
+  await screenshotsAtBothWidths(supervisor, product.dataDir, 'conference-supervisor');
   await listen.click();
 
   // Listen: auto-answered; the supervisor hears agent and lead, nobody hears the supervisor.
@@ -201,7 +193,7 @@ it("conference: agent1 adds agent2, who rings 'Incoming Conference!'; all three 
   const panel = first.getByRole('region', { name: 'Conference' });
   const add = panel.getByRole('button', { name: 'Add Blake Chen to the call' });
   await expect.poll(() => add.isEnabled(), { timeout: 15_000 }).toBe(true);
-  await screenshots(first, 'conference-agent');
+  await screenshotsAtBothWidths(first, product.dataDir, 'conference-agent');
   await add.click();
 
   await shows(second, 'Incoming Conference!');

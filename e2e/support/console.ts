@@ -1,4 +1,5 @@
 /** The call console as an agent opens it: log in and wait until the softphone is registered. */
+import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { Page } from 'playwright-core';
 
@@ -39,4 +40,20 @@ export async function overflowingElements(page: Page): Promise<string[]> {
       .filter((el) => el.getBoundingClientRect().right > width + 0.5)
       .map((el) => `${el.tagName.toLowerCase()}.${[...el.classList].join('.')}`);
   });
+}
+
+/**
+ * Screenshots of `page` at 360 and 1280 px wide (`<dir>/<name>-<width>.png`, full page), each
+ * checked for content sticking out past the screen's edge.
+ */
+export async function screenshotsAtBothWidths(
+  page: Page,
+  dir: string,
+  name: string,
+): Promise<void> {
+  for (const width of [360, 1280]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: join(dir, `${name}-${width}.png`), fullPage: true });
+    expect(await overflowingElements(page)).toEqual([]);
+  }
 }
