@@ -99,9 +99,7 @@ function CurrentView({
   if (!user) return <LoadingView />;
   return (
     <>
-      {state.call && state.view !== 'waiting' && (
-        <LeadCard call={state.call} settings={user.settings} />
-      )}
+      {state.call && state.view !== 'waiting' && <LeadCard call={state.call} user={user} />}
       <ViewOf
         view={state.view}
         user={user}

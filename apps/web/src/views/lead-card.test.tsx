@@ -1,6 +1,6 @@
 import { render, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { demoCallUser } from '../api/fake-api';
+import { demoCallUser, demoLead, demoUser } from '../api/fake-api';
 import type { ConsoleCall } from '../console/call-rules';
 import { LeadCard } from './lead-card';
 
@@ -11,7 +11,7 @@ const consoleCall = (call: Parameters<typeof demoCallUser>[0]): ConsoleCall => {
 
 describe('LeadCard', () => {
   it("shows the lead's label", () => {
-    render(<LeadCard call={consoleCall({})} settings={{}} />);
+    render(<LeadCard call={consoleCall({})} user={demoUser()} />);
     expect(screen.getByRole('heading', { level: 2 })).toHaveTextContent('Maya Okafor');
   });
 
@@ -25,8 +25,37 @@ describe('LeadCard', () => {
         phone_number_formatted: '+1 555 010 0777',
       },
     });
-    render(<LeadCard call={call} settings={{}} />);
+    render(<LeadCard call={call} user={demoUser()} />);
     expect(screen.getByRole('heading', { level: 2 })).toHaveTextContent('+1 555 010 0777');
     expect(screen.getByRole('article', { name: 'Lead: +1 555 010 0777' })).toBeInTheDocument();
+  });
+
+  it('links the lead in the user’s CRM, opening a new tab, and the account’s external CRM link', () => {
+    const call = consoleCall({
+      call: { lead: demoLead({ source_id: '901', crm: 'hubspot' }) },
+    });
+    const user = demoUser({
+      integrations: { hubspot_id: '4455', salesforce_domain: null, activecampaign_domain: null },
+      settings: { external_crm_link_template: 'https://crm.example.com/leads/{lead_id}' },
+    });
+    render(<LeadCard call={call} user={user} />);
+    const hubspot = screen.getByRole('link', { name: 'Open Maya Okafor in HubSpot (new tab)' });
+    expect(hubspot).toHaveAttribute('href', 'https://app.hubspot.com/contacts/4455/contact/901');
+    expect(hubspot).toHaveAttribute('target', '_blank');
+    expect(hubspot).toHaveAttribute('rel', 'noopener noreferrer');
+    expect(screen.getByRole('link', { name: 'Open Maya Okafor in CRM (new tab)' })).toHaveAttribute(
+      'href',
+      'https://crm.example.com/leads/301',
+    );
+  });
+
+  it('shows no CRM links without the integrations', () => {
+    render(
+      <LeadCard
+        call={consoleCall({ call: { lead: demoLead({ source_id: '901' }) } })}
+        user={demoUser()}
+      />,
+    );
+    expect(screen.queryAllByRole('link', { name: /^Open / })).toEqual([]);
   });
 });

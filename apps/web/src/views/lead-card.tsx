@@ -1,20 +1,25 @@
-import type { AccountSettings } from '@leadline/contracts';
+import type { User } from '@leadline/contracts';
 import type { ConsoleCall } from '../console/call-rules';
+import { crmLinks } from '../console/crm-links';
 import { Avatar } from './avatar';
 
 /** Props of {@link LeadCard}. */
 export interface LeadCardProps {
   readonly call: ConsoleCall;
-  readonly settings: AccountSettings;
+  /** The signed-in user: the account's settings and the user's CRM integrations. */
+  readonly user: User;
 }
 
 /**
  * The lead of the call: avatar (initials fallback), label, company, email (unless the account
- * hides it), category, and the formatted phone when the account shows it. A call without a lead
- * shows its phone number, formatted.
+ * hides it), category, the formatted phone when the account shows it, and links to the lead in
+ * the user's CRMs (crm-links.ts), each opening a new tab. A call without a lead shows its phone
+ * number, formatted.
  */
-export function LeadCard({ call, settings }: LeadCardProps) {
+export function LeadCard({ call, user }: LeadCardProps) {
   const { lead } = call.call;
+  const { settings } = user;
+  const links = crmLinks(lead, user, call.call.id);
   const name =
     lead?.label || call.call.phone_number_formatted || call.call.phone_number || 'Unknown caller';
   return (
@@ -32,6 +37,22 @@ export function LeadCard({ call, settings }: LeadCardProps) {
           <p className="lead-line">{lead.phone_number_formatted}</p>
         )}
         {lead?.category && <span className="pill">{lead.category}</span>}
+        {links.length > 0 && (
+          <p className="lead-links">
+            {links.map((link) => (
+              <a
+                key={link.label}
+                className="btn btn-secondary btn-compact"
+                href={link.href}
+                target="_blank"
+                rel="noopener noreferrer"
+                aria-label={`Open ${name} in ${link.label} (new tab)`}
+              >
+                {link.label}
+              </a>
+            ))}
+          </p>
+        )}
       </div>
     </article>
   );
