@@ -184,34 +184,45 @@ it('accepts (415) 555-0132 with US selected and +44 20 7946 0958, shows them for
 
 it('the login page does not load the country data; the New Call panel does', async () => {
   const { page } = await newPage();
-  const scripts = new Map<string, string>();
-  page.on('response', async (response) => {
+  /** Each script with the step of the test it was requested in, and its text once read. */
+  const scripts: Array<{ path: string; step: 'login' | 'waiting' | 'panel'; source?: string }> = [];
+  let step: 'login' | 'waiting' | 'panel' = 'login';
+  page.on('response', (response) => {
     const path = new URL(response.url()).pathname;
-    if (path.endsWith('.js')) scripts.set(path, await response.text());
+    if (!path.endsWith('.js')) return;
+    const script: (typeof scripts)[number] = { path, step };
+    scripts.push(script);
+    void response.text().then((source) => (script.source = source));
   });
+  const read = (which: (typeof scripts)[number]['step']) => scripts.filter((s) => s.step === which);
+  const hasCountryData = (source = '') =>
+    // libphonenumber-js's metadata and the country names' lookup.
+    source.includes('country_calling_codes') || source.includes('Search countries');
+
   await page.goto(product.url);
   await page.getByRole('heading', { name: 'Log in' }).waitFor({ timeout: 10_000 });
   await page.waitForLoadState('networkidle');
-  const loginScripts = [...scripts.keys()];
-  expect(loginScripts.length).toBeGreaterThan(0);
-  expect(loginScripts.some((path) => path.includes('new-call-panel'))).toBe(false);
-  for (const source of scripts.values()) {
-    // libphonenumber-js's metadata and the country names' lookup.
-    expect(source).not.toContain('country_calling_codes');
-    expect(source).not.toContain('Search countries');
-  }
+  await expect.poll(() => read('login').every((s) => s.source !== undefined)).toBe(true);
+  expect(read('login').length).toBeGreaterThan(0);
+  expect(read('login').some((s) => s.path.includes('new-call-panel'))).toBe(false);
+  expect(read('login').filter((s) => hasCountryData(s.source))).toEqual([]);
 
+  step = 'waiting';
   await page.getByLabel('Email').fill('agent1@example.com');
   await page.getByLabel('Password').fill('leadline-demo');
   await page.getByRole('button', { name: 'Login' }).click();
   await page.getByText('Waiting for lead...').waitFor({ timeout: 20_000 });
-  const beforePanel = new Set(scripts.keys());
+  await page.waitForLoadState('networkidle');
+  step = 'panel';
   await openNewCall(page);
-  expect([...scripts.keys()].some((path) => path.includes('new-call-panel'))).toBe(true);
-  // The panel's chunk, or a chunk it shares with the Add Lead panel (the phone input), loaded
-  // only when the panel opened, brings the country data.
-  const loadedForPanel = [...scripts.entries()].filter(([path]) => !beforePanel.has(path));
-  expect(loadedForPanel.some(([, source]) => source.includes('country_calling_codes'))).toBe(true);
+  // The panel's chunk, or the phone input's chunk it shares with Add Lead, requested only when
+  // the panel opened, brings the country data; nothing before it did.
+  expect(read('panel').some((s) => s.path.includes('new-call-panel'))).toBe(true);
+  await expect
+    .poll(() => read('panel').some((s) => hasCountryData(s.source)), { timeout: 10_000 })
+    .toBe(true);
+  await expect.poll(() => read('waiting').every((s) => s.source !== undefined)).toBe(true);
+  expect(read('waiting').filter((s) => hasCountryData(s.source))).toEqual([]);
   await page.context().close();
 });
 

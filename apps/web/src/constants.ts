@@ -72,3 +72,10 @@ export const PHONE_INPUT_PLACEHOLDER = 'Enter a phone number';
  * `maxCallSignalingTimeoutMs` (its default is 0: no signalling reconnect).
  */
 export const SIGNALING_RECONNECT_WINDOW_MS = 30_000;
+
+/**
+ * Calls per page of the History panel (spec section 7: `GET /api/v1/mycalls` with limit 5).
+ * Kept here rather than imported from the contracts package's root, whose values would bring
+ * the phone number metadata into the login page's bundle.
+ */
+export const HISTORY_LIMIT = 5;

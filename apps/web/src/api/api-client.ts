@@ -5,7 +5,6 @@
  * `{ success: false, error }`) become an {@link ApiError} whose message is the server's text,
  * ready for a view's banner.
  */
-import { HISTORY_PAGE_SIZE } from '@leadline/contracts';
 import type {
   AgentRow,
   HistoryRow,
@@ -28,6 +27,7 @@ import type {
   UserResponse,
   SoftphoneSettings,
 } from '@leadline/contracts';
+import { HISTORY_LIMIT } from '../constants';
 import { WebError } from '../errors';
 import type { FetchLike } from '../platform/platform';
 
@@ -236,7 +236,7 @@ export class ApiClient {
   }
 
   /** `GET /api/v1/mycalls`: one page of the user's call history, newest first. */
-  getHistory(page: number, limit = HISTORY_PAGE_SIZE): Promise<Paged<HistoryRow>> {
+  getHistory(page: number, limit = HISTORY_LIMIT): Promise<Paged<HistoryRow>> {
     return this.#json<Paged<HistoryRow>>('GET', `/api/v1/mycalls?limit=${limit}&page=${page}`);
   }
 
