@@ -5,10 +5,7 @@
  * reach the virtual lead in that order. Screenshots of the on-call view and the keypad at 360 and
  * 1280 px, and no serious or critical axe-core violation on them.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type AxeCore from 'axe-core';
 import {
   request,
   type APIRequestContext,
@@ -17,7 +14,6 @@ import {
   type WebSocketRoute,
 } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { readWavFile } from '@leadline/voice/dsp';
 import { holdMusicShare } from '@leadline/voice/testing';
 import {
   captureRemoteAudio,
@@ -26,6 +22,7 @@ import {
   toneWav,
 } from './support/browser';
 import { logInToConsole, overflowingElements } from './support/console';
+import { partyRecording, sandboxCallOf, seriousViolations } from './support/page-checks';
 import { startProduct, type Product } from './support/product';
 import { heardTones, remoteToneLevels, toneLevels } from './support/remote-tones';
 
@@ -57,29 +54,7 @@ async function untilAgentHears(page: Page, expected: number[]): Promise<void> {
   await expect.poll(() => agentHears(page), { timeout: 20_000, interval: 100 }).toEqual(expected);
 }
 
-interface SandboxCall {
-  callSid: string;
-  participantId: string;
-  to: string;
-  answeredAt: string | null;
-  digits: string;
-}
-
 /** Runs axe-core in the page; the serious and critical violations' ids. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  const source = readFileSync(
-    createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
-    'utf8',
-  );
-  await page.addScriptTag({ content: source });
-  return page.evaluate(async () => {
-    const { axe } = window as unknown as { axe: typeof AxeCore };
-    const result = await axe.run();
-    return result.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  });
-}
 
 it('Hold: the lead hears music and not the agent, the agent hears nothing; Resume restores both; Keypad 1 2 # reach the lead', async () => {
   const { context, foreignRequests } = await loopbackOnlyContext(browser);
@@ -142,11 +117,7 @@ it('Hold: the lead hears music and not the agent, the agent hears nothing; Resum
     expect(await overflowingElements(page)).toEqual([]);
   }
   expect(await seriousViolations(page)).toEqual([]);
-  const leadCall = async () => {
-    const answer = await context.request.get(`${product.url}/api/v1/sandbox/calls`);
-    const { data } = (await answer.json()) as { data: SandboxCall[] };
-    return data.find((c) => c.to === '+15550100042');
-  };
+  const leadCall = () => sandboxCallOf(page, product.url, '+15550100042');
   await expect.poll(async () => (await leadCall())?.digits, { timeout: 10_000 }).toBe('12#');
 
   // Let the lead hear the agent a while after the resume, then hang up.
@@ -159,22 +130,7 @@ it('Hold: the lead hears music and not the agent, the agent hears nothing; Resum
   await context.close();
 
   // The lead's recording (written when its call ends), cut at the hold and the resume.
-  const wavPath = join(
-    product.dataDir,
-    'sandbox',
-    `${call.participantId.replace(/[^A-Za-z0-9_-]/g, '_')}.wav`,
-  );
-  await expect
-    .poll(
-      () =>
-        readWavFile(wavPath).then(
-          () => true,
-          () => false,
-        ),
-      { timeout: 15_000 },
-    )
-    .toBe(true);
-  const wav = await readWavFile(wavPath);
+  const wav = await partyRecording(product.dataDir, call);
   const answeredMs = Date.parse(call.answeredAt!);
   const cut = (fromMs: number, toMs: number) => ({
     sampleRateHz: wav.sampleRateHz,

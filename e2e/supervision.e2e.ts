@@ -7,10 +7,8 @@
  * Conference!'; all three hear each other; agent1 leaves and agent2 and the lead still do.
  * Screenshots of the Conference panel as a supervisor and as an agent at 360 and 1280 px.
  */
-import { join } from 'node:path';
 import { request, type APIRequestContext, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { readWavFile } from '@leadline/voice/dsp';
 import {
   captureRemoteAudio,
   launchChromium,
@@ -18,6 +16,7 @@ import {
   toneWav,
 } from './support/browser';
 import { logInToConsole, screenshotsAtBothWidths } from './support/console';
+import { partyRecording, sandboxCallOf } from './support/page-checks';
 import { startProduct, type Product } from './support/product';
 import { heardTones, remoteToneLevels, toneLevels } from './support/remote-tones';
 
@@ -72,33 +71,10 @@ async function postLead(phone: string): Promise<void> {
   expect(posted.status()).toBe(201);
 }
 
-interface SandboxCall {
-  participantId: string;
-  to: string;
-  answeredAt: string | null;
-}
-
 /** The lead's recording once its call ended, and how to cut it by wall-clock time. */
 async function leadRecording(page: Page, phone: string) {
-  const answer = await page.context().request.get(`${product.url}/api/v1/sandbox/calls`);
-  const { data } = (await answer.json()) as { data: SandboxCall[] };
-  const call = data.filter((c) => c.to === phone).at(-1)!;
-  const path = join(
-    product.dataDir,
-    'sandbox',
-    `${call.participantId.replace(/[^A-Za-z0-9_-]/g, '_')}.wav`,
-  );
-  await expect
-    .poll(
-      () =>
-        readWavFile(path).then(
-          () => true,
-          () => false,
-        ),
-      { timeout: 15_000 },
-    )
-    .toBe(true);
-  const wav = await readWavFile(path);
+  const call = (await sandboxCallOf(page, product.url, phone))!;
+  const wav = await partyRecording(product.dataDir, call);
   const answeredMs = Date.parse(call.answeredAt!);
   /** What the lead heard between two wall-clock times, tone by tone. */
   return (fromMs: number, toMs: number) => {

@@ -8,13 +8,9 @@
  * adds one, whose phone answers; the lead card fills in and the agent hears it. Screenshots of
  * both transfer lists at 360 and 1280 px; no serious or critical axe-core violations on them.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type AxeCore from 'axe-core';
 import { request, type APIRequestContext, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { readWavFile } from '@leadline/voice/dsp';
 import {
   captureRemoteAudio,
   launchChromium,
@@ -22,6 +18,12 @@ import {
   toneWav,
 } from './support/browser';
 import { logInToConsole, overflowingElements } from './support/console';
+import {
+  partyRecording,
+  sandboxCallOf,
+  seriousViolations,
+  type SandboxCall,
+} from './support/page-checks';
 import { startProduct, type Product } from './support/product';
 import { heardTones, remoteToneLevels, toneLevels } from './support/remote-tones';
 
@@ -73,36 +75,6 @@ async function shows(page: Page, text: string | RegExp, timeout = 15_000): Promi
   await expect.poll(() => page.getByText(text).first().isVisible(), { timeout }).toBe(true);
 }
 
-async function seriousViolations(page: Page): Promise<string[]> {
-  const source = readFileSync(
-    createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
-    'utf8',
-  );
-  await page.addScriptTag({ content: source });
-  return page.evaluate(async () => {
-    const { axe } = window as unknown as { axe: typeof AxeCore };
-    const result = await axe.run();
-    return result.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  });
-}
-
-interface SandboxCall {
-  participantId: string;
-  to: string;
-  from: string | null;
-  answeredAt: string | null;
-  endedAt: string | null;
-}
-
-/** The sandbox's record of the call to `phone` (the newest). */
-async function sandboxCall(page: Page, phone: string): Promise<SandboxCall | undefined> {
-  const answer = await page.context().request.get(`${product.url}/api/v1/sandbox/calls`);
-  const { data } = (await answer.json()) as { data: SandboxCall[] };
-  return data.filter((c) => c.to === phone || c.from === phone).at(-1);
-}
-
 /** Posts a lead; resolves with the index of the agent whose console rings. */
 async function postLead(phone: string): Promise<number> {
   await consoles();
@@ -136,22 +108,7 @@ async function finish(page: Page): Promise<void> {
 
 /** What the lead heard in the last `ms` before its call ended, tone by tone. */
 async function leadHeardAtTheEnd(call: SandboxCall, ms: number): Promise<number[]> {
-  const path = join(
-    product.dataDir,
-    'sandbox',
-    `${call.participantId.replace(/[^A-Za-z0-9_-]/g, '_')}.wav`,
-  );
-  await expect
-    .poll(
-      () =>
-        readWavFile(path).then(
-          () => true,
-          () => false,
-        ),
-      { timeout: 15_000 },
-    )
-    .toBe(true);
-  const wav = await readWavFile(path);
+  const wav = await partyRecording(product.dataDir, call);
   // The last 300 ms may hold the hang-up itself.
   const end = wav.samples.length - Math.round(0.3 * wav.sampleRateHz);
   const samples = wav.samples.subarray(end - Math.round((ms / 1000) * wav.sampleRateHz), end);
@@ -203,7 +160,7 @@ async function transferCase(phone: string, to: 'user' | 'team'): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 2_000));
   await second.getByRole('button', { name: /^Hang Up/ }).click();
   await shows(second, 'Call Ended');
-  const call = await sandboxCall(second, phone);
+  const call = await sandboxCallOf(second, product.url, phone);
   expect(call).toBeDefined();
   expect(await leadHeardAtTheEnd(call!, 1_200)).toEqual([AGENTS[b]!.hz]);
   await finish(first);
@@ -269,7 +226,7 @@ it('Add Lead on an inbound call that has none: the lead answers, the card fills 
   await expect
     .poll(async () => (await hears(page)).includes(LEAD_HZ), { timeout: 20_000, interval: 100 })
     .toBe(true);
-  const added = await sandboxCall(page, '+15550100063');
+  const added = await sandboxCallOf(page, product.url, '+15550100063');
   expect(added?.answeredAt).not.toBeNull();
   await onCall.getByRole('button', { name: /^Hang Up/ }).click();
   await shows(page, 'Call Ended');

@@ -113,6 +113,25 @@ export function demoCallUser(
   };
 }
 
+/** An agent row of the agent lists: available and online in the app unless overridden. */
+export function demoAgent(
+  id: number,
+  fullName: string,
+  overrides: Partial<AgentRow> = {},
+): AgentRow {
+  return {
+    id,
+    full_name: fullName,
+    on_call_id: null,
+    status: 'available',
+    is_available: true,
+    is_app_only: false,
+    is_online_app: true,
+    is_mobile: false,
+    ...overrides,
+  };
+}
+
 const TOKEN_PREFIX = 'fake-token-';
 
 /** The first call id and call-user id the fake hands out for outbound calls. */

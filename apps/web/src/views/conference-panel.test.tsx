@@ -3,11 +3,11 @@
  * sees the Conference entry, which row actions each permission gives, what they post, adding an
  * agent from a call, and a supervisor moving between listen, whisper and barge on one call.
  */
-import type { AgentRow, CallUserResponse, User } from '@leadline/contracts';
+import type { CallUserResponse, User } from '@leadline/contracts';
 import { act, render, screen, waitFor, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { FakeApi, demoCallUser, demoUser } from '../api/fake-api';
+import { FakeApi, demoAgent, demoCallUser, demoUser } from '../api/fake-api';
 import { createQueryClient } from '../api/queries';
 import { App } from '../app';
 import { FakePhone } from '../phone/fake-phone';
@@ -18,19 +18,7 @@ const CALL_USER = 42;
 const CALL_ID = 9001;
 const SUPERVISOR: Partial<User> = { permissions: ['listen', 'whisper', 'barge'] };
 
-function agent(id: number, name: string, overrides: Partial<AgentRow> = {}): AgentRow {
-  return {
-    id,
-    full_name: name,
-    on_call_id: null,
-    status: 'available',
-    is_available: true,
-    is_app_only: false,
-    is_online_app: true,
-    is_mobile: false,
-    ...overrides,
-  };
-}
+const agent = demoAgent;
 
 const AGENTS = [
   agent(11, 'Sam Lee'),

@@ -3,11 +3,11 @@
  * the lists, their filters, search, paging, eligibility and empty texts; what choosing a target
  * posts; Add Lead filling the lead card.
  */
-import type { AgentRow, CallUserResponse, TeamRow } from '@leadline/contracts';
+import type { CallUserResponse, TeamRow } from '@leadline/contracts';
 import { act, render, screen, waitFor, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { FakeApi, demoCallUser, demoUser } from '../api/fake-api';
+import { FakeApi, demoAgent, demoCallUser, demoUser } from '../api/fake-api';
 import { createQueryClient } from '../api/queries';
 import { App } from '../app';
 import { FakePhone } from '../phone/fake-phone';
@@ -18,19 +18,7 @@ const CALL_USER = 42;
 const CALL_ID = 9001;
 const SELF = 7;
 
-function agent(id: number, name: string, overrides: Partial<AgentRow> = {}): AgentRow {
-  return {
-    id,
-    full_name: name,
-    on_call_id: null,
-    status: 'available',
-    is_available: true,
-    is_app_only: false,
-    is_online_app: true,
-    is_mobile: false,
-    ...overrides,
-  };
-}
+const agent = demoAgent;
 
 const SALES: TeamRow = { id: 1, name: 'Sales', is_available: true };
 const CLOSERS: TeamRow = { id: 2, name: 'Closers', is_available: false };

@@ -1,0 +1,70 @@
+/**
+ * Checks of what a page and a call leave behind, shared by the console specs: axe-core's
+ * serious and critical violations, and a sandbox phone party's recording (what the lead heard).
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type AxeCore from 'axe-core';
+import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { readWavFile } from '@leadline/voice/dsp';
+
+/** Runs axe-core in the page; the serious and critical violations, with their elements. */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  const source = readFileSync(
+    createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
+    'utf8',
+  );
+  await page.addScriptTag({ content: source });
+  return page.evaluate(async () => {
+    const { axe } = window as unknown as { axe: typeof AxeCore };
+    const result = await axe.run();
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  });
+}
+
+/** A call the sandbox phone network placed or received (`GET /api/v1/sandbox/calls`). */
+export interface SandboxCall {
+  participantId: string;
+  to: string;
+  from: string | null;
+  answeredAt: string | null;
+  digits: string;
+}
+
+/** The newest sandbox call to (or from) `phone`, as the page's session sees the account's. */
+export async function sandboxCallOf(
+  page: Page,
+  baseUrl: string,
+  phone: string,
+): Promise<SandboxCall | undefined> {
+  const answer = await page.context().request.get(`${baseUrl}/api/v1/sandbox/calls`);
+  const { data } = (await answer.json()) as { data: SandboxCall[] };
+  return data.filter((c) => c.to === phone || c.from === phone).at(-1);
+}
+
+/**
+ * The recording of a sandbox phone party (written when its call ends, under the product's data
+ * folder), waited for.
+ */
+export async function partyRecording(dataDir: string, call: SandboxCall) {
+  const path = join(
+    dataDir,
+    'sandbox',
+    `${call.participantId.replace(/[^A-Za-z0-9_-]/g, '_')}.wav`,
+  );
+  await expect
+    .poll(
+      () =>
+        readWavFile(path).then(
+          () => true,
+          () => false,
+        ),
+      { timeout: 15_000 },
+    )
+    .toBe(true);
+  return readWavFile(path);
+}
