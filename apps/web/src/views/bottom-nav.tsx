@@ -59,47 +59,21 @@ export function BottomNav({
         <span>Call</span>
       </button>
       {conference ? (
-        <button
-          type="button"
-          className={`nav-item${conference.open ? ' is-active' : ''}`}
-          aria-expanded={conference.open}
-          aria-controls={conference.open ? conference.panelId : undefined}
-          onClick={conference.onToggle}
-        >
-          <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">
-            <path
-              fill="none"
-              stroke="currentColor"
-              strokeWidth="2"
-              strokeLinecap="round"
-              d="M9 11a3.5 3.5 0 1 0 0-7 3.5 3.5 0 0 0 0 7zM2.5 20c.6-3.4 3.2-5.5 6.5-5.5s5.9 2.1 6.5 5.5M16 4.3a3.5 3.5 0 0 1 0 6.4M18 14.8c1.9.8 3.1 2.6 3.5 5.2"
-            />
-          </svg>
-          <span>Conference</span>
-        </button>
+        <PanelEntry
+          entry={conference}
+          label="Conference"
+          iconPath="M9 11a3.5 3.5 0 1 0 0-7 3.5 3.5 0 0 0 0 7zM2.5 20c.6-3.4 3.2-5.5 6.5-5.5s5.9 2.1 6.5 5.5M16 4.3a3.5 3.5 0 0 1 0 6.4M18 14.8c1.9.8 3.1 2.6 3.5 5.2"
+        />
       ) : (
         <button type="button" className="nav-item" hidden>
           <span>Conference</span>
         </button>
       )}
-      <button
-        type="button"
-        className={`nav-item${history.open ? ' is-active' : ''}`}
-        aria-expanded={history.open}
-        aria-controls={history.open ? history.panelId : undefined}
-        onClick={history.onToggle}
-      >
-        <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">
-          <path
-            fill="none"
-            stroke="currentColor"
-            strokeWidth="2"
-            strokeLinecap="round"
-            d="M3.5 12a8.5 8.5 0 1 0 2.5-6M3.5 4v4h4M12 7.5V12l3 2"
-          />
-        </svg>
-        <span>History</span>
-      </button>
+      <PanelEntry
+        entry={history}
+        label="History"
+        iconPath="M3.5 12a8.5 8.5 0 1 0 2.5-6M3.5 4v4h4M12 7.5V12l3 2"
+      />
       <button type="button" className="nav-item" disabled>
         <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">
           <path
@@ -113,5 +87,37 @@ export function BottomNav({
         <span>Settings</span>
       </button>
     </nav>
+  );
+}
+
+/** An entry that opens `entry`'s panel in place of the waiting view, with its stroked icon. */
+function PanelEntry({
+  entry,
+  label,
+  iconPath,
+}: {
+  readonly entry: NavPanel;
+  readonly label: string;
+  readonly iconPath: string;
+}) {
+  return (
+    <button
+      type="button"
+      className={`nav-item${entry.open ? ' is-active' : ''}`}
+      aria-expanded={entry.open}
+      aria-controls={entry.open ? entry.panelId : undefined}
+      onClick={entry.onToggle}
+    >
+      <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">
+        <path
+          fill="none"
+          stroke="currentColor"
+          strokeWidth="2"
+          strokeLinecap="round"
+          d={iconPath}
+        />
+      </svg>
+      <span>{label}</span>
+    </button>
   );
 }
