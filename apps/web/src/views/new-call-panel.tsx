@@ -16,6 +16,7 @@ import { errorMessage } from '../errors';
 import { PhoneInput, type PhoneInputValidation } from '../phone-input/phone-input';
 import { useServices } from '../services';
 import { ErrorBanner } from './action-button';
+import { LeadNameFields } from './lead-name-fields';
 import { PhoneStatusLine } from './phone-status-line';
 import { useFocusOnMount } from './use-focus-on-mount';
 
@@ -117,29 +118,13 @@ export function NewCallPanel({
       </div>
       <ErrorBanner message={place.error ? errorMessage(place.error) : null} />
       <form className="form" onSubmit={onSubmit} noValidate>
-        <div className="field-row">
-          <label className="field">
-            <span className="field-label">First Name</span>
-            <input
-              ref={firstNameRef}
-              className="input"
-              name="fname"
-              autoComplete="off"
-              value={fname}
-              onChange={(event) => setFname(event.target.value)}
-            />
-          </label>
-          <label className="field">
-            <span className="field-label">Last Name</span>
-            <input
-              className="input"
-              name="lname"
-              autoComplete="off"
-              value={lname}
-              onChange={(event) => setLname(event.target.value)}
-            />
-          </label>
-        </div>
+        <LeadNameFields
+          fname={fname}
+          lname={lname}
+          onFname={setFname}
+          onLname={setLname}
+          firstRef={firstNameRef}
+        />
         <PhoneInput
           label="Phone Number"
           name="phone_number"
