@@ -30,7 +30,7 @@ import { routingChanged } from '../db/routing-changes';
 import type { CallReason } from '../db/schema';
 import type { EventBus } from '../events/event-bus';
 import { AppError } from '../http/errors';
-import { findLeadByPhone, insertLead, type LeadRow } from '../leads/leads-repo';
+import { findLeadByPhone, insertLead, leadColumns, type LeadRow } from '../leads/leads-repo';
 import { insertIntake } from '../leads/intake-repo';
 import { KeyedQueue } from '../lib/keyed-queue';
 import type { Telephony, TelephonyEvent } from '../telephony/telephony';
@@ -363,17 +363,7 @@ export class CallFlows {
         { sid, to: body.phone_number },
         async (decision) => {
           // One statement for the lead, its call and the ring (leads/intake-repo.ts).
-          const leadValues = {
-            accountId,
-            profileId,
-            fname: body.fname,
-            lname: body.lname,
-            phoneNumber: body.phone_number,
-            email: body.email ?? null,
-            company: body.company ?? null,
-            category: body.category ?? null,
-            sourceId: body.source_id ?? null,
-          };
+          const leadValues = leadColumns(accountId, profileId, body);
           const callBase = { sid, callerNumberId, waitingSince: null, endedAt: null } as const;
           if (decision.kind === 'rang') {
             const stored = await insertIntake(

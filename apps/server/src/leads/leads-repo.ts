@@ -54,7 +54,13 @@ export async function insertLead(
       .returning()
       .prepare('insert_lead'),
   );
-  const [row] = await statement.execute({
+  const [row] = await statement.execute(leadColumns(accountId, profileId, body));
+  return row!;
+}
+
+/** The columns a lead is stored with, from an intake body (absent fields as null). */
+export function leadColumns(accountId: number, profileId: number | null, body: LeadIntakeBody) {
+  return {
     accountId,
     profileId,
     fname: body.fname,
@@ -64,8 +70,7 @@ export async function insertLead(
     company: body.company ?? null,
     category: body.category ?? null,
     sourceId: body.source_id ?? null,
-  });
-  return row!;
+  };
 }
 
 /** A lead of the account by id, or null. */
