@@ -79,3 +79,26 @@ export const SIGNALING_RECONNECT_WINDOW_MS = 30_000;
  * the phone number metadata into the login page's bundle.
  */
 export const HISTORY_LIMIT = 5;
+
+/** §6: the permission for the SMS follow-up (SMS step after voicemail or missed, default text). */
+export const PERMISSION_SMS = 'app-sms';
+/** §6: the permission for the Retry button. */
+export const PERMISSION_RETRY = 'app-retry';
+
+/**
+ * §4, §9: the SMS text offered to users with `app-sms`. The same text as the contracts
+ * package's `DEFAULT_SMS_TEXT` (a test checks), kept here for the same bundle reason as above.
+ */
+export const DEFAULT_SMS_TEXT = "Sorry we couldn't reach you!";
+
+/** §2: the waiting view's answer when Check for lead found a lead (it rings next). */
+export const CHECK_FOR_LEAD_RANG = 'A waiting lead is ringing you.';
+
+/**
+ * The header that makes a write safe to repeat (the contracts package's
+ * `IDEMPOTENCY_KEY_HEADER`; a test checks they agree).
+ */
+export const IDEMPOTENCY_KEY = 'Idempotency-Key';
+
+/** The longest SMS body the server takes (`SmsBody` in the contracts: 1600 characters). */
+export const SMS_MAX_LENGTH = 1600;

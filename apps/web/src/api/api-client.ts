@@ -22,12 +22,13 @@ import type {
   NoteBody,
   OutboundCallBody,
   OutboundCallResponse,
+  RetryCallBody,
   TokenResponse,
   User,
   UserResponse,
   SoftphoneSettings,
 } from '@leadline/contracts';
-import { HISTORY_LIMIT } from '../constants';
+import { HISTORY_LIMIT, IDEMPOTENCY_KEY } from '../constants';
 import { WebError } from '../errors';
 import type { FetchLike } from '../platform/platform';
 
@@ -169,6 +170,48 @@ export class ApiClient {
     await this.#json('POST', `/apps/webrtc/${callId}/disposition`, { status });
   }
 
+  /** `POST /apps/webrtc/{callId}/disposition2`: the call's tag (Tags & Stages). */
+  async setTag(callId: number, key: string): Promise<void> {
+    await this.#json('POST', `/apps/webrtc/${callId}/disposition2`, { key });
+  }
+
+  /**
+   * `POST /apps/webrtc/{callId}/sms`: the SMS follow-up to the call's lead. A refusal
+   * (`{ success: false, error }`) throws {@link ApiError} with the server's text.
+   */
+  async sendSms(callId: number, smsbody: string): Promise<'sent'> {
+    await this.#json('POST', `/apps/webrtc/${callId}/sms`, { smsbody });
+    return 'sent';
+  }
+
+  /**
+   * `POST /api/v1/calls/twilio` (Retry): the server calls the lead again and rings an agent
+   * (this one first); `{ success: false, error }` throws {@link ApiError} with its text.
+   */
+  async retryCall(body: RetryCallBody): Promise<void> {
+    await this.#json('POST', '/api/v1/calls/twilio', body);
+  }
+
+  /** `POST /apps/webrtc/check` (Check for lead); 'No leads waiting.' and the like throw. */
+  async checkForLead(): Promise<void> {
+    await this.#json('POST', '/apps/webrtc/check');
+  }
+
+  /**
+   * Sends one write with its `Idempotency-Key` (the outbox's entries) and answers the HTTP
+   * status and payload as they are, for the outbox to classify. Throws {@link NetworkError} when
+   * the server cannot be reached, {@link SessionExpiredError} after a 401 (the page reloads).
+   */
+  async sendKeyed(
+    method: 'POST' | 'PUT',
+    path: string,
+    body: unknown,
+    key: string,
+  ): Promise<{ status: number; payload: unknown }> {
+    const response = await this.#send(method, path, body, { [IDEMPOTENCY_KEY]: key });
+    return { status: response.status, payload: await readPayload(response) };
+  }
+
   /** `POST /api/v1/user/wrap-up/done`: the agent is done with the call (Done). */
   async endWrapUp(): Promise<void> {
     await this.#json('POST', '/api/v1/user/wrap-up/done');
@@ -255,8 +298,13 @@ export class ApiClient {
     return payload as T;
   }
 
-  async #send(method: Method, path: string, body?: unknown): Promise<Response> {
-    const headers: Record<string, string> = { Accept: 'application/json' };
+  async #send(
+    method: Method,
+    path: string,
+    body?: unknown,
+    extraHeaders: Record<string, string> = {},
+  ): Promise<Response> {
+    const headers: Record<string, string> = { Accept: 'application/json', ...extraHeaders };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     if (method !== 'GET' && this.#csrfToken) headers['X-CSRF-TOKEN'] = this.#csrfToken;
     let response: Response;

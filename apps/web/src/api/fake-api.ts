@@ -7,7 +7,10 @@
 import {
   ConferenceBody,
   ConferenceLeadBody,
+  Disposition2Body,
   DispositionBody,
+  RetryCallBody,
+  SmsBody,
   TransferBody,
   type AgentRow,
   type HistoryRow,
@@ -328,14 +331,32 @@ export class FakeApi {
       const found = this.#callUsers.get(Number(callUser[1]));
       return found ? json(200, found) : json(404, { error: 'Call not found.' });
     }
-    const webrtc = /^\/apps\/webrtc\/(\d+)\/(reject|disposition)$/.exec(path);
+    const webrtc = /^\/apps\/webrtc\/(\d+)\/(reject|disposition|disposition2|sms)$/.exec(path);
     if (method === 'POST' && webrtc) {
       if (!this.#knowsCall(Number(webrtc[1]))) return json(404, { error: 'Call not found.' });
-      if (webrtc[2] === 'disposition') {
-        const parsed = DispositionBody.safeParse(body);
-        if (!parsed.success) return json(422, { error: parsed.error.issues[0]?.message });
+      const schema = {
+        reject: null,
+        disposition: DispositionBody,
+        disposition2: Disposition2Body,
+        sms: SmsBody,
+      }[webrtc[2] as 'reject' | 'disposition' | 'disposition2' | 'sms'];
+      const parsed = schema?.safeParse(body);
+      if (parsed && !parsed.success) return json(422, { error: parsed.error.issues[0]?.message });
+      if (webrtc[2] === 'sms' && !user.permissions.includes('app-sms')) {
+        return json(403, { error: 'You do not have permission to send an SMS.' });
       }
       return json(200, { success: true });
+    }
+    if (method === 'POST' && path === '/api/v1/calls/twilio') {
+      if (!user.permissions.includes('app-retry')) {
+        return json(403, { error: 'You do not have permission to retry calls.' });
+      }
+      const parsed = RetryCallBody.safeParse(body);
+      if (!parsed.success) return json(422, { error: parsed.error.issues[0]?.message });
+      return json(200, { success: true, call: { id: 9500, status: 'ringing', agent_id: user.id } });
+    }
+    if (method === 'POST' && path === '/apps/webrtc/check') {
+      return json(200, { success: false, error: 'No leads waiting.' });
     }
     if (method === 'POST' && path === '/api/v1/user/wrap-up/done') {
       return json(200, {

@@ -14,6 +14,7 @@ import {
   type ActionName,
   type KeyPress,
 } from './actions';
+import { followUpsOf } from './call-rules';
 import type { ConsoleCommands } from './console-controller';
 import {
   CONSOLE_VIEWS,
@@ -47,7 +48,24 @@ class RecordingCommands implements ConsoleCommands {
   };
   skipNote = () => void this.performed.push('skipNote');
   skipTags = () => void this.performed.push('skipTags');
+  chooseTag = (key: string) => {
+    this.performed.push(`chooseTag(${key})`);
+    return Promise.resolve();
+  };
+  chooseSms = () => void this.performed.push('chooseSms');
+  sendSms = (text: string) => {
+    this.performed.push(`sendSms(${text})`);
+    return Promise.resolve();
+  };
   cancelSms = () => void this.performed.push('cancelSms');
+  retry = () => {
+    this.performed.push('retry');
+    return Promise.resolve();
+  };
+  checkForLead = () => {
+    this.performed.push('checkForLead');
+    return Promise.resolve();
+  };
 }
 
 function contextIn(
@@ -70,7 +88,7 @@ function contextIn(
       ...overrides,
     },
     commands: new RecordingCommands(),
-    input: { note },
+    input: { text: note },
   };
 }
 
@@ -101,9 +119,9 @@ const EXPECTED_ACTIONS: Record<ConsoleView, ActionName[]> = {
     'toggleMute',
     'hangUp',
   ],
-  disposition: ['contacted', 'voicemail', 'missed', 'removed'],
+  disposition: ['contacted', 'voicemail', 'missed', 'removed', 'retry', 'chooseSms'],
   disposition2: ['skipTags'],
-  sms: ['cancelSms'],
+  sms: ['sendSms', 'cancelSms'],
   thankyou: ['addNote', 'done'],
   note: ['skipNote', 'saveNote'],
 };
@@ -125,6 +143,10 @@ describe('console actions', () => {
       ['oncall', 'disposition'],
       ['oncall', 'thankyou'],
       ['disposition', 'thankyou'],
+      ['disposition', 'sms'],
+      ['disposition', 'disposition2'],
+      ['sms', 'thankyou'],
+      ['disposition2', 'thankyou'],
       ['thankyou', 'note'],
     ];
     for (const [from, to] of following) {
@@ -136,7 +158,7 @@ describe('console actions', () => {
   it('each action is enabled only in its own view', () => {
     for (const action of CONSOLE_ACTIONS) {
       for (const view of CONSOLE_VIEWS) {
-        const base = contextIn(view, {}, 'a note');
+        const base = contextIn(view, { followUps: followUpsOf(['app-sms', 'app-retry']) }, 'text');
         const call = base.state.call;
         // Add Lead is for a call that has no lead yet.
         const context =
@@ -153,6 +175,42 @@ describe('console actions', () => {
         expect(enabled, `${action.name} in ${view}`).toBe(view === action.view);
       }
     }
+  });
+
+  it.each([
+    [[], false, false],
+    [['app-sms'], false, true],
+    [['app-retry'], true, false],
+    [['app-sms', 'app-retry'], true, true],
+  ] as const)(
+    'with %j: Retry shown %s, SMS shown %s (and runnable only when shown)',
+    (permissions, retry, sms) => {
+      const context = contextIn('disposition', { followUps: followUpsOf([...permissions]) });
+      for (const [name, shown] of [
+        ['retry', retry],
+        ['chooseSms', sms],
+      ] as const) {
+        const action = getAction(name);
+        expect(action.visible?.(context.state), name).toBe(shown);
+        expect(action.predicate(context), name).toBe(shown);
+      }
+    },
+  );
+
+  it('Retry is hidden for a call without a lead', () => {
+    const context = contextIn('disposition', { followUps: followUpsOf(['app-retry']) });
+    const call = context.state.call!;
+    const state = { ...context.state, call: { ...call, call: { ...call.call, lead: null } } };
+    expect(getAction('retry').visible?.(state)).toBe(false);
+  });
+
+  it('Send needs text; it sends the trimmed text', () => {
+    const send = getAction('sendSms');
+    expect(send.predicate(contextIn('sms', {}, '   '))).toBe(false);
+    const context = contextIn('sms', {}, '  See you soon  ');
+    expect(send.predicate(context)).toBe(true);
+    void send.perform(context);
+    expect(context.commands.performed).toEqual(['sendSms(See you soon)']);
   });
 
   it('Mute is disabled on a listen call and labelled Mute / Muted', () => {
@@ -336,6 +394,6 @@ describe('shortcuts', () => {
   });
 
   it('needs no input for most actions', () => {
-    expect(NO_INPUT).toEqual({ note: '' });
+    expect(NO_INPUT).toEqual({ text: '' });
   });
 });

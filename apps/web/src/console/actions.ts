@@ -9,7 +9,7 @@
 import type { Disposition } from '@leadline/contracts';
 import { canHoldOrTransfer, canMute, hasLead, showsKeypad, type ConsoleCall } from './call-rules';
 import type { ConsoleCommands } from './console-controller';
-import type { ConsoleState, ConsoleView } from './console-machine';
+import { canTransition, type ConsoleState, type ConsoleView } from './console-machine';
 
 /** A keyboard shortcut. */
 export interface KeyBinding {
@@ -23,17 +23,17 @@ export interface KeyBinding {
 export interface ActionContext {
   readonly state: ConsoleState;
   readonly commands: ConsoleCommands;
-  /** Text the view holds: the note being written. */
+  /** Text the view holds: the note or the SMS being written. */
   readonly input: ActionInput;
 }
 
-/** Text fields a view passes to its actions. */
+/** The text field a view passes to its actions (the note, the SMS). */
 export interface ActionInput {
-  readonly note: string;
+  readonly text: string;
 }
 
 /** No text input. */
-export const NO_INPUT: ActionInput = { note: '' };
+export const NO_INPUT: ActionInput = { text: '' };
 
 /** How a button of the action looks. */
 export type ActionTone = 'accept' | 'danger' | 'primary' | 'secondary' | 'toggle';
@@ -54,11 +54,14 @@ export type ActionName =
   | 'voicemail'
   | 'missed'
   | 'removed'
+  | 'retry'
+  | 'chooseSms'
   | 'addNote'
   | 'done'
   | 'skipNote'
   | 'saveNote'
   | 'skipTags'
+  | 'sendSms'
   | 'cancelSms';
 
 /** An agent command. */
@@ -218,6 +221,27 @@ export const CONSOLE_ACTIONS: readonly ConsoleAction[] = [
   dispositionAction('missed', 'Missed', 'n'),
   dispositionAction('removed', 'Remove', 'r'),
   {
+    // Y: R is Remove, T is Transfer on the call before.
+    name: 'retry',
+    view: 'disposition',
+    label: () => 'Retry',
+    key: { key: 'y' },
+    tone: 'secondary',
+    visible: (state) => state.view === 'disposition' && canTransition(state, 'retry'),
+    predicate: ({ state }) => state.view === 'disposition' && canTransition(state, 'retry'),
+    perform: ({ commands }) => commands.retry(),
+  },
+  {
+    name: 'chooseSms',
+    view: 'disposition',
+    label: () => 'SMS',
+    key: { key: 's' },
+    tone: 'secondary',
+    visible: (state) => state.view === 'disposition' && canTransition(state, 'smsChosen'),
+    predicate: ({ state }) => state.view === 'disposition' && canTransition(state, 'smsChosen'),
+    perform: ({ commands }) => commands.chooseSms(),
+  },
+  {
     name: 'addNote',
     view: 'thankyou',
     label: () => 'Add Note',
@@ -250,17 +274,27 @@ export const CONSOLE_ACTIONS: readonly ConsoleAction[] = [
     label: () => 'Save',
     key: { key: 'Enter', mod: true },
     tone: 'primary',
-    predicate: ({ state, input }) => state.view === 'note' && input.note.trim() !== '',
-    perform: ({ commands, input }) => commands.saveNote(input.note.trim()),
+    predicate: ({ state, input }) => state.view === 'note' && input.text.trim() !== '',
+    perform: ({ commands, input }) => commands.saveNote(input.text.trim()),
   },
   {
+    // Escape: S is SMS on the Call Result view before.
     name: 'skipTags',
     view: 'disposition2',
     label: () => 'Skip',
-    key: { key: 's' },
+    key: { key: 'Escape' },
     tone: 'secondary',
     predicate: inView('disposition2'),
     perform: ({ commands }) => commands.skipTags(),
+  },
+  {
+    name: 'sendSms',
+    view: 'sms',
+    label: () => 'Send',
+    key: { key: 'Enter', mod: true },
+    tone: 'primary',
+    predicate: ({ state, input }) => state.view === 'sms' && input.text.trim() !== '',
+    perform: ({ commands, input }) => commands.sendSms(input.text.trim()),
   },
   {
     name: 'cancelSms',

@@ -2,9 +2,12 @@
  * Pure rules about a call the console shows (spec section 4): the ringing banner, auto-accept,
  * where the flow goes after the call ends, and the call-user id in the caller id.
  */
-import type { AccountSettings, Call, CallType } from '@leadline/contracts';
+import type { AccountSettings, Call, CallType, Lead } from '@leadline/contracts';
 import {
   CALL_USER_IDENTITY_PREFIX,
+  DEFAULT_SMS_TEXT,
+  PERMISSION_RETRY,
+  PERMISSION_SMS,
   INCOMING_CONFERENCE_BANNER,
   INCOMING_LEAD_BANNER,
   INCOMING_TRANSFER_BANNER,
@@ -114,4 +117,40 @@ export function callStatusText(call: ConsoleCall | null, held: boolean): string 
     default:
       return 'On call';
   }
+}
+
+/**
+ * What the agent may do after a call, from their permissions (spec section 6): the SMS
+ * follow-up (`app-sms`, with the default text) and Retry (`app-retry`). Fixed when the call
+ * starts, so the Call Result view and its branches agree for the whole wrap-up.
+ */
+export interface FollowUps {
+  readonly sms: boolean;
+  readonly retry: boolean;
+  /** The SMS text offered (spec section 4: the default text for `app-sms` users). */
+  readonly smsText: string;
+}
+
+/** No follow-ups (no call, or no permissions). */
+export const NO_FOLLOW_UPS: FollowUps = { sms: false, retry: false, smsText: '' };
+
+/** The follow-ups `permissions` allow. */
+export function followUpsOf(permissions: readonly string[]): FollowUps {
+  const sms = permissions.includes(PERMISSION_SMS);
+  return {
+    sms,
+    retry: permissions.includes(PERMISSION_RETRY),
+    smsText: sms ? DEFAULT_SMS_TEXT : '',
+  };
+}
+
+/** The call's profile asks for Tags & Stages after a contacted call (`is_deal_whispertext`). */
+export function wantsTags(call: ConsoleCall): boolean {
+  return call.call.profile?.is_deal_whispertext === true;
+}
+
+/** The lead Retry calls again: the call's lead, when it has a phone number. */
+export function retryableLead(call: ConsoleCall): Lead | null {
+  const lead = call.call.lead;
+  return lead && lead.phone_number ? lead : null;
 }

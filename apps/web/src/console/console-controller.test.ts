@@ -16,9 +16,16 @@ const LEAD_CALL_USER = 42;
 const INBOUND_CALL_USER = 43;
 
 async function setup(
-  options: { settings?: AccountSettings; callUsers?: Record<number, CallUserResponse> } = {},
+  options: {
+    settings?: AccountSettings;
+    callUsers?: Record<number, CallUserResponse>;
+    permissions?: string[];
+  } = {},
 ) {
-  const user = demoUser({ settings: options.settings ?? {} });
+  const user = demoUser({
+    settings: options.settings ?? {},
+    permissions: options.permissions ?? [],
+  });
   const server = new FakeApi([{ user, password: 'pw' }]).signIn();
   const callUsers = options.callUsers ?? {
     [LEAD_CALL_USER]: demoCallUser(),
@@ -413,6 +420,127 @@ describe('ConsoleController: after the call', () => {
     await saving;
     expect(controller.state.view).toBe('waiting');
     expect(platform.logs.at(-1)?.message).toContain('Dropped stale "dispose"');
+  });
+});
+
+describe('ConsoleController: follow-ups after the Call Result', () => {
+  const WHISPERTEXT_CALL_USER = 44;
+  const tags = [
+    { id: 1, key: 'qualified', name: 'Qualified', color: '#1f7a3a' },
+    { id: 2, key: 'demo-booked', name: 'Demo booked', color: '#ffd54f' },
+  ];
+  const callUsers = {
+    [LEAD_CALL_USER]: demoCallUser(),
+    [WHISPERTEXT_CALL_USER]: demoCallUser({
+      call: {
+        id: 9003,
+        profile: { id: 13, is_deal_whispertext: true, auto_answer: true, tags },
+      },
+    }),
+  };
+
+  async function ended(permissions: string[], callUserId = LEAD_CALL_USER) {
+    const context = await setup({ permissions, callUsers });
+    await context.ring(callUserId);
+    context.controller.accept();
+    context.controller.hangUp();
+    return context;
+  }
+
+  it('voicemail with app-sms offers the SMS with the default text; Send posts it, then thanks', async () => {
+    const { controller, server } = await ended(['app-sms']);
+    expect(controller.state.followUps.smsText).toBe("Sorry we couldn't reach you!");
+    await controller.dispose('voicemail');
+    expect(controller.state.view).toBe('sms');
+    await controller.sendSms('Sorry we missed you, Maya');
+    expect(server.requestsTo('POST', '/apps/webrtc/9001/sms')[0]?.body).toEqual({
+      smsbody: 'Sorry we missed you, Maya',
+    });
+    expect(controller.state.view).toBe('thankyou');
+  });
+
+  it('a refused SMS throws the server’s error and stays on the SMS view', async () => {
+    const { controller, server } = await ended(['app-sms']);
+    await controller.dispose('missed');
+    server.refuseNext(
+      'POST',
+      '/apps/webrtc/9001/sms',
+      200,
+      '+15550100142 cannot receive text messages.',
+    );
+    await expect(controller.sendSms('Hello')).rejects.toThrow('cannot receive text messages');
+    expect(controller.state.view).toBe('sms');
+    controller.cancelSms();
+    expect(controller.state.view).toBe('thankyou');
+  });
+
+  it('SMS from the Call Result needs app-sms', async () => {
+    const allowed = await ended(['app-sms']);
+    allowed.controller.chooseSms();
+    expect(allowed.controller.state.view).toBe('sms');
+    const refused = await ended([]);
+    expect(() => refused.controller.chooseSms()).toThrow('cannot handle "smsChosen"');
+  });
+
+  it('contacted on a whispertext profile goes to Tags & Stages; a tag is posted by key', async () => {
+    const { controller, server } = await ended([], WHISPERTEXT_CALL_USER);
+    await controller.dispose('contacted');
+    expect(controller.state.view).toBe('disposition2');
+    expect(controller.state.call?.call.profile?.tags).toEqual(tags);
+    await controller.chooseTag('demo-booked');
+    expect(server.requestsTo('POST', '/apps/webrtc/9003/disposition2')[0]?.body).toEqual({
+      key: 'demo-booked',
+    });
+    expect(controller.state.view).toBe('thankyou');
+  });
+
+  it('Skip leaves Tags & Stages without a tag', async () => {
+    const { controller, server } = await ended([], WHISPERTEXT_CALL_USER);
+    await controller.dispose('contacted');
+    controller.skipTags();
+    expect(controller.state.view).toBe('thankyou');
+    expect(server.requestsTo('POST', '/apps/webrtc/9003/disposition2')).toEqual([]);
+  });
+
+  it('Retry goes to waiting and asks the server to call the same lead', async () => {
+    const { controller, server } = await ended(['app-retry']);
+    await controller.retry();
+    expect(controller.state.view).toBe('waiting');
+    expect(server.requestsTo('POST', '/api/v1/calls/twilio')[0]?.body).toEqual({
+      fname: 'Maya',
+      lname: 'Okafor',
+      phone_number: '+15550100142',
+    });
+    expect(controller.state.notice).toBeNull();
+    // No disposition was recorded for it.
+    expect(server.requestsTo('POST', '/apps/webrtc/9001/disposition')).toEqual([]);
+  });
+
+  it('Retry shows the server’s error in the waiting view', async () => {
+    const { controller, server } = await ended(['app-retry']);
+    server.refuseNext('POST', '/api/v1/calls/twilio', 200, 'All agents busy');
+    await controller.retry();
+    expect(controller.state).toMatchObject({ view: 'waiting', notice: 'All agents busy' });
+  });
+
+  it('a lead ringing before the Retry answer arrives is not disturbed by it', async () => {
+    const { controller, server, phone } = await ended(['app-retry']);
+    server.refuseNext('POST', '/api/v1/calls/twilio', 200, 'All agents busy');
+    const release = server.hold();
+    const retrying = controller.retry();
+    expect(controller.state.view).toBe('waiting');
+    // The retried lead rings while both answers (the refusal, the call user) are held.
+    phone.device.ring(LEAD_CALL_USER);
+    release();
+    await retrying;
+    await vi.waitFor(() => expect(controller.state.view).toBe('ringing'));
+    expect(controller.state.notice).toBeNull();
+  });
+
+  it('Check for lead says what the server answered', async () => {
+    const { controller } = await setup();
+    await controller.checkForLead();
+    expect(controller.state).toMatchObject({ view: 'waiting', notice: 'No leads waiting.' });
   });
 });
 

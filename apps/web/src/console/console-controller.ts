@@ -17,18 +17,27 @@ import type {
   NoteBody,
   OutboundCallBody,
   OutboundCallResponse,
+  RetryCallBody,
   User,
 } from '@leadline/contracts';
 import {
   AUTO_RESET_AFTER_CALL_MS,
   CONNECTION_ERROR_ALERT,
+  CHECK_FOR_LEAD_RANG,
   MICROPHONE_ERROR_ALERT,
 } from '../constants';
 import { WebError, errorMessage } from '../errors';
 import { phoneErrorPolicy } from '../phone/phone-errors';
 import type { PhoneCall, PhoneDevice, PhoneError, PhoneFactory } from '../phone/phone-port';
 import type { Clock, Logger, TimerHandle, Timers } from '../platform/platform';
-import { incomingBanner, parseCallUserId, shouldAutoAccept, type ConsoleCall } from './call-rules';
+import {
+  followUpsOf,
+  incomingBanner,
+  parseCallUserId,
+  retryableLead,
+  shouldAutoAccept,
+  type ConsoleCall,
+} from './call-rules';
 import {
   outboundCallBody,
   outboundConnectParams,
@@ -71,8 +80,23 @@ export interface ConsoleApi {
   getToken(first: boolean): Promise<string>;
   getCallUser(callUserId: number): Promise<CallUserResponse>;
   rejectCall(callId: number): Promise<void>;
+  /**
+   * The after-call writes. Each resolves once the write is kept (the app's outbox holds it until
+   * the server has it), not when the server answers: the agent moves on meanwhile.
+   */
   setDisposition(callId: number, status: Disposition): Promise<void>;
+  /** Tags & Stages: the call's tag (`POST /apps/webrtc/{id}/disposition2`). */
+  setTag(callId: number, key: string): Promise<void>;
   addNote(body: NoteBody): Promise<void>;
+  /**
+   * The SMS follow-up: resolves `sent` when the server sent it, `queued` when it is kept for a
+   * later try (offline); throws with the server's `error` when the server refused it.
+   */
+  sendSms(callId: number, smsbody: string): Promise<'sent' | 'queued'>;
+  /** Retry: the server calls the lead again (`POST /api/v1/calls/twilio`); throws its `error`. */
+  retryCall(body: RetryCallBody): Promise<void>;
+  /** Check for lead (`POST /apps/webrtc/check`); throws with the server's `error` (no lead). */
+  checkForLead(): Promise<void>;
   /** The agent is done with the call: their wrap-up ends and the next lead may ring. */
   endWrapUp(): Promise<void>;
   placeOutboundCall(body: OutboundCallBody): Promise<OutboundCallResponse>;
@@ -145,8 +169,18 @@ export interface ConsoleCommands {
   skipNote(): void;
   /** Leaves Tags & Stages without a tag. */
   skipTags(): void;
+  /** Tags & Stages: records the tag `key`, then moves on. */
+  chooseTag(key: string): Promise<void>;
+  /** Call Result's SMS: the SMS follow-up without a result. */
+  chooseSms(): void;
+  /** Sends the SMS follow-up; throws with the server's refusal (the view stays). */
+  sendSms(text: string): Promise<void>;
   /** Leaves the SMS view without sending. */
   cancelSms(): void;
+  /** Call Result's Retry: back to waiting while the server calls the lead again. */
+  retry(): Promise<void>;
+  /** Waiting: asks the server for a lead that is waiting; the answer becomes the notice. */
+  checkForLead(): Promise<void>;
 }
 
 /** See the module comment. */
@@ -342,8 +376,57 @@ export class ConsoleController implements ConsoleCommands {
     this.send({ type: 'tagsSkipped' });
   }
 
+  async chooseTag(key: string): Promise<void> {
+    const { epoch, call } = this.#requireCall('tagChosen');
+    await this.#options.api.setTag(call.call.id, key);
+    this.#sendIfCurrent(epoch, { type: 'tagChosen' });
+  }
+
+  chooseSms(): void {
+    this.send({ type: 'smsChosen' });
+  }
+
+  async sendSms(text: string): Promise<void> {
+    const { epoch, call } = this.#requireCall('smsSent');
+    // A refusal throws: the view keeps the text and shows the server's error.
+    await this.#options.api.sendSms(call.call.id, text);
+    this.#sendIfCurrent(epoch, { type: 'smsSent' });
+  }
+
   cancelSms(): void {
     this.send({ type: 'smsCancelled' });
+  }
+
+  async retry(): Promise<void> {
+    const { call } = this.#requireCall('retry');
+    const lead = retryableLead(call);
+    if (!lead) return;
+    // To waiting first: the new call rings this agent, possibly before the server answers.
+    this.send({ type: 'retry' });
+    const epoch = this.state.epoch;
+    try {
+      await this.#options.api.retryCall({
+        fname: lead.fname,
+        lname: lead.lname,
+        phone_number: lead.phone_number,
+      });
+    } catch (error) {
+      this.#logError(`retrying lead ${lead.id} failed`, error);
+      this.#sendIfCurrent(epoch, { type: 'notice', text: errorMessage(error) });
+    }
+  }
+
+  async checkForLead(): Promise<void> {
+    if (this.state.view !== 'waiting') return;
+    const epoch = this.state.epoch;
+    let text = CHECK_FOR_LEAD_RANG;
+    try {
+      await this.#options.api.checkForLead();
+    } catch (error) {
+      text = errorMessage(error);
+    }
+    // A lead that rang moved the console on; the notice is for the waiting view only.
+    this.#sendIfCurrent(epoch, { type: 'notice', text });
   }
 
   /**
@@ -373,7 +456,11 @@ export class ConsoleController implements ConsoleCommands {
       return;
     }
     this.#requireIdle();
-    this.send({ type: 'dial', call: outboundConsoleCall(answer, user, request.callerId) });
+    this.send({
+      type: 'dial',
+      call: outboundConsoleCall(answer, user, request.callerId),
+      followUps: followUpsOf(user.permissions),
+    });
     // This dial is current while the console is still dialing in the epoch `dial` started.
     const dialEpoch = this.state.epoch;
     const stillDialing = () =>
@@ -591,6 +678,7 @@ export class ConsoleController implements ConsoleCommands {
       type: 'incoming',
       call: consoleCall,
       banner: incomingBanner(consoleCall, this.#user?.settings ?? {}),
+      followUps: followUpsOf(this.#user?.permissions ?? []),
     });
     if (shouldAutoAccept(consoleCall)) this.accept();
   }
@@ -705,7 +793,10 @@ export class ConsoleController implements ConsoleCommands {
     }
   }
 
-  #requireCall(event: 'dispose' | 'saveNote' | 'hold'): { epoch: number; call: ConsoleCall } {
+  #requireCall(event: 'dispose' | 'saveNote' | 'hold' | 'tagChosen' | 'smsSent' | 'retry'): {
+    epoch: number;
+    call: ConsoleCall;
+  } {
     const { epoch, call, view } = this.state;
     if (!call || !canTransition(this.state, event)) {
       throw new WebError(

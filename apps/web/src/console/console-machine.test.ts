@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { demoCallUser } from '../api/fake-api';
 import { CALL_ENDED_BANNER } from '../constants';
-import type { ConsoleCall } from './call-rules';
+import { NO_FOLLOW_UPS, followUpsOf, type ConsoleCall } from './call-rules';
 import {
   APP_STATUS_BY_VIEW,
   CONSOLE_EVENT_TYPES,
@@ -31,8 +31,13 @@ function consoleCall(options: Parameters<typeof demoCallUser>[0] = {}): ConsoleC
 const EVENTS: Record<ConsoleEventType, ConsoleEvent> = {
   userMissing: { type: 'userMissing' },
   loggedOut: { type: 'loggedOut' },
-  incoming: { type: 'incoming', call: consoleCall(), banner: 'Incoming Lead!' },
-  dial: { type: 'dial', call: consoleCall() },
+  incoming: {
+    type: 'incoming',
+    call: consoleCall(),
+    banner: 'Incoming Lead!',
+    followUps: NO_FOLLOW_UPS,
+  },
+  dial: { type: 'dial', call: consoleCall(), followUps: NO_FOLLOW_UPS },
   accept: { type: 'accept', atMs: 5_000 },
   ignore: { type: 'ignore' },
   cancel: { type: 'cancel' },
@@ -46,6 +51,9 @@ const EVENTS: Record<ConsoleEventType, ConsoleEvent> = {
   reconnected: { type: 'reconnected' },
   disconnect: { type: 'disconnect' },
   dispose: { type: 'dispose', status: 'contacted' },
+  smsChosen: { type: 'smsChosen' },
+  retry: { type: 'retry' },
+  notice: { type: 'notice', text: 'No leads waiting.' },
   tagChosen: { type: 'tagChosen' },
   tagsSkipped: { type: 'tagsSkipped' },
   smsSent: { type: 'smsSent' },
@@ -67,7 +75,13 @@ const RESETS = { loggedOut: 'login', connectionError: 'waiting', phoneError: 'wa
  */
 const EXPECTED: Record<ConsoleView, Partial<Record<ConsoleEventType, ConsoleView>>> = {
   login: {},
-  waiting: { ...RESETS, userMissing: 'login', incoming: 'ringing', dial: 'dialing' },
+  waiting: {
+    ...RESETS,
+    userMissing: 'login',
+    incoming: 'ringing',
+    dial: 'dialing',
+    notice: 'waiting',
+  },
   dialing: { ...RESETS, accept: 'oncall', disconnect: 'disposition' },
   ringing: {
     ...RESETS,
@@ -88,6 +102,7 @@ const EXPECTED: Record<ConsoleView, Partial<Record<ConsoleEventType, ConsoleView
     reconnected: 'oncall',
     disconnect: 'disposition',
   },
+  // Without app-sms and app-retry (see the branches below for them).
   disposition: { ...RESETS, dispose: 'thankyou' },
   disposition2: { ...RESETS, tagChosen: 'thankyou', tagsSkipped: 'thankyou' },
   sms: { ...RESETS, smsSent: 'thankyou', smsCancelled: 'thankyou' },
@@ -141,6 +156,8 @@ describe('console machine: states and events', () => {
       reconnectingSinceMs: null,
       connectedAtMs: null,
       autoReset: false,
+      followUps: NO_FOLLOW_UPS,
+      notice: null,
     });
   });
 });
@@ -353,6 +370,8 @@ describe('console machine: state carried along', () => {
       digits: '12#',
       reconnectingSinceMs: 4_000,
       autoReset: true,
+      followUps: followUpsOf(['app-sms', 'app-retry']),
+      notice: 'No leads waiting.',
     };
     const next = transition(state, EVENTS[type]);
     expect(next).toEqual({
@@ -367,6 +386,8 @@ describe('console machine: state carried along', () => {
       reconnectingSinceMs: null,
       connectedAtMs: null,
       autoReset: false,
+      followUps: NO_FOLLOW_UPS,
+      notice: null,
     });
   });
 
@@ -383,5 +404,100 @@ describe('console machine: state carried along', () => {
       thankyou: 'oncall',
       note: 'oncall',
     });
+  });
+});
+
+const SMS_TEXT = "Sorry we couldn't reach you!";
+
+describe('console machine: after the Call Result (spec section 4), per permission and profile', () => {
+  const whispertext = (flag: boolean) =>
+    consoleCall({
+      call: { profile: { id: 12, is_deal_whispertext: flag, auto_answer: true, tags: [] } },
+    });
+  const inDisposition = (permissions: string[], call: ConsoleCall): ConsoleState => ({
+    ...stateIn('disposition', call),
+    followUps: followUpsOf(permissions),
+  });
+
+  it.each([
+    // status, permissions, profile is_deal_whispertext, expected view
+    ['voicemail', ['app-sms'], false, 'sms'],
+    ['missed', ['app-sms'], false, 'sms'],
+    ['voicemail', ['app-sms'], true, 'sms'],
+    ['voicemail', [], false, 'thankyou'],
+    ['missed', ['app-retry'], false, 'thankyou'],
+    ['contacted', [], true, 'disposition2'],
+    ['contacted', ['app-sms'], true, 'disposition2'],
+    ['contacted', ['app-sms'], false, 'thankyou'],
+    ['contacted', [], false, 'thankyou'],
+    ['removed', ['app-sms', 'app-retry'], true, 'thankyou'],
+    ['missed', [], true, 'thankyou'],
+  ] as const)('%s with %j, whispertext %s → %s', (status, permissions, flag, expected) => {
+    const state = inDisposition([...permissions], whispertext(flag));
+    expect(transition(state, { type: 'dispose', status }).view).toBe(expected);
+  });
+
+  it('SMS (app-sms) goes to the SMS view without a result; refused without the permission', () => {
+    expect(canTransition(inDisposition(['app-sms'], consoleCall()), 'smsChosen')).toBe(true);
+    expect(transition(inDisposition(['app-sms'], consoleCall()), { type: 'smsChosen' }).view).toBe(
+      'sms',
+    );
+    const without = inDisposition(['app-retry'], consoleCall());
+    expect(canTransition(without, 'smsChosen')).toBe(false);
+    expect(() => transition(without, { type: 'smsChosen' })).toThrow(ConsoleTransitionError);
+  });
+
+  it('Retry (app-retry) on a call with a lead goes to waiting, cleaned up', () => {
+    const state = inDisposition(['app-retry'], consoleCall());
+    expect(canTransition(state, 'retry')).toBe(true);
+    const next = transition(state, { type: 'retry' });
+    expect(next).toMatchObject({ view: 'waiting', call: null, epoch: state.epoch + 1 });
+    expect(next.followUps).toEqual(NO_FOLLOW_UPS);
+  });
+
+  it('Retry is refused without app-retry, and on a call without a lead', () => {
+    expect(canTransition(inDisposition(['app-sms'], consoleCall()), 'retry')).toBe(false);
+    const noLead = consoleCall({ call: { lead: null, lead_id: null } });
+    expect(canTransition(inDisposition(['app-retry'], noLead), 'retry')).toBe(false);
+    expect(() => transition(inDisposition(['app-retry'], noLead), { type: 'retry' })).toThrow(
+      ConsoleTransitionError,
+    );
+  });
+
+  it('the follow-ups come with the call: incoming and dial store them, cleanup forgets them', () => {
+    const rights = followUpsOf(['app-sms']);
+    expect(rights).toEqual({ sms: true, retry: false, smsText: SMS_TEXT });
+    expect(followUpsOf(['app-retry'])).toEqual({ sms: false, retry: true, smsText: '' });
+    const rang = transition(INITIAL_CONSOLE_STATE, {
+      type: 'incoming',
+      call: consoleCall(),
+      banner: 'Incoming Lead!',
+      followUps: rights,
+    });
+    expect(rang.followUps).toBe(rights);
+    const dialled = transition(INITIAL_CONSOLE_STATE, {
+      type: 'dial',
+      call: consoleCall(),
+      followUps: rights,
+    });
+    expect(dialled.followUps).toBe(rights);
+    expect(transition(rang, { type: 'ignore' }).followUps).toEqual(NO_FOLLOW_UPS);
+  });
+
+  it('a notice stays in the same waiting epoch and is cleared by the next call', () => {
+    const waiting = stateIn('waiting');
+    const noticed = transition(waiting, { type: 'notice', text: 'No leads waiting.' });
+    expect(noticed).toMatchObject({
+      view: 'waiting',
+      epoch: waiting.epoch,
+      notice: 'No leads waiting.',
+    });
+    const rang = transition(noticed, {
+      type: 'incoming',
+      call: consoleCall(),
+      banner: 'Incoming Lead!',
+      followUps: NO_FOLLOW_UPS,
+    });
+    expect(rang.notice).toBeNull();
   });
 });

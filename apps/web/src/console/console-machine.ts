@@ -20,12 +20,17 @@
  *                  ┌────────────────────────────────────────┴───────┐
  *   inbound, listen, whisper                                   other calls
  *                  ▼                                                ▼
- *      thankyou (autoReset after 2000 ms)                      disposition ──dispose──▶ thankyou
+ *      thankyou (autoReset after 2000 ms)                      disposition
+ *                                                                   │
+ *     dispose: voicemail or missed, with app-sms ──▶ sms ──smsSent | smsCancelled──▶ thankyou
+ *     dispose: contacted, profile is_deal_whispertext ──▶ disposition2 ──tagChosen | tagsSkipped──▶ thankyou
+ *     dispose: otherwise ──▶ thankyou
+ *     smsChosen (SMS, app-sms) ──▶ sms
+ *     retry (Retry, app-retry: a new call to the same lead) ──▶ waiting
  *
- *   disposition2 ──tagChosen | tagsSkipped──▶ thankyou     (entered once Tags & Stages land)
- *   sms ──smsSent | smsCancelled──▶ thankyou               (entered once SMS lands)
  *   thankyou ──addNote──▶ note ──saveNote | skipNote──▶ waiting
  *   thankyou ──done | autoReset──▶ waiting
+ *   waiting ──notice──▶ waiting (a line for the agent: Retry's or Check for lead's answer)
  *   every view but login ──connectionError | phoneError──▶ waiting
  * ```
  *
@@ -36,7 +41,14 @@
 import type { CallType, Disposition, Lead } from '@leadline/contracts';
 import { CALL_ENDED_BANNER, DIALING_BANNER } from '../constants';
 import { WebError } from '../errors';
-import { elapsedWhenJoinedMs, endsInThankyou, type ConsoleCall } from './call-rules';
+import {
+  NO_FOLLOW_UPS,
+  elapsedWhenJoinedMs,
+  endsInThankyou,
+  wantsTags,
+  type ConsoleCall,
+  type FollowUps,
+} from './call-rules';
 
 /** Everything that can happen to the console. */
 export type ConsoleEvent =
@@ -44,10 +56,15 @@ export type ConsoleEvent =
   | { readonly type: 'userMissing' }
   /** The agent logged out. */
   | { readonly type: 'loggedOut' }
-  /** A call rang and its call user was loaded. */
-  | { readonly type: 'incoming'; readonly call: ConsoleCall; readonly banner: string }
+  /** A call rang and its call user was loaded; `followUps` from the agent's permissions. */
+  | {
+      readonly type: 'incoming';
+      readonly call: ConsoleCall;
+      readonly banner: string;
+      readonly followUps: FollowUps;
+    }
   /** The server accepted an outbound call (New Call); the softphone is placing it. */
-  | { readonly type: 'dial'; readonly call: ConsoleCall }
+  | { readonly type: 'dial'; readonly call: ConsoleCall; readonly followUps: FollowUps }
   /** The agent (or auto-accept) answered, at `atMs` by the injected clock. */
   | { readonly type: 'accept'; readonly atMs: number }
   /** The agent ignored the ringing call. */
@@ -72,8 +89,14 @@ export type ConsoleEvent =
   | { readonly type: 'reconnected' }
   /** The call ended (hung up on either side). */
   | { readonly type: 'disconnect' }
-  /** The agent recorded the call's result (saved on the server). */
+  /** The agent recorded the call's result (kept in the outbox, saved on the server). */
   | { readonly type: 'dispose'; readonly status: Disposition }
+  /** Call Result's SMS button (app-sms): the SMS follow-up without a result. */
+  | { readonly type: 'smsChosen' }
+  /** Call Result's Retry (app-retry): a new call to the same lead is being placed. */
+  | { readonly type: 'retry' }
+  /** A line for the agent in the waiting view (Retry's or Check for lead's answer). */
+  | { readonly type: 'notice'; readonly text: string }
   /** The agent chose a tag (Tags & Stages). */
   | { readonly type: 'tagChosen' }
   /** The agent skipped Tags & Stages. */
@@ -118,6 +141,9 @@ const EVENT_TYPE_SET: Record<ConsoleEventType, true> = {
   reconnected: true,
   disconnect: true,
   dispose: true,
+  smsChosen: true,
+  retry: true,
+  notice: true,
   tagChosen: true,
   tagsSkipped: true,
   smsSent: true,
@@ -138,6 +164,22 @@ export const CONSOLE_EVENT_TYPES = Object.keys(EVENT_TYPE_SET) as readonly Conso
 export const CONSOLE_GUARDS = {
   /** The call skips the Call Result view (inbound, listen, whisper). */
   endsInThankyou: (state: ConsoleState) => state.call !== null && endsInThankyou(state.call),
+  /** Voicemail or missed, and the agent has the SMS follow-up (app-sms). */
+  smsFollowUp: (state: ConsoleState, event: ConsoleEvent) =>
+    event.type === 'dispose' &&
+    (event.status === 'voicemail' || event.status === 'missed') &&
+    state.followUps.sms,
+  /** Contacted, on a profile that asks for Tags & Stages (is_deal_whispertext). */
+  tagsFollowUp: (state: ConsoleState, event: ConsoleEvent) =>
+    event.type === 'dispose' &&
+    event.status === 'contacted' &&
+    state.call !== null &&
+    wantsTags(state.call),
+  /** The agent has the SMS follow-up (app-sms). */
+  maySms: (state: ConsoleState) => state.followUps.sms,
+  /** The agent may Retry (app-retry) and the call has a lead with a number. */
+  mayRetry: (state: ConsoleState) =>
+    state.followUps.retry && state.call?.call.lead?.phone_number ? true : false,
 } as const satisfies Record<string, (state: ConsoleState, event: ConsoleEvent) => boolean>;
 
 /** The name of a {@link CONSOLE_GUARDS} entry. */
@@ -172,7 +214,13 @@ const RESETS = {
 /** The console's transition table: view → event → next view (or guarded branches). */
 export const CONSOLE_TRANSITIONS = defineTransitions({
   login: {},
-  waiting: { ...RESETS, userMissing: 'login', incoming: 'ringing', dial: 'dialing' },
+  waiting: {
+    ...RESETS,
+    userMissing: 'login',
+    incoming: 'ringing',
+    dial: 'dialing',
+    notice: 'waiting',
+  },
   dialing: {
     ...RESETS,
     accept: 'oncall',
@@ -197,7 +245,16 @@ export const CONSOLE_TRANSITIONS = defineTransitions({
     reconnected: 'oncall',
     disconnect: [{ when: 'endsInThankyou', to: 'thankyou' }, { to: 'disposition' }],
   },
-  disposition: { ...RESETS, dispose: 'thankyou' },
+  disposition: {
+    ...RESETS,
+    dispose: [
+      { when: 'smsFollowUp', to: 'sms' },
+      { when: 'tagsFollowUp', to: 'disposition2' },
+      { to: 'thankyou' },
+    ],
+    smsChosen: [{ when: 'maySms', to: 'sms' }],
+    retry: [{ when: 'mayRetry', to: 'waiting' }],
+  },
   disposition2: { ...RESETS, tagChosen: 'thankyou', tagsSkipped: 'thankyou' },
   sms: { ...RESETS, smsSent: 'thankyou', smsCancelled: 'thankyou' },
   thankyou: { ...RESETS, addNote: 'note', done: 'waiting', autoReset: 'waiting' },
@@ -250,6 +307,10 @@ export interface ConsoleState {
   readonly connectedAtMs: number | null;
   /** Thank-you resets by itself (the call was inbound, listen or whisper). */
   readonly autoReset: boolean;
+  /** What the agent may do after this call (SMS, Retry), fixed when it started. */
+  readonly followUps: FollowUps;
+  /** A line for the agent in the waiting view (Retry's or Check for lead's answer), or none. */
+  readonly notice: string | null;
 }
 
 /** A panel the on-call view opens under its controls. */
@@ -270,9 +331,16 @@ export class ConsoleTransitionError extends WebError {
   }
 }
 
-/** Whether `state` accepts an event named `type`. */
+/**
+ * Whether `state` accepts an event named `type`. An event whose branches are all guarded (Retry,
+ * SMS) is accepted when one of its guards holds for a bare event of that name.
+ */
 export function canTransition(state: ConsoleState, type: ConsoleEventType): boolean {
-  return CONSOLE_TRANSITIONS[state.view][type] !== undefined;
+  const target = CONSOLE_TRANSITIONS[state.view][type];
+  if (target === undefined) return false;
+  if (typeof target === 'string') return true;
+  const bare = { type } as ConsoleEvent;
+  return target.some((b) => b.when === undefined || CONSOLE_GUARDS[b.when](state, bare));
 }
 
 /** The view `event` leads to from `state`; throws {@link ConsoleTransitionError} if refused. */
@@ -280,7 +348,7 @@ export function nextView(state: ConsoleState, event: ConsoleEvent): ConsoleView 
   const target = CONSOLE_TRANSITIONS[state.view][event.type];
   if (target === undefined) throw new ConsoleTransitionError(state.view, event.type);
   if (typeof target === 'string') return target;
-  const branch = target.find((b) => b.when === undefined || CONSOLE_GUARDS[b.when](state));
+  const branch = target.find((b) => b.when === undefined || CONSOLE_GUARDS[b.when](state, event));
   if (!branch) throw new ConsoleTransitionError(state.view, event.type);
   return branch.to;
 }
@@ -288,12 +356,23 @@ export function nextView(state: ConsoleState, event: ConsoleEvent): ConsoleView 
 /** The state after `event`; throws {@link ConsoleTransitionError} if `state` refuses it. */
 export function transition(state: ConsoleState, event: ConsoleEvent): ConsoleState {
   const view = nextView(state, event);
+  if (event.type === 'notice') return { ...state, notice: event.text };
   if (view === 'waiting' || view === 'login') return cleanState(view, state.epoch + 1);
   switch (event.type) {
     case 'incoming':
-      return { ...cleanState(view, state.epoch + 1), call: event.call, banner: event.banner };
+      return {
+        ...cleanState(view, state.epoch + 1),
+        call: event.call,
+        banner: event.banner,
+        followUps: event.followUps,
+      };
     case 'dial':
-      return { ...cleanState(view, state.epoch + 1), call: event.call, banner: DIALING_BANNER };
+      return {
+        ...cleanState(view, state.epoch + 1),
+        call: event.call,
+        banner: DIALING_BANNER,
+        followUps: event.followUps,
+      };
     case 'accept':
       return {
         ...state,
@@ -363,5 +442,7 @@ function cleanState(view: ConsoleView, epoch: number): ConsoleState {
     reconnectingSinceMs: null,
     connectedAtMs: null,
     autoReset: false,
+    followUps: NO_FOLLOW_UPS,
+    notice: null,
   };
 }

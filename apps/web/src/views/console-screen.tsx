@@ -123,6 +123,7 @@ function ViewOf({
       return (
         <WaitingView
           phone={snapshot.phone}
+          notice={snapshot.console.notice}
           user={user}
           launchNumber={launchNumber}
           onLaunchHandled={onLaunchHandled}
@@ -148,9 +149,9 @@ function ViewOf({
     case 'disposition':
       return <DispositionView />;
     case 'disposition2':
-      return <TagsView />;
+      return <TagsView tags={snapshot.console.call?.call.profile?.tags ?? []} />;
     case 'sms':
-      return <SmsView />;
+      return <SmsView initialText={snapshot.console.followUps.smsText} />;
     case 'thankyou':
       return <ThankYouView />;
     case 'note':

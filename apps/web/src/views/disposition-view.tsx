@@ -6,7 +6,8 @@ import { useFocusOnMount } from './use-focus-on-mount';
 const DISPOSITION_ACTIONS = actionsOf('disposition');
 
 /**
- * Call Result: Contacted, Voicemail, Missed, Remove. Focus goes to the group, not to a choice,
+ * Call Result: Contacted, Voicemail, Missed, Remove, and Retry (app-retry) and SMS (app-sms)
+ * for agents who have them. Focus goes to the group, not to a choice,
  * so the Enter that hung up cannot also record a result.
  */
 export function DispositionView() {
@@ -25,7 +26,9 @@ export function DispositionView() {
         ref={groupRef}
         tabIndex={-1}
       >
-        {DISPOSITION_ACTIONS.map((action) => (
+        {DISPOSITION_ACTIONS.filter(
+          (action) => action.visible?.(actions.context.state) ?? true,
+        ).map((action) => (
           <ActionButton key={action.name} action={action} actions={actions} />
         ))}
       </div>

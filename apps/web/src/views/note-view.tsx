@@ -9,7 +9,7 @@ const NOTE_ACTIONS = actionsOf('note');
 /** Add Note: a text area, Skip, and Save (disabled while the note is empty). */
 export function NoteView() {
   const [note, setNote] = useState('');
-  const actions = useConsoleActions(NOTE_ACTIONS, { note });
+  const actions = useConsoleActions(NOTE_ACTIONS, { text: note });
   const textRef = useFocusOnMount<HTMLTextAreaElement>();
   return (
     <section className="panel note" aria-labelledby="note-title">

@@ -1,10 +1,12 @@
 import type { User } from '@leadline/contracts';
+import { useMutation } from '@tanstack/react-query';
 import { Suspense, lazy, useEffect, useRef, useState } from 'react';
 import type { PhoneStatus } from '../console/console-controller';
 import { WAITING_TEXT } from '../constants';
 import { BottomNav } from './bottom-nav';
 import { ConferencePanel, superviseModes } from './conference-panel';
 import { HistoryPanel } from './history-panel';
+import { useServices } from '../services';
 import { PhoneStatusLine } from './phone-status-line';
 import { useFocusOnMount } from './use-focus-on-mount';
 
@@ -22,6 +24,8 @@ const NewCallPanel = lazy(() =>
 /** Props of {@link WaitingView}. */
 export interface WaitingViewProps {
   readonly phone: PhoneStatus;
+  /** A line for the agent (Retry's or Check for lead's answer), or null. */
+  readonly notice: string | null;
   readonly user: User;
   /** A number from the launch link (`?url=tel:/…`): the New Call panel opens with it. */
   readonly launchNumber: string | null;
@@ -40,7 +44,13 @@ type WaitingPanel =
  * Waiting for the next lead, with the softphone's status and the bottom navigation; Call opens
  * the New Call panel in its place.
  */
-export function WaitingView({ phone, user, launchNumber, onLaunchHandled }: WaitingViewProps) {
+export function WaitingView({
+  phone,
+  notice,
+  user,
+  launchNumber,
+  onLaunchHandled,
+}: WaitingViewProps) {
   const [panel, setPanel] = useState<WaitingPanel>(() =>
     launchNumber === null ? null : { kind: 'newCall', phone: launchNumber },
   );
@@ -104,7 +114,7 @@ export function WaitingView({ phone, user, launchNumber, onLaunchHandled }: Wait
           />
         </Suspense>
       ) : (
-        <WaitingPanel phone={phone} focusOnMount={!panelShown} />
+        <WaitingPanel phone={phone} notice={notice} focusOnMount={!panelShown} />
       )}
       <BottomNav
         newCallOpen={panel?.kind === 'newCall'}
@@ -131,15 +141,23 @@ export function WaitingView({ phone, user, launchNumber, onLaunchHandled }: Wait
   );
 }
 
-/** 'Waiting for lead...' and the softphone's status. */
+/**
+ * 'Waiting for lead...', the softphone's status, and Check for lead: there is no lead on the
+ * card while waiting (so none with a phone number), and the agent may ask the server for one
+ * that is waiting; its answer (or Retry's) shows under it.
+ */
 function WaitingPanel({
   phone,
+  notice,
   focusOnMount,
 }: {
   readonly phone: PhoneStatus;
+  readonly notice: string | null;
   readonly focusOnMount: boolean;
 }) {
   const headingRef = useFocusOnMount<HTMLHeadingElement>(focusOnMount);
+  const { controller } = useServices();
+  const check = useMutation({ mutationFn: () => controller.checkForLead() });
   return (
     <section className="panel waiting" aria-labelledby="waiting-title">
       <div className={`waiting-pulse${phone === 'ready' ? ' is-ready' : ''}`} aria-hidden="true">
@@ -149,6 +167,18 @@ function WaitingPanel({
         {WAITING_TEXT}
       </h1>
       <PhoneStatusLine phone={phone} />
+      <button
+        type="button"
+        className="btn btn-secondary check-lead"
+        disabled={phone !== 'ready' || check.isPending}
+        aria-busy={check.isPending || undefined}
+        onClick={() => check.mutate()}
+      >
+        Check for lead
+      </button>
+      <p className="muted waiting-notice" role="status">
+        {notice}
+      </p>
     </section>
   );
 }

@@ -23,3 +23,23 @@ export const IdParams = z.object({
     .max(2_147_483_647, { error: 'The id is too large.' }),
 });
 export type IdParams = z.infer<typeof IdParams>;
+
+/**
+ * The request header that makes a write safe to repeat (the IETF `Idempotency-Key` draft): the
+ * server applies a key once per user and answers a repeat with the first answer. The console's
+ * outbox sends it on dispositions, tags, SMS and notes.
+ */
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+
+/** The response header that marks an answer given again for a repeated key. */
+export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
+
+/** An idempotency key: 8 to 255 visible ASCII characters (a UUID fits). */
+export const IdempotencyKey = z
+  .string()
+  .min(8, { error: 'The Idempotency-Key header must be 8 to 255 visible characters.' })
+  .max(255, { error: 'The Idempotency-Key header must be 8 to 255 visible characters.' })
+  .regex(/^[\x21-\x7e]+$/, {
+    error: 'The Idempotency-Key header must be 8 to 255 visible characters.',
+  });
+export type IdempotencyKey = z.infer<typeof IdempotencyKey>;
