@@ -1,8 +1,8 @@
 /** The call history of one user: calls they took or were rung for, newest first. */
-import { and, count, desc, eq, inArray } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray } from 'drizzle-orm';
 import { formatPhone, type HistoryRow, type PageMeta } from '@leadline/contracts';
 import type { Db } from '../db/database';
-import { callUsers, calls, leads, users } from '../db/schema';
+import { callUsers, calls, leads, notes, tags, users } from '../db/schema';
 import { supervisionOf } from '../calls/supervision-repo';
 import { historyStatus, formatDuration, formatTime } from './history-status';
 
@@ -44,10 +44,16 @@ export async function pageHistory(
     .where(where);
   const rows = await db
     .with(mine)
-    .select({ call: calls, lead: leads, agentName: users.fullName })
+    .select({
+      call: calls,
+      lead: leads,
+      agentName: users.fullName,
+      stage: { key: tags.key, name: tags.name, color: tags.color },
+    })
     .from(calls)
     .leftJoin(leads, eq(leads.id, calls.leadId))
     .leftJoin(users, eq(users.id, calls.userId))
+    .leftJoin(tags, and(eq(tags.profileId, calls.profileId), eq(tags.key, calls.stageKey)))
     .where(where)
     .orderBy(desc(calls.createdAt), desc(calls.id))
     .limit(options.limit)
@@ -58,8 +64,12 @@ export async function pageHistory(
         rows.map((r) => r.call.id),
       )
     : null;
+  const notesOf = await notesOfCalls(
+    db,
+    rows.map((r) => r.call.id),
+  );
   return {
-    data: rows.map(({ call, lead, agentName }) => {
+    data: rows.map(({ call, lead, agentName, stage }) => {
       const label = lead
         ? [lead.fname, lead.lname].filter(Boolean).join(' ') || formatPhone(lead.phoneNumber)
         : '';
@@ -80,6 +90,8 @@ export async function pageHistory(
           ? { fname: lead.fname, lname: lead.lname, phone_number: lead.phoneNumber }
           : null,
         disposition: call.disposition,
+        stage: stage?.key ? { key: stage.key, name: stage.name, color: stage.color } : null,
+        notes: notesOf.get(call.id) ?? [],
         user: agentName === null ? null : { name: agentName },
         lead: lead
           ? {
@@ -101,4 +113,24 @@ export async function pageHistory(
       total,
     },
   };
+}
+
+/** The notes of `callIds`, oldest first, by call (one query on the notes' call index). */
+async function notesOfCalls(
+  db: Db,
+  callIds: number[],
+): Promise<Map<number, { id: number; content: string; created_at: string }[]>> {
+  const byCall = new Map<number, { id: number; content: string; created_at: string }[]>();
+  if (callIds.length === 0) return byCall;
+  const rows = await db
+    .select({ id: notes.id, callId: notes.callId, content: notes.content, at: notes.createdAt })
+    .from(notes)
+    .where(inArray(notes.callId, callIds))
+    .orderBy(asc(notes.createdAt), asc(notes.id));
+  for (const row of rows) {
+    const list = byCall.get(row.callId) ?? [];
+    list.push({ id: row.id, content: row.content, created_at: row.at.toISOString() });
+    byCall.set(row.callId, list);
+  }
+  return byCall;
 }

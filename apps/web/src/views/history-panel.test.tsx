@@ -29,6 +29,8 @@ function row(id: number, overrides: Partial<HistoryRow> = {}): HistoryRow {
     retry: false,
     lead_retry: null,
     disposition: 'contacted',
+    stage: null,
+    notes: [],
     user: { name: 'Dana Whitfield' },
     lead: {
       fname: 'Maya',
@@ -102,6 +104,29 @@ describe('the History panel', () => {
     expect(second).toHaveTextContent('No agents answered');
     expect(third).toHaveTextContent('Conference');
     expect(within(first!).queryByRole('button', { name: /recording/ })).toBeNull();
+  });
+
+  it('shows what the agent recorded: the result, the tag in its colour, and the notes', async () => {
+    const { panel } = await openHistory([
+      row(1, {
+        disposition: 'voicemail',
+        stage: { key: 'hot', name: 'Hot lead', color: '#d93025' },
+        notes: [
+          { id: 5, content: 'Call back Tuesday', created_at: '2026-11-24T10:06:00.000Z' },
+          { id: 6, content: '<b>not bold</b>', created_at: '2026-11-24T10:07:00.000Z' },
+        ],
+      }),
+      row(2, { disposition: null }),
+    ]);
+    const list = await within(panel).findByRole('list', { name: 'Calls' });
+    const [first, second] = within(list).getAllByRole('listitem');
+    expect(first).toHaveTextContent('Voicemail');
+    const tag = within(first!).getByText('Hot lead');
+    expect(tag).toHaveStyle({ backgroundColor: 'rgb(217, 48, 37)', color: 'rgb(255, 255, 255)' });
+    expect(first).toHaveTextContent('Note: Call back Tuesday');
+    // Free text is shown as text.
+    expect(within(first!).getByText('<b>not bold</b>')).toBeVisible();
+    expect(second).not.toHaveTextContent('Note:');
   });
 
   it('shows first and last name for accounts with that setting, and supervisors to supervisors', async () => {

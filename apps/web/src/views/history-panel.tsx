@@ -15,6 +15,7 @@ import { errorMessage } from '../errors';
 import { useServices } from '../services';
 import { ErrorBanner } from './action-button';
 import { useFocusOnMount } from './use-focus-on-mount';
+import { readableTextOn, tagBackground } from './colour-contrast';
 
 /** The text of the empty history. */
 export const NO_CALLS_TEXT = "You don't have any calls!";
@@ -105,6 +106,14 @@ export function HistoryPanel({ user, id, onClose, onNewCall }: HistoryPanelProps
   );
 }
 
+/** The Call Result as the agent chose it (the button's words). */
+const DISPOSITION_TEXT: Readonly<Record<string, string>> = {
+  contacted: 'Contacted',
+  voicemail: 'Voicemail',
+  missed: 'Missed',
+  removed: 'Removed',
+};
+
 /** Who the call was with, as the row names them. */
 function leadText(row: HistoryRow, showsNames: boolean): string {
   const lead = row.lead;
@@ -149,6 +158,31 @@ function HistoryItem({
         {row.user ? <span>{row.user.name}</span> : null}
         {row.type === 'conference' ? <span>Conference</span> : null}
       </div>
+      {row.disposition || row.stage ? (
+        <p className="history-outcome">
+          {row.disposition ? (
+            <span>{DISPOSITION_TEXT[row.disposition] ?? row.disposition}</span>
+          ) : null}
+          {row.stage ? (
+            <span
+              className="history-tag"
+              style={
+                tagBackground(row.stage.color)
+                  ? { backgroundColor: row.stage.color, color: readableTextOn(row.stage.color) }
+                  : undefined
+              }
+            >
+              {row.stage.name}
+            </span>
+          ) : null}
+        </p>
+      ) : null}
+      {row.notes.map((note) => (
+        <p key={note.id} className="history-note">
+          <span className="sr-only">Note: </span>
+          {note.content}
+        </p>
+      ))}
       {row.supervision && row.supervision.length > 0 ? (
         <p className="history-supervision">
           {row.supervision.map((s) => `${s.name} ${ROLE_TEXT[s.role]}`).join(', ')}

@@ -72,6 +72,10 @@ export interface HistoryRow {
   /** The retry payload (POST /api/v1/calls/twilio), or null. */
   lead_retry: { fname: string; lname: string; phone_number: string } | null;
   disposition: string | null;
+  /** The tag chosen in Tags & Stages (disposition2), or null. */
+  stage: { key: string; name: string; color: string } | null;
+  /** The notes written about the call, oldest first. */
+  notes: { id: number; content: string; created_at: string }[];
   user: { name: string } | null;
   lead: {
     fname: string;
