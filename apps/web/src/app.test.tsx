@@ -343,6 +343,28 @@ describe('the call flow', () => {
 });
 
 describe('session', () => {
+  it('a server that cannot be reached at load is waited for, not taken for a lost session', async () => {
+    const server = new FakeApi([{ user: demoUser(), password: 'pw' }]).signIn();
+    let reachable = false;
+    const fetch: typeof server.fetch = (url, init) =>
+      reachable ? server.fetch(url, init) : Promise.reject(new TypeError('Failed to fetch'));
+    const platform = createFakePlatform(fetch);
+    platform.network.set(false);
+    render(
+      <App
+        phoneFactory={new FakePhone().factory}
+        platform={platform}
+        queryClient={createQueryClient()}
+      />,
+    );
+    expect(await screen.findByText(/Cannot reach the server/)).toBeVisible();
+    expect(screen.queryByRole('heading', { name: 'Log in' })).toBeNull();
+    // Back online: it tries at once (not at the next back-off) and opens the console.
+    reachable = true;
+    act(() => platform.network.set(true));
+    expect(await screen.findByRole('heading', { name: 'Waiting for lead...' })).toBeVisible();
+  });
+
   it('a 401 after the user was loaded reloads the page', async () => {
     const { server, platform, ready, ringOnly } = renderApp();
     await ready();

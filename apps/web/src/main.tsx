@@ -1,6 +1,7 @@
 /**
  * The entry point: mounts the console on `#app` with the real browser platform and the
- * configured softphone SDK (loaded lazily) behind the phone port.
+ * configured softphone SDK (loaded lazily) behind the phone port, and registers the service
+ * worker that keeps the console's shell for offline reloads.
  */
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -8,13 +9,16 @@ import { App } from './app';
 import { MOUNT_ELEMENT_ID } from './constants';
 import { loadPhone } from './phone/load-phone';
 import { browserPlatform } from './platform/platform';
+import { registerServiceWorker } from './sw/register';
 import './styles.css';
 
 const root = document.getElementById(MOUNT_ELEMENT_ID);
 if (!root) throw new Error(`The page has no #${MOUNT_ELEMENT_ID} element.`);
 
+const platform = browserPlatform(window);
 createRoot(root).render(
   <StrictMode>
-    <App phoneFactory={loadPhone} platform={browserPlatform(window)} />
+    <App phoneFactory={loadPhone} platform={platform} />
   </StrictMode>,
 );
+registerServiceWorker(window, (message) => platform.log.info(message));

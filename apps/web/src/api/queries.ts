@@ -1,6 +1,6 @@
 /** TanStack Query keys and options for the console's server state. */
 import { QueryClient, queryOptions } from '@tanstack/react-query';
-import type { AgentsQuery, ApiClient } from './api-client';
+import { NetworkError, type AgentsQuery, type ApiClient } from './api-client';
 
 /** Query keys, in one place. */
 export const QUERY_KEYS = {
@@ -39,12 +39,21 @@ export function teamsQuery(api: ApiClient) {
   });
 }
 
-/** The signed-in user (`null` when there is no session). Loaded once per page. */
+/** The longest wait between two tries to load the user while the server cannot be reached. */
+export const USER_RETRY_MAX_MS = 30_000;
+
+/**
+ * The signed-in user (`null` when there is no session). Loaded once per page. When the server
+ * cannot be reached (offline, a reload during an outage) it is tried again, 1 s, 2 s, 4 s… up to
+ * 30 s apart, rather than showing the login view: the session is most likely fine.
+ */
 export function userQuery(api: ApiClient) {
   return queryOptions({
     queryKey: QUERY_KEYS.user,
     queryFn: () => api.getUser(),
     staleTime: Infinity,
+    retry: (_failures, error) => error instanceof NetworkError,
+    retryDelay: (failures) => Math.min(1000 * 2 ** failures, USER_RETRY_MAX_MS),
   });
 }
 

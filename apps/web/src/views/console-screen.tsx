@@ -7,7 +7,8 @@ import { APP_STATUS_BY_VIEW, type ConsoleView } from '../console/console-machine
 import { parseTelLink, type TelLink } from '../console/outbound-call';
 import { APP_VERSION } from '../constants';
 import { errorMessage } from '../errors';
-import { useConsoleSnapshot, useServices } from '../services';
+import { NetworkError } from '../api/api-client';
+import { useConsoleSnapshot, useOnline, useServices } from '../services';
 import { DispositionView } from './disposition-view';
 import { SmsView, TagsView } from './follow-up-views';
 import { LeadCard } from './lead-card';
@@ -33,6 +34,14 @@ export function ConsoleScreen() {
   const onLaunchHandled = useCallback(() => setLaunch({ kind: 'none' }), []);
   const user = userResult.data ?? null;
   const noSession = userResult.isError || (userResult.isSuccess && user === null);
+  const online = useOnline();
+  const unreachable = userResult.isPending && userResult.failureReason instanceof NetworkError;
+  const { refetch } = userResult;
+
+  useEffect(() => {
+    // Back online while the user could not be loaded: try now rather than at the next back-off.
+    if (online && unreachable) void refetch();
+  }, [online, unreachable, refetch]);
 
   useEffect(() => {
     if (noSession) controller.userMissing();
@@ -70,6 +79,7 @@ export function ConsoleScreen() {
         <CurrentView
           snapshot={snapshot}
           user={user}
+          unreachable={unreachable}
           launchNumber={launch.kind === 'call' ? launch.number : null}
           onLaunchHandled={onLaunchHandled}
         />
@@ -91,12 +101,13 @@ interface ViewContext {
 function CurrentView({
   snapshot,
   user,
+  unreachable,
   launchNumber,
   onLaunchHandled,
-}: ViewContext & { readonly user: User | null }) {
+}: ViewContext & { readonly user: User | null; readonly unreachable: boolean }) {
   const state = snapshot.console;
   if (state.view === 'login') return <LoginView />;
-  if (!user) return <LoadingView />;
+  if (!user) return <LoadingView unreachable={unreachable} />;
   return (
     <>
       {state.call && state.view !== 'waiting' && <LeadCard call={state.call} user={user} />}

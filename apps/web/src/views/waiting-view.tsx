@@ -183,13 +183,20 @@ function WaitingPanel({
   );
 }
 
-/** Shown while the user is being loaded. */
-export function LoadingView() {
+/**
+ * Shown while the user is being loaded; when the server cannot be reached (`unreachable`) it
+ * says so, and that the console keeps trying.
+ */
+export function LoadingView({ unreachable = false }: { readonly unreachable?: boolean }) {
   return (
     <section className="panel waiting" aria-busy="true">
       <p className="muted" role="status">
-        Loading…
+        {unreachable ? UNREACHABLE_TEXT : 'Loading…'}
       </p>
     </section>
   );
 }
+
+/** What the loading view says while the server cannot be reached. */
+export const UNREACHABLE_TEXT =
+  'Cannot reach the server. Leadline keeps trying and opens as soon as the connection is back.';
