@@ -275,7 +275,7 @@ const DOCS: Doc[] = [
     method: 'POST',
     path: '/apps/webrtc/{id}/disposition',
     auth: 'session + CSRF',
-    what: 'Records the Call Result of call `{id}`: `status` contacted, voicemail, missed or removed.',
+    what: 'Records the Call Result of call `{id}`: `status` contacted, voicemail, missed or removed. Takes an `Idempotency-Key` (see Idempotency keys).',
     example: async (f) => ({
       method: 'POST',
       url: '/apps/webrtc/1/disposition',
@@ -287,7 +287,7 @@ const DOCS: Doc[] = [
     method: 'POST',
     path: '/apps/webrtc/{id}/disposition2',
     auth: 'session + CSRF',
-    what: "Records the Tags & Stages choice: `key` must be a tag of the call's profile (422 otherwise).",
+    what: "Records the Tags & Stages choice: `key` must be a tag of the call's profile (422 otherwise). Takes an `Idempotency-Key` (see Idempotency keys).",
     example: async (f) => ({
       method: 'POST',
       url: '/apps/webrtc/1/disposition2',
@@ -299,7 +299,7 @@ const DOCS: Doc[] = [
     method: 'POST',
     path: '/api/v1/notes',
     auth: 'session + CSRF',
-    what: 'Adds a note to a call of the account (201).',
+    what: 'Adds a note to a call of the account (201). Takes an `Idempotency-Key` (see Idempotency keys).',
     example: async (f) => ({
       method: 'POST',
       url: '/api/v1/notes',
@@ -311,7 +311,7 @@ const DOCS: Doc[] = [
     method: 'POST',
     path: '/apps/webrtc/{id}/sms',
     auth: 'session + CSRF, permission app-sms',
-    what: "Sends the SMS follow-up to the call's number from the call's caller number, through the SMS sender (embedded: the sandbox outbox, `GET /api/v1/sandbox/sms`). `success` means the sender took it; a refusal comes back as `{ success: false, error }` (e.g. a number that cannot receive texts). `smsbody` 1–1600 characters; the console's default text is \"Sorry we couldn't reach you!\".",
+    what: "Sends the SMS follow-up to the call's number from the call's caller number, through the SMS sender (embedded: the sandbox outbox, `GET /api/v1/sandbox/sms`). `success` means the sender took it; a refusal comes back as `{ success: false, error }` (e.g. a number that cannot receive texts). `smsbody` 1–1600 characters; the console's default text is \"Sorry we couldn't reach you!\". Takes an `Idempotency-Key` (see Idempotency keys).",
     example: async (f) => ({
       method: 'POST',
       url: '/apps/webrtc/1/sms',
@@ -600,6 +600,20 @@ Every endpoint of the product spec's section 7 (and the few the spec leaves out)
 - **Accounts.** Everything is scoped to the session's account: another account's ids are 404, never 403, so ids don't leak.
 - **Errors registry.** \`apps/server/src/http/errors.ts\` holds every code with its status, body shape and message.
 - **Tests.** \`apps/server/src/api-matrix/endpoint-matrix.integration.test.ts\` (endpoint × happy path, validation error, missing permission, missing CSRF), \`cross-account.integration.test.ts\` (endpoint × other account's ids), \`fuzz.integration.test.ts\` (2,100 generated requests: no 5xx, no row changed by a refused one), \`scale.integration.test.ts\` (10,000 users, 100,000 calls). Run with \`npx vitest run --project server\` (verbose output lists endpoint × case).
+
+## Idempotency keys
+
+\`POST /apps/webrtc/{id}/disposition\`, \`POST /apps/webrtc/{id}/disposition2\`, \`POST /api/v1/notes\` and \`POST /apps/webrtc/{id}/sms\` take an optional \`Idempotency-Key\` header (the IETF httpapi Idempotency-Key draft): 8 to 255 visible ASCII characters, a new UUID per write. The console's outbox sends one with each write and the same one again on every retry (no answer, 5xx, 409).
+
+- **Once per user.** A request with a key is applied once for the session's user (another user's equal key is another key). A repeat (same method, path and JSON body) gets the first answer again, same status and body, with \`Idempotent-Replayed: true\`.
+- **No header.** The request is applied as always; nothing is stored.
+- **400** \`{ "error": "The Idempotency-Key header must be 8 to 255 visible characters." }\`: a malformed key. Nothing changes.
+- **422** \`{ "error": "This Idempotency-Key was already used for a different request." }\`: the key came before with another request (another endpoint, call or body). Nothing changes.
+- **409** \`{ "success": false, "error": "A request with this Idempotency-Key is still being processed." }\`: the first request with the key is still running (an SMS being sent); try again later.
+- **Failures are not kept.** A request that fails (4xx, 5xx) stores nothing, so a corrected request may use its key. Dispositions and notes claim the key, write and store their answer in one transaction: identical requests at the same moment write once.
+- **SMS.** The send happens outside the database: the key is claimed first, then the SMS is sent and its answer (a refusal too) stored. A claim still in progress after 60 s (the server stopped during the send) is settled once as \`{ "success": false, "error": "Sending was interrupted; the SMS may not have been sent." }\` (200), and the SMS is not sent again.
+- **Expiry.** Keys are kept 24 hours and forgotten within the minute after; a key sent later again is a new request.
+- **Tests.** \`apps/server/src/http/idempotency.integration.test.ts\`.
 
 ## Endpoints
 

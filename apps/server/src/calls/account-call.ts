@@ -1,5 +1,5 @@
 /** The one "a call of the session's account, or 404" rule of the call endpoints. */
-import type { Db } from '../db/database';
+import type { DbOrTx } from '../db/database';
 import { AppError } from '../http/errors';
 import { findAccountCall, type CallRow } from './calls-repo';
 
@@ -8,7 +8,7 @@ import { findAccountCall, type CallRow } from './calls-repo';
  * including another account's, so ids don't leak.
  */
 export async function requireAccountCall(
-  db: Db,
+  db: DbOrTx,
   accountId: number,
   callId: number,
 ): Promise<CallRow> {

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, asc, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import { formatPhone, type Call, type CallType, type Disposition } from '@leadline/contracts';
-import type { Db } from '../db/database';
+import type { Db, DbOrTx } from '../db/database';
 import { prepared } from '../db/prepared';
 import { routingChanged } from '../db/routing-changes';
 import {
@@ -31,8 +31,8 @@ export type CallRow = typeof calls.$inferSelect;
 export type CallUserRow = typeof callUsers.$inferSelect;
 /** A phone party of a call. */
 export type CallPhoneRow = typeof callPhones.$inferSelect;
-/** A database or a transaction of it. */
-export type DbOrTx = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
+/** A database or a transaction of it (defined with `Db` in `db/database`). */
+export type { DbOrTx };
 
 /** A new call sid, shaped like Twilio's (`CA` + 32 hex digits). */
 export const newCallSid = (): string => `CA${randomBytes(16).toString('hex')}`;
@@ -132,7 +132,7 @@ export async function findCallUserById(db: Db, id: number): Promise<CallUserRow 
 
 /** A call of the account by id, or null. */
 export async function findAccountCall(
-  db: Db,
+  db: DbOrTx,
   accountId: number,
   callId: number,
 ): Promise<CallRow | null> {
@@ -452,7 +452,7 @@ export async function toCallResource(db: Db, call: CallRow, now: Date = new Date
 
 /** Records the agent's disposition of a call. */
 export async function setDisposition(
-  db: Db,
+  db: DbOrTx,
   callId: number,
   disposition: Disposition,
 ): Promise<void> {
@@ -460,14 +460,14 @@ export async function setDisposition(
 }
 
 /** The tag keys of a profile. */
-export async function profileTagKeys(db: Db, profileId: number): Promise<string[]> {
+export async function profileTagKeys(db: DbOrTx, profileId: number): Promise<string[]> {
   const rows = await db.select({ key: tags.key }).from(tags).where(eq(tags.profileId, profileId));
   return rows.map((r) => r.key);
 }
 
 /** Stores a note on a call. */
 export async function insertNote(
-  db: Db,
+  db: DbOrTx,
   values: { accountId: number; callId: number; userId: number; content: string },
 ): Promise<{ id: number }> {
   const [row] = await db.insert(notes).values(values).returning({ id: notes.id });

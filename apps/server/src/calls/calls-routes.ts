@@ -18,8 +18,9 @@ import {
 } from '@leadline/contracts';
 import { sessionOf } from '../auth/auth-plugin';
 import { PERMISSION, requirePermission } from '../auth/permissions';
-import type { Db } from '../db/database';
+import type { Db, DbOrTx } from '../db/database';
 import { AppError } from '../http/errors';
+import { Idempotency, type StoredAnswer } from '../http/idempotency';
 import { parseWith } from '../http/validate';
 import type { SmsService } from '../sms/sms-sender';
 import { findCallerNumber, defaultCallerNumber } from '../users/caller-numbers-repo';
@@ -43,14 +44,24 @@ const CHECK_REFUSALS: Record<PresenceStatus, string | null> = {
   offline: 'Your phone is not connected: open the console first.',
 };
 
-/** Routes of the console's calls. */
+/** The final answer of an SMS whose send was interrupted (its server stopped mid-send). */
+const SMS_INTERRUPTED: StoredAnswer = {
+  statusCode: 200,
+  body: { success: false, error: 'Sending was interrupted; the SMS may not have been sent.' },
+};
+
+/**
+ * Routes of the console's calls. The dispositions, notes and SMS take an `Idempotency-Key`
+ * (`http/idempotency.ts`): the console's outbox repeats them until it gets an answer.
+ */
 export function callsRoutes(deps: { db: Db; flows: CallFlows; sms: SmsService }) {
   return async (app: FastifyInstance): Promise<void> => {
     /** A call of the session's account by the path's id (404 for anything else). */
-    const accountCall = async (accountId: number, params: unknown) => {
+    const accountCall = async (accountId: number, params: unknown, db: DbOrTx = deps.db) => {
       const { id } = parseWith(IdParams, params, 'path');
-      return requireAccountCall(deps.db, accountId, id);
+      return requireAccountCall(db, accountId, id);
     };
+    const idempotency = new Idempotency({ db: deps.db, now: () => deps.flows.now() });
 
     // Recordings are sent as files (ranges, so the history's player can seek); no route serves a
     // folder: the only path sent is the one the engine reported for a call of the account.
@@ -87,56 +98,73 @@ export function callsRoutes(deps: { db: Db; flows: CallFlows; sms: SmsService })
       return { success: true, call: { id: after.id, status: after.status } };
     });
 
-    app.post('/apps/webrtc/:id/disposition', async (request) => {
-      const { user } = sessionOf(request);
-      const call = await accountCall(user.accountId, request.params);
-      const body = parseWith(DispositionBody, request.body);
-      await setDisposition(deps.db, call.id, body.status);
-      return { success: true };
-    });
+    app.post('/apps/webrtc/:id/disposition', (request, reply) =>
+      idempotency.transactional(request, reply, async (db) => {
+        const { user } = sessionOf(request);
+        const call = await accountCall(user.accountId, request.params, db);
+        const body = parseWith(DispositionBody, request.body);
+        await setDisposition(db, call.id, body.status);
+        return { statusCode: 200, body: { success: true } };
+      }),
+    );
 
-    app.post('/apps/webrtc/:id/disposition2', async (request) => {
-      const { user } = sessionOf(request);
-      const call = await accountCall(user.accountId, request.params);
-      const body = parseWith(Disposition2Body, request.body);
-      const keys = call.profileId === null ? [] : await profileTagKeys(deps.db, call.profileId);
-      if (!keys.includes(body.key)) {
-        throw new AppError('VALIDATION_FAILED', "The key is not a tag of this call's profile.");
-      }
-      await updateCall(deps.db, call.id, { stageKey: body.key });
-      return { success: true };
-    });
+    app.post('/apps/webrtc/:id/disposition2', (request, reply) =>
+      idempotency.transactional(request, reply, async (db) => {
+        const { user } = sessionOf(request);
+        const call = await accountCall(user.accountId, request.params, db);
+        const body = parseWith(Disposition2Body, request.body);
+        const keys = call.profileId === null ? [] : await profileTagKeys(db, call.profileId);
+        if (!keys.includes(body.key)) {
+          throw new AppError('VALIDATION_FAILED', "The key is not a tag of this call's profile.");
+        }
+        await updateCall(db, call.id, { stageKey: body.key });
+        return { statusCode: 200, body: { success: true } };
+      }),
+    );
 
-    app.post('/api/v1/notes', async (request, reply) => {
-      const { user } = sessionOf(request);
-      const body = parseWith(NoteBody, request.body);
-      const call = await requireAccountCall(deps.db, user.accountId, body.call_id);
-      const note = await insertNote(deps.db, {
-        accountId: user.accountId,
-        callId: call.id,
-        userId: user.id,
-        content: body.content,
-      });
-      return reply.status(201).send({ success: true, note: { id: note.id } });
-    });
+    app.post('/api/v1/notes', (request, reply) =>
+      idempotency.transactional(request, reply, async (db) => {
+        const { user } = sessionOf(request);
+        const body = parseWith(NoteBody, request.body);
+        const call = await requireAccountCall(db, user.accountId, body.call_id);
+        const note = await insertNote(db, {
+          accountId: user.accountId,
+          callId: call.id,
+          userId: user.id,
+          content: body.content,
+        });
+        return { statusCode: 201, body: { success: true, note: { id: note.id } } };
+      }),
+    );
 
-    app.post('/apps/webrtc/:id/sms', async (request) => {
-      const { user } = sessionOf(request);
-      requirePermission(user, PERMISSION.sms, 'send an SMS');
-      const call = await accountCall(user.accountId, request.params);
-      const body = parseWith(SmsBody, request.body);
-      if (!call.phoneNumber) throw new AppError('NO_PHONE_NUMBER');
-      const from =
-        (call.callerNumberId === null
-          ? null
-          : await findCallerNumber(deps.db, user.accountId, call.callerNumberId)) ??
-        (await defaultCallerNumber(deps.db, user.accountId, call.profileId));
-      const sent = await deps.sms.send(
-        { accountId: user.accountId, callId: call.id, userId: user.id },
-        { from: from?.phoneNumber ?? null, to: call.phoneNumber, body: body.smsbody },
-      );
-      return sent.ok ? { success: true } : { success: false, error: sent.error };
-    });
+    app.post('/apps/webrtc/:id/sms', (request, reply) =>
+      idempotency.external(request, reply, {
+        interrupted: SMS_INTERRUPTED,
+        prepare: async () => {
+          const { user } = sessionOf(request);
+          requirePermission(user, PERMISSION.sms, 'send an SMS');
+          const call = await accountCall(user.accountId, request.params);
+          const body = parseWith(SmsBody, request.body);
+          const to = call.phoneNumber;
+          if (!to) throw new AppError('NO_PHONE_NUMBER');
+          const from =
+            (call.callerNumberId === null
+              ? null
+              : await findCallerNumber(deps.db, user.accountId, call.callerNumberId)) ??
+            (await defaultCallerNumber(deps.db, user.accountId, call.profileId));
+          return async () => {
+            const sent = await deps.sms.send(
+              { accountId: user.accountId, callId: call.id, userId: user.id },
+              { from: from?.phoneNumber ?? null, to, body: body.smsbody },
+            );
+            return {
+              statusCode: 200,
+              body: sent.ok ? { success: true } : { success: false, error: sent.error },
+            };
+          };
+        },
+      }),
+    );
 
     app.post('/apps/webrtc/check', async (request) => {
       const { user } = sessionOf(request);

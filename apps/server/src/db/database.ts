@@ -13,6 +13,9 @@ import * as schema from './schema';
 /** The Drizzle database, whichever driver runs it. */
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 
+/** A database or a transaction of it (`db.transaction`'s argument). */
+export type DbOrTx = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
+
 /** An open database and how to close it. */
 export interface Database {
   db: Db;

@@ -473,6 +473,34 @@ export const sessions = pgTable(
   (t) => [index('sessions_user_idx').on(t.userId)],
 );
 
+/**
+ * An `Idempotency-Key` a user sent with a write (`http/idempotency.ts`): the request's
+ * fingerprint and, once it is done, the answer a repeat gets again. `status_code` null: the
+ * request is still being processed (an external send in flight). Kept 24 hours.
+ */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    id: serial('id').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    /** SHA-256 of the method, route, path parameters and canonical JSON body. */
+    fingerprint: text('fingerprint').notNull(),
+    /** The answer's HTTP status; null while the request is in progress. */
+    statusCode: integer('status_code'),
+    /** The answer's JSON body; null while the request is in progress. */
+    response: jsonb('response'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('idempotency_keys_user_key_unique').on(t.userId, t.key),
+    // Expiry deletes by age.
+    index('idempotency_keys_created_idx').on(t.createdAt),
+  ],
+);
+
 /** A lead-intake API key; only its SHA-256 is stored. */
 export const apiKeys = pgTable(
   'api_keys',

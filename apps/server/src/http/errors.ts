@@ -27,6 +27,21 @@ export const ERRORS = {
     shape: 'error',
   },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.', shape: 'error' },
+  INVALID_IDEMPOTENCY_KEY: {
+    status: 400,
+    message: 'The Idempotency-Key header must be 8 to 255 visible characters.',
+    shape: 'error',
+  },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 422,
+    message: 'This Idempotency-Key was already used for a different request.',
+    shape: 'error',
+  },
+  IDEMPOTENCY_KEY_IN_PROGRESS: {
+    status: 409,
+    message: 'A request with this Idempotency-Key is still being processed.',
+    shape: 'refusal',
+  },
   UNAUTHENTICATED: { status: 401, message: 'Unauthenticated.', shape: 'refusal' },
   LOGIN_FAILED: { status: 401, message: LOGIN_FAILED_MESSAGE, shape: 'refusal' },
   CSRF_MISMATCH: {

@@ -20,6 +20,7 @@ const TABLES = [
   'sms_messages',
   'sessions',
   'api_keys',
+  'idempotency_keys',
 ];
 
 /** Installs the counter; returns a reader of the number of rows changed so far. */

@@ -22,6 +22,7 @@ const SCOPES: Record<string, (accountId: number) => SQL> = {
   sms_messages: (a) => sql`t.account_id = ${a}`,
   sessions: (a) => sql`t.user_id in (select id from users where account_id = ${a})`,
   api_keys: (a) => sql`t.account_id = ${a}`,
+  idempotency_keys: (a) => sql`t.user_id in (select id from users where account_id = ${a})`,
 };
 
 /** The digest of the whole database, or of one account's rows. */
