@@ -289,6 +289,14 @@ const ENDPOINTS: Array<[endpoint: string, cases: Case[]]> = [
           const { call } = await f.liveCall(f.agent1);
           f.clock.advance(65_000);
           await f.endCall(call);
+          // What the agent recorded after the call shows in the row.
+          for (const [url, payload] of [
+            [`/apps/webrtc/${call.id}/disposition2`, { key: 'quote-sent' }],
+            ['/api/v1/notes', { content: 'Call back on Tuesday', call_id: call.id }],
+          ] as const) {
+            const saved = await inject({ method: 'POST', url, headers: f.auth(f.agent1), payload });
+            expect(saved.json()).toMatchObject({ success: true });
+          }
           const res = await inject({
             method: 'GET',
             url: '/api/v1/mycalls?limit=5&page=1',
@@ -308,6 +316,14 @@ const ENDPOINTS: Array<[endpoint: string, cases: Case[]]> = [
             retry: true,
             user: { name: 'Alex Rivera' },
             lead: { fname: 'Lee', lname: 'Lead', label: 'Lee Lead' },
+            stage: { key: 'quote-sent', name: 'Quote sent', color: '#f29900' },
+            notes: [
+              {
+                id: expect.any(Number),
+                content: 'Call back on Tuesday',
+                created_at: expect.any(String),
+              },
+            ],
           });
         },
       ],
