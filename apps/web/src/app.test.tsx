@@ -322,23 +322,35 @@ describe('the call flow', () => {
     expect(await screen.findByRole('heading', { name: 'Waiting for lead...' })).toBeVisible();
   });
 
-  it("shows the server's error in the view's banner and stays", async () => {
+  it('a result the server refuses is reported under the console; the agent has moved on', async () => {
     const { user, server, ready, ring } = renderApp();
     await ready();
     await ring();
     await user.click(screen.getByRole('button', { name: 'Accept' }));
     await user.click(await screen.findByRole('button', { name: 'Hang Up' }));
-    server.refuseNext(
-      'POST',
-      '/apps/webrtc/9001/disposition',
-      409,
-      'This call already has a result.',
-    );
+    server.refuseNext('POST', '/apps/webrtc/9001/disposition', 422, 'The call has ended long ago.');
     await user.click(await screen.findByRole('button', { name: 'Contacted' }));
-    expect(await screen.findByRole('alert')).toHaveTextContent('This call already has a result.');
-    expect(screen.getByRole('heading', { name: 'Call Result' })).toBeVisible();
-    await user.click(screen.getByRole('button', { name: 'Voicemail' }));
     expect(await screen.findByRole('heading', { name: 'Thank you!' })).toBeVisible();
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('Call Result not saved: The call has ended long ago.');
+    await user.click(within(alert).getByRole('button', { name: 'Dismiss' }));
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it('after-call writes carry an idempotency key and say Saving… then Saved', async () => {
+    const { user, server, ready, ring } = renderApp();
+    await ready();
+    await ring();
+    await user.click(screen.getByRole('button', { name: 'Accept' }));
+    await user.click(await screen.findByRole('button', { name: 'Hang Up' }));
+    const release = server.hold();
+    await user.click(await screen.findByRole('button', { name: 'Voicemail' }));
+    expect(await screen.findByRole('heading', { name: 'Thank you!' })).toBeVisible();
+    expect(await screen.findByText('Saving…')).toBeVisible();
+    release();
+    expect(await screen.findByText('Saved')).toBeVisible();
+    const [sent] = server.requestsTo('POST', '/apps/webrtc/9001/disposition');
+    expect(sent?.headers.get('Idempotency-Key')).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
 

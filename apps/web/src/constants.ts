@@ -102,3 +102,6 @@ export const IDEMPOTENCY_KEY = 'Idempotency-Key';
 
 /** The longest SMS body the server takes (`SmsBody` in the contracts: 1600 characters). */
 export const SMS_MAX_LENGTH = 1600;
+
+/** How long the footer says 'Saved' once every after-call write reached the server. */
+export const SAVED_SHOWN_MS = 3000;

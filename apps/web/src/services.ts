@@ -12,6 +12,10 @@ import {
   type ConsoleSnapshot,
   type VolumeLevels,
 } from './console/console-controller';
+import { KeptWrites } from './console/kept-writes';
+import { createBrowserOutbox } from './outbox/browser-outbox';
+import type { Outbox } from './outbox/outbox';
+import type { OutboxSnapshot } from './outbox/outbox-lifecycle';
 import type { PhoneFactory } from './phone/phone-port';
 import type { Platform } from './platform/platform';
 
@@ -21,6 +25,10 @@ export interface Services {
   readonly api: ApiClient;
   readonly queryClient: QueryClient;
   readonly controller: ConsoleController;
+  /** The persistent outbox of the after-call writes (its status drives the Saving… line). */
+  readonly outbox: Outbox;
+  /** The after-call writes through the outbox; started for the signed-in user. */
+  readonly writes: KeptWrites;
 }
 
 /** What the app is built from. */
@@ -28,18 +36,28 @@ export interface ServicesOptions {
   readonly platform: Platform;
   readonly phoneFactory: PhoneFactory;
   readonly queryClient?: QueryClient;
+  /** The outbox (the browser's IndexedDB one by default; tests may give their own). */
+  readonly outbox?: Outbox;
 }
 
 /** Wires the API client, query client and console controller together. */
-export function createServices({ platform, phoneFactory, queryClient }: ServicesOptions): Services {
+export function createServices({
+  platform,
+  phoneFactory,
+  queryClient,
+  outbox: givenOutbox,
+}: ServicesOptions): Services {
   const client = queryClient ?? createQueryClient();
   const api = new ApiClient({
     fetch: platform.fetch,
     reload: () => platform.reload(),
     now: () => platform.clock.now(),
   });
+  const outbox = givenOutbox ?? createBrowserOutbox(platform);
+  const writes = new KeptWrites(outbox, api);
   const controller = new ConsoleController({
     api,
+    writes,
     phoneFactory,
     timers: platform.timers,
     clock: platform.clock,
@@ -47,7 +65,7 @@ export function createServices({ platform, phoneFactory, queryClient }: Services
     alert: (message) => platform.alert(message),
     loadCallUser: (callUserId) => client.fetchQuery(callUserQuery(api, callUserId)),
   });
-  return { platform, api, queryClient: client, controller };
+  return { platform, api, queryClient: client, controller, outbox, writes };
 }
 
 /** Provides {@link Services} to the tree. */
@@ -64,6 +82,12 @@ export function useServices(): Services {
 export function useConsoleSnapshot(): ConsoleSnapshot {
   const { controller } = useServices();
   return useSyncExternalStore(controller.subscribe, controller.getSnapshot);
+}
+
+/** The outbox's status: pending writes, saving or waiting, saved, the last refusal. */
+export function useOutboxStatus(): OutboxSnapshot {
+  const { outbox } = useServices();
+  return useSyncExternalStore(outbox.subscribe, outbox.getSnapshot);
 }
 
 /** The call's live volume levels. */

@@ -83,7 +83,17 @@ export interface AgentsQuery {
   readonly teamId: number | null;
 }
 
-/** The console's HTTP API. */
+/**
+ * The paths of the after-call writes, shared by the direct calls below and the outbox that
+ * keeps them until the server has them (`console/kept-writes.ts`).
+ */
+export const WRITE_PATHS = {
+  disposition: (callId: number) => `/apps/webrtc/${callId}/disposition`,
+  tag: (callId: number) => `/apps/webrtc/${callId}/disposition2`,
+  sms: (callId: number) => `/apps/webrtc/${callId}/sms`,
+  note: () => '/api/v1/notes',
+} as const;
+
 /** Softphone settings before the server named any: our SDK, silent. */
 export const DEFAULT_SOFTPHONE: SoftphoneSettings = {
   sdk: 'leadline',
@@ -167,12 +177,12 @@ export class ApiClient {
 
   /** `POST /apps/webrtc/{callId}/disposition`: the call's result. */
   async setDisposition(callId: number, status: Disposition): Promise<void> {
-    await this.#json('POST', `/apps/webrtc/${callId}/disposition`, { status });
+    await this.#json('POST', WRITE_PATHS.disposition(callId), { status });
   }
 
   /** `POST /apps/webrtc/{callId}/disposition2`: the call's tag (Tags & Stages). */
   async setTag(callId: number, key: string): Promise<void> {
-    await this.#json('POST', `/apps/webrtc/${callId}/disposition2`, { key });
+    await this.#json('POST', WRITE_PATHS.tag(callId), { key });
   }
 
   /**
@@ -180,7 +190,7 @@ export class ApiClient {
    * (`{ success: false, error }`) throws {@link ApiError} with the server's text.
    */
   async sendSms(callId: number, smsbody: string): Promise<'sent'> {
-    await this.#json('POST', `/apps/webrtc/${callId}/sms`, { smsbody });
+    await this.#json('POST', WRITE_PATHS.sms(callId), { smsbody });
     return 'sent';
   }
 
@@ -207,8 +217,9 @@ export class ApiClient {
     path: string,
     body: unknown,
     key: string,
+    signal?: AbortSignal,
   ): Promise<{ status: number; payload: unknown }> {
-    const response = await this.#send(method, path, body, { [IDEMPOTENCY_KEY]: key });
+    const response = await this.#send(method, path, body, { [IDEMPOTENCY_KEY]: key }, signal);
     return { status: response.status, payload: await readPayload(response) };
   }
 
@@ -219,7 +230,7 @@ export class ApiClient {
 
   /** `POST /api/v1/notes`: a note on a call. */
   async addNote(body: NoteBody): Promise<void> {
-    await this.#json('POST', '/api/v1/notes', body);
+    await this.#json('POST', WRITE_PATHS.note(), body);
   }
 
   /**
@@ -303,6 +314,7 @@ export class ApiClient {
     path: string,
     body?: unknown,
     extraHeaders: Record<string, string> = {},
+    signal?: AbortSignal,
   ): Promise<Response> {
     const headers: Record<string, string> = { Accept: 'application/json', ...extraHeaders };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
@@ -314,6 +326,7 @@ export class ApiClient {
         credentials: 'include',
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
+        ...(signal ? { signal } : {}),
       });
     } catch (error) {
       throw new NetworkError(error);

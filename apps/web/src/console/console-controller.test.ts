@@ -41,6 +41,7 @@ async function setup(
   });
   const controller = new ConsoleController({
     api,
+    writes: api,
     phoneFactory: phone.factory,
     timers: platform.timers,
     clock: platform.clock,
@@ -144,6 +145,7 @@ describe('ConsoleController: the softphone', () => {
     });
     const controller = new ConsoleController({
       api,
+      writes: api,
       phoneFactory: phone.factory,
       timers: platform.timers,
       clock: platform.clock,
@@ -663,8 +665,10 @@ describe('ConsoleController: outbound calls (New Call)', () => {
 
   it('refuses to place a call before the phone is ready, without asking the server', async () => {
     const { server, platform } = await setup();
+    const api = new ApiClient({ fetch: server.fetch, reload: () => {}, now: () => 0 });
     const controller = new ConsoleController({
-      api: new ApiClient({ fetch: server.fetch, reload: () => {}, now: () => 0 }),
+      api,
+      writes: api,
       phoneFactory: new FakePhone().factory,
       timers: platform.timers,
       clock: platform.clock,

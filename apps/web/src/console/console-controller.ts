@@ -80,19 +80,6 @@ export interface ConsoleApi {
   getToken(first: boolean): Promise<string>;
   getCallUser(callUserId: number): Promise<CallUserResponse>;
   rejectCall(callId: number): Promise<void>;
-  /**
-   * The after-call writes. Each resolves once the write is kept (the app's outbox holds it until
-   * the server has it), not when the server answers: the agent moves on meanwhile.
-   */
-  setDisposition(callId: number, status: Disposition): Promise<void>;
-  /** Tags & Stages: the call's tag (`POST /apps/webrtc/{id}/disposition2`). */
-  setTag(callId: number, key: string): Promise<void>;
-  addNote(body: NoteBody): Promise<void>;
-  /**
-   * The SMS follow-up: resolves `sent` when the server sent it, `queued` when it is kept for a
-   * later try (offline); throws with the server's `error` when the server refused it.
-   */
-  sendSms(callId: number, smsbody: string): Promise<'sent' | 'queued'>;
   /** Retry: the server calls the lead again (`POST /api/v1/calls/twilio`); throws its `error`. */
   retryCall(body: RetryCallBody): Promise<void>;
   /** Check for lead (`POST /apps/webrtc/check`); throws with the server's `error` (no lead). */
@@ -105,9 +92,28 @@ export interface ConsoleApi {
   logout(): Promise<void>;
 }
 
+/**
+ * The after-call writes. In the app each resolves once the write is kept (the outbox holds it
+ * until the server has it, `kept-writes.ts`), not when the server answers: the agent moves on
+ * meanwhile. The API client does them directly (tests).
+ */
+export interface AfterCallWrites {
+  setDisposition(callId: number, status: Disposition): Promise<void>;
+  /** Tags & Stages: the call's tag (`POST /apps/webrtc/{id}/disposition2`). */
+  setTag(callId: number, key: string): Promise<void>;
+  addNote(body: NoteBody): Promise<void>;
+  /**
+   * The SMS follow-up: resolves `sent` when the server sent it, `queued` when it is kept for a
+   * later try (offline); throws with the server's `error` when the server refused it.
+   */
+  sendSms(callId: number, smsbody: string): Promise<'sent' | 'queued'>;
+}
+
 /** What the controller is given. */
 export interface ConsoleControllerOptions {
   readonly api: ConsoleApi;
+  /** The after-call writes (the outbox in the app; the API client itself in tests). */
+  readonly writes: AfterCallWrites;
   readonly phoneFactory: PhoneFactory;
   readonly timers: Timers;
   readonly clock: Clock;
@@ -186,6 +192,7 @@ export interface ConsoleCommands {
 /** See the module comment. */
 export class ConsoleController implements ConsoleCommands {
   readonly #options: ConsoleControllerOptions;
+  readonly #writes: AfterCallWrites;
   #snapshot: ConsoleSnapshot = { console: INITIAL_CONSOLE_STATE, phone: 'idle' };
   readonly #listeners = new Set<() => void>();
   #volume: VolumeLevels = SILENCE;
@@ -206,6 +213,7 @@ export class ConsoleController implements ConsoleCommands {
 
   constructor(options: ConsoleControllerOptions) {
     this.#options = options;
+    this.#writes = options.writes;
   }
 
   /** The current snapshot (stable between changes). */
@@ -350,7 +358,7 @@ export class ConsoleController implements ConsoleCommands {
 
   async dispose(status: Disposition): Promise<void> {
     const { epoch, call } = this.#requireCall('dispose');
-    await this.#options.api.setDisposition(call.call.id, status);
+    await this.#writes.setDisposition(call.call.id, status);
     this.#sendIfCurrent(epoch, { type: 'dispose', status });
   }
 
@@ -364,7 +372,7 @@ export class ConsoleController implements ConsoleCommands {
 
   async saveNote(content: string): Promise<void> {
     const { epoch, call } = this.#requireCall('saveNote');
-    await this.#options.api.addNote({ content, call_id: call.call.id });
+    await this.#writes.addNote({ content, call_id: call.call.id });
     this.#sendIfCurrent(epoch, { type: 'saveNote' });
   }
 
@@ -378,7 +386,7 @@ export class ConsoleController implements ConsoleCommands {
 
   async chooseTag(key: string): Promise<void> {
     const { epoch, call } = this.#requireCall('tagChosen');
-    await this.#options.api.setTag(call.call.id, key);
+    await this.#writes.setTag(call.call.id, key);
     this.#sendIfCurrent(epoch, { type: 'tagChosen' });
   }
 
@@ -389,7 +397,7 @@ export class ConsoleController implements ConsoleCommands {
   async sendSms(text: string): Promise<void> {
     const { epoch, call } = this.#requireCall('smsSent');
     // A refusal throws: the view keeps the text and shows the server's error.
-    await this.#options.api.sendSms(call.call.id, text);
+    await this.#writes.sendSms(call.call.id, text);
     this.#sendIfCurrent(epoch, { type: 'smsSent' });
   }
 

@@ -12,6 +12,7 @@ import { useConsoleSnapshot, useOnline, useServices } from '../services';
 import { DispositionView } from './disposition-view';
 import { SmsView, TagsView } from './follow-up-views';
 import { LeadCard } from './lead-card';
+import { OutboxStatus } from './outbox-status';
 import { LoginView } from './login-view';
 import { NavBar } from './nav-bar';
 import { NoteView } from './note-view';
@@ -26,7 +27,7 @@ import { LoadingView, WaitingView } from './waiting-view';
  * version label. Loads the user; starts the softphone once there is one.
  */
 export function ConsoleScreen() {
-  const { api, controller, platform } = useServices();
+  const { api, controller, platform, writes } = useServices();
   const snapshot = useConsoleSnapshot();
   const userResult = useQuery(userQuery(api));
   // `?url=tel:/…` opens New Call once (spec section 2); anything else in `url` is ignored.
@@ -60,6 +61,13 @@ export function ConsoleScreen() {
   }, [user, controller]);
 
   useEffect(() => {
+    if (!user) return;
+    // Sends what this user's earlier page left unsent, then each new after-call write.
+    writes.start(user.id);
+    return () => void writes.stop();
+  }, [user, writes]);
+
+  useEffect(() => {
     if (launch.kind === 'invalid') platform.log.info(`Ignored the launch link: ${launch.reason}`);
   }, [launch, platform]);
 
@@ -86,6 +94,7 @@ export function ConsoleScreen() {
       </main>
       <footer className="footer">
         <span>Leadline</span> <span className="version">v{APP_VERSION}</span>
+        <OutboxStatus />
       </footer>
     </div>
   );

@@ -19,14 +19,18 @@ export function NavBar({ user }: { readonly user: User | null }) {
 
 /** The profile button (picture with an online/offline ring) and its dropdown. */
 function ProfileMenu({ user }: { readonly user: User }) {
-  const { controller, queryClient, platform } = useServices();
+  const { controller, queryClient, platform, writes } = useServices();
   const online = useOnline();
   const [open, setOpen] = useState(false);
   const rootRef = useRef<HTMLDivElement>(null);
   const buttonRef = useRef<HTMLButtonElement>(null);
   const panelId = useId();
   const logout = useMutation({
-    mutationFn: () => controller.logout(),
+    mutationFn: async () => {
+      // A write on its way finishes under this session; the rest waits for this user's return.
+      await writes.stop();
+      await controller.logout();
+    },
     onError: (error) => platform.log.error(`Logging out failed: ${errorMessage(error)}`),
     onSettled: () => queryClient.setQueryData(QUERY_KEYS.user, null),
   });
