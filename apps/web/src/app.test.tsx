@@ -4,6 +4,7 @@ import { userEvent } from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { FakeApi, demoCallUser, demoUser } from './api/fake-api';
 import { createQueryClient } from './api/queries';
+import { SAVED_SHOWN_MS } from './constants';
 import { App } from './app';
 import { FakePhone, type FakeCall } from './phone/fake-phone';
 import { createFakePlatform } from './platform/fake-platform';
@@ -338,7 +339,7 @@ describe('the call flow', () => {
   });
 
   it('after-call writes carry an idempotency key and say Saving… then Saved', async () => {
-    const { user, server, ready, ring } = renderApp();
+    const { user, server, ready, ring, platform } = renderApp();
     await ready();
     await ring();
     await user.click(screen.getByRole('button', { name: 'Accept' }));
@@ -349,6 +350,9 @@ describe('the call flow', () => {
     expect(await screen.findByText('Saving…')).toBeVisible();
     release();
     expect(await screen.findByText('Saved')).toBeVisible();
+    // Only for a moment.
+    act(() => platform.clock.tick(SAVED_SHOWN_MS));
+    expect(screen.queryByText('Saved')).toBeNull();
     const [sent] = server.requestsTo('POST', '/apps/webrtc/9001/disposition');
     expect(sent?.headers.get('Idempotency-Key')).toMatch(/^[0-9a-f-]{36}$/);
   });

@@ -10,17 +10,15 @@ import { useOutboxStatus, useServices } from '../services';
 export function OutboxStatus() {
   const { outbox, platform } = useServices();
   const status = useOutboxStatus();
-  const [savedShown, setSavedShown] = useState(false);
+  // The snapshot whose 'Saved' has been shown long enough (snapshots are stable objects).
+  const [savedExpired, setSavedExpired] = useState<typeof status | null>(null);
 
   useEffect(() => {
-    if (status.state !== 'saved') {
-      setSavedShown(false);
-      return;
-    }
-    setSavedShown(true);
-    const timer = platform.timers.setTimeout(() => setSavedShown(false), SAVED_SHOWN_MS);
+    if (status.state !== 'saved') return;
+    const timer = platform.timers.setTimeout(() => setSavedExpired(status), SAVED_SHOWN_MS);
     return () => platform.timers.clearTimeout(timer);
-  }, [status.state, platform]);
+  }, [status, platform]);
+  const savedShown = status.state === 'saved' && savedExpired !== status;
 
   const waiting = status.state === 'waiting';
   const saving = status.state === 'saving' || waiting;
