@@ -69,6 +69,8 @@ async function untilAgentHearsLead(): Promise<void> {
 /** Posts a lead, accepts it when it rings, waits until its tone is heard, and hangs up. */
 async function callAndHangUp(phone: string, fname: string): Promise<void> {
   await agentConsole();
+  // The softphone is registered (after an outage it registers again first).
+  await untilVisible('Phone ready', 30_000);
   const posted = await http.post(`${product.url}/api/v1/leads`, {
     headers: { authorization: 'Bearer demo-api-key' },
     data: { fname, lname: 'Lead', phone_number: phone },
@@ -180,4 +182,87 @@ it("Check for lead says 'No leads waiting.' when none waits", async () => {
   await button('Check for lead').click();
   await untilVisible('No leads waiting.');
   await lookedAt('after-call-check-for-lead');
+});
+
+/** The writes the page's outbox holds (IndexedDB), by label. */
+async function outboxLabels(): Promise<string[]> {
+  return page.evaluate(
+    () =>
+      new Promise<string[]>((resolve, reject) => {
+        const open = indexedDB.open('leadline-outbox');
+        open.onerror = () => reject(open.error ?? new Error('cannot open the outbox'));
+        open.onsuccess = () => {
+          const db = open.result;
+          const all = db.transaction('entries').objectStore('entries').getAll();
+          all.onsuccess = () => {
+            resolve((all.result as { label: string }[]).map((entry) => entry.label));
+            db.close();
+          };
+          all.onerror = () => reject(all.error ?? new Error('cannot read the outbox'));
+        };
+      }),
+  );
+}
+
+/** The scenario's outage: the network stays down this long before it comes back. */
+const OUTAGE_MS = 10_000;
+const outage = () => new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
+
+/** What the outbox keeps: the result, the note, and that the agent is ready for the next lead. */
+const KEPT = ['Call Result', 'Note', 'Ready for the next lead'];
+
+/** Offline right after Hang Up: Remove, then a note, both kept in the outbox. */
+async function resultAndNoteWhileOffline(note: string): Promise<void> {
+  await page.context().setOffline(true);
+  await button('Remove').click();
+  await untilVisible('Thank you!');
+  await button('Add Note').click();
+  await page.getByLabel('Note', { exact: true }).fill(note);
+  await button('Save').click();
+  // The agent is free for the next lead; the writes wait on this device.
+  await untilVisible('Waiting for lead...');
+  expect(await page.getByText(/^Saving/).isVisible()).toBe(true);
+  expect(await outboxLabels()).toEqual(KEPT);
+}
+
+/** Exactly one result and one note reached the server for the call to `phone`. */
+async function untilSavedOnce(phone: string, note: string): Promise<void> {
+  await expect
+    .poll(async () => (await historyRowsOf(phone)).map((r) => [r.disposition, r.notes]), {
+      timeout: 30_000,
+    })
+    .toEqual([['removed', [expect.objectContaining({ content: note })]]]);
+  await expect.poll(() => outboxLabels(), { timeout: 10_000 }).toEqual([]);
+}
+
+it('offline between Hang Up and Save: the result and the note are kept and saved once when the network is back', async () => {
+  const phone = '+15550100064';
+  await callAndHangUp(phone, 'Omar');
+  await resultAndNoteWhileOffline('Wi-Fi blinked; call back tomorrow.');
+  await outage();
+  // Still kept, nothing sent.
+  expect(await outboxLabels()).toEqual(KEPT);
+  await page.context().setOffline(false);
+  await untilSavedOnce(phone, 'Wi-Fi blinked; call back tomorrow.');
+  await untilVisible('Saved');
+});
+
+it('the same with a reload while offline: the console opens from its shell and sends what was kept', async () => {
+  // The shell's service worker is in control (it is what opens the console offline).
+  await expect
+    .poll(() => page.evaluate(() => navigator.serviceWorker.controller !== null), {
+      timeout: 15_000,
+    })
+    .toBe(true);
+  const phone = '+15550100065';
+  await callAndHangUp(phone, 'Nia');
+  await resultAndNoteWhileOffline('Reloaded during the outage.');
+  await page.reload();
+  await untilVisible('Cannot reach the server');
+  expect(await outboxLabels()).toEqual(KEPT);
+  await lookedAt('after-call-offline-reload');
+  await outage();
+  await page.context().setOffline(false);
+  await untilVisible('Waiting for lead...', 30_000);
+  await untilSavedOnce(phone, 'Reloaded during the outage.');
 });

@@ -92,6 +92,7 @@ export const WRITE_PATHS = {
   tag: (callId: number) => `/apps/webrtc/${callId}/disposition2`,
   sms: (callId: number) => `/apps/webrtc/${callId}/sms`,
   note: () => '/api/v1/notes',
+  wrapUpDone: () => '/api/v1/user/wrap-up/done',
 } as const;
 
 /** Softphone settings before the server named any: our SDK, silent. */
@@ -225,7 +226,7 @@ export class ApiClient {
 
   /** `POST /api/v1/user/wrap-up/done`: the agent is done with the call (Done). */
   async endWrapUp(): Promise<void> {
-    await this.#json('POST', '/api/v1/user/wrap-up/done');
+    await this.#json('POST', WRITE_PATHS.wrapUpDone());
   }
 
   /** `POST /api/v1/notes`: a note on a call. */

@@ -84,8 +84,6 @@ export interface ConsoleApi {
   retryCall(body: RetryCallBody): Promise<void>;
   /** Check for lead (`POST /apps/webrtc/check`); throws with the server's `error` (no lead). */
   checkForLead(): Promise<void>;
-  /** The agent is done with the call: their wrap-up ends and the next lead may ring. */
-  endWrapUp(): Promise<void>;
   placeOutboundCall(body: OutboundCallBody): Promise<OutboundCallResponse>;
   /** Puts the call's lead on hold (`held`) or takes it off. */
   setHold(callId: number, held: boolean): Promise<void>;
@@ -107,6 +105,11 @@ export interface AfterCallWrites {
    * later try (offline); throws with the server's `error` when the server refused it.
    */
   sendSms(callId: number, smsbody: string): Promise<'sent' | 'queued'>;
+  /**
+   * The agent is done with the call: their wrap-up ends and the next lead may ring. Kept like
+   * the others, after them: an agent who pressed Done during an outage is ready once it ends.
+   */
+  endWrapUp(): Promise<void>;
 }
 
 /** What the controller is given. */
@@ -516,7 +519,7 @@ export class ConsoleController implements ConsoleCommands {
     if (AFTER_CALL_VIEWS.has(previous.view) && next.view === 'waiting') {
       // Done (or the note saved or skipped, or the auto-reset): the server routes leads to the
       // agent again.
-      this.#options.api.endWrapUp().catch((error: unknown) => {
+      this.#writes.endWrapUp().catch((error: unknown) => {
         this.#logError('ending the wrap-up failed', error);
       });
     }

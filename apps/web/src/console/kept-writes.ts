@@ -25,6 +25,7 @@ export const WRITE_LABELS = {
   tag: 'Tag',
   note: 'Note',
   sms: 'SMS',
+  wrapUpDone: 'Ready for the next lead',
 } as const;
 
 /** See the module comment. */
@@ -64,6 +65,10 @@ export class KeptWrites implements AfterCallWrites {
 
   async addNote(body: NoteBody): Promise<void> {
     await this.#keep(WRITE_LABELS.note, WRITE_PATHS.note(), body);
+  }
+
+  async endWrapUp(): Promise<void> {
+    await this.#keep(WRITE_LABELS.wrapUpDone, WRITE_PATHS.wrapUpDone(), {});
   }
 
   async sendSms(callId: number, smsbody: string): Promise<'sent' | 'queued'> {
