@@ -6,7 +6,7 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { createContext, use, useEffect, useState, useSyncExternalStore } from 'react';
 import { ApiClient } from './api/api-client';
-import { callUserQuery, createQueryClient } from './api/queries';
+import { QUERY_KEYS, callUserQuery, createQueryClient } from './api/queries';
 import {
   ConsoleController,
   type ConsoleSnapshot,
@@ -65,7 +65,32 @@ export function createServices({
     alert: (message) => platform.alert(message),
     loadCallUser: (callUserId) => client.fetchQuery(callUserQuery(api, callUserId)),
   });
+  refreshHistoryOnChange(client, controller, outbox);
   return { platform, api, queryClient: client, controller, outbox, writes };
+}
+
+/**
+ * The Call History is read again when a call ends (a new row) and when the outbox has delivered
+ * everything (the row's result, tag and notes are on the server now).
+ */
+function refreshHistoryOnChange(
+  client: QueryClient,
+  controller: ConsoleController,
+  outbox: Outbox,
+): void {
+  const refresh = () => void client.invalidateQueries({ queryKey: QUERY_KEYS.history });
+  let onCall = false;
+  controller.subscribe(() => {
+    const live = controller.state.call !== null;
+    if (onCall && !live) refresh();
+    onCall = live;
+  });
+  let saved = false;
+  outbox.subscribe(() => {
+    const nowSaved = outbox.getSnapshot().state === 'saved';
+    if (nowSaved && !saved) refresh();
+    saved = nowSaved;
+  });
 }
 
 /** Provides {@link Services} to the tree. */

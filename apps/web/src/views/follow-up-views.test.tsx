@@ -5,7 +5,7 @@
  */
 import type { CallUserResponse } from '@leadline/contracts';
 import { DEFAULT_SMS_TEXT as CONTRACT_SMS_TEXT, IDEMPOTENCY_KEY_HEADER } from '@leadline/contracts';
-import { act, render, screen, within } from '@testing-library/react';
+import { act, render, screen, waitFor, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { FakeApi, demoCallUser, demoUser } from '../api/fake-api';
@@ -139,6 +139,21 @@ describe('after the call', () => {
     await user.click(screen.getByRole('button', { name: 'Retry' }));
     expect(await screen.findByRole('heading', { name: 'Waiting for lead...' })).toBeVisible();
     expect(await screen.findByText('All agents busy')).toBeVisible();
+  });
+
+  it('an open Call History is read again once the kept writes reach the server', async () => {
+    const { server, user } = await afterCall([]);
+    const release = server.hold();
+    await user.click(screen.getByRole('button', { name: 'Voicemail' }));
+    await user.click(await screen.findByRole('button', { name: /^Done/ }));
+    await user.click(
+      within(screen.getByRole('navigation', { name: 'Console' })).getByRole('button', {
+        name: 'History',
+      }),
+    );
+    await waitFor(() => expect(server.requestsTo('GET', '/api/v1/mycalls')).toHaveLength(1));
+    release();
+    await waitFor(() => expect(server.requestsTo('GET', '/api/v1/mycalls')).toHaveLength(2));
   });
 
   it('Check for lead says what the server answered', async () => {
