@@ -184,6 +184,42 @@ it("Check for lead says 'No leads waiting.' when none waits", async () => {
   await lookedAt('after-call-check-for-lead');
 });
 
+it("the lead card links the lead's record in the agent's CRMs, each in a new tab", async () => {
+  await agentConsole();
+  await untilVisible('Phone ready', 30_000);
+  const posted = await http.post(`${product.url}/api/v1/leads`, {
+    headers: { authorization: 'Bearer demo-api-key' },
+    data: {
+      fname: 'Ines',
+      lname: 'Lead',
+      phone_number: '+15550100066',
+      company: 'Sunrise Roofing',
+      category: 'Solar quote',
+      source_id: '90210',
+    },
+  });
+  expect(posted.status()).toBe(201);
+  await untilVisible('Incoming Lead!');
+  const card = page.getByRole('article', { name: 'Lead: Ines Lead' });
+  const links = await card
+    .getByRole('link')
+    .evaluateAll((anchors) =>
+      anchors.map((a) => [a.textContent, a.getAttribute('href'), a.getAttribute('target')]),
+    );
+  // agent1's HubSpot portal and Salesforce domain (seeded); no ActiveCampaign domain, no button.
+  expect(links).toEqual([
+    ['HubSpot', 'https://app.hubspot.com/contacts/2468013/contact/90210', '_blank'],
+    ['Salesforce', 'https://acme-solar.my.salesforce.com/90210', '_blank'],
+  ]);
+  await lookedAt('lead-card-crm');
+  await button('Accept').click();
+  await untilAgentHearsLead();
+  await button('Hang Up').click();
+  await button('Remove').click();
+  await button('Done').click();
+  await untilVisible('Waiting for lead...');
+});
+
 /** The writes the page's outbox holds (IndexedDB), by label. */
 async function outboxLabels(): Promise<string[]> {
   return page.evaluate(

@@ -178,6 +178,12 @@ async function seedDemoAccount(db: Db): Promise<boolean> {
           fullName: 'Alex Rivera',
           phoneNumber: '+15550142001',
           permissions: AGENT_PERMISSIONS,
+          // The lead card's CRM buttons for leads that carry a source_id (demo CRM accounts).
+          integrations: {
+            hubspot_id: '2468013',
+            salesforce_domain: 'acme-solar.my.salesforce.com',
+            activecampaign_domain: null,
+          },
         },
         {
           accountId,
