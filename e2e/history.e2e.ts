@@ -13,7 +13,7 @@ import {
   loopbackOnlyContext,
   toneWav,
 } from './support/browser';
-import { logInToConsole, screenshotsAtBothWidths } from './support/console';
+import { logInToConsole, recordResultAndFinish, screenshotsAtBothWidths } from './support/console';
 import { startProduct, type Product } from './support/product';
 import { heardTones, remoteToneLevels } from './support/remote-tones';
 
@@ -76,9 +76,7 @@ it('after a call, the history lists it with its status and plays its recording, 
   // Let both parties be recorded a while.
   await new Promise((resolve) => setTimeout(resolve, 2_000));
   await page.getByRole('button', { name: /^Hang Up/ }).click();
-  await page.getByRole('button', { name: /^Contacted/ }).click();
-  await page.getByRole('button', { name: /^Done/ }).click();
-  await expect.poll(() => page.getByText('Waiting for lead...').isVisible()).toBe(true);
+  await recordResultAndFinish(page, 'Contacted');
 
   const panel = await openHistory(page);
   const item = panel.getByRole('listitem').filter({ hasText: 'Jordan Miles' });

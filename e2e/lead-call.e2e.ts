@@ -19,7 +19,7 @@ import {
   remoteDominantFrequency,
   toneWav,
 } from './support/browser';
-import { logInToConsole } from './support/console';
+import { logInToConsole, recordResultAndFinish } from './support/console';
 import { startProduct, type Product } from './support/product';
 
 /** Polls `read` until `accept` holds or the time is up; returns the last value. */
@@ -98,8 +98,7 @@ describe.each<{ sdk: string; env: Record<string, string> }>([
     await expect
       .poll(() => page.getByText('Call Ended').isVisible(), { timeout: 10_000 })
       .toBe(true);
-    await page.getByRole('button', { name: /^Contacted/ }).click();
-    await page.getByRole('button', { name: /^Done/ }).click();
+    await recordResultAndFinish(page, 'Contacted');
     await expect
       .poll(() => page.getByText('Waiting for lead...').isVisible(), { timeout: 10_000 })
       .toBe(true);

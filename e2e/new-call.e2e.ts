@@ -10,7 +10,7 @@ import { PGlite } from '@electric-sql/pglite';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { launchChromium, loopbackOnlyContext, toneWav } from './support/browser';
-import { logInToConsole } from './support/console';
+import { logInToConsole, recordResultAndFinish } from './support/console';
 import { startProduct, type Product } from './support/product';
 
 let product: Product;
@@ -119,10 +119,7 @@ async function endTheDial(page: Page): Promise<void> {
       .click();
     await callResult.waitFor({ timeout: 10_000 });
   }
-  if (await callResult.isVisible()) {
-    await page.getByRole('button', { name: /^Missed/ }).click();
-    await page.getByRole('button', { name: /^Done/ }).click();
-  }
+  if (await callResult.isVisible()) await recordResultAndFinish(page, 'Missed');
   await waiting.waitFor({ timeout: 10_000 });
 }
 
@@ -261,9 +258,7 @@ it("calls a sandbox lead: 'Dialing...', then on the call with the timer, then Ca
   await page.getByRole('button', { name: /^Hang Up/ }).click();
   await page.getByRole('heading', { name: 'Call Result' }).waitFor({ timeout: 10_000 });
   expect(await page.getByText('Call Ended').isVisible()).toBe(true);
-  await page.getByRole('button', { name: /^Contacted/ }).click();
-  await page.getByRole('button', { name: /^Done/ }).click();
-  await page.getByText('Waiting for lead...').waitFor({ timeout: 10_000 });
+  await recordResultAndFinish(page, 'Contacted');
   expect(recorder.alerts).toEqual([]);
   await page.context().close();
 

@@ -15,7 +15,7 @@ import {
   loopbackOnlyContext,
   toneWav,
 } from './support/browser';
-import { logInToConsole, screenshotsAtBothWidths } from './support/console';
+import { logInToConsole, recordResultAndFinish, screenshotsAtBothWidths } from './support/console';
 import { partyRecording, sandboxCallOf } from './support/page-checks';
 import { startProduct, type Product } from './support/product';
 import { heardTones, remoteToneLevels, toneLevels } from './support/remote-tones';
@@ -149,8 +149,7 @@ it('a supervisor listens, then whispers, then barges on one call, each heard as 
   expect(leadHeard(whisperFrom + 300, whisperTo)).toEqual([AGENT1]);
   expect(leadHeard(bargeFrom + 500, bargeTo)).toEqual([AGENT1, SUPERVISOR]);
   expect(leadHeard(aloneFrom + 500, aloneTo)).toEqual([AGENT1]);
-  await agent.getByRole('button', { name: /^Contacted/ }).click();
-  await agent.getByRole('button', { name: /^Done/ }).click();
+  await recordResultAndFinish(agent, 'Contacted');
   await agent.context().close();
   await supervisor.context().close();
 }, 180_000);

@@ -17,7 +17,7 @@ import {
   loopbackOnlyContext,
   toneWav,
 } from './support/browser';
-import { logInToConsole, overflowingElements } from './support/console';
+import { logInToConsole, overflowingElements, recordResultAndFinish } from './support/console';
 import {
   partyRecording,
   sandboxCallOf,
@@ -100,8 +100,10 @@ async function postLead(phone: string): Promise<number> {
 
 /** From the Call Result view (or Thank you) back to waiting: the agent is routable again. */
 async function finish(page: Page): Promise<void> {
-  const contacted = page.getByRole('button', { name: /^Contacted/ });
-  if (await contacted.isVisible()) await contacted.click();
+  if (await page.getByRole('button', { name: /^Contacted/ }).isVisible()) {
+    await recordResultAndFinish(page, 'Contacted');
+    return;
+  }
   await page.getByRole('button', { name: /^Done/ }).click();
   await shows(page, 'Waiting for lead...');
 }

@@ -57,3 +57,29 @@ export async function screenshotsAtBothWidths(
     expect(await overflowingElements(page)).toEqual([]);
   }
 }
+
+/** A Call Result button. */
+export type CallResult = 'Contacted' | 'Voicemail' | 'Missed' | 'Remove';
+
+/**
+ * Records `result` on the Call Result view and goes back to waiting the quickest way: past the
+ * follow-up the result leads to (Tags & Stages: Skip; Send SMS: Cancel), then Done.
+ */
+export async function recordResultAndFinish(page: Page, result: CallResult): Promise<void> {
+  await page.getByRole('button', { name: new RegExp(`^${result}`) }).click();
+  const heading = (name: string) => page.getByRole('heading', { name, exact: true });
+  const next = async () => {
+    for (const name of ['Thank you!', 'Tags & Stages', 'Send SMS']) {
+      if (await heading(name).isVisible()) return name;
+    }
+    return null;
+  };
+  await expect.poll(next, { timeout: 10_000 }).not.toBeNull();
+  const view = await next();
+  if (view === 'Tags & Stages') await page.getByRole('button', { name: /^Skip/ }).click();
+  if (view === 'Send SMS') await page.getByRole('button', { name: /^Cancel/ }).click();
+  await page.getByRole('button', { name: /^Done/ }).click();
+  await expect
+    .poll(() => page.getByText('Waiting for lead...').isVisible(), { timeout: 10_000 })
+    .toBe(true);
+}
