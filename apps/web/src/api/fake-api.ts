@@ -167,6 +167,9 @@ export class FakeApi {
   /** Every outbound call accepted, in order. */
   readonly placedCalls: PlacedCall[] = [];
 
+  /** Whether a lead waits for an agent (`POST /apps/webrtc/check` rings it). */
+  leadWaiting = false;
+
   /** Whether single sign-on is configured (`GET /api/v1/login/options`). */
   sso = true;
 
@@ -356,7 +359,9 @@ export class FakeApi {
       return json(200, { success: true, call: { id: 9500, status: 'ringing', agent_id: user.id } });
     }
     if (method === 'POST' && path === '/apps/webrtc/check') {
-      return json(200, { success: false, error: 'No leads waiting.' });
+      return this.leadWaiting
+        ? json(200, { success: true, call: { id: 9100, status: 'ringing' } })
+        : json(200, { success: false, error: 'No leads waiting.' });
     }
     if (method === 'POST' && path === '/api/v1/user/wrap-up/done') {
       return json(200, {

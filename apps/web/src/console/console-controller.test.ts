@@ -540,9 +540,27 @@ describe('ConsoleController: follow-ups after the Call Result', () => {
   });
 
   it('Check for lead says what the server answered', async () => {
-    const { controller } = await setup();
+    const { controller, server } = await setup();
     await controller.checkForLead();
     expect(controller.state).toMatchObject({ view: 'waiting', notice: 'No leads waiting.' });
+    server.leadWaiting = true;
+    await controller.checkForLead();
+    expect(controller.state).toMatchObject({
+      view: 'waiting',
+      notice: 'A waiting lead is ringing you.',
+    });
+  });
+
+  it('Check for lead whose lead rang before the answer leaves the ringing view alone', async () => {
+    const { controller, server, phone } = await setup();
+    server.leadWaiting = true;
+    const release = server.hold();
+    const checking = controller.checkForLead();
+    phone.device.ring(LEAD_CALL_USER);
+    release();
+    await checking;
+    await vi.waitFor(() => expect(controller.state.view).toBe('ringing'));
+    expect(controller.state.notice).toBeNull();
   });
 });
 
