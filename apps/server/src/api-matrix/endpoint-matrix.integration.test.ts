@@ -319,9 +319,9 @@ const ENDPOINTS: Array<[endpoint: string, cases: Case[]]> = [
             stage: { key: 'quote-sent', name: 'Quote sent', color: '#f29900' },
             notes: [
               {
-                id: expect.any(Number),
+                id: expect.any(Number) as number,
                 content: 'Call back on Tuesday',
-                created_at: expect.any(String),
+                created_at: expect.any(String) as string,
               },
             ],
           });
