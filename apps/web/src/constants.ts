@@ -105,3 +105,10 @@ export const SMS_MAX_LENGTH = 1600;
 
 /** How long the footer says 'Saved' once every after-call write reached the server. */
 export const SAVED_SHOWN_MS = 3000;
+
+/** §2, §8: the error log Copy Error Logs copies keeps this many newest lines. */
+export const ERROR_LOG_MAX_LINES = 200;
+/** §8: the alert after Copy Error Logs. */
+export const COPIED_LOGS_ALERT = 'Copied error logs to clipboard!';
+/** §6: the permission for the Auto Accept setting. */
+export const PERMISSION_AUTOACCEPT = 'app-autoaccept';

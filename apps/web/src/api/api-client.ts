@@ -181,6 +181,14 @@ export class ApiClient {
     await this.#json('POST', WRITE_PATHS.disposition(callId), { status });
   }
 
+  /** `PUT /api/v1/user/settings`: Auto Accept on or off (app-autoaccept); answers the new value. */
+  async setAutoaccept(autoaccept: boolean): Promise<boolean> {
+    const answer = await this.#json<{ autoaccept?: boolean }>('PUT', '/api/v1/user/settings', {
+      autoaccept,
+    });
+    return answer.autoaccept ?? autoaccept;
+  }
+
   /** `POST /apps/webrtc/{callId}/disposition2`: the call's tag (Tags & Stages). */
   async setTag(callId: number, key: string): Promise<void> {
     await this.#json('POST', WRITE_PATHS.tag(callId), { key });

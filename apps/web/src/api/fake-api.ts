@@ -11,6 +11,7 @@ import {
   DispositionBody,
   RetryCallBody,
   SmsBody,
+  UserSettingsBody,
   TransferBody,
   type AgentRow,
   type HistoryRow,
@@ -357,6 +358,15 @@ export class FakeApi {
       const parsed = RetryCallBody.safeParse(body);
       if (!parsed.success) return json(422, { error: parsed.error.issues[0]?.message });
       return json(200, { success: true, call: { id: 9500, status: 'ringing', agent_id: user.id } });
+    }
+    if (method === 'PUT' && path === '/api/v1/user/settings') {
+      if (!user.permissions.includes('app-autoaccept')) {
+        return json(403, { error: 'You do not have permission to change Auto Accept.' });
+      }
+      const parsed = UserSettingsBody.safeParse(body);
+      if (!parsed.success) return json(422, { error: parsed.error.issues[0]?.message });
+      this.#session = { ...user, autoaccept: parsed.data.autoaccept };
+      return json(200, { success: true, autoaccept: parsed.data.autoaccept });
     }
     if (method === 'POST' && path === '/apps/webrtc/check') {
       return this.leadWaiting

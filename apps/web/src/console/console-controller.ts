@@ -24,6 +24,7 @@ import {
   AUTO_RESET_AFTER_CALL_MS,
   CONNECTION_ERROR_ALERT,
   CHECK_FOR_LEAD_RANG,
+  ERROR_LOG_MAX_LINES,
   MICROPHONE_ERROR_ALERT,
 } from '../constants';
 import { WebError, errorMessage } from '../errors';
@@ -859,6 +860,8 @@ export class ConsoleController implements ConsoleCommands {
   #writeLog(message: string): void {
     const line = `[${new Date(this.#options.clock.now()).toISOString()}] ${message}`;
     this.#errorLog.push(line);
+    // Bounded: a shift-long session keeps the newest lines.
+    if (this.#errorLog.length > ERROR_LOG_MAX_LINES) this.#errorLog.shift();
     this.#options.log.error(line);
   }
 }

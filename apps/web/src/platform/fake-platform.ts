@@ -121,6 +121,8 @@ export interface FakePlatform extends Platform {
   readonly logs: { level: keyof Logger; message: string }[];
   /** How many times `reload` was called. */
   readonly reloadCount: number;
+  /** Every text copied to the clipboard, in order. */
+  readonly copied: string[];
 }
 
 /** Options of {@link createFakePlatform}. */
@@ -138,6 +140,7 @@ export function createFakePlatform(
   const alerts: string[] = [];
   const logs: { level: keyof Logger; message: string }[] = [];
   let reloadCount = 0;
+  const copied: string[] = [];
   return {
     fetch,
     clock,
@@ -156,6 +159,11 @@ export function createFakePlatform(
     alert: (message) => alerts.push(message),
     reload: () => {
       reloadCount += 1;
+    },
+    copied,
+    copyText: (text) => {
+      copied.push(text);
+      return Promise.resolve();
     },
   };
 }

@@ -49,6 +49,8 @@ export interface Platform {
   alert(message: string): void;
   /** `location.reload`: after login, and on a 401 once the user was loaded. */
   reload(): void;
+  /** `navigator.clipboard.writeText` (Copy Error Logs). */
+  copyText(text: string): Promise<void>;
 }
 
 /** The real browser platform. */
@@ -80,5 +82,6 @@ export function browserPlatform(win: Window = window): Platform {
     launchUrl: win.location.href,
     alert: (message) => win.alert(message),
     reload: () => win.location.reload(),
+    copyText: (text) => win.navigator.clipboard.writeText(text),
   };
 }

@@ -14,6 +14,8 @@ export interface BottomNavProps {
   readonly callButtonRef: Ref<HTMLButtonElement>;
   /** The History entry and its panel. */
   readonly history: NavPanel;
+  /** The Settings entry and its panel. */
+  readonly settings: NavPanel;
   /** The Conference entry, for supervisors (hidden for everyone else, as the spec has it). */
   readonly conference: NavPanel | null;
 }
@@ -27,7 +29,7 @@ export interface NavPanel {
 
 /**
  * The waiting state's bottom navigation (spec section 2): Call, Conference (hidden, except for
- * supervisors: users with the listen, whisper or barge permission), History, Settings. Settings comes with its panel; until then it is disabled.
+ * supervisors: users with the listen, whisper or barge permission), History, Settings.
  */
 export function BottomNav({
   newCallOpen,
@@ -36,6 +38,7 @@ export function BottomNav({
   onPrefetchNewCall,
   callButtonRef,
   history,
+  settings,
   conference,
 }: BottomNavProps) {
   return (
@@ -74,18 +77,11 @@ export function BottomNav({
         label="History"
         iconPath="M3.5 12a8.5 8.5 0 1 0 2.5-6M3.5 4v4h4M12 7.5V12l3 2"
       />
-      <button type="button" className="nav-item" disabled>
-        <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">
-          <path
-            fill="none"
-            stroke="currentColor"
-            strokeWidth="2"
-            strokeLinecap="round"
-            d="M4 7h10M18 7h2M4 17h4M12 17h8M16 5v4M10 15v4"
-          />
-        </svg>
-        <span>Settings</span>
-      </button>
+      <PanelEntry
+        entry={settings}
+        label="Settings"
+        iconPath="M4 7h10M18 7h2M4 17h4M12 17h8M16 5v4M10 15v4"
+      />
     </nav>
   );
 }

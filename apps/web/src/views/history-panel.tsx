@@ -14,7 +14,7 @@ import { historyQuery } from '../api/queries';
 import { errorMessage } from '../errors';
 import { useServices } from '../services';
 import { ErrorBanner } from './action-button';
-import { useFocusOnMount } from './use-focus-on-mount';
+import { PanelHead, closeOnEscape } from './panel-head';
 import { readableTextOn, tagBackground } from './colour-contrast';
 
 /** The text of the empty history. */
@@ -37,7 +37,6 @@ export interface HistoryPanelProps {
 export function HistoryPanel({ user, id, onClose, onNewCall }: HistoryPanelProps) {
   const { api } = useServices();
   const titleId = useId();
-  const headingRef = useFocusOnMount<HTMLHeadingElement>();
   const [page, setPage] = useState(1);
   const history = useQuery({ ...historyQuery(api, page), placeholderData: keepPreviousData });
   const rows = history.data?.data;
@@ -49,23 +48,9 @@ export function HistoryPanel({ user, id, onClose, onNewCall }: HistoryPanelProps
       id={id}
       className="panel history"
       aria-labelledby={titleId}
-      onKeyDown={(event) => {
-        if (event.key === 'Escape' && !event.defaultPrevented) {
-          event.preventDefault();
-          onClose();
-        }
-      }}
+      onKeyDown={closeOnEscape(onClose)}
     >
-      <div className="panel-head">
-        <h1 id={titleId} className="panel-title" ref={headingRef} tabIndex={-1}>
-          Call History
-        </h1>
-        <button type="button" className="icon-button" aria-label="Close" onClick={onClose}>
-          <svg viewBox="0 0 16 16" width="16" height="16" aria-hidden="true" focusable="false">
-            <path d="M3.5 3.5l9 9m0-9l-9 9" stroke="currentColor" strokeWidth="1.8" />
-          </svg>
-        </button>
-      </div>
+      <PanelHead titleId={titleId} title="Call History" onClose={onClose} />
       <ErrorBanner message={history.error ? errorMessage(history.error) : null} />
       {rows === undefined ? (
         <p className="list-empty">Loading…</p>

@@ -8,11 +8,13 @@ import { ConferencePanel, superviseModes } from './conference-panel';
 import { HistoryPanel } from './history-panel';
 import { useServices } from '../services';
 import { PhoneStatusLine } from './phone-status-line';
+import { SettingsPanel } from './settings-panel';
 import { useFocusOnMount } from './use-focus-on-mount';
 
 const NEW_CALL_PANEL_ID = 'new-call-panel';
 const CONFERENCE_PANEL_ID = 'conference-panel';
 const HISTORY_PANEL_ID = 'history-panel';
+const SETTINGS_PANEL_ID = 'settings-panel';
 
 // The New Call panel brings the phone input and its country data: loaded when first wanted,
 // so the login page's bundle stays without them.
@@ -38,6 +40,7 @@ type WaitingPanel =
   | { readonly kind: 'newCall'; readonly phone: string }
   | { readonly kind: 'conference' }
   | { readonly kind: 'history' }
+  | { readonly kind: 'settings' }
   | null;
 
 /**
@@ -78,12 +81,18 @@ export function WaitingView({
     setPanelShown(true);
     setPanel((current) => (current?.kind === 'history' ? null : { kind: 'history' }));
   };
+  const toggleSettings = () => {
+    setPanelShown(true);
+    setPanel((current) => (current?.kind === 'settings' ? null : { kind: 'settings' }));
+  };
   // Supervisors (any of listen, whisper, barge) see the Conference entry.
   const supervises = superviseModes(user).length > 0;
 
   return (
     <>
-      {panel?.kind === 'history' ? (
+      {panel?.kind === 'settings' ? (
+        <SettingsPanel id={SETTINGS_PANEL_ID} user={user} onClose={() => setPanel(null)} />
+      ) : panel?.kind === 'history' ? (
         <HistoryPanel
           id={HISTORY_PANEL_ID}
           user={user}
@@ -123,6 +132,11 @@ export function WaitingView({
           open: panel?.kind === 'history',
           panelId: HISTORY_PANEL_ID,
           onToggle: toggleHistory,
+        }}
+        settings={{
+          open: panel?.kind === 'settings',
+          panelId: SETTINGS_PANEL_ID,
+          onToggle: toggleSettings,
         }}
         conference={
           supervises
