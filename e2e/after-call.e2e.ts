@@ -14,7 +14,7 @@ import {
   loopbackOnlyContext,
   toneWav,
 } from './support/browser';
-import { logInToConsole, screenshotsAtBothWidths } from './support/console';
+import { doneAndReady, logInToConsole, screenshotsAtBothWidths } from './support/console';
 import { seriousViolations } from './support/page-checks';
 import { startProduct, type Product } from './support/product';
 import { heardTones, remoteToneLevels } from './support/remote-tones';
@@ -152,8 +152,7 @@ it('Contacted on a whispertext profile → Tags & Stages → a tag → stored on
   await lookedAt('after-call-tags');
   await button('Quote sent').click();
   await untilVisible('Thank you!');
-  await button('Done').click();
-  await untilVisible('Waiting for lead...');
+  await doneAndReady(page);
   await expect
     .poll(async () => (await historyRowsOf(phone)).map((r) => [r.disposition, r.stage?.key]))
     .toEqual([['contacted', 'quote-sent']]);
@@ -173,8 +172,7 @@ it('Retry calls the same lead again: it rings the agent, who hears the lead', as
   // Missed with app-sms goes to the SMS step; Cancel goes on without sending.
   await untilVisible('Send SMS');
   await button('Cancel').click();
-  await button('Done').click();
-  await untilVisible('Waiting for lead...');
+  await doneAndReady(page);
 });
 
 it("Check for lead says 'No leads waiting.' when none waits", async () => {
@@ -216,8 +214,7 @@ it("the lead card links the lead's record in the agent's CRMs, each in a new tab
   await untilAgentHearsLead();
   await button('Hang Up').click();
   await button('Remove').click();
-  await button('Done').click();
-  await untilVisible('Waiting for lead...');
+  await doneAndReady(page);
 });
 
 /** The writes the page's outbox holds (IndexedDB), by label. */

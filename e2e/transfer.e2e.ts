@@ -17,7 +17,12 @@ import {
   loopbackOnlyContext,
   toneWav,
 } from './support/browser';
-import { logInToConsole, overflowingElements, recordResultAndFinish } from './support/console';
+import {
+  doneAndReady,
+  logInToConsole,
+  overflowingElements,
+  recordResultAndFinish,
+} from './support/console';
 import {
   partyRecording,
   sandboxCallOf,
@@ -104,8 +109,7 @@ async function finish(page: Page): Promise<void> {
     await recordResultAndFinish(page, 'Contacted');
     return;
   }
-  await page.getByRole('button', { name: /^Done/ }).click();
-  await shows(page, 'Waiting for lead...');
+  await doneAndReady(page);
 }
 
 /** What the lead heard in the last `ms` before its call ended, tone by tone. */

@@ -78,7 +78,23 @@ export async function recordResultAndFinish(page: Page, result: CallResult): Pro
   const view = await next();
   if (view === 'Tags & Stages') await page.getByRole('button', { name: /^Skip/ }).click();
   if (view === 'Send SMS') await page.getByRole('button', { name: /^Cancel/ }).click();
+  await doneAndReady(page);
+}
+
+/**
+ * Thank you → Done, and waits until the server has the agent ready for the next lead (its
+ * wrap-up ended), so closing the page right after cannot leave the agent wrapping up.
+ */
+export async function doneAndReady(page: Page): Promise<void> {
+  const ready = page.waitForResponse(
+    (response) =>
+      response.request().method() === 'POST' &&
+      new URL(response.url()).pathname === '/api/v1/user/wrap-up/done' &&
+      response.ok(),
+    { timeout: 15_000 },
+  );
   await page.getByRole('button', { name: /^Done/ }).click();
+  await ready;
   await expect
     .poll(() => page.getByText('Waiting for lead...').isVisible(), { timeout: 10_000 })
     .toBe(true);
