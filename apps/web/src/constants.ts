@@ -112,3 +112,24 @@ export const ERROR_LOG_MAX_LINES = 200;
 export const COPIED_LOGS_ALERT = 'Copied error logs to clipboard!';
 /** §6: the permission for the Auto Accept setting. */
 export const PERMISSION_AUTOACCEPT = 'app-autoaccept';
+
+/**
+ * §2 (Settings panel: Microphone, Speaker and Ringer selectors), §3 (Audio settings): the id
+ * browsers give the system's default audio device, and what the selectors call it.
+ */
+export const DEFAULT_AUDIO_DEVICE_ID = 'default';
+/** §2: the selectors' option for the default device. */
+export const DEFAULT_AUDIO_DEVICE_LABEL = 'Default';
+/** §2: a device whose name the browser hides is shown as this plus its place in the list. */
+export const UNNAMED_AUDIO_DEVICE_PREFIX = 'Device ';
+/** §3: where this browser remembers the chosen microphone, speaker and ringer. */
+export const AUDIO_DEVICE_STORAGE_KEYS = {
+  input: 'leadline.audio.input',
+  speaker: 'leadline.audio.speaker',
+  ringer: 'leadline.audio.ringer',
+} as const;
+/** §2: the Settings panel's line while the phone is not ready (no device lists yet). */
+export const AUDIO_DEVICES_NOT_READY_TEXT = 'Audio devices are listed once the phone is ready.';
+/** §2: why Speaker and Ringer are disabled in a browser that cannot route sound (`setSinkId`). */
+export const OUTPUT_SELECTION_UNSUPPORTED_TEXT =
+  'This browser cannot choose where sound plays: the system default is used.';

@@ -63,6 +63,7 @@ export function createServices({
     clock: platform.clock,
     log: platform.log,
     alert: (message) => platform.alert(message),
+    audioStorage: platform.storage,
     loadCallUser: (callUserId) => client.fetchQuery(callUserQuery(api, callUserId)),
   });
   refreshHistoryOnChange(client, controller, outbox);

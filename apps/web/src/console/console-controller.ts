@@ -29,7 +29,15 @@ import {
 } from '../constants';
 import { WebError, errorMessage } from '../errors';
 import { phoneErrorPolicy } from '../phone/phone-errors';
-import type { PhoneCall, PhoneDevice, PhoneError, PhoneFactory } from '../phone/phone-port';
+import { applyRememberedAudioDevices } from '../phone/audio-devices';
+import type {
+  PhoneAudio,
+  PhoneCall,
+  PhoneDevice,
+  PhoneError,
+  PhoneFactory,
+} from '../phone/phone-port';
+import type { KeyValueStorage } from '../platform/key-value-storage';
 import type { Clock, Logger, TimerHandle, Timers } from '../platform/platform';
 import {
   followUpsOf,
@@ -124,6 +132,11 @@ export interface ConsoleControllerOptions {
   readonly log: Logger;
   /** `window.alert`. */
   readonly alert: (message: string) => void;
+  /**
+   * Where this browser remembers the chosen audio devices: they are applied when the phone
+   * registers and again when devices change (a headset plugged back in is used again).
+   */
+  readonly audioStorage?: KeyValueStorage;
   /** Loads a call user (defaults to `api.getCallUser`; the app routes it through its query cache). */
   readonly loadCallUser?: (callUserId: number) => Promise<CallUserResponse>;
 }
@@ -241,6 +254,11 @@ export class ConsoleController implements ConsoleCommands {
   /** The console state. */
   get state(): ConsoleState {
     return this.#snapshot.console;
+  }
+
+  /** The phone's audio devices (Settings), while the phone is ready; null otherwise. */
+  get audio(): PhoneAudio | null {
+    return this.#snapshot.phone === 'ready' ? (this.#device?.audio ?? null) : null;
   }
 
   /** Timestamped error lines, oldest first (for "Copy Error Logs"). */
@@ -605,7 +623,12 @@ export class ConsoleController implements ConsoleCommands {
   #wireDevice(device: PhoneDevice, session: number): void {
     const current = () => session === this.#session;
     device.on('registered', () => {
-      if (current()) this.#setPhone('ready');
+      if (!current()) return;
+      this.#setPhone('ready');
+      void this.#restoreAudioDevices(device, session);
+    });
+    device.audio.on('deviceChange', () => {
+      if (current()) void this.#restoreAudioDevices(device, session);
     });
     device.on('unregistered', () => {
       if (!current()) return;
@@ -622,6 +645,16 @@ export class ConsoleController implements ConsoleCommands {
       // A call's errors are handled by the call's own listener.
       if (current() && !call) this.#onDeviceError(error, session);
     });
+  }
+
+  /** Applies the audio devices this browser remembers, where they are listed (never throws). */
+  async #restoreAudioDevices(device: PhoneDevice, session: number): Promise<void> {
+    const storage = this.#options.audioStorage;
+    if (!storage) return;
+    const { refused } = await applyRememberedAudioDevices(device.audio, storage);
+    if (session !== this.#session) return;
+    for (const { kind, error } of refused)
+      this.#logError(`choosing the ${kind} device failed`, error);
   }
 
   async #refreshToken(session: number, reregister: boolean): Promise<void> {

@@ -3,9 +3,14 @@
  * through its `factory`, and a device rings {@link FakeCall}s. The fakes follow the port's state
  * rules (spec section 4: accept only from pending, disconnect from open…) and emit the same
  * events as the SDK; test-side helpers (`ring`, `hangUpRemotely`, `fail`…) play the far end.
+ * Each device has a {@link FakeAudio} whose devices a test plugs in and out.
  */
-import { CALL_USER_IDENTITY_PREFIX } from '../constants';
+import { CALL_USER_IDENTITY_PREFIX, DEFAULT_AUDIO_DEVICE_ID } from '../constants';
 import type {
+  PhoneAudio,
+  PhoneAudioDevice,
+  PhoneAudioEventName,
+  PhoneAudioEvents,
   PhoneCall,
   PhoneCallEventName,
   PhoneCallEvents,
@@ -17,6 +22,7 @@ import type {
   PhoneDeviceEvents,
   PhoneError,
   PhoneFactory,
+  PhoneOutputDevices,
 } from './phone-port';
 import { TypedEmitter } from './typed-emitter';
 
@@ -165,6 +171,207 @@ export class FakeCall implements PhoneCall {
   }
 }
 
+/** Microphones and speakers, as a {@link FakeAudio} lists them. */
+export interface FakeAudioDevices {
+  readonly inputs?: readonly PhoneAudioDevice[];
+  readonly outputs?: readonly PhoneAudioDevice[];
+}
+
+/** What a {@link FakeAudio} starts with: a laptop's microphone and speakers, and the defaults. */
+export const FAKE_AUDIO_DEVICES = {
+  inputs: [
+    { deviceId: DEFAULT_AUDIO_DEVICE_ID, label: 'Default - Built-in Microphone' },
+    { deviceId: 'built-in-mic', label: 'Built-in Microphone' },
+  ],
+  outputs: [
+    { deviceId: DEFAULT_AUDIO_DEVICE_ID, label: 'Default - Built-in Speakers' },
+    { deviceId: 'built-in-speakers', label: 'Built-in Speakers' },
+  ],
+} as const satisfies FakeAudioDevices;
+
+/** The device both SDKs fall back to: the system default if listed, else the first one. */
+const fallbackDevice = (list: ReadonlyMap<string, PhoneAudioDevice>): PhoneAudioDevice | null =>
+  list.get(DEFAULT_AUDIO_DEVICE_ID) ?? list.values().next().value ?? null;
+
+/**
+ * The choices made on one {@link FakeAudio} (all its parts), the refusal set for the next one,
+ * and the gate that holds their answers while paused.
+ */
+class FakeAudioChoices {
+  readonly invocations: string[] = [];
+  refusal: Error | null = null;
+  gate: Promise<void> | null = null;
+
+  /** Records a choice (at once); rejects with the refusal set for it, if any, once let through. */
+  async attempt(invocation: string): Promise<void> {
+    this.invocations.push(invocation);
+    const refusal = this.refusal;
+    this.refusal = null;
+    if (this.gate) await this.gate;
+    if (refusal) throw refusal;
+  }
+}
+
+/** A fake {@link PhoneOutputDevices}: the speaker or ringtone devices of a {@link FakeAudio}. */
+export class FakeOutputDevices implements PhoneOutputDevices {
+  #active: ReadonlySet<PhoneAudioDevice> = new Set();
+
+  constructor(
+    readonly name: 'speakerDevices' | 'ringtoneDevices',
+    private readonly audio: FakeAudio,
+    private readonly choices: FakeAudioChoices,
+  ) {}
+
+  get(): ReadonlySet<PhoneAudioDevice> {
+    return this.#active;
+  }
+
+  async set(deviceIds: readonly string[]): Promise<void> {
+    await this.choices.attempt(`${this.name}.set(${deviceIds.join(',')})`);
+    // The SDKs' own refusals (official SDK's wording).
+    if (!this.audio.isOutputSelectionSupported) {
+      throw new Error('This browser does not support audio output selection');
+    }
+    if (!deviceIds.length) throw new Error('Must specify at least one device to set');
+    const missing = deviceIds.filter((id) => !this.audio.availableOutputDevices.has(id));
+    if (missing.length) throw new Error(`Devices not found: ${missing.join(', ')}`);
+    this.#active = new Set(deviceIds.map((id) => this.audio.availableOutputDevices.get(id)!));
+  }
+
+  /**
+   * After the output list changed: drops the active devices that are gone and, as both SDKs
+   * do, makes the fallback device active when none is left. Returns the dropped devices.
+   */
+  refresh(): PhoneAudioDevice[] {
+    const available = this.audio.availableOutputDevices;
+    const lost = [...this.#active].filter((d) => !available.has(d.deviceId));
+    const kept = [...this.#active].flatMap((d) => available.get(d.deviceId) ?? []);
+    const fallback = this.audio.isOutputSelectionSupported ? fallbackDevice(available) : null;
+    this.#active = new Set(kept.length || !fallback ? kept : [fallback]);
+    return lost;
+  }
+}
+
+/**
+ * A fake {@link PhoneAudio}: device lists a test sets, plugs and unplugs (each change emits
+ * `deviceChange`, with the lost devices that were in use, after falling back to the default
+ * device as the SDKs do), the choices made (`invocations`), and a refusal for the next choice.
+ */
+export class FakeAudio implements PhoneAudio {
+  readonly availableInputDevices = new Map<string, PhoneAudioDevice>();
+  readonly availableOutputDevices = new Map<string, PhoneAudioDevice>();
+  readonly speakerDevices: FakeOutputDevices;
+  readonly ringtoneDevices: FakeOutputDevices;
+  readonly isOutputSelectionSupported: boolean;
+  readonly #choices = new FakeAudioChoices();
+  readonly #events = new TypedEmitter<PhoneAudioEvents>();
+  #inputDevice: PhoneAudioDevice | null = null;
+
+  /** `outputSelection: false` plays a browser without `setSinkId`. */
+  constructor(
+    devices: FakeAudioDevices = FAKE_AUDIO_DEVICES,
+    options: { outputSelection?: boolean } = {},
+  ) {
+    this.isOutputSelectionSupported = options.outputSelection ?? true;
+    this.speakerDevices = new FakeOutputDevices('speakerDevices', this, this.#choices);
+    this.ringtoneDevices = new FakeOutputDevices('ringtoneDevices', this, this.#choices);
+    this.#update(devices);
+  }
+
+  get inputDevice(): PhoneAudioDevice | null {
+    return this.#inputDevice;
+  }
+
+  /** Every choice the console made, in order (`setInputDevice(id)`, `speakerDevices.set(id)`…). */
+  get invocations(): readonly string[] {
+    return this.#choices.invocations;
+  }
+
+  async setInputDevice(deviceId: string): Promise<void> {
+    await this.#choices.attempt(`setInputDevice(${deviceId})`);
+    const device = this.availableInputDevices.get(deviceId);
+    if (!device) throw new Error(`Device not found: ${deviceId}`);
+    this.#inputDevice = device;
+  }
+
+  on<E extends PhoneAudioEventName>(event: E, listener: PhoneAudioEvents[E]): void {
+    this.#events.on(event, listener);
+  }
+
+  off<E extends PhoneAudioEventName>(event: E, listener: PhoneAudioEvents[E]): void {
+    this.#events.off(event, listener);
+  }
+
+  /** How many listeners the console left on `event`. */
+  listenerCount(event: PhoneAudioEventName): number {
+    return this.#events.listenerCount(event);
+  }
+
+  /** The next choice (of any kind) is refused with `error`, changing nothing. */
+  refuseNext(error: Error = new Error('Could not start audio source')): void {
+    this.#choices.refusal = error;
+  }
+
+  /**
+   * Holds the answers to the choices made from now on (a slow microphone) until the returned
+   * function is called; they then settle in the order they were made.
+   */
+  pauseChoices(): () => void {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    this.#choices.gate = gate;
+    return () => {
+      if (this.#choices.gate === gate) this.#choices.gate = null;
+      release();
+    };
+  }
+
+  /** The browser now lists exactly these devices (a kind left out keeps its list). */
+  setDevices(devices: FakeAudioDevices): void {
+    this.#events.emit('deviceChange', this.#update(devices));
+  }
+
+  /** Devices are plugged in (a headset: its microphone and its speaker), in one change. */
+  plug(devices: FakeAudioDevices): void {
+    this.setDevices({
+      inputs: [...this.availableInputDevices.values(), ...(devices.inputs ?? [])],
+      outputs: [...this.availableOutputDevices.values(), ...(devices.outputs ?? [])],
+    });
+  }
+
+  /** The devices with these ids (inputs or outputs) are unplugged, in one change. */
+  unplug(...deviceIds: string[]): void {
+    const kept = (list: ReadonlyMap<string, PhoneAudioDevice>) =>
+      [...list.values()].filter((d) => !deviceIds.includes(d.deviceId));
+    this.setDevices({
+      inputs: kept(this.availableInputDevices),
+      outputs: kept(this.availableOutputDevices),
+    });
+  }
+
+  /** Replaces the lists and falls back from lost devices in use; returns those (once each). */
+  #update(devices: FakeAudioDevices): PhoneAudioDevice[] {
+    const fill = (list: Map<string, PhoneAudioDevice>, next?: readonly PhoneAudioDevice[]) => {
+      if (!next) return;
+      list.clear();
+      for (const device of next) list.set(device.deviceId, device);
+    };
+    fill(this.availableInputDevices, devices.inputs);
+    fill(this.availableOutputDevices, devices.outputs);
+    const lost: PhoneAudioDevice[] = [];
+    const input = this.#inputDevice;
+    if (input) {
+      const listed = this.availableInputDevices.get(input.deviceId);
+      if (!listed) lost.push(input);
+      this.#inputDevice = listed ?? fallbackDevice(this.availableInputDevices);
+    }
+    for (const device of [...this.speakerDevices.refresh(), ...this.ringtoneDevices.refresh()]) {
+      if (!lost.some((d) => d.deviceId === device.deviceId)) lost.push(device);
+    }
+    return lost;
+  }
+}
+
 /** The registration state of a {@link FakeDevice}. */
 export type FakeDeviceState = 'unregistered' | 'registered' | 'destroyed';
 
@@ -176,12 +383,14 @@ export class FakeDevice implements PhoneDevice {
   readonly calls: FakeCall[] = [];
   /** The error the next `connect` rejects with, if set. */
   connectFailure: Error | null = null;
+  readonly audio: FakeAudio;
   readonly #events = new TypedEmitter<PhoneDeviceEvents>();
   #state: FakeDeviceState = 'unregistered';
   #nextCallSid = 1;
 
-  constructor(token: string) {
+  constructor(token: string, audio: FakeAudio = new FakeAudio()) {
     this.tokens = [token];
+    this.audio = audio;
   }
 
   get state(): FakeDeviceState {
@@ -275,13 +484,21 @@ export class FakeDevice implements PhoneDevice {
   }
 }
 
+/** Options of a {@link FakePhone}. */
+export interface FakePhoneOptions {
+  /** The audio of each new device (default: a {@link FakeAudio} of {@link FAKE_AUDIO_DEVICES}). */
+  readonly audio?: () => FakeAudio;
+}
+
 /** Hands out fake devices; pass `phone.factory` where a {@link PhoneFactory} is wanted. */
 export class FakePhone {
   /** Every device created, oldest first. */
   readonly devices: FakeDevice[] = [];
 
+  constructor(private readonly options: FakePhoneOptions = {}) {}
+
   readonly factory: PhoneFactory = (token) => {
-    const device = new FakeDevice(token);
+    const device = new FakeDevice(token, this.options.audio?.());
     this.devices.push(device);
     return device;
   };

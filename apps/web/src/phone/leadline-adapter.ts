@@ -1,7 +1,8 @@
 /**
  * The phone port over our SDK (`@leadline/softphone`), signalling to the page's own host
  * (`/signal`) with the product's sounds. Loaded lazily, as its own chunk, when `VOICE_SDK` is
- * `leadline` (the default).
+ * `leadline` (the default). The port's `audio` is the SDK's `device.audio` (`AudioHelper`),
+ * passed through (`adaptDevice` checks its shape).
  */
 import { Device } from '@leadline/softphone';
 import type { PhoneFactory } from './phone-port';

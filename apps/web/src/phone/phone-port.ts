@@ -104,8 +104,77 @@ export type PhoneDeviceEventName = keyof PhoneDeviceEvents;
  */
 export type PhoneConnectParams = Readonly<Record<string, string>>;
 
+/**
+ * An audio device as the browser lists it: `MediaDeviceInfo`'s id and label. Chromium lists the
+ * system's default device as an entry of its own, with the id `'default'`.
+ */
+export interface PhoneAudioDevice {
+  readonly deviceId: string;
+  /**
+   * The device's name: empty while the browser hides names (before the page may use the
+   * microphone); the official SDK fills in 'Unknown Audio Input Device 1' and the like.
+   */
+  readonly label: string;
+}
+
+/** Listener signatures of {@link PhoneAudio} events, by event name. */
+export interface PhoneAudioEvents {
+  /**
+   * The device lists changed (a headset plugged in or out, names revealed). `lostActiveDevices`
+   * were in use and are gone; the SDK has fallen back to the default device in their place.
+   */
+  deviceChange: (lostActiveDevices: readonly PhoneAudioDevice[]) => void;
+}
+
+/** The name of a {@link PhoneAudio} event. */
+export type PhoneAudioEventName = keyof PhoneAudioEvents;
+
+/**
+ * A set of active output devices (`OutputDeviceCollection` in the official SDK): the speaker
+ * devices (the call's audio and the sounds other than the ringtone) or the ringtone devices.
+ */
+export interface PhoneOutputDevices {
+  /** The active devices (both SDKs start with the default device when output selection works). */
+  get(): ReadonlySet<PhoneAudioDevice>;
+  /**
+   * Makes these devices (by id) the active ones, for a call in progress too. Rejects, changing
+   * nothing, for an unknown id or when output selection is not supported.
+   */
+  set(deviceIds: readonly string[]): Promise<void>;
+}
+
+/**
+ * The device's audio helper (`device.audio`, `AudioHelper` in the official SDK): the audio
+ * devices the browser has, the microphone in use, and where sound plays. The lists are the
+ * SDK's own (read them when needed; they change in place before `deviceChange`).
+ */
+export interface PhoneAudio {
+  /** Microphones by id (spec section 3, "Audio settings": the input device list). */
+  readonly availableInputDevices: ReadonlyMap<string, PhoneAudioDevice>;
+  /** Speakers by id (the output device list); empty where the browser cannot list them. */
+  readonly availableOutputDevices: ReadonlyMap<string, PhoneAudioDevice>;
+  /** The microphone chosen with {@link setInputDevice}; `null`: the browser's default one. */
+  readonly inputDevice: PhoneAudioDevice | null;
+  /**
+   * Uses this microphone (by id) from now on, for a call in progress too (its track is
+   * replaced; the call stays up). Rejects, changing nothing, for an unknown id or when the
+   * microphone cannot be opened.
+   */
+  setInputDevice(deviceId: string): Promise<void>;
+  /** Where the call's audio and the sounds other than the ringtone play. */
+  readonly speakerDevices: PhoneOutputDevices;
+  /** Where the incoming ringtone plays. */
+  readonly ringtoneDevices: PhoneOutputDevices;
+  /** Whether output devices can be chosen (`HTMLMediaElement.setSinkId`; not in every browser). */
+  readonly isOutputSelectionSupported: boolean;
+  on<E extends PhoneAudioEventName>(event: E, listener: PhoneAudioEvents[E]): void;
+  off<E extends PhoneAudioEventName>(event: E, listener: PhoneAudioEvents[E]): void;
+}
+
 /** The softphone device (`Device` in the official SDK). */
 export interface PhoneDevice {
+  /** The audio helper: device lists, microphone, speaker and ringtone devices. */
+  readonly audio: PhoneAudio;
   /** Registers for incoming calls; rejects if registration fails. */
   register(): Promise<void>;
   /**

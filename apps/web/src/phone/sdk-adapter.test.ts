@@ -1,5 +1,8 @@
 import { EventEmitter } from 'node:events';
+import { Device as LeadlineDevice, type Platform } from '@leadline/softphone';
+import type { AudioHelper, OutputDeviceCollection } from '@twilio/voice-sdk';
 import { describe, expect, it, vi } from 'vitest';
+import type { PhoneAudioDevice } from './phone-port';
 import { adaptDevice } from './sdk-adapter';
 
 /** An SDK call shaped like both SDKs' (Node-style emitter, as the official SDK's). */
@@ -26,6 +29,9 @@ class SdkCall extends EventEmitter {
 }
 
 class SdkDevice extends EventEmitter {
+  constructor(public audio: TwilioAudioStandIn | null = new TwilioAudioStandIn()) {
+    super();
+  }
   register = vi.fn(() => Promise.resolve());
   updateToken = vi.fn();
   destroy = vi.fn();
@@ -89,5 +95,181 @@ describe('the phone port over an SDK', () => {
     device.destroy();
     expect(sdk.updateToken).toHaveBeenCalledWith('t2');
     expect(sdk.destroy).toHaveBeenCalled();
+  });
+});
+
+/** A browser's `MediaDeviceInfo`. */
+const deviceInfo = (kind: MediaDeviceKind, deviceId: string, label: string): MediaDeviceInfo => ({
+  kind,
+  deviceId,
+  label,
+  groupId: 'g',
+  toJSON: () => ({}),
+});
+
+/** An output device collection shaped like the official SDK's (`OutputDeviceCollection`). */
+class TwilioOutputsStandIn implements Pick<OutputDeviceCollection, 'get' | 'set'> {
+  readonly active = new Set<MediaDeviceInfo>();
+  readonly sets: (string | string[])[] = [];
+  refusal: Error | null = null;
+  constructor(private readonly available: Map<string, MediaDeviceInfo>) {}
+  get(): Set<MediaDeviceInfo> {
+    return this.active;
+  }
+  async set(deviceIdOrIds: string | string[]): Promise<void> {
+    this.sets.push(deviceIdOrIds);
+    if (this.refusal) throw this.refusal;
+    const ids = Array.isArray(deviceIdOrIds) ? deviceIdOrIds : [deviceIdOrIds];
+    this.active.clear();
+    for (const id of ids) this.active.add(this.available.get(id)!);
+  }
+}
+
+type TwilioAudioPart =
+  | 'availableInputDevices'
+  | 'availableOutputDevices'
+  | 'inputDevice'
+  | 'isOutputSelectionSupported'
+  | 'setInputDevice';
+
+/** `device.audio` shaped like the official SDK's (`AudioHelper`: a Node emitter with Maps). */
+class TwilioAudioStandIn extends EventEmitter implements Pick<AudioHelper, TwilioAudioPart> {
+  availableInputDevices = new Map([
+    ['default', deviceInfo('audioinput', 'default', 'Default - Built-in')],
+    ['usb-mic', deviceInfo('audioinput', 'usb-mic', 'USB Headset')],
+  ]);
+  availableOutputDevices = new Map([
+    ['default', deviceInfo('audiooutput', 'default', 'Default - Speakers')],
+    ['usb-out', deviceInfo('audiooutput', 'usb-out', 'USB Headset')],
+  ]);
+  isOutputSelectionSupported = true;
+  speakerDevices = new TwilioOutputsStandIn(this.availableOutputDevices);
+  ringtoneDevices = new TwilioOutputsStandIn(this.availableOutputDevices);
+  #input: MediaDeviceInfo | null = null;
+  get inputDevice(): MediaDeviceInfo | null {
+    return this.#input;
+  }
+  setInputDevice = vi.fn(async (deviceId: string) => {
+    const device = this.availableInputDevices.get(deviceId);
+    if (!device) throw new Error(`Device not found: ${deviceId}`);
+    this.#input = device;
+  });
+}
+
+/** `navigator.mediaDevices` of a browser whose devices the test changes. */
+class MediaDevicesStandIn {
+  readonly #listeners = new Set<() => void>();
+  constructor(public devices: MediaDeviceInfo[]) {}
+  async enumerateDevices(): Promise<MediaDeviceInfo[]> {
+    return [...this.devices];
+  }
+  addEventListener(_type: 'devicechange', listener: () => void): void {
+    this.#listeners.add(listener);
+  }
+  removeEventListener(_type: 'devicechange', listener: () => void): void {
+    this.#listeners.delete(listener);
+  }
+  /** The browser reports a device change. */
+  change(devices: MediaDeviceInfo[]): void {
+    this.devices = devices;
+    for (const listener of this.#listeners) listener();
+  }
+}
+
+describe('the phone port over an SDK: device.audio', () => {
+  it('passes the official SDK-shaped helper through: lists, microphone, outputs, deviceChange', async () => {
+    const helper = new TwilioAudioStandIn();
+    const { audio } = adaptDevice(new SdkDevice(helper));
+    expect([...audio.availableInputDevices.keys()]).toEqual(['default', 'usb-mic']);
+    expect(audio.availableOutputDevices.get('usb-out')?.label).toBe('USB Headset');
+    expect(audio.isOutputSelectionSupported).toBe(true);
+    expect(audio.inputDevice).toBeNull();
+
+    await audio.setInputDevice('usb-mic');
+    expect(helper.setInputDevice).toHaveBeenCalledWith('usb-mic');
+    expect(audio.inputDevice?.deviceId).toBe('usb-mic');
+    await expect(audio.setInputDevice('gone')).rejects.toThrow('Device not found: gone');
+
+    await audio.speakerDevices.set(['usb-out']);
+    await audio.ringtoneDevices.set(['default']);
+    expect(helper.speakerDevices.sets).toEqual([['usb-out']]);
+    expect(helper.ringtoneDevices.sets).toEqual([['default']]);
+    expect([...audio.speakerDevices.get()].map((d) => d.deviceId)).toEqual(['usb-out']);
+    expect([...audio.ringtoneDevices.get()].map((d) => d.deviceId)).toEqual(['default']);
+    const refusal = new Error('setSinkId failed');
+    helper.ringtoneDevices.refusal = refusal;
+    await expect(audio.ringtoneDevices.set(['usb-out'])).rejects.toBe(refusal);
+
+    const changes: (readonly PhoneAudioDevice[])[] = [];
+    const listener = (lost: readonly PhoneAudioDevice[]) => changes.push(lost);
+    audio.on('deviceChange', listener);
+    const lost = helper.availableInputDevices.get('usb-mic')!;
+    helper.emit('deviceChange', [lost]);
+    expect(changes).toEqual([[lost]]);
+    audio.off('deviceChange', listener);
+    expect(helper.listenerCount('deviceChange')).toBe(0);
+  });
+
+  it('once the official SDK dropped its helper (destroyed), lists nothing and refuses choices', async () => {
+    const { audio } = adaptDevice(new SdkDevice(null));
+    expect(audio.availableInputDevices.size).toBe(0);
+    expect(audio.availableOutputDevices.size).toBe(0);
+    expect(audio.inputDevice).toBeNull();
+    expect(audio.isOutputSelectionSupported).toBe(false);
+    expect(audio.speakerDevices.get().size).toBe(0);
+    await expect(audio.setInputDevice('usb-mic')).rejects.toThrow('no audio helper');
+    await expect(audio.speakerDevices.set(['usb-out'])).rejects.toThrow('no audio helper');
+    audio.on('deviceChange', () => undefined);
+  });
+
+  it("passes our SDK's real helper through (a Device over a minimal browser)", async () => {
+    const mediaDevices = new MediaDevicesStandIn([
+      deviceInfo('audioinput', 'default', 'Default - Built-in'),
+      deviceInfo('audioinput', 'usb-mic', 'USB Headset'),
+      deviceInfo('audiooutput', 'default', 'Default - Speakers'),
+      deviceInfo('audiooutput', 'usb-out', 'USB Headset'),
+    ]);
+    const opened: MediaStreamConstraints[] = [];
+    const browser: Partial<Platform> = {
+      userAgent: 'jsdom',
+      webRtc: true,
+      canSetSinkId: true,
+      mediaDevices,
+      getUserMedia: async (constraints) => {
+        opened.push(constraints);
+        const track = { kind: 'audio', enabled: true, stop: () => undefined };
+        return {
+          getAudioTracks: () => [track],
+          getTracks: () => [track],
+        } as unknown as MediaStream;
+      },
+    };
+    const { audio } = adaptDevice(new LeadlineDevice('token', { platform: browser as Platform }));
+    const changes: (readonly PhoneAudioDevice[])[] = [];
+    audio.on('deviceChange', (lost) => changes.push(lost));
+    // The SDK lists the devices as it is made; the first listing is a change.
+    await vi.waitFor(() => expect(audio.availableInputDevices.size).toBe(2));
+    await vi.waitFor(() => expect(changes).toHaveLength(1));
+    expect(audio.availableOutputDevices.get('usb-out')?.label).toBe('USB Headset');
+    expect(audio.isOutputSelectionSupported).toBe(true);
+    expect([...audio.speakerDevices.get()].map((d) => d.deviceId)).toEqual(['default']);
+
+    await audio.setInputDevice('usb-mic');
+    expect(opened).toEqual([{ audio: { deviceId: { exact: 'usb-mic' } } }]);
+    expect(audio.inputDevice?.deviceId).toBe('usb-mic');
+    await expect(audio.setInputDevice('gone')).rejects.toThrow('Device not found: gone');
+    await audio.speakerDevices.set(['usb-out']);
+    await audio.ringtoneDevices.set(['usb-out']);
+    expect([...audio.speakerDevices.get()].map((d) => d.deviceId)).toEqual(['usb-out']);
+    expect([...audio.ringtoneDevices.get()].map((d) => d.deviceId)).toEqual(['usb-out']);
+    await expect(audio.speakerDevices.set(['gone'])).rejects.toThrow('Devices not found: gone');
+
+    // The headset is unplugged: the lost devices in use are reported, the SDK falls back.
+    mediaDevices.change(mediaDevices.devices.filter((d) => !d.deviceId.startsWith('usb')));
+    await vi.waitFor(() => expect(changes).toHaveLength(2));
+    expect(changes[1]!.map((d) => d.deviceId)).toEqual(['usb-mic', 'usb-out']);
+    expect([...audio.availableInputDevices.keys()]).toEqual(['default']);
+    expect([...audio.speakerDevices.get()].map((d) => d.deviceId)).toEqual(['default']);
+    await vi.waitFor(() => expect(audio.inputDevice?.deviceId).toBe('default'));
   });
 });

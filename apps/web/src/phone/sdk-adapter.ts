@@ -2,9 +2,14 @@
  * The phone port over an SDK with the official Voice SDK's surface: ours (`@leadline/softphone`)
  * and the official `@twilio/voice-sdk` share it, so one pass-through serves both. It only hands
  * listeners the port's call objects instead of the SDK's (one wrapper per call) and unsubscribes
- * through the SDK's `off`.
+ * through the SDK's `off`. `device.audio` passes through as it is (the official SDK drops it when
+ * the device is destroyed; the port's audio then lists nothing and refuses every choice).
  */
 import type {
+  PhoneAudio,
+  PhoneAudioDevice,
+  PhoneAudioEventName,
+  PhoneAudioEvents,
   PhoneCall,
   PhoneCallEventName,
   PhoneCallEvents,
@@ -14,6 +19,7 @@ import type {
   PhoneDevice,
   PhoneDeviceEventName,
   PhoneDeviceEvents,
+  PhoneOutputDevices,
 } from './phone-port';
 
 type AnyListener = (...args: never[]) => void;
@@ -37,33 +43,66 @@ export interface SdkCall extends SdkEmitter {
   status(): string;
 }
 
+/** The part of an SDK `OutputDeviceCollection` (`speakerDevices`, `ringtoneDevices`) used. */
+export interface SdkOutputDevices {
+  get(): ReadonlySet<PhoneAudioDevice>;
+  set(deviceIds: string[]): Promise<void>;
+}
+
+/**
+ * The part of an SDK `AudioHelper` (`device.audio`) the port uses, besides its emitter (typed
+ * per event by each SDK, like the device's; see {@link adaptDevice}).
+ */
+export interface SdkAudioHelper {
+  readonly availableInputDevices: ReadonlyMap<string, PhoneAudioDevice>;
+  readonly availableOutputDevices: ReadonlyMap<string, PhoneAudioDevice>;
+  readonly inputDevice: PhoneAudioDevice | null;
+  readonly isOutputSelectionSupported: boolean;
+  readonly speakerDevices: SdkOutputDevices;
+  readonly ringtoneDevices: SdkOutputDevices;
+  setInputDevice(deviceId: string): Promise<void>;
+}
+
 /** The part of an SDK `Device` the port uses. */
 export interface SdkDevice<C extends SdkCall = SdkCall> extends SdkEmitter {
+  /** The official SDK's is `null` once the device is destroyed. */
+  readonly audio: (SdkAudioHelper & SdkEmitter) | null;
   register(): Promise<void>;
   connect(options: { params: Record<string, string> }): Promise<C>;
   updateToken(token: string): void;
   destroy(): void;
 }
 
-/** The SDK-side listener of each port listener, per event, so `off` finds it. */
-class Subscriptions {
-  readonly #forwards = new Map<string, Map<unknown, AnyListener>>();
+/** An SDK-side listener and the emitter it was added to. */
+interface Forward {
+  readonly target: SdkEmitter;
+  readonly forward: AnyListener;
+}
 
-  constructor(private readonly target: SdkEmitter) {}
+/**
+ * The SDK-side listener of each port listener, per event, so `off` finds it (on the emitter it
+ * was added to). `target` gives the SDK emitter, or null when there is none (nothing to hear).
+ */
+class Subscriptions {
+  readonly #forwards = new Map<string, Map<unknown, Forward>>();
+
+  constructor(private readonly target: () => SdkEmitter | null) {}
 
   add(event: string, listener: unknown, forward: AnyListener): void {
-    let byListener = this.#forwards.get(event);
-    if (!byListener) this.#forwards.set(event, (byListener = new Map<unknown, AnyListener>()));
     this.remove(event, listener);
-    byListener.set(listener, forward);
-    this.target.on(event, forward);
+    const target = this.target();
+    if (!target) return;
+    let byListener = this.#forwards.get(event);
+    if (!byListener) this.#forwards.set(event, (byListener = new Map<unknown, Forward>()));
+    byListener.set(listener, { target, forward });
+    target.on(event, forward);
   }
 
   remove(event: string, listener: unknown): void {
     const byListener = this.#forwards.get(event);
-    const forward = byListener?.get(listener);
-    if (!forward) return;
-    this.target.off(event, forward);
+    const added = byListener?.get(listener);
+    if (!added) return;
+    added.target.off(event, added.forward);
     byListener!.delete(listener);
   }
 }
@@ -88,7 +127,7 @@ class AdaptedCall implements PhoneCall {
   readonly #subscriptions: Subscriptions;
 
   constructor(private readonly call: SdkCall) {
-    this.#subscriptions = new Subscriptions(call);
+    this.#subscriptions = new Subscriptions(() => call);
   }
 
   get parameters(): PhoneCallParameters {
@@ -132,11 +171,74 @@ class AdaptedCall implements PhoneCall {
   }
 }
 
+/** Why the port's audio refuses a choice once the SDK has no audio helper. */
+const NO_AUDIO_HELPER = 'The phone has no audio helper (the device was destroyed)';
+
+const NO_DEVICES: ReadonlyMap<string, PhoneAudioDevice> = new Map();
+const NO_OUTPUTS: ReadonlySet<PhoneAudioDevice> = new Set();
+
+/** The port's view of an SDK's output device collection (read through the helper each time). */
+class AdaptedOutputDevices implements PhoneOutputDevices {
+  constructor(private readonly collection: () => SdkOutputDevices | null) {}
+
+  get(): ReadonlySet<PhoneAudioDevice> {
+    return this.collection()?.get() ?? NO_OUTPUTS;
+  }
+
+  async set(deviceIds: readonly string[]): Promise<void> {
+    const collection = this.collection();
+    if (!collection) throw new Error(NO_AUDIO_HELPER);
+    await collection.set([...deviceIds]);
+  }
+}
+
+/** The port's view of the SDK device's audio helper (`device.audio`, read each time). */
+class AdaptedAudio implements PhoneAudio {
+  readonly speakerDevices: PhoneOutputDevices;
+  readonly ringtoneDevices: PhoneOutputDevices;
+  readonly #subscriptions: Subscriptions;
+
+  constructor(private readonly helper: () => (SdkAudioHelper & SdkEmitter) | null) {
+    this.#subscriptions = new Subscriptions(helper);
+    this.speakerDevices = new AdaptedOutputDevices(() => helper()?.speakerDevices ?? null);
+    this.ringtoneDevices = new AdaptedOutputDevices(() => helper()?.ringtoneDevices ?? null);
+  }
+
+  get availableInputDevices(): ReadonlyMap<string, PhoneAudioDevice> {
+    return this.helper()?.availableInputDevices ?? NO_DEVICES;
+  }
+  get availableOutputDevices(): ReadonlyMap<string, PhoneAudioDevice> {
+    return this.helper()?.availableOutputDevices ?? NO_DEVICES;
+  }
+  get inputDevice(): PhoneAudioDevice | null {
+    return this.helper()?.inputDevice ?? null;
+  }
+  get isOutputSelectionSupported(): boolean {
+    return this.helper()?.isOutputSelectionSupported ?? false;
+  }
+
+  async setInputDevice(deviceId: string): Promise<void> {
+    const helper = this.helper();
+    if (!helper) throw new Error(NO_AUDIO_HELPER);
+    await helper.setInputDevice(deviceId);
+  }
+
+  on<E extends PhoneAudioEventName>(event: E, listener: PhoneAudioEvents[E]): void {
+    this.#subscriptions.add(event, listener, listener);
+  }
+
+  off<E extends PhoneAudioEventName>(event: E, listener: PhoneAudioEvents[E]): void {
+    this.#subscriptions.remove(event, listener);
+  }
+}
+
 class AdaptedDevice implements PhoneDevice {
+  readonly audio: PhoneAudio;
   readonly #subscriptions: Subscriptions;
 
   constructor(private readonly device: SdkDevice) {
-    this.#subscriptions = new Subscriptions(device);
+    this.#subscriptions = new Subscriptions(() => device);
+    this.audio = new AdaptedAudio(() => device.audio);
   }
 
   register(): Promise<void> {
@@ -166,8 +268,8 @@ class AdaptedDevice implements PhoneDevice {
 /**
  * The phone port over an SDK device. Both SDKs type their emitters per event name, which no
  * one structural type can state for both; the adapter forwards whatever each event carries, so
- * it takes the device as the common shape.
+ * it takes the device as the common shape; the rest of its audio helper is checked here.
  */
-export function adaptDevice(device: object): PhoneDevice {
+export function adaptDevice(device: { readonly audio: SdkAudioHelper | null }): PhoneDevice {
   return new AdaptedDevice(device as SdkDevice);
 }

@@ -7,6 +7,10 @@
  * no insights upload (`publishEvents: false`; it sets no ICE servers of its own), the product's own
  * sounds (otherwise it fetches them from a CDN), and `maxCallSignalingTimeoutMs` so that a call
  * survives a dropped signalling socket (off by default in the official SDK).
+ *
+ * The port's `audio` is the official `device.audio` (`AudioHelper`), passed through
+ * (`adaptDevice` checks its shape). It names devices whose label the browser hides itself
+ * ('Unknown Audio Input Device 1'), and is `null` once the device is destroyed.
  */
 import { Call, Device } from '@twilio/voice-sdk';
 import { SIGNALING_RECONNECT_WINDOW_MS } from '../constants';

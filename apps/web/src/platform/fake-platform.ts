@@ -3,6 +3,7 @@
  * alerts, reloads and log lines, and a switchable network status. Tests advance time with
  * `clock.tick(ms)`; nothing here touches real timers.
  */
+import { MemoryKeyValueStorage } from './key-value-storage';
 import type {
   Clock,
   FetchLike,
@@ -123,6 +124,7 @@ export interface FakePlatform extends Platform {
   readonly reloadCount: number;
   /** Every text copied to the clipboard, in order. */
   readonly copied: string[];
+  readonly storage: MemoryKeyValueStorage;
 }
 
 /** Options of {@link createFakePlatform}. */
@@ -161,6 +163,7 @@ export function createFakePlatform(
       reloadCount += 1;
     },
     copied,
+    storage: new MemoryKeyValueStorage(),
     copyText: (text) => {
       copied.push(text);
       return Promise.resolve();

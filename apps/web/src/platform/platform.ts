@@ -3,6 +3,7 @@
  * network status, alert, reload, logging, the launch address). Logic receives a {@link Platform}; only
  * {@link browserPlatform} touches the globals.
  */
+import { browserKeyValueStorage, type KeyValueStorage } from './key-value-storage';
 
 /** An opaque handle of a scheduled timer. */
 export type TimerHandle = number;
@@ -51,6 +52,8 @@ export interface Platform {
   reload(): void;
   /** `navigator.clipboard.writeText` (Copy Error Logs). */
   copyText(text: string): Promise<void>;
+  /** What this browser remembers (`localStorage`): the chosen audio devices. */
+  readonly storage: KeyValueStorage;
 }
 
 /** The real browser platform. */
@@ -83,5 +86,6 @@ export function browserPlatform(win: Window = window): Platform {
     alert: (message) => win.alert(message),
     reload: () => win.location.reload(),
     copyText: (text) => win.navigator.clipboard.writeText(text),
+    storage: browserKeyValueStorage(win),
   };
 }

@@ -117,6 +117,36 @@ describe('the Settings panel', () => {
     expect(lines.at(-1)).toContain(`error ${ERROR_LOG_MAX_LINES + 5}`);
   });
 
+  it('lists the microphones, speakers and ringers; a choice applies at once and is remembered', async () => {
+    const { user, panel, phone, platform } = await openSettings();
+    const microphone = within(panel).getByRole('combobox', { name: 'Microphone' });
+    expect(within(panel).getByRole('combobox', { name: 'Speaker' })).toBeEnabled();
+    expect(within(panel).getByRole('combobox', { name: 'Ringer' })).toBeEnabled();
+    await user.selectOptions(microphone, 'Built-in Microphone');
+    await waitFor(() => expect(phone.device.audio.inputDevice?.deviceId).toBe('built-in-mic'));
+    expect(platform.storage.get('leadline.audio.input')).toBe('built-in-mic');
+  });
+
+  it('the remembered devices are applied when the phone registers, and again when plugged back in', async () => {
+    const server = new FakeApi([{ user: demoUser(), password: 'pw' }]).signIn();
+    const platform = createFakePlatform(server.fetch);
+    platform.storage.set('leadline.audio.input', 'headset-mic');
+    platform.storage.set('leadline.audio.speaker', 'built-in-speakers');
+    const phone = new FakePhone();
+    render(
+      <App phoneFactory={phone.factory} platform={platform} queryClient={createQueryClient()} />,
+    );
+    expect(await screen.findByText('Phone ready')).toBeVisible();
+    const audio = phone.device.audio;
+    // The speaker is listed and applied; the headset is not plugged in yet.
+    await waitFor(() =>
+      expect([...audio.speakerDevices.get()].map((d) => d.deviceId)).toEqual(['built-in-speakers']),
+    );
+    expect(audio.inputDevice?.deviceId ?? 'default').toBe('default');
+    act(() => audio.plug({ inputs: [{ deviceId: 'headset-mic', label: 'USB Headset' }] }));
+    await waitFor(() => expect(audio.inputDevice?.deviceId).toBe('headset-mic'));
+  });
+
   it('Update reloads the console', async () => {
     const { user, panel, platform } = await openSettings();
     await user.click(within(panel).getByRole('button', { name: 'Update' }));

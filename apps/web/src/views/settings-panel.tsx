@@ -1,5 +1,6 @@
 /**
- * The Settings panel (spec section 2): Auto Accept ON/OFF for users with app-autoaccept (stored
+ * The Settings panel (spec section 2): the Microphone, Speaker and Ringer selectors
+ * (audio-device-settings.tsx; applied at once, also mid-call, remembered per browser), Auto Accept ON/OFF for users with app-autoaccept (stored
  * on the server: the next lead rings with it), the version label, Copy Error Logs (only when
  * there are logs; the timestamped log to the clipboard and the alert 'Copied error logs to
  * clipboard!'), and Update (reloads the console to pick up a new version).
@@ -12,6 +13,7 @@ import { APP_VERSION, COPIED_LOGS_ALERT, PERMISSION_AUTOACCEPT } from '../consta
 import { errorMessage } from '../errors';
 import { useServices } from '../services';
 import { ErrorBanner } from './action-button';
+import { AudioDeviceSettings } from './audio-device-settings';
 import { PanelHead, closeOnEscape } from './panel-head';
 
 /** Props of {@link SettingsPanel}. */
@@ -39,6 +41,7 @@ export function SettingsPanel({ user, id, onClose }: SettingsPanelProps) {
       onKeyDown={closeOnEscape(onClose)}
     >
       <PanelHead titleId={titleId} title="Settings" onClose={onClose} />
+      <AudioDeviceSettings audio={controller.audio} storage={platform.storage} />
       {user.permissions.includes(PERMISSION_AUTOACCEPT) && <AutoAcceptSwitch user={user} />}
       <ErrorBanner message={copy.error ? `Copying failed: ${errorMessage(copy.error)}` : null} />
       <div className="settings-actions">
