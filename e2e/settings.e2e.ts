@@ -1,0 +1,107 @@
+/**
+ * The Settings panel through the started product (agent1, who has app-autoaccept): the audio
+ * device selectors list Chromium's fake devices; Auto Accept ON makes the next lead connect
+ * without a click (and the lead is heard); OFF again rings as usual. Screenshots at 360 and
+ * 1280 px with no serious or critical axe-core violation.
+ */
+import { request, type APIRequestContext, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import {
+  captureRemoteAudio,
+  launchChromium,
+  loopbackOnlyContext,
+  toneWav,
+} from './support/browser';
+import { logInToConsole, recordResultAndFinish, screenshotsAtBothWidths } from './support/console';
+import { seriousViolations } from './support/page-checks';
+import { startProduct, type Product } from './support/product';
+import { heardTones, remoteToneLevels } from './support/remote-tones';
+
+const LEAD_HZ = 440;
+const AGENT_HZ = 1000;
+
+let product: Product;
+let browser: Browser;
+let http: APIRequestContext;
+
+beforeAll(async () => {
+  product = await startProduct();
+  browser = await launchChromium(await toneWav(AGENT_HZ));
+  http = await request.newContext();
+});
+
+afterAll(async () => {
+  await http?.dispose();
+  await browser?.close();
+  await product?.stop();
+});
+
+async function agentConsole(): Promise<Page> {
+  const { context } = await loopbackOnlyContext(browser);
+  const page = await context.newPage();
+  await captureRemoteAudio(page);
+  await logInToConsole(page, product.url, 'agent1@example.com');
+  return page;
+}
+
+async function openSettings(page: Page) {
+  await page
+    .getByRole('navigation', { name: 'Console' })
+    .getByRole('button', { name: 'Settings' })
+    .click();
+  return page.getByRole('region', { name: 'Settings' });
+}
+
+async function postLead(phone: string): Promise<void> {
+  const posted = await http.post(`${product.url}/api/v1/leads`, {
+    headers: { authorization: 'Bearer demo-api-key' },
+    data: { fname: 'Auto', lname: 'Lead', phone_number: phone },
+  });
+  expect(posted.status()).toBe(201);
+}
+
+it('lists the fake audio devices; Auto Accept ON connects the next lead without a click', async () => {
+  const page = await agentConsole();
+  const settings = await openSettings(page);
+  const microphone = settings.getByRole('combobox', { name: 'Microphone' });
+  // Chromium's fake devices: the default and two more inputs (labels once the page may use the
+  // microphone; the registered softphone asked for it).
+  await expect
+    .poll(() => microphone.locator('option').allTextContents(), { timeout: 15_000 })
+    .toEqual(expect.arrayContaining(['Fake Audio Input 1', 'Fake Audio Input 2']));
+  const toggle = settings.getByRole('switch', { name: 'Auto Accept' });
+  expect(await toggle.getAttribute('aria-checked')).toBe('false');
+  await screenshotsAtBothWidths(page, product.dataDir, 'settings');
+  expect(await seriousViolations(page)).toEqual([]);
+
+  await toggle.click();
+  await expect.poll(() => toggle.getAttribute('aria-checked')).toBe('true');
+  await settings.getByRole('button', { name: 'Close' }).click();
+
+  await postLead('+15550100091');
+  // On the call without a click, hearing the lead.
+  await expect
+    .poll(() => page.getByRole('region', { name: 'On call' }).isVisible(), { timeout: 15_000 })
+    .toBe(true);
+  await expect
+    .poll(async () => heardTones(await remoteToneLevels(page, [LEAD_HZ, AGENT_HZ])), {
+      timeout: 20_000,
+    })
+    .toEqual([LEAD_HZ]);
+  await page.getByRole('button', { name: /^Hang Up/ }).click();
+  await recordResultAndFinish(page, 'Remove');
+
+  // OFF again: the next lead rings and waits for Accept.
+  const again = await openSettings(page);
+  await again.getByRole('switch', { name: 'Auto Accept' }).click();
+  await expect
+    .poll(() => again.getByRole('switch', { name: 'Auto Accept' }).getAttribute('aria-checked'))
+    .toBe('false');
+  await again.getByRole('button', { name: 'Close' }).click();
+  await postLead('+15550100092');
+  await expect
+    .poll(() => page.getByRole('button', { name: /^Accept/ }).isVisible(), { timeout: 15_000 })
+    .toBe(true);
+  expect(await page.getByRole('region', { name: 'On call' }).isVisible()).toBe(false);
+  await page.context().close();
+}, 120_000);
