@@ -181,6 +181,11 @@ export class ApiClient {
     await this.#json('POST', WRITE_PATHS.disposition(callId), { status });
   }
 
+  /** `POST /twilio/debug/webrtc`: a hung-up connection did not close (spec section 7). */
+  async reportUnclosedConnection(body: { user: number; conn_status: string }): Promise<void> {
+    await this.#json('POST', '/twilio/debug/webrtc', body);
+  }
+
   /** `PUT /api/v1/user/settings`: Auto Accept on or off (app-autoaccept); answers the new value. */
   async setAutoaccept(autoaccept: boolean): Promise<boolean> {
     const answer = await this.#json<{ autoaccept?: boolean }>('PUT', '/api/v1/user/settings', {

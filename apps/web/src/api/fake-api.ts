@@ -7,6 +7,7 @@
 import {
   ConferenceBody,
   ConferenceLeadBody,
+  DebugWebrtcBody,
   Disposition2Body,
   DispositionBody,
   RetryCallBody,
@@ -358,6 +359,11 @@ export class FakeApi {
       const parsed = RetryCallBody.safeParse(body);
       if (!parsed.success) return json(422, { error: parsed.error.issues[0]?.message });
       return json(200, { success: true, call: { id: 9500, status: 'ringing', agent_id: user.id } });
+    }
+    if (method === 'POST' && path === '/twilio/debug/webrtc') {
+      const parsed = DebugWebrtcBody.safeParse(body);
+      if (!parsed.success) return json(422, { error: parsed.error.issues[0]?.message });
+      return json(200, { success: true });
     }
     if (method === 'PUT' && path === '/api/v1/user/settings') {
       if (!user.permissions.includes('app-autoaccept')) {

@@ -96,6 +96,38 @@ describe('ConsoleController: the softphone', () => {
     expect(platform.logs.at(-1)?.message).toContain('(31205)');
   });
 
+  it('an account exempt from token re-fetch keeps its token on unregistered and tokenWillExpire', async () => {
+    const { phone, server, controller } = await setup({ settings: { no_token_refetch: true } });
+    phone.device.warnTokenExpiry();
+    phone.device.dropRegistration();
+    // Registers again with the token it has.
+    await vi.waitFor(() => expect(controller.getSnapshot().phone).toBe('ready'));
+    expect(server.requestsTo('GET', '/api/v1/twilio/token2')).toHaveLength(1);
+    expect(phone.device.tokens).toEqual(['fake-token-1']);
+  });
+
+  it('a hung-up connection that does not close is reported to the server', async () => {
+    const { controller, server, ring } = await setup();
+    const call = await ring();
+    controller.accept();
+    call.disconnectFails = true;
+    controller.hangUp();
+    await vi.waitFor(() =>
+      expect(server.requestsTo('POST', '/twilio/debug/webrtc').map((r) => r.body)).toEqual([
+        { user: 7, conn_status: 'open' },
+      ]),
+    );
+  });
+
+  it('a connection that closes on hang-up is not reported', async () => {
+    const { controller, server, ring } = await setup();
+    await ring();
+    controller.accept();
+    controller.hangUp();
+    await controller.dispose('contacted');
+    expect(server.requestsTo('POST', '/twilio/debug/webrtc')).toEqual([]);
+  });
+
   it.each([31009, 31005])('ignores error %i entirely', async (code) => {
     const { phone, platform, controller, ring } = await setup();
     const call = await ring();

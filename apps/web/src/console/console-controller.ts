@@ -89,6 +89,11 @@ export interface ConsoleApi {
   getToken(first: boolean): Promise<string>;
   getCallUser(callUserId: number): Promise<CallUserResponse>;
   rejectCall(callId: number): Promise<void>;
+  /**
+   * `POST /twilio/debug/webrtc` (spec section 7): sent when the console hung up a call whose
+   * connection did not close, with the user and the connection's status.
+   */
+  reportUnclosedConnection(body: { user: number; conn_status: string }): Promise<void>;
   /** Retry: the server calls the lead again (`POST /api/v1/calls/twilio`); throws its `error`. */
   retryCall(body: RetryCallBody): Promise<void>;
   /** Check for lead (`POST /apps/webrtc/check`); throws with the server's `error` (no lead). */
@@ -585,10 +590,23 @@ export class ConsoleController implements ConsoleCommands {
     try {
       const status = call.status();
       if (status === 'pending') call.reject();
-      else if (status !== 'closed') call.disconnect();
+      else if (status !== 'closed') {
+        call.disconnect();
+        const after = call.status();
+        if (after !== 'closed') this.#reportUnclosed(after);
+      }
     } catch (error) {
       this.#logError('ending the call failed', error);
     }
+  }
+
+  /** Tells the server a hung-up connection did not close (spec section 7's debug report). */
+  #reportUnclosed(status: string): void {
+    const user = this.#user?.id;
+    if (user === undefined) return;
+    this.#options.api
+      .reportUnclosedConnection({ user, conn_status: status })
+      .catch((error: unknown) => this.#logError('reporting an unclosed connection failed', error));
   }
 
   // ---- phone session ------------------------------------------------------------------------
@@ -633,13 +651,16 @@ export class ConsoleController implements ConsoleCommands {
     device.on('unregistered', () => {
       if (!current()) return;
       this.#setPhone('offline');
-      void this.#refreshToken(session, true);
+      // Accounts exempt from automatic token re-fetch (the 781 behaviour) register again with
+      // the token they have.
+      void this.#refreshToken(session, true, !this.#user?.settings.no_token_refetch);
     });
     device.on('incoming', (call) => {
       if (current()) void this.#onIncoming(call, session);
     });
     device.on('tokenWillExpire', () => {
-      if (current()) void this.#refreshToken(session, false);
+      if (current() && !this.#user?.settings.no_token_refetch)
+        void this.#refreshToken(session, false);
     });
     device.on('error', (error, call) => {
       // A call's errors are handled by the call's own listener.
@@ -657,14 +678,14 @@ export class ConsoleController implements ConsoleCommands {
       this.#logError(`choosing the ${kind} device failed`, error);
   }
 
-  async #refreshToken(session: number, reregister: boolean): Promise<void> {
+  async #refreshToken(session: number, reregister: boolean, fetchToken = true): Promise<void> {
     const request = ++this.#tokenRequest;
     try {
-      const token = await this.#options.api.getToken(false);
+      const token = fetchToken ? await this.#options.api.getToken(false) : null;
       if (session !== this.#session || request !== this.#tokenRequest) return;
       const device = this.#device;
       if (!device) return;
-      device.updateToken(token);
+      if (token !== null) device.updateToken(token);
       if (reregister) await device.register();
     } catch (error) {
       if (session === this.#session) this.#logError('refreshing the softphone token failed', error);

@@ -80,9 +80,12 @@ export class FakeCall implements PhoneCall {
     this.#status = 'closed';
   }
 
+  /** A hang-up that does not take (the connection stays as it is), for the debug report. */
+  disconnectFails = false;
+
   disconnect(): void {
     this.invocations.push('disconnect');
-    if (!DISCONNECTABLE.includes(this.#status)) return;
+    if (this.disconnectFails || !DISCONNECTABLE.includes(this.#status)) return;
     this.#status = 'closed';
     this.#events.emit('disconnect', this);
   }
