@@ -13,12 +13,14 @@ import {
   toneWav,
 } from './support/browser';
 import { logInToConsole, recordResultAndFinish, screenshotsAtBothWidths } from './support/console';
-import { seriousViolations } from './support/page-checks';
+import { leadHearing, seriousViolations } from './support/page-checks';
 import { startProduct, type Product } from './support/product';
 import { heardTones, remoteToneLevels } from './support/remote-tones';
 
 const LEAD_HZ = 440;
 const AGENT_HZ = 1000;
+/** The tone of Chromium's second fake microphone in these pages (see `secondMicrophoneTone`). */
+const SECOND_MIC_HZ = 1500;
 
 let product: Product;
 let browser: Browser;
@@ -42,6 +44,43 @@ async function agentConsole(): Promise<Page> {
   await captureRemoteAudio(page);
   await logInToConsole(page, product.url, 'agent1@example.com');
   return page;
+}
+
+/**
+ * Chromium feeds every fake microphone the same file, so a switch could not be heard: in this
+ * page the second fake microphone ('Fake Audio Input 2') plays its own tone instead.
+ */
+async function secondMicrophoneTone(page: Page, toneHz: number): Promise<void> {
+  await page.addInitScript((hz) => {
+    const media = navigator.mediaDevices;
+    const original = media.getUserMedia.bind(media);
+    media.getUserMedia = async (constraints) => {
+      const audio = constraints?.audio;
+      const wanted = typeof audio === 'object' && audio !== null ? audio.deviceId : undefined;
+      const id =
+        typeof wanted === 'string'
+          ? wanted
+          : wanted && !Array.isArray(wanted) && typeof wanted === 'object'
+            ? (wanted.exact as string | undefined)
+            : undefined;
+      if (id !== undefined) {
+        const device = (await media.enumerateDevices()).find((d) => d.deviceId === id);
+        if (device?.label === 'Fake Audio Input 2') {
+          const context = new AudioContext();
+          const tone = context.createOscillator();
+          tone.frequency.value = hz;
+          const level = context.createGain();
+          level.gain.value = 0.5;
+          const out = context.createMediaStreamDestination();
+          tone.connect(level).connect(out);
+          tone.start();
+          await context.resume();
+          return out.stream;
+        }
+      }
+      return original(constraints);
+    };
+  }, toneHz);
 }
 
 async function openSettings(page: Page) {
@@ -104,4 +143,49 @@ it('lists the fake audio devices; Auto Accept ON connects the next lead without 
     .toBe(true);
   expect(await page.getByRole('region', { name: 'On call' }).isVisible()).toBe(false);
   await page.context().close();
+}, 120_000);
+
+it('a microphone chosen mid-call is heard by the lead at once, and remembered', async () => {
+  const { context } = await loopbackOnlyContext(browser);
+  const page = await context.newPage();
+  await secondMicrophoneTone(page, SECOND_MIC_HZ);
+  await captureRemoteAudio(page);
+  await logInToConsole(page, product.url, 'agent1@example.com');
+  const phone = '+15550100093';
+  await postLead(phone);
+  await expect
+    .poll(() => page.getByRole('button', { name: /^Accept/ }).isVisible(), { timeout: 15_000 })
+    .toBe(true);
+  await page.getByRole('button', { name: /^Accept/ }).click();
+  await expect
+    .poll(async () => heardTones(await remoteToneLevels(page, [LEAD_HZ, AGENT_HZ])), {
+      timeout: 20_000,
+    })
+    .toEqual([LEAD_HZ]);
+  // Let the lead hear the first microphone a while.
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  const beforeTo = Date.now();
+
+  const onCall = page.getByRole('region', { name: 'On call' });
+  await onCall.getByRole('button', { name: /^Audio/ }).click();
+  const microphone = onCall.getByRole('combobox', { name: 'Microphone' });
+  await microphone.selectOption({ label: 'Fake Audio Input 2' });
+  await expect
+    .poll(() => microphone.evaluate((select: HTMLSelectElement) => select.selectedOptions[0]?.text))
+    .toBe('Fake Audio Input 2');
+  const afterFrom = Date.now();
+  // Let the lead hear the second microphone a while.
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  const afterTo = Date.now();
+  await screenshotsAtBothWidths(page, product.dataDir, 'on-call-audio');
+  expect(await seriousViolations(page)).toEqual([]);
+  await page.getByRole('button', { name: /^Hang Up/ }).click();
+
+  const heard = await leadHearing(page, product, phone, [AGENT_HZ, SECOND_MIC_HZ]);
+  expect(heard(beforeTo - 1_000, beforeTo)).toEqual([AGENT_HZ]);
+  expect(heard(afterFrom + 500, afterTo)).toEqual([SECOND_MIC_HZ]);
+  // Remembered in this browser for the next page.
+  expect(await page.evaluate(() => localStorage.getItem('leadline.audio.input'))).not.toBeNull();
+  await recordResultAndFinish(page, 'Remove');
+  await context.close();
 }, 120_000);

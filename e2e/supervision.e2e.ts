@@ -16,9 +16,9 @@ import {
   toneWav,
 } from './support/browser';
 import { logInToConsole, recordResultAndFinish, screenshotsAtBothWidths } from './support/console';
-import { partyRecording, sandboxCallOf } from './support/page-checks';
+import { leadHearing } from './support/page-checks';
 import { startProduct, type Product } from './support/product';
-import { heardTones, remoteToneLevels, toneLevels } from './support/remote-tones';
+import { heardTones, remoteToneLevels } from './support/remote-tones';
 
 const LEAD = 440;
 const AGENT1 = 1000;
@@ -72,19 +72,7 @@ async function postLead(phone: string): Promise<void> {
 }
 
 /** The lead's recording once its call ended, and how to cut it by wall-clock time. */
-async function leadRecording(page: Page, phone: string) {
-  const call = (await sandboxCallOf(page, product.url, phone))!;
-  const wav = await partyRecording(product.dataDir, call);
-  const answeredMs = Date.parse(call.answeredAt!);
-  /** What the lead heard between two wall-clock times, tone by tone. */
-  return (fromMs: number, toMs: number) => {
-    const at = (ms: number) =>
-      Math.max(0, Math.round(((ms - answeredMs) / 1000) * wav.sampleRateHz));
-    const samples = wav.samples.subarray(at(fromMs), at(toMs));
-    expect(samples.length).toBeGreaterThan(wav.sampleRateHz / 2);
-    return heardTones(toneLevels({ samples, sampleRateHz: wav.sampleRateHz }, PROBES));
-  };
-}
+const leadRecording = (page: Page, phone: string) => leadHearing(page, product, phone, PROBES);
 
 it('a supervisor listens, then whispers, then barges on one call, each heard as the role says; leaving disturbs nobody', async () => {
   const phone = '+15550100071';

@@ -9,6 +9,7 @@ import type AxeCore from 'axe-core';
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { readWavFile } from '@leadline/voice/dsp';
+import { heardTones, toneLevels } from './remote-tones';
 
 /** Runs axe-core in the page; the serious and critical violations, with their elements. */
 export async function seriousViolations(page: Page): Promise<string[]> {
@@ -67,4 +68,28 @@ export async function partyRecording(dataDir: string, call: SandboxCall) {
     )
     .toBe(true);
   return readWavFile(path);
+}
+
+/**
+ * What a sandbox lead heard, from its recording once its call ended: a function of two
+ * wall-clock times answering the `probes` tones heard between them (the recording starts when
+ * the lead answered).
+ */
+export async function leadHearing(
+  page: Page,
+  product: { url: string; dataDir: string },
+  phone: string,
+  probes: readonly number[],
+): Promise<(fromMs: number, toMs: number) => number[]> {
+  const call = await sandboxCallOf(page, product.url, phone);
+  if (!call?.answeredAt) throw new Error(`no answered sandbox call to ${phone}`);
+  const wav = await partyRecording(product.dataDir, call);
+  const answeredMs = Date.parse(call.answeredAt);
+  return (fromMs, toMs) => {
+    const at = (ms: number) =>
+      Math.max(0, Math.round(((ms - answeredMs) / 1000) * wav.sampleRateHz));
+    const samples = wav.samples.subarray(at(fromMs), at(toMs));
+    expect(samples.length).toBeGreaterThan(wav.sampleRateHz / 2);
+    return heardTones(toneLevels({ samples, sampleRateHz: wav.sampleRateHz }, probes));
+  };
 }

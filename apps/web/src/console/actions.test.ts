@@ -116,6 +116,7 @@ const EXPECTED_ACTIONS: Record<ConsoleView, ActionName[]> = {
     'toggleAddLead',
     'toggleKeypad',
     'toggleConference',
+    'toggleAudio',
     'toggleMute',
     'hangUp',
   ],

@@ -47,6 +47,7 @@ export type ActionName =
   | 'toggleAddLead'
   | 'toggleKeypad'
   | 'toggleConference'
+  | 'toggleAudio'
   | 'toggleMute'
   | 'hangUp'
   | 'cancelDial'
@@ -186,6 +187,17 @@ export const CONSOLE_ACTIONS: readonly ConsoleAction[] = [
     visible: onCallWhere(showsKeypad),
     predicate: ({ state }) => onCallWhere(showsKeypad)(state),
     perform: ({ commands }) => commands.togglePanel('conference'),
+  },
+  {
+    // G: the microphone, speaker and ringer, mid-call (a headset plugged in during the call).
+    name: 'toggleAudio',
+    view: 'oncall',
+    label: () => 'Audio',
+    key: { key: 'g' },
+    tone: 'toggle',
+    pressed: (state) => state.panel === 'audio',
+    predicate: inView('oncall'),
+    perform: ({ commands }) => commands.togglePanel('audio'),
   },
   {
     name: 'toggleMute',

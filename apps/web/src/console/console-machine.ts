@@ -314,7 +314,7 @@ export interface ConsoleState {
 }
 
 /** A panel the on-call view opens under its controls. */
-export type OnCallPanel = 'keypad' | 'transfer' | 'addLead' | 'conference';
+export type OnCallPanel = 'keypad' | 'transfer' | 'addLead' | 'conference' | 'audio';
 
 /** The state the console starts in (spec section 4: app status starts waiting). */
 export const INITIAL_CONSOLE_STATE: ConsoleState = cleanState('waiting', 0);

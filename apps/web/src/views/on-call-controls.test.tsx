@@ -47,28 +47,33 @@ const controls = (panel: HTMLElement) =>
 
 describe('on-call controls by kind of call', () => {
   it.each([
-    ['a lead call', 'lead', true, ['Hold', 'Transfer', 'Keypad', 'Conference', 'Mute', 'Hang Up']],
+    [
+      'a lead call',
+      'lead',
+      true,
+      ['Hold', 'Transfer', 'Keypad', 'Conference', 'Audio', 'Mute', 'Hang Up'],
+    ],
     [
       'a transfer',
       'transfer',
       true,
-      ['Hold', 'Transfer', 'Keypad', 'Conference', 'Mute', 'Hang Up'],
+      ['Hold', 'Transfer', 'Keypad', 'Conference', 'Audio', 'Mute', 'Hang Up'],
     ],
     [
       'a conference',
       'conference',
       true,
-      ['Hold', 'Transfer', 'Keypad', 'Conference', 'Mute', 'Hang Up'],
+      ['Hold', 'Transfer', 'Keypad', 'Conference', 'Audio', 'Mute', 'Hang Up'],
     ],
     [
       'a call without a lead',
       'lead',
       false,
-      ['Add Lead', 'Keypad', 'Conference', 'Mute', 'Hang Up'],
+      ['Add Lead', 'Keypad', 'Conference', 'Audio', 'Mute', 'Hang Up'],
     ],
-    ['a listen call', 'listen', true, ['Mute (disabled)', 'Hang Up']],
-    ['a whisper call', 'whisper', true, ['Mute', 'Hang Up']],
-    ['a whisper call without a lead', 'whisper', false, ['Add Lead', 'Mute', 'Hang Up']],
+    ['a listen call', 'listen', true, ['Audio', 'Mute (disabled)', 'Hang Up']],
+    ['a whisper call', 'whisper', true, ['Audio', 'Mute', 'Hang Up']],
+    ['a whisper call without a lead', 'whisper', false, ['Add Lead', 'Audio', 'Mute', 'Hang Up']],
   ] as const)('%s shows %#', async (_name, type: CallType, withLead, expected) => {
     const { panel } = await onCall(
       demoCallUser({ type, call: withLead ? {} : { lead: null, lead_id: null } }),

@@ -7,6 +7,7 @@ import { useNow, useServices } from '../services';
 import { ActionButton, ErrorBanner } from './action-button';
 import { elapsedSeconds, formatDuration } from './format';
 import { useConsoleActions } from './use-console-actions';
+import { AudioDeviceSettings } from './audio-device-settings';
 import { ConferencePanel } from './conference-panel';
 import { KeypadPanel } from './keypad-panel';
 import { SuperviseSwitch } from './supervise-switch';
@@ -57,7 +58,7 @@ export function OnCallView({
   readonly user: User;
 }) {
   const actions = useConsoleActions(ON_CALL_ACTIONS);
-  const { controller } = useServices();
+  const { controller, platform } = useServices();
   const { call, panel } = actions.context.state;
   const panelRef = useFocusOnMount<HTMLElement>();
   return (
@@ -89,6 +90,11 @@ export function OnCallView({
       ) : null}
       {panel === 'conference' ? (
         <ConferencePanel user={user} onCall onDone={() => controller.togglePanel('conference')} />
+      ) : null}
+      {panel === 'audio' ? (
+        <section className="subpanel" aria-label="Audio devices">
+          <AudioDeviceSettings audio={controller.audio} storage={platform.storage} />
+        </section>
       ) : null}
       {call ? <SuperviseSwitch call={call} user={user} /> : null}
       {panel === 'addLead' && call ? (
