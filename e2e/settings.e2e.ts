@@ -189,3 +189,47 @@ it('a microphone chosen mid-call is heard by the lead at once, and remembered', 
   await recordResultAndFinish(page, 'Remove');
   await context.close();
 }, 120_000);
+
+it('Copy Error Logs puts the timestamped log on the clipboard and says so', async () => {
+  const { context } = await loopbackOnlyContext(browser);
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: product.url });
+  const page = await context.newPage();
+  await logInToConsole(page, product.url, 'agent1@example.com');
+  const settings = await openSettings(page);
+  // No logs yet: no button.
+  expect(await settings.getByRole('button', { name: 'Copy Error Logs' }).count()).toBe(0);
+  await settings.getByRole('button', { name: 'Close' }).click();
+
+  // A Retry while the network is down fails and is logged.
+  const phone = '+15550100094';
+  await postLead(phone);
+  await expect
+    .poll(() => page.getByRole('button', { name: /^Accept/ }).isVisible(), { timeout: 15_000 })
+    .toBe(true);
+  await page.getByRole('button', { name: /^Accept/ }).click();
+  await expect
+    .poll(() => page.getByRole('button', { name: /^Hang Up/ }).isVisible(), { timeout: 15_000 })
+    .toBe(true);
+  await page.getByRole('button', { name: /^Hang Up/ }).click();
+  await context.setOffline(true);
+  await page.getByRole('button', { name: /^Retry/ }).click();
+  await expect
+    .poll(() => page.getByText('Cannot reach the server').first().isVisible(), { timeout: 10_000 })
+    .toBe(true);
+  await context.setOffline(false);
+  await expect
+    .poll(() => page.getByText('Phone ready').isVisible(), { timeout: 30_000 })
+    .toBe(true);
+
+  const alerts: string[] = [];
+  page.on('dialog', (dialog) => {
+    alerts.push(dialog.message());
+    void dialog.accept();
+  });
+  const again = await openSettings(page);
+  await again.getByRole('button', { name: 'Copy Error Logs' }).click();
+  await expect.poll(() => alerts).toEqual(['Copied error logs to clipboard!']);
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  expect(copied).toMatch(/^\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\] retrying lead \d+ failed: /m);
+  await context.close();
+}, 120_000);

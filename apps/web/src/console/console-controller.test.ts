@@ -550,11 +550,14 @@ describe('ConsoleController: follow-ups after the Call Result', () => {
     expect(server.requestsTo('POST', '/apps/webrtc/9001/disposition')).toEqual([]);
   });
 
-  it('Retry shows the server’s error in the waiting view', async () => {
+  it('Retry shows the server’s error in the waiting view, and the agent is ready again', async () => {
     const { controller, server } = await ended(['app-retry']);
     server.refuseNext('POST', '/api/v1/calls/twilio', 200, 'All agents busy');
     await controller.retry();
     expect(controller.state).toMatchObject({ view: 'waiting', notice: 'All agents busy' });
+    await vi.waitFor(() =>
+      expect(server.requestsTo('POST', '/api/v1/user/wrap-up/done')).toHaveLength(1),
+    );
   });
 
   it('a lead ringing before the Retry answer arrives is not disturbed by it', async () => {

@@ -448,6 +448,11 @@ export class ConsoleController implements ConsoleCommands {
     } catch (error) {
       this.#logError(`retrying lead ${lead.id} failed`, error);
       this.#sendIfCurrent(epoch, { type: 'notice', text: errorMessage(error) });
+      // The retry would have ended the wrap-up; the agent is back in waiting either way, so
+      // the next lead may ring them (kept until the server has it, like Done).
+      this.#writes.endWrapUp().catch((failure: unknown) => {
+        this.#logError('ending the wrap-up failed', failure);
+      });
     }
   }
 
