@@ -365,7 +365,8 @@ async function readPayload(response: Response): Promise<unknown> {
   }
 }
 
-function isRefusal(payload: unknown): boolean {
+/** Whether an answer is a refusal (`{ success: false, … }`). */
+export function isRefusal(payload: unknown): boolean {
   return (
     typeof payload === 'object' &&
     payload !== null &&
@@ -374,7 +375,8 @@ function isRefusal(payload: unknown): boolean {
   );
 }
 
-function errorText(payload: unknown, status: number): string {
+/** The server's `error` text of an answer, or a fallback naming the HTTP status. */
+export function errorText(payload: unknown, status: number): string {
   if (typeof payload === 'object' && payload !== null && 'error' in payload) {
     const { error } = payload;
     if (typeof error === 'string' && error.trim() !== '') return error;

@@ -11,6 +11,8 @@
  * | anything else (1xx, 3xx, status 0)                  | `retry`   | keeps it: never lose a write on an answer we cannot read |
  */
 
+import { errorText, isRefusal } from '../api/api-client';
+
 /** The outcome of one attempt, as the injected `send` reports it. */
 export type SendOutcome =
   /** The server applied the write (or had already applied this key). */
@@ -56,22 +58,4 @@ export function classifyResponse(status: number, payload: unknown): SendOutcome 
     return { kind: 'refused', status, error: errorText(payload, status) };
   }
   return { kind: 'retry', reason: `The server answered HTTP ${status}.` };
-}
-
-function isRefusal(payload: unknown): boolean {
-  return (
-    typeof payload === 'object' &&
-    payload !== null &&
-    'success' in payload &&
-    payload.success === false
-  );
-}
-
-/** The server's `error` text, or the same fallback the API client shows. */
-function errorText(payload: unknown, status: number): string {
-  if (typeof payload === 'object' && payload !== null && 'error' in payload) {
-    const { error } = payload;
-    if (typeof error === 'string' && error.trim() !== '') return error;
-  }
-  return `The server could not complete the request (HTTP ${status}).`;
 }

@@ -8,7 +8,7 @@
 import type { CallerNumber, User } from '@leadline/contracts';
 import { toE164 } from '@leadline/contracts/phone';
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { useId, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 import { callerIdsQuery } from '../api/queries';
 import type { PhoneStatus } from '../console/console-controller';
 import { callerIdLabel, type PlaceCallRequest } from '../console/outbound-call';
@@ -19,6 +19,7 @@ import { ErrorBanner } from './action-button';
 import { LeadNameFields } from './lead-name-fields';
 import { PhoneStatusLine } from './phone-status-line';
 import { useFocusOnMount } from './use-focus-on-mount';
+import { PanelHead, closeOnEscape } from './panel-head';
 
 /** Props of {@link NewCallPanel}. */
 export interface NewCallPanelProps {
@@ -96,26 +97,15 @@ export function NewCallPanel({
     });
   };
 
-  const onKeyDown = (event: KeyboardEvent<HTMLElement>) => {
-    // The country list handles its own Escape first (and marks it handled).
-    if (event.key === 'Escape' && !event.defaultPrevented) {
-      event.preventDefault();
-      onClose();
-    }
-  };
-
   return (
-    <section id={id} className="panel new-call" aria-labelledby={titleId} onKeyDown={onKeyDown}>
-      <div className="panel-head">
-        <h1 id={titleId} className="panel-title">
-          New Call
-        </h1>
-        <button type="button" className="icon-button" aria-label="Close" onClick={onClose}>
-          <svg viewBox="0 0 16 16" width="16" height="16" aria-hidden="true" focusable="false">
-            <path d="M3.5 3.5l9 9m0-9l-9 9" stroke="currentColor" strokeWidth="1.8" />
-          </svg>
-        </button>
-      </div>
+    <section
+      id={id}
+      className="panel new-call"
+      aria-labelledby={titleId}
+      // The country list handles its own Escape first (and marks it handled).
+      onKeyDown={closeOnEscape(onClose)}
+    >
+      <PanelHead titleId={titleId} title="New Call" onClose={onClose} focusTitle={false} />
       <ErrorBanner message={place.error ? errorMessage(place.error) : null} />
       <form className="form" onSubmit={onSubmit} noValidate>
         <LeadNameFields

@@ -6,14 +6,16 @@ export interface PanelHeadProps {
   readonly titleId: string;
   readonly title: string;
   readonly onClose: () => void;
+  /** Focus the title when the panel opens (default); off when a field takes focus instead. */
+  readonly focusTitle?: boolean;
 }
 
 /**
  * A waiting-view panel's head: its title (focused when the panel opens, so keyboard and
  * screen-reader users land in it) and a close icon.
  */
-export function PanelHead({ titleId, title, onClose }: PanelHeadProps) {
-  const headingRef = useFocusOnMount<HTMLHeadingElement>();
+export function PanelHead({ titleId, title, onClose, focusTitle = true }: PanelHeadProps) {
+  const headingRef = useFocusOnMount<HTMLHeadingElement>(focusTitle);
   return (
     <div className="panel-head">
       <h1 id={titleId} className="panel-title" ref={headingRef} tabIndex={-1}>
