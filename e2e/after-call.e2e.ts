@@ -17,6 +17,7 @@ import {
 import { doneAndReady, logInToConsole, screenshotsAtBothWidths } from './support/console';
 import { seriousViolations } from './support/page-checks';
 import { startProduct, type Product } from './support/product';
+import { letAudioFlow } from './support/softphone-page';
 import { heardTones, remoteToneLevels } from './support/remote-tones';
 
 const LEAD_HZ = 440;
@@ -237,9 +238,12 @@ async function outboxLabels(): Promise<string[]> {
   );
 }
 
-/** The scenario's outage: the network stays down this long before it comes back. */
+/**
+ * The scenario's outage (the issue's acceptance: the network comes back after 10 s). Only time
+ * passes: nothing is awaited but the clock, and every check after it waits for its condition.
+ */
 const OUTAGE_MS = 10_000;
-const outage = () => new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
+const outage = () => letAudioFlow(OUTAGE_MS);
 
 /** What the outbox keeps: the result, the note, and that the agent is ready for the next lead. */
 const KEPT = ['Call Result', 'Note', 'Ready for the next lead'];

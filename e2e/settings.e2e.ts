@@ -15,6 +15,7 @@ import {
 import { logInToConsole, recordResultAndFinish, screenshotsAtBothWidths } from './support/console';
 import { leadHearing, seriousViolations } from './support/page-checks';
 import { startProduct, type Product } from './support/product';
+import { letAudioFlow } from './support/softphone-page';
 import { heardTones, remoteToneLevels } from './support/remote-tones';
 
 const LEAD_HZ = 440;
@@ -81,6 +82,13 @@ async function secondMicrophoneTone(page: Page, toneHz: number): Promise<void> {
       return original(constraints);
     };
   }, toneHz);
+}
+
+/** Waits for the ringing lead and accepts it. */
+async function acceptWhenRinging(page: Page): Promise<void> {
+  const accept = page.getByRole('button', { name: /^Accept/ });
+  await expect.poll(() => accept.isVisible(), { timeout: 15_000 }).toBe(true);
+  await accept.click();
 }
 
 async function openSettings(page: Page) {
@@ -153,17 +161,14 @@ it('a microphone chosen mid-call is heard by the lead at once, and remembered', 
   await logInToConsole(page, product.url, 'agent1@example.com');
   const phone = '+15550100093';
   await postLead(phone);
-  await expect
-    .poll(() => page.getByRole('button', { name: /^Accept/ }).isVisible(), { timeout: 15_000 })
-    .toBe(true);
-  await page.getByRole('button', { name: /^Accept/ }).click();
+  await acceptWhenRinging(page);
   await expect
     .poll(async () => heardTones(await remoteToneLevels(page, [LEAD_HZ, AGENT_HZ])), {
       timeout: 20_000,
     })
     .toEqual([LEAD_HZ]);
   // Let the lead hear the first microphone a while.
-  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  await letAudioFlow(1_500);
   const beforeTo = Date.now();
 
   const onCall = page.getByRole('region', { name: 'On call' });
@@ -175,7 +180,7 @@ it('a microphone chosen mid-call is heard by the lead at once, and remembered', 
     .toBe('Fake Audio Input 2');
   const afterFrom = Date.now();
   // Let the lead hear the second microphone a while.
-  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  await letAudioFlow(2_000);
   const afterTo = Date.now();
   await screenshotsAtBothWidths(page, product.dataDir, 'on-call-audio');
   expect(await seriousViolations(page)).toEqual([]);
@@ -203,10 +208,7 @@ it('Copy Error Logs puts the timestamped log on the clipboard and says so', asyn
   // A Retry while the network is down fails and is logged.
   const phone = '+15550100094';
   await postLead(phone);
-  await expect
-    .poll(() => page.getByRole('button', { name: /^Accept/ }).isVisible(), { timeout: 15_000 })
-    .toBe(true);
-  await page.getByRole('button', { name: /^Accept/ }).click();
+  await acceptWhenRinging(page);
   await expect
     .poll(() => page.getByRole('button', { name: /^Hang Up/ }).isVisible(), { timeout: 15_000 })
     .toBe(true);

@@ -5,7 +5,7 @@
  */
 import type { CallUserResponse } from '@leadline/contracts';
 import { DEFAULT_SMS_TEXT as CONTRACT_SMS_TEXT, IDEMPOTENCY_KEY_HEADER } from '@leadline/contracts';
-import { act, render, screen, waitFor, within } from '@testing-library/react';
+import { render, screen, waitFor, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { FakeApi, demoCallUser, demoUser } from '../api/fake-api';
@@ -14,34 +14,17 @@ import { App } from '../app';
 import { DEFAULT_SMS_TEXT, IDEMPOTENCY_KEY } from '../constants';
 import { FakePhone } from '../phone/fake-phone';
 import { createFakePlatform } from '../platform/fake-platform';
+import { consoleUnderTest } from './console-under-test';
 
-const CALL_USER = 42;
 const TAGS = [
   { id: 1, key: 'hot', name: 'Hot lead', color: '#d93025' },
   { id: 2, key: 'quote-sent', name: 'Quote sent', color: '#f29900' },
 ];
 
-async function afterCall(
-  permissions: string[],
-  callUser: CallUserResponse = demoCallUser(),
-): Promise<{ server: FakeApi; user: ReturnType<typeof userEvent.setup> }> {
-  const server = new FakeApi([{ user: demoUser({ permissions }), password: 'pw' }]).signIn();
-  server.addCallUser(CALL_USER, callUser);
-  const phone = new FakePhone();
-  const user = userEvent.setup();
-  render(
-    <App
-      phoneFactory={phone.factory}
-      platform={createFakePlatform(server.fetch)}
-      queryClient={createQueryClient()}
-    />,
-  );
-  expect(await screen.findByText('Phone ready')).toBeVisible();
-  act(() => void phone.device.ring(CALL_USER));
-  await user.click(await screen.findByRole('button', { name: 'Accept' }));
-  await user.click(await screen.findByRole('button', { name: 'Hang Up' }));
-  await screen.findByRole('heading', { name: 'Call Result' });
-  return { server, user };
+async function afterCall(permissions: string[], callUser?: CallUserResponse) {
+  const console = await consoleUnderTest(permissions, callUser);
+  await console.toCallResult();
+  return console;
 }
 
 const resultButtons = () =>

@@ -3,39 +3,15 @@
  * keyboard shortcut: Retry (app-retry), SMS and the SMS step (app-sms), Auto Accept
  * (app-autoaccept), and the Conference entry for supervisors (listen, whisper, barge).
  */
-import { act, render, screen, waitFor, within } from '@testing-library/react';
-import { userEvent } from '@testing-library/user-event';
+import { screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { FakeApi, demoCallUser, demoUser } from '../api/fake-api';
-import { createQueryClient } from '../api/queries';
-import { App } from '../app';
-import { FakePhone } from '../phone/fake-phone';
-import { createFakePlatform } from '../platform/fake-platform';
+import { consoleUnderTest } from './console-under-test';
 
-const CALL_USER = 42;
 const ALL = ['app-sms', 'app-retry', 'app-autoaccept', 'listen', 'whisper', 'barge'];
 
 async function consoleOf(permissions: string[]) {
-  const server = new FakeApi([{ user: demoUser({ permissions }), password: 'pw' }]).signIn();
-  server.addCallUser(CALL_USER, demoCallUser());
-  const phone = new FakePhone();
-  const user = userEvent.setup();
-  render(
-    <App
-      phoneFactory={phone.factory}
-      platform={createFakePlatform(server.fetch)}
-      queryClient={createQueryClient()}
-    />,
-  );
-  expect(await screen.findByText('Phone ready')).toBeVisible();
-  const callResult = async () => {
-    act(() => void phone.device.ring(CALL_USER));
-    await user.click(await screen.findByRole('button', { name: 'Accept' }));
-    await user.click(await screen.findByRole('button', { name: 'Hang Up' }));
-    await screen.findByRole('heading', { name: 'Call Result' });
-  };
-  const nav = () => within(screen.getByRole('navigation', { name: 'Console' }));
-  return { server, user, callResult, nav };
+  const { server, user, toCallResult, nav } = await consoleUnderTest(permissions);
+  return { server, user, callResult: toCallResult, nav };
 }
 
 describe('permission gating', () => {

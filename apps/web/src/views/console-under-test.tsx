@@ -1,0 +1,44 @@
+/**
+ * Test helper: the whole console for an agent with `permissions`, on the fake server and phone,
+ * with the phone ready; `toCallResult()` rings the call user, accepts and hangs up.
+ */
+import type { CallUserResponse } from '@leadline/contracts';
+import { act, render, screen, within } from '@testing-library/react';
+import { userEvent } from '@testing-library/user-event';
+import { expect } from 'vitest';
+import { FakeApi, demoCallUser, demoUser } from '../api/fake-api';
+import { createQueryClient } from '../api/queries';
+import { App } from '../app';
+import { FakePhone } from '../phone/fake-phone';
+import { createFakePlatform } from '../platform/fake-platform';
+
+/** The call user the console under test is rung for. */
+export const CALL_USER_UNDER_TEST = 42;
+
+/** Renders the console and waits until its phone is ready. */
+export async function consoleUnderTest(
+  permissions: string[],
+  callUser: CallUserResponse = demoCallUser(),
+) {
+  const server = new FakeApi([{ user: demoUser({ permissions }), password: 'pw' }]).signIn();
+  server.addCallUser(CALL_USER_UNDER_TEST, callUser);
+  const phone = new FakePhone();
+  const user = userEvent.setup();
+  render(
+    <App
+      phoneFactory={phone.factory}
+      platform={createFakePlatform(server.fetch)}
+      queryClient={createQueryClient()}
+    />,
+  );
+  expect(await screen.findByText('Phone ready')).toBeVisible();
+  /** Rings, accepts and hangs up: the Call Result view shows. */
+  const toCallResult = async () => {
+    act(() => void phone.device.ring(CALL_USER_UNDER_TEST));
+    await user.click(await screen.findByRole('button', { name: 'Accept' }));
+    await user.click(await screen.findByRole('button', { name: 'Hang Up' }));
+    await screen.findByRole('heading', { name: 'Call Result' });
+  };
+  const nav = () => within(screen.getByRole('navigation', { name: 'Console' }));
+  return { server, phone, user, toCallResult, nav };
+}
