@@ -86,7 +86,7 @@ it('after a call, the history lists it with its status and plays its recording, 
   expect(await item.textContent()).toMatch(/\d\d:\d\d.*Alex Rivera/);
   // The recording link appears once the recording is linked to the call.
   const play = item.getByRole('button', {
-    name: 'Play the recording of the call with Jordan Miles',
+    name: 'Play recording of the call with Jordan Miles',
   });
   await expect
     .poll(

@@ -149,7 +149,6 @@ it('accepts (415) 555-0132 with US selected and +44 20 7946 0958, shows them for
     fname: 'Jordan',
     lname: 'Miles',
     phone_number: '+14155550132',
-    interface: 'desktop',
   });
   expect(Number.isInteger(agentId)).toBe(true);
   expect(first.answer).toMatchObject({
@@ -169,7 +168,9 @@ it('accepts (415) 555-0132 with US selected and +44 20 7946 0958, shows them for
   expect(await country.textContent()).toContain('United Kingdom +44');
   const second = await callNow(page);
   expect(second.status).toBe(200);
-  expect(recorder.bodies[1]).toMatchObject({ phone_number: '+442079460958', interface: 'desktop' });
+  // A plain browser, not the desktop wrapper: no `interface` (e2e/desktop-and-background).
+  expect(recorder.bodies[1]).toMatchObject({ phone_number: '+442079460958' });
+  expect(recorder.bodies[1]).not.toHaveProperty('interface');
   expect(second.answer.call.phone_number).toBe('+442079460958');
   await expect.poll(() => recorder.invites.length, { timeout: 10_000 }).toBe(2);
   expect(recorder.invites[1]?.get('To')).toBe('+442079460958');

@@ -1,8 +1,9 @@
 /**
  * The Settings panel through the started product (agent1, who has app-autoaccept): the audio
  * device selectors list Chromium's fake devices; Auto Accept ON makes the next lead connect
- * without a click (and the lead is heard); OFF again rings as usual. Screenshots at 360 and
- * 1280 px with no serious or critical axe-core violation.
+ * without a click (and the lead is heard), except on a profile that does not auto-answer (7703,
+ * account 6671's agent); OFF again rings as usual. Screenshots at 360 and 1280 px with no serious
+ * or critical axe-core violation.
  */
 import { request, type APIRequestContext, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -13,7 +14,7 @@ import {
   toneWav,
 } from './support/browser';
 import { logInToConsole, recordResultAndFinish, screenshotsAtBothWidths } from './support/console';
-import { leadHearing, seriousViolations } from './support/page-checks';
+import { leadHearing, sandboxCallOf, seriousViolations } from './support/page-checks';
 import { startProduct, type Product } from './support/product';
 import { letAudioFlow } from './support/softphone-page';
 import { heardTones, remoteToneLevels } from './support/remote-tones';
@@ -151,6 +152,62 @@ it('lists the fake audio devices; Auto Accept ON connects the next lead without 
     .toBe(true);
   expect(await page.getByRole('region', { name: 'On call' }).isVisible()).toBe(false);
   await page.context().close();
+}, 120_000);
+
+it('Auto Accept ON does not answer a lead on a profile with auto-answer off (7703)', async () => {
+  // agent@a6671 has app-autoaccept; account 6671's profile is 7703, seeded not to auto-answer.
+  const { context } = await loopbackOnlyContext(browser);
+  const page = await context.newPage();
+  await captureRemoteAudio(page);
+  await logInToConsole(page, product.url, 'agent@a6671.example.com');
+  const settings = await openSettings(page);
+  const toggle = settings.getByRole('switch', { name: 'Auto Accept' });
+  await toggle.click();
+  await expect.poll(() => toggle.getAttribute('aria-checked')).toBe('true');
+  await settings.getByRole('button', { name: 'Close' }).click();
+
+  // The demo API key posts leads to the demo account only: this account's lead is rung to its
+  // agent by a Retry (a lead call offered first to the agent who asks), on the account's profile.
+  const phone = '+15550100095';
+  const callUser = page.waitForResponse((response) =>
+    /^\/api\/v1\/callusers\/\d+$/.test(new URL(response.url()).pathname),
+  );
+  const session = await context.request.get(`${product.url}/api/v1/user?time=${Date.now()}`);
+  const { csrf_token: csrf } = (await session.json()) as { csrf_token: string };
+  const retry = await context.request.post(`${product.url}/api/v1/calls/twilio`, {
+    headers: { 'x-csrf-token': csrf },
+    data: { fname: 'Casey', lname: 'Callback', phone_number: phone },
+  });
+  expect(await retry.json()).toMatchObject({ success: true });
+  // The console was told to auto-accept, and that the call's profile does not auto-answer.
+  expect(await (await callUser).json()).toMatchObject({
+    autoaccept: true,
+    call: { profile: { id: 7703, auto_answer: false } },
+  });
+
+  // It rings and waits for Accept: not on the call, and the lead not dialled (it is dialled when
+  // the agent accepts).
+  const accept = page.getByRole('button', { name: /^Accept/ });
+  await expect.poll(() => accept.isVisible(), { timeout: 15_000 }).toBe(true);
+  expect(await page.getByRole('status', { name: 'Call status' }).textContent()).toBe(
+    'Incoming Lead!',
+  );
+  expect(await page.getByRole('region', { name: 'On call' }).isVisible()).toBe(false);
+  expect(await sandboxCallOf(page, product.url, phone)).toBeUndefined();
+
+  // Accept connects it: on the call, hearing the lead.
+  await accept.click();
+  await expect
+    .poll(() => page.getByRole('region', { name: 'On call' }).isVisible(), { timeout: 15_000 })
+    .toBe(true);
+  await expect
+    .poll(async () => heardTones(await remoteToneLevels(page, [LEAD_HZ, AGENT_HZ])), {
+      timeout: 20_000,
+    })
+    .toEqual([LEAD_HZ]);
+  await page.getByRole('button', { name: /^Hang Up/ }).click();
+  await recordResultAndFinish(page, 'Remove');
+  await context.close();
 }, 120_000);
 
 it('a microphone chosen mid-call is heard by the lead at once, and remembered', async () => {

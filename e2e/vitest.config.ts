@@ -7,6 +7,8 @@ export default defineConfig({
     name: 'e2e',
     root: new URL('.', import.meta.url).pathname,
     include: ['**/*.e2e.ts'],
+    // axe-core on every console view a spec reaches, asserted after each file.
+    setupFiles: ['./support/view-audit-setup.ts'],
     fileParallelism: false,
     testTimeout: 120_000,
     // A spec's setup starts the product (up to START_TIMEOUT_MS in support/product.ts).

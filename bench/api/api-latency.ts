@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
+import { SANDBOX_NUMBERS } from '@leadline/voice';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../apps/server/src/app';
 import { AccessTokens } from '../../apps/server/src/auth/access-token';
@@ -24,6 +25,7 @@ import { CallFlows } from '../../apps/server/src/calls/call-flows';
 import { openDatabase, type Database } from '../../apps/server/src/db/database';
 import { seedDemo } from '../../apps/server/src/db/seed';
 import { EventBus } from '../../apps/server/src/events/event-bus';
+import { NetworkTests } from '../../apps/server/src/network-test/network-tests';
 import { SandboxSmsSender, SmsService } from '../../apps/server/src/sms/sms-sender';
 import { FakeTelephony } from '../../apps/server/src/telephony/fake-telephony';
 import { seedScale } from '../../apps/server/src/test-support/scale-seed';
@@ -98,9 +100,10 @@ async function run(backend: string, database: Database): Promise<Row[]> {
     `${backend}: seeded ${USERS} users and ${CALLS} calls in ${round((performance.now() - seedStarted) / 1000, 1)} s`,
   );
   const logger = pino({ level: 'silent' });
+  const telephony = new FakeTelephony();
   const flows = new CallFlows({
     db,
-    telephony: new FakeTelephony(),
+    telephony,
     log: logger,
     ringTimeoutMs: 30_000,
     events: new EventBus(),
@@ -115,6 +118,12 @@ async function run(backend: string, database: Database): Promise<Row[]> {
       flows,
       control: new CallControl(db, flows),
       sms: new SmsService(db, new SandboxSmsSender()),
+      networkTests: new NetworkTests({
+        telephony,
+        holdBack: (user) => flows.holdAgentBack(user),
+        echoNumber: SANDBOX_NUMBERS.echo,
+        log: logger,
+      }),
       pusher: { appId: 'bench', key: 'bench', secret: 'bench-secret-0123456789', cluster: 'us2' },
     },
     { logger, trustProxy: false, webDistDir: '/nonexistent' },

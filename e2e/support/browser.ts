@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { generateTone, writeWavFile } from '@leadline/voice/dsp';
+import { auditViews } from './view-audit';
 
 /** The flags every spec launches Chromium with. */
 export const CHROMIUM_ARGS = [
@@ -39,17 +40,23 @@ export async function toneWav(frequencyHz: number, seconds = 10): Promise<string
 
 /**
  * Launches Chromium whose microphone plays `micWav`. `acceptSelfSigned` adds
- * `--ignore-certificate-errors`, for a product started with `TLS=self-signed`.
+ * `--ignore-certificate-errors`, for a product started with `TLS=self-signed`;
+ * `autoplayNeedsGesture` leaves out the flag that lets pages play sound without a click.
  */
 export function launchChromium(
   micWav: string,
-  options: { acceptSelfSigned?: boolean } = {},
+  options: { acceptSelfSigned?: boolean; autoplayNeedsGesture?: boolean } = {},
 ): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
     headless: true,
     args: [
-      ...CHROMIUM_ARGS,
+      // `autoplayNeedsGesture`: Chromium's own policy (sound only after a click in the page).
+      ...CHROMIUM_ARGS.map((arg) =>
+        options.autoplayNeedsGesture && arg.startsWith('--autoplay-policy=')
+          ? '--autoplay-policy=document-user-activation-required'
+          : arg,
+      ),
       `--use-file-for-fake-audio-capture=${micWav}`,
       ...(options.acceptSelfSigned ? ['--ignore-certificate-errors'] : []),
     ],
@@ -58,12 +65,14 @@ export function launchChromium(
 
 /**
  * A browser context that refuses (and records) any request to a host other than 127.0.0.1, and
- * records any WebSocket opened to another host.
+ * records any WebSocket opened to another host. Every console view its pages show is checked
+ * with axe-core (support/view-audit.ts).
  */
 export async function loopbackOnlyContext(
   browser: Browser,
 ): Promise<{ context: BrowserContext; foreignRequests: string[] }> {
   const context = await browser.newContext({ ignoreHTTPSErrors: true });
+  if (!process.env.NO_AUDIT) await auditViews(context);
   const foreignRequests: string[] = [];
   const isLocal = (url: URL) =>
     url.protocol === 'data:' || url.protocol === 'blob:' || url.hostname === '127.0.0.1';

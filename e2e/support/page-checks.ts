@@ -1,6 +1,7 @@
 /**
  * Checks of what a page and a call leave behind, shared by the console specs: axe-core's
- * serious and critical violations, and a sandbox phone party's recording (what the lead heard).
+ * serious and critical violations (every view is also checked by support/view-audit.ts), and a
+ * sandbox phone party's recording (what the lead heard).
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -11,16 +12,29 @@ import { expect } from 'vitest';
 import { readWavFile } from '@leadline/voice/dsp';
 import { heardTones, toneLevels } from './remote-tones';
 
-/** Runs axe-core in the page; the serious and critical violations, with their elements. */
+let axeSource: string | undefined;
+
+/** axe-core's browser build (`axe.min.js`), read once. */
+export function axeCoreSource(): string {
+  axeSource ??= readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  return axeSource;
+}
+
+/**
+ * Runs axe-core in the page; the serious and critical violations, with their elements. In a page
+ * watched by the view audit (support/view-audit.ts) it runs through the audit's queue, as two
+ * axe runs at once fail; elsewhere axe-core is added to the page first.
+ */
 export async function seriousViolations(page: Page): Promise<string[]> {
-  const source = readFileSync(
-    createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
-    'utf8',
+  const queued = await page.evaluate(
+    () =>
+      (window as unknown as { __leadlineAxe?: () => Promise<string[]> }).__leadlineAxe?.() ?? null,
   );
-  await page.addScriptTag({ content: source });
+  if (queued) return queued;
+  await page.addScriptTag({ content: axeCoreSource() });
   return page.evaluate(async () => {
     const { axe } = window as unknown as { axe: typeof AxeCore };
-    const result = await axe.run();
+    const result = await axe.run(document, { resultTypes: ['violations'] });
     return result.violations
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
       .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);

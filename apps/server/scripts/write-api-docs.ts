@@ -378,6 +378,20 @@ const DOCS: Doc[] = [
   },
   {
     method: 'POST',
+    path: '/api/v1/network-test',
+    auth: 'session + CSRF',
+    what: "Not in the spec: the Settings panel's pre-call network test (issue 17). Authorises one test call of the user's softphone: the console connects with `params` (`device.connect({ params: { network_test } })`) within `connect_within_seconds`, and the engine dials its echo number (`+15550199006`, docs/sandbox-numbers.md) into the call instead of a lead; the console grades what its SDK's quality monitor measures. No call, lead or history row is written. While the test lasts routing rings the user with no lead (waiting leads stay queued or go to other agents, and come once it ends); the server hangs the call up `max_seconds` after it was placed at the latest. No body (or `{}`; anything else 422). 409 when the phone is not registered, the user is on (or rung for) a call, or a test of theirs is already running. A call placed with an unknown, used, lapsed or another user's `network_test` is refused on the wire (`hangup` with error 31404).",
+    example: async (f) => ({ method: 'POST', url: '/api/v1/network-test', headers: session(f) }),
+    after: async (f) => {
+      // The console never places the call here: its device going away ends the test.
+      const identity = String(f.agent1.userId);
+      f.t.telephony.emit({ type: 'device.offline', identity });
+      f.t.telephony.emit({ type: 'device.online', identity });
+      await f.t.flows.idle();
+    },
+  },
+  {
+    method: 'POST',
     path: '/apps/webrtc/check',
     auth: 'session + CSRF',
     what: "Not shown in the spec: \"Check for lead\". Ends the user's wrap-up and rings them with the oldest web lead waiting in the queue for their teams (`{ success: true, call }`); `{ success: false, error: 'No leads waiting.' }` when none waits.",
@@ -569,7 +583,8 @@ for (const doc of DOCS) {
   const text = JSON.stringify(body, null, 2)
     .replace(/"token": "[^"]+"/, '"token": "eyJhbGciOiJIUzI1NiIs…"')
     .replace(/"csrf_token": "[^"]+"/g, '"csrf_token": "<csrf_token>"')
-    .replace(/"CA[0-9a-f]{32}"/g, '"CA…"');
+    .replace(/"CA[0-9a-f]{32}"/g, '"CA…"')
+    .replace(/"NT[0-9a-f]{32}"/g, '"NT…"');
   sections.push(`### ${doc.method} ${doc.path}
 
 *Auth:* ${doc.auth}

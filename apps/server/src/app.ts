@@ -20,6 +20,8 @@ import type { Db } from './db/database';
 import { historyRoutes } from './history/history-routes';
 import { installErrorHandler } from './http/error-handler';
 import { leadsRoutes } from './leads/leads-routes';
+import type { NetworkTests } from './network-test/network-tests';
+import { networkTestRoutes } from './network-test/network-test-routes';
 import type { PusherCredentials } from './realtime/pusher-auth';
 import { pusherRoutes } from './realtime/pusher-routes';
 import { usersRoutes } from './users/users-routes';
@@ -42,6 +44,8 @@ export interface AppServices {
   control: CallControl;
   pusher: PusherCredentials;
   sms: SmsService;
+  /** The pre-call network tests (Settings). */
+  networkTests: NetworkTests;
   /** Single sign-on through the configured OpenID Connect provider; absent: not configured. */
   sso?: SingleSignOn | null;
 }
@@ -88,6 +92,7 @@ export async function buildApp(
   await app.register(callsRoutes(services));
   await app.register(callControlRoutes(services));
   await app.register(outboundRoutes(services));
+  await app.register(networkTestRoutes(services));
   await app.register(historyRoutes(services));
   await app.register(usersRoutes(services));
   await app.register(pusherRoutes(services));

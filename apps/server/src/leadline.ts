@@ -7,7 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import { VoiceEngine, WorkerMediaEngine, type MediaEngine } from '@leadline/voice';
+import { NETWORK_TEST_PARAM } from '@leadline/contracts';
+import { SANDBOX_NUMBERS, VoiceEngine, WorkerMediaEngine, type MediaEngine } from '@leadline/voice';
 import { buildApp } from './app';
 import { AccessTokens, TokenRefusedError } from './auth/access-token';
 import { LoginThrottle } from './auth/login-throttle';
@@ -21,6 +22,7 @@ import { ensureApiKey, seedDemo } from './db/seed';
 import { EventBus } from './events/event-bus';
 import { serverRoot } from './lib/app-root';
 import { loadOrCreateSecret } from './lib/secret-file';
+import { NetworkTests } from './network-test/network-tests';
 import { SandboxSmsSender, SmsService, type SmsSender } from './sms/sms-sender';
 import { loadTlsCredentials } from './tls/tls-credentials';
 import { markAllOffline } from './users/users-repo';
@@ -31,6 +33,8 @@ export interface Leadline {
   database: Database;
   flows: CallFlows;
   engine: VoiceEngine;
+  /** The pre-call network tests (Settings). */
+  networkTests: NetworkTests;
   /** Domain events (agent status…), for the realtime endpoint and tests. */
   events: EventBus;
   /** The base URL it listens on, e.g. http://127.0.0.1:3000. */
@@ -101,7 +105,12 @@ export async function startLeadline(
         throw error;
       }
     },
-    authorizeOutgoing: (identity, params) => flows.authorizeOutgoing(identity, params),
+    authorizeOutgoing: async (identity, params) => {
+      // A network test's call (Settings) dials the echo number; every other call is a lead's.
+      const testId = params[NETWORK_TEST_PARAM];
+      if (testId !== undefined) return networkTests.authorizeOutgoing(identity, testId);
+      return flows.authorizeOutgoing(identity, params);
+    },
   });
   const events = new EventBus((error) => logger.error({ err: error }, 'event listener failed'));
   const flows = new CallFlows({
@@ -111,6 +120,12 @@ export async function startLeadline(
     ringTimeoutMs: config.agentRingTimeoutMs,
     events,
     ...(overrides.heartbeatMs === undefined ? {} : { heartbeatMs: overrides.heartbeatMs }),
+  });
+  const networkTests = new NetworkTests({
+    telephony: engine,
+    holdBack: (user) => flows.holdAgentBack(user),
+    echoNumber: SANDBOX_NUMBERS.echo,
+    log: logger,
   });
   const sms = new SmsService(db, overrides.sms ?? new SandboxSmsSender());
   const sessions = new SessionStore(db, config.sessionTtlMs);
@@ -128,6 +143,7 @@ export async function startLeadline(
       control: new CallControl(db, flows),
       pusher,
       sms,
+      networkTests,
       sso: config.sso ? new SingleSignOn({ db, provider: config.sso }) : null,
     },
     {
@@ -152,6 +168,7 @@ export async function startLeadline(
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     stopStatistics();
+    networkTests.close();
     flows.stop();
     await engine.close().catch(() => undefined);
     await app.close().catch(() => undefined);
@@ -165,10 +182,12 @@ export async function startLeadline(
     database,
     flows,
     engine,
+    networkTests,
     events,
     url: `${https ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
     async close() {
       stopStatistics();
+      networkTests.close();
       await flows.shutdown();
       // Together: the HTTP server's close waits for every connection it accepted, the upgraded
       // signalling sockets too, and only the engine closes those. One after the other, a stop

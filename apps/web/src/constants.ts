@@ -49,8 +49,13 @@ export const TEL_LINK_PARAM = 'url';
 /** §5: a tel: link parameter must start with this. */
 export const TEL_LINK_PREFIX = 'tel:/';
 
-/** §2, §7: the `interface` the console sends when it places an outbound call. */
+/**
+ * §1, §7: the `interface` the console sends when it places an outbound call from the desktop
+ * wrapper (in a plain browser the field is left out).
+ */
 export const OUTBOUND_INTERFACE = 'desktop';
+/** §1: the desktop wrapper is an Electron app; its user agent carries `Electron/<version>`. */
+export const ELECTRON_USER_AGENT_PATTERN = /\bElectron\/\d/;
 
 /** §2, §9: caller ID names are cut to this many characters in the New Call panel… */
 export const CALLER_ID_NAME_MAX_CHARS = 40;
@@ -133,3 +138,85 @@ export const AUDIO_DEVICES_NOT_READY_TEXT = 'Audio devices are listed once the p
 /** §2: why Speaker and Ringer are disabled in a browser that cannot route sound (`setSinkId`). */
 export const OUTPUT_SELECTION_UNSUPPORTED_TEXT =
   'This browser cannot choose where sound plays: the system default is used.';
+
+/**
+ * §4 ("On the desktop app an incoming call is also signalled"): the `window.postMessage` the
+ * console sends the desktop wrapper's preload script; `type` says what happened.
+ */
+export const DESKTOP_MESSAGE_SOURCE = 'leadline';
+/** The desktop message of a ringing call. */
+export const DESKTOP_INCOMING_CALL_MESSAGE = 'incoming-call';
+/** The tag of the incoming-call notification (a second call replaces the first). */
+export const INCOMING_NOTIFICATION_TAG = 'leadline-incoming-call';
+/** The Settings line while notifications are off, with its button. */
+export const NOTIFICATIONS_OFF_TEXT =
+  'Get a notification when a lead rings while this tab is not in view.';
+/** The Settings line once the browser allows notifications. */
+export const NOTIFICATIONS_ON_TEXT =
+  'A notification shows when a lead rings while this tab is not in view.';
+/** The Settings line when the browser blocks notifications for the console. */
+export const NOTIFICATIONS_BLOCKED_TEXT =
+  "Notifications are blocked for this site: allow them in the browser's site settings.";
+/** The Settings line where the browser has no notifications. */
+export const NOTIFICATIONS_UNSUPPORTED_TEXT = 'This browser cannot show notifications.';
+/** Shown before the first call while the browser blocks sound (autoplay policy). */
+export const SOUND_BLOCKED_TEXT =
+  'Your browser is blocking sound: incoming leads would ring silently.';
+/**
+ * How long the autoplay check waits for a new AudioContext to start before it calls sound
+ * blocked (a context that may play starts within a few milliseconds).
+ */
+export const AUTOPLAY_PROBE_WAIT_MS = 1000;
+/** The button that lifts the block. */
+export const SOUND_UNLOCK_LABEL = 'Turn on sound';
+/**
+ * §2, §5: the address `tel:` links open once Leadline is their handler: the browser puts the
+ * escaped link in place of `%s`, and the `tel:/` prefix makes it the spec's `?url=tel:/…` form.
+ */
+export const TEL_HANDLER_URL_TEMPLATE = '/?url=tel:/%s';
+/** The Settings line about tel: links. */
+export const TEL_HANDLER_TEXT = 'Open phone links (tel:) on any page with Leadline.';
+/** After asking: the browser confirms the handler with its own prompt. */
+export const TEL_HANDLER_ASKED_TEXT =
+  'Asked the browser: confirm in its prompt (or the icon in the address bar) and tel: links open New Call here.';
+/** Where the browser cannot register handlers. */
+export const TEL_HANDLER_UNSUPPORTED_TEXT = 'This browser cannot open tel: links with a web app.';
+
+/**
+ * One tab owns the phone (docs/reliability.md): the Web Lock a tab holds while it runs the
+ * agent's softphone (followed by the user id).
+ */
+export const PHONE_OWNER_LOCK_PREFIX = 'leadline-phone-';
+/** The channel on which the owning tab publishes its phone's state (followed by the user id). */
+export const PHONE_OWNER_CHANNEL_PREFIX = 'leadline-phone-';
+
+/**
+ * Issue 17, the pre-call network test in Settings: "a 10-second test call to an echo number of
+ * the engine reporting a MOS grade". The test measures for this long once the call is answered.
+ */
+export const NETWORK_TEST_DURATION_MS = 10_000;
+/** How long the network test waits for its call to be answered before it gives up. */
+export const NETWORK_TEST_ANSWER_TIMEOUT_MS = 15_000;
+/** How often the network test's progress ("Testing… N s") moves on. */
+export const NETWORK_TEST_PROGRESS_MS = 1000;
+/**
+ * Issue 17's grades of the network test by MOS, best first: a grade needs a MOS above its floor
+ * ("Excellent > 4.2, Great > 4.1, Good > 3.7, Fair > 3.1, Degraded otherwise").
+ */
+export const NETWORK_GRADE_MOS_FLOORS = [
+  { grade: 'Excellent', above: 4.2 },
+  { grade: 'Great', above: 4.1 },
+  { grade: 'Good', above: 3.7 },
+  { grade: 'Fair', above: 3.1 },
+] as const;
+/** The grade of a MOS at or under every floor of {@link NETWORK_GRADE_MOS_FLOORS}. */
+export const NETWORK_GRADE_LOWEST = 'Degraded';
+/** The Settings button that runs the network test. */
+export const NETWORK_TEST_LABEL = 'Test network';
+/** The network test's failures, as the Settings panel shows them. */
+export const NETWORK_TEST_ERRORS = {
+  notWaiting: 'The network test runs only while you wait for a lead, with the phone ready.',
+  notAnswered: 'The test call was not answered. Check your connection and try again.',
+  endedEarly: 'The test call ended before the test finished. Check your connection and try again.',
+  noSamples: 'The test call measured no audio quality. Check your connection and try again.',
+} as const;

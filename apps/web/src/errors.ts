@@ -22,6 +22,8 @@ export const WEB_ERROR_CODES = {
   PhoneNotReadyError: 9203,
   /** A call was to be placed while another one is being handled. */
   AgentBusyError: 9204,
+  /** The network test was to place its call while the console is not waiting with the phone ready. */
+  NetworkTestRefusedError: 9205,
   /** The phone input could not look up the visitor's country ('unable to fetch the country'). */
   CountryLookupError: 9301,
 } as const;

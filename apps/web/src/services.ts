@@ -6,6 +6,8 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { createContext, use, useEffect, useState, useSyncExternalStore } from 'react';
 import { ApiClient } from './api/api-client';
+import { watchIncomingCalls } from './attention/incoming-alerts';
+import { SoundGate } from './attention/sound-gate';
 import { QUERY_KEYS, callUserQuery, createQueryClient } from './api/queries';
 import {
   ConsoleController,
@@ -16,6 +18,7 @@ import { KeptWrites } from './console/kept-writes';
 import { createBrowserOutbox } from './outbox/browser-outbox';
 import type { Outbox } from './outbox/outbox';
 import type { OutboxSnapshot } from './outbox/outbox-lifecycle';
+import type { SoundPolicyState } from './attention/attention-port';
 import type { PhoneFactory } from './phone/phone-port';
 import type { Platform } from './platform/platform';
 
@@ -29,6 +32,8 @@ export interface Services {
   readonly outbox: Outbox;
   /** The after-call writes through the outbox; started for the signed-in user. */
   readonly writes: KeptWrites;
+  /** Whether the browser lets the ringtone play (autoplay policy); started for the signed-in user. */
+  readonly soundGate: SoundGate;
 }
 
 /** What the app is built from. */
@@ -64,10 +69,14 @@ export function createServices({
     log: platform.log,
     alert: (message) => platform.alert(message),
     audioStorage: platform.storage,
+    desktop: platform.attention.desktop.isDesktop,
     loadCallUser: (callUserId) => client.fetchQuery(callUserQuery(api, callUserId)),
   });
   refreshHistoryOnChange(client, controller, outbox);
-  return { platform, api, queryClient: client, controller, outbox, writes };
+  // A ringing call is signalled to the desktop wrapper and, out of view, notified.
+  watchIncomingCalls(controller, platform.attention);
+  const soundGate = new SoundGate(platform.attention.sound);
+  return { platform, api, queryClient: client, controller, outbox, writes, soundGate };
 }
 
 /**
@@ -114,6 +123,12 @@ export function useConsoleSnapshot(): ConsoleSnapshot {
 export function useOutboxStatus(): OutboxSnapshot {
   const { outbox } = useServices();
   return useSyncExternalStore(outbox.subscribe, outbox.getSnapshot);
+}
+
+/** Whether the browser lets sound play: `blocked` until the agent interacts with the page. */
+export function useSoundPolicy(): SoundPolicyState {
+  const { soundGate } = useServices();
+  return useSyncExternalStore(soundGate.subscribe, soundGate.getSnapshot);
 }
 
 /** The call's live volume levels. */

@@ -53,6 +53,8 @@ export const SANDBOX_NUMBERS = {
   voicemail: '+15550199003',
   hangsUp: '+15550199004',
   invalid: '+15550199005',
+  /** The echo test (issue 17's pre-call network test): answers at once, plays back what it hears. */
+  echo: '+15550199006',
 } as const;
 
 /** How long `+15550199002` rings before it counts as not answered. */
@@ -60,6 +62,13 @@ export const NO_ANSWER_RING_MS = 30_000;
 
 /** How long `+15550199004` stays on the line after answering. */
 export const HANG_UP_AFTER_MS = 3000;
+
+/**
+ * How long the echo number (`SANDBOX_NUMBERS.echo`) holds what it hears before it plays it back
+ * (a whole number of 20 ms frames): a short delay, as echo-test lines have, so callers hear
+ * their own voice come back rather than a sidetone.
+ */
+export const ECHO_DELAY_MS = 200;
 
 /** The voicemail's beep after its greeting: frequency, length and level. */
 export const VOICEMAIL_BEEP = { frequencyHz: 1400, durationMs: 500, dbfs: -10 } as const;

@@ -72,6 +72,7 @@ import { ROLE_OF, Router, type FlowClock, type NobodyReason } from './router';
 import {
   accountsWithQueue,
   expiredQueuedCalls,
+  isRungOrOnCall,
   oldestQueuedCall,
   type ProfileRow,
 } from './routing-repo';
@@ -482,6 +483,26 @@ export class CallFlows {
       this.options.outboundConnectTimeoutMs ?? OUTBOUND_CONNECT_TIMEOUT_MS,
     );
     return { call, callUser, lead };
+  }
+
+  /**
+   * Keeps the agent out of routing while their phone runs a network test (issue 17): nothing
+   * rings them meanwhile, and waiting leads stay queued or go to other agents. Refuses with
+   * `PHONE_OFFLINE` when no device of theirs is registered and `ALREADY_ON_CALL` when they are
+   * rung for or on a call. Resolves with the release: the agent is then routable again and
+   * waiting leads are offered to them.
+   */
+  async holdAgentBack(user: Pick<UserRow, 'id' | 'accountId'>): Promise<() => Promise<void>> {
+    if (!this.#telephony.isOnline(identityOf(user.id))) throw new AppError('PHONE_OFFLINE');
+    const release = await this.#router.holdBack(user.accountId, user.id, () =>
+      isRungOrOnCall(this.#db, user.id),
+    );
+    if (!release)
+      throw new AppError('ALREADY_ON_CALL', 'Finish the call you are on or rung for first.');
+    return async () => {
+      release();
+      await this.presence.refresh(user.id);
+    };
   }
 
   /** An outbound call whose device never connected is withdrawn; the agent is free. */

@@ -116,6 +116,8 @@ export class Router {
   readonly #timers = new Map<number, unknown>();
   /** Per account, agents picked for a new call whose ring is not stored yet (`offerNew`). */
   readonly #pending = new Map<number, Set<number>>();
+  /** Per account, agents kept out of every pick (`holdBack`: a network test on their phone). */
+  readonly #heldBack = new Map<number, Set<number>>();
   /** Ids of rings announced before they are stored. */
   readonly #callUserIds: IdBlocks;
   /** Whom new leads can be offered to, remembered between leads. */
@@ -153,6 +155,7 @@ export class Router {
           excludeUserIds: [
             ...(request.excludeUserIds ?? []),
             ...(this.#pending.get(call.accountId) ?? []),
+            ...(this.#heldBack.get(call.accountId) ?? []),
           ],
         });
         if (!agent) return null;
@@ -210,7 +213,9 @@ export class Router {
     const teamId = profile?.teamId ?? null;
     const pending = this.#pendingOf(accountId);
     const { agent, staffed } = await this.options.accountLock(accountId, async () => {
-      const candidate = await this.#candidates.take(accountId, teamId, clock.now(), pending);
+      const held = this.#heldBack.get(accountId);
+      const excluded = held?.size ? new Set([...pending, ...held]) : pending;
+      const candidate = await this.#candidates.take(accountId, teamId, clock.now(), excluded);
       if (candidate.agent) pending.add(candidate.agent.id);
       return candidate;
     });
@@ -256,6 +261,34 @@ export class Router {
     if (!callUser) throw new Error('A rung call was stored without its ring.');
     this.armRingTimer(call.sid, callUser.id, profile?.ringTimeoutMs ?? this.options.ringTimeoutMs);
     return { call: stored.call, result: { kind: 'rang', agent, callUser } };
+  }
+
+  /**
+   * Keeps the agent out of every pick of the account until the returned release is called (a
+   * network test on their phone: nothing rings them meanwhile; waiting leads stay queued or go
+   * to other agents). Decided under the account's routing lock, so no pick is half-way: resolves
+   * null, holding nothing, when a new lead's ring is on its way to them or `isBusy` says they
+   * are rung for or on a call. After the release they are eligible again (the remembered lists,
+   * which left them out, are read afresh); the caller reports them free so waiting leads come.
+   */
+  async holdBack(
+    accountId: number,
+    userId: number,
+    isBusy: () => Promise<boolean>,
+  ): Promise<(() => void) | null> {
+    return this.options.accountLock(accountId, async () => {
+      if (this.#pending.get(accountId)?.has(userId) || (await isBusy())) return null;
+      let held = this.#heldBack.get(accountId);
+      if (!held) this.#heldBack.set(accountId, (held = new Set()));
+      held.add(userId);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        held.delete(userId);
+        routingChanged();
+      };
+    });
   }
 
   /** Agents of the account picked for a new call whose ring is not stored yet. */

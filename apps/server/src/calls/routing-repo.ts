@@ -130,6 +130,16 @@ export async function nextEligibleAgent(
   return agent ?? null;
 }
 
+/** Whether the user is rung for, or talking on, a live call (what routing calls busy). */
+export async function isRungOrOnCall(db: Db, userId: number): Promise<boolean> {
+  const [row] = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.id, userId), sql`${USERS_ID} in ${BUSY_USERS}`))
+    .limit(1);
+  return row !== undefined;
+}
+
 /**
  * Agents of the account (`accountId` placeholder) online and available, in the team
  * (`teamId` placeholder) when there is one: busy or not, wrapping up or not.

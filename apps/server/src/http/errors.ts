@@ -72,6 +72,11 @@ export const ERRORS = {
     message: 'This call is not ringing for you.',
     shape: 'refusal',
   },
+  NETWORK_TEST_RUNNING: {
+    status: 409,
+    message: 'A network test is already running.',
+    shape: 'refusal',
+  },
   PHONE_OFFLINE: {
     status: 409,
     message: 'Your phone is not connected: open the console first.',

@@ -394,16 +394,35 @@ export class AgentClient {
       );
     }
     const response = posted.body;
+    const call = await this.connect(
+      { call_user_id: String(response.call_user_id), To: response.call.phone_number },
+      timeoutMs,
+      response.call_user_id,
+    );
+    return { ...call, response };
+  }
+
+  /**
+   * Places an outgoing call with the connect params `params`, as the SDKs'
+   * `device.connect({ params })` does: an `invite` with a werift offer and the params. Resolves
+   * when the far end answered (`answer`) and the media is up; rejects with
+   * `OutboundCallFailedError` on a `hangup` of the call, and with `UnmatchedHangupError` when the
+   * only hangup names a sid the client never got.
+   */
+  async connect(
+    params: Record<string, string>,
+    timeoutMs = this.timeoutMs,
+    callUserId?: number,
+  ): Promise<AgentCall> {
     const peer = this.#newPeer();
     const offer = await peer.createOffer();
     // The SDK names an outgoing call with a temporary id until the gateway gives the real sid.
     const temporarySid = `TJSxxxxxxxx-${Date.now().toString(16)}-${++outboundCounter}`;
-    const params = new URLSearchParams({
-      call_user_id: String(response.call_user_id),
-      To: response.call.phone_number,
-    }).toString();
-    this.signal.send('invite', { callsid: temporarySid, sdp: offer, twilio: { params } });
-
+    this.signal.send('invite', {
+      callsid: temporarySid,
+      sdp: offer,
+      twilio: { params: new URLSearchParams(params).toString() },
+    });
     let callSid: string | undefined;
     let answerApplied = false;
     const deadline = Date.now() + timeoutMs;
@@ -436,18 +455,13 @@ export class AgentClient {
       }
       if (frame.type === 'answer') break;
     }
-    this.#call = {
-      callSid,
-      direction: 'outgoing',
-      peer,
-      callUserId: response.call_user_id,
-    };
+    this.#call = { callSid, direction: 'outgoing', peer, callUserId };
     await within(
       peer.connected(),
       Math.max(1, deadline - Date.now()),
       `the media of ${callSid} to connect`,
     );
-    return { ...this.#call, response };
+    return this.#call;
   }
 
   /** Waits until the current call's peer has heard `seconds` more audio; returns that audio. */

@@ -3,6 +3,7 @@
  * `fastify.inject`; plus a logged-in agent helper.
  */
 import { pino } from 'pino';
+import { SANDBOX_NUMBERS } from '@leadline/voice';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app';
 import { AccessTokens } from '../auth/access-token';
@@ -14,6 +15,7 @@ import { CallFlows, type FlowClock } from '../calls/call-flows';
 import type { Database } from '../db/database';
 import { DEMO_PASSWORD, ensureApiKey, seedDemo } from '../db/seed';
 import { EventBus } from '../events/event-bus';
+import { NetworkTests } from '../network-test/network-tests';
 import { SandboxSmsSender, SmsService, type SmsSender } from '../sms/sms-sender';
 import { FakeTelephony } from '../telephony/fake-telephony';
 import { openTestDatabase } from './test-database';
@@ -37,6 +39,7 @@ export interface TestApp {
   database: Database;
   telephony: FakeTelephony;
   flows: CallFlows;
+  networkTests: NetworkTests;
   tokens: AccessTokens;
   events: EventBus;
   close(): Promise<void>;
@@ -69,6 +72,13 @@ export async function startTestApp(
     ...(options.clock ? { clock: options.clock } : {}),
   });
   await flows.start();
+  const networkTests = new NetworkTests({
+    telephony,
+    holdBack: (user) => flows.holdAgentBack(user),
+    echoNumber: SANDBOX_NUMBERS.echo,
+    log: logger,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   const tokens = new AccessTokens(TEST_TOKEN_SECRET, 3600);
   const app = await buildApp(
     {
@@ -80,6 +90,7 @@ export async function startTestApp(
       control: new CallControl(database.db, flows),
       pusher: TEST_PUSHER,
       sms: new SmsService(database.db, options.sms ?? new SandboxSmsSender()),
+      networkTests,
       sso: options.sso ? options.sso(database.db) : null,
     },
     {
@@ -94,9 +105,11 @@ export async function startTestApp(
     database,
     telephony,
     flows,
+    networkTests,
     tokens,
     events,
     async close() {
+      networkTests.close();
       flows.stop();
       await app.close();
       await flows.idle();

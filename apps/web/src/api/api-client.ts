@@ -19,6 +19,7 @@ import type {
   Disposition,
   LoginBody,
   LoginOptionsResponse,
+  NetworkTestResponse,
   NoteBody,
   OutboundCallBody,
   OutboundCallResponse,
@@ -254,6 +255,15 @@ export class ApiClient {
    */
   placeOutboundCall(body: OutboundCallBody): Promise<OutboundCallResponse> {
     return this.#json<OutboundCallResponse>('POST', '/api/v1/calls/twilio/outbound', body);
+  }
+
+  /**
+   * `POST /api/v1/network-test`: the server authorises one network test call of this agent's
+   * phone; the answer's `params` are what the softphone connects with. Refusals (phone offline,
+   * on a call, a test already running) throw {@link ApiError} with the server's text.
+   */
+  startNetworkTest(): Promise<NetworkTestResponse> {
+    return this.#json<NetworkTestResponse>('POST', '/api/v1/network-test');
   }
 
   /** `PUT /api/v1/calls/{callId}/hold` or `/unhold`: the lead hears hold music, or is back. */

@@ -19,6 +19,7 @@ import {
   type TeamRow,
   LOGIN_FAILED_MESSAGE,
   LoginBody,
+  NetworkTestBody,
   NoteBody,
   OutboundCallBody,
   formatPhone,
@@ -27,6 +28,7 @@ import {
   type CallUserResponse,
   type CallerNumber,
   type Lead,
+  type NetworkTestResponse,
   type OutboundCallResponse,
   type User,
 } from '@leadline/contracts';
@@ -168,6 +170,8 @@ export class FakeApi {
   readonly addedLeads: Lead[] = [];
   /** Every outbound call accepted, in order. */
   readonly placedCalls: PlacedCall[] = [];
+  /** Every network test authorised (`POST /api/v1/network-test`), in order. */
+  readonly networkTests: NetworkTestResponse[] = [];
 
   /** Whether a lead waits for an agent (`POST /apps/webrtc/check` rings it). */
   leadWaiting = false;
@@ -452,6 +456,20 @@ export class FakeApi {
     }
     if (method === 'POST' && path === '/api/v1/calls/twilio/outbound') {
       return this.#placeOutbound(user, body);
+    }
+    if (method === 'POST' && path === '/api/v1/network-test') {
+      const parsed = NetworkTestBody.safeParse(body);
+      if (!parsed.success) return json(422, { error: parsed.error.issues[0]?.message });
+      const testId = `NT${String(this.networkTests.length + 1).padStart(32, '0')}`;
+      const answer: NetworkTestResponse = {
+        success: true,
+        test_id: testId,
+        params: { network_test: testId },
+        max_seconds: 15,
+        connect_within_seconds: 15,
+      };
+      this.networkTests.push(answer);
+      return json(200, answer);
     }
     if (method === 'POST' && path === '/api/v1/notes') {
       const parsed = NoteBody.safeParse(body);

@@ -20,6 +20,7 @@ async function setup(
     settings?: AccountSettings;
     callUsers?: Record<number, CallUserResponse>;
     permissions?: string[];
+    desktop?: boolean;
   } = {},
 ) {
   const user = demoUser({
@@ -47,6 +48,7 @@ async function setup(
     clock: platform.clock,
     log: platform.log,
     alert: (message) => platform.alert(message),
+    desktop: options.desktop ?? false,
   });
   const loaded = await api.getUser();
   if (!loaded) throw new Error('no user');
@@ -609,6 +611,13 @@ describe('ConsoleController: outbound calls (New Call)', () => {
     ...overrides,
   });
 
+  it("from the desktop wrapper the call says interface 'desktop'", async () => {
+    const { controller, server } = await setup({ desktop: true });
+    await controller.placeCall(request());
+    const [posted] = server.requestsTo('POST', '/api/v1/calls/twilio/outbound');
+    expect(posted?.body).toMatchObject({ phone_number: '+14155550132', interface: 'desktop' });
+  });
+
   it("posts the call, shows 'Dialing...' and connects with call_user_id and To", async () => {
     const { controller, server, phone } = await setup();
     await controller.placeCall(request());
@@ -618,7 +627,6 @@ describe('ConsoleController: outbound calls (New Call)', () => {
       lname: 'Miles',
       phone_number: '+14155550132',
       agent_id: 7,
-      interface: 'desktop',
     });
     expect(posted?.headers.get('X-CSRF-TOKEN')).toBe('csrf-dana');
     expect(controller.state).toMatchObject({ view: 'dialing', banner: 'Dialing...' });

@@ -26,6 +26,7 @@ import {
   CHECK_FOR_LEAD_RANG,
   ERROR_LOG_MAX_LINES,
   MICROPHONE_ERROR_ALERT,
+  NETWORK_TEST_ERRORS,
 } from '../constants';
 import { WebError, errorMessage } from '../errors';
 import { phoneErrorPolicy } from '../phone/phone-errors';
@@ -33,6 +34,7 @@ import { applyRememberedAudioDevices } from '../phone/audio-devices';
 import type {
   PhoneAudio,
   PhoneCall,
+  PhoneConnectParams,
   PhoneDevice,
   PhoneError,
   PhoneFactory,
@@ -142,6 +144,10 @@ export interface ConsoleControllerOptions {
    * registers and again when devices change (a headset plugged back in is used again).
    */
   readonly audioStorage?: KeyValueStorage;
+  /**
+   * The console runs in the desktop wrapper (Electron): outbound calls say `interface: 'desktop'`.
+   */
+  readonly desktop?: boolean;
   /** Loads a call user (defaults to `api.getCallUser`; the app routes it through its query cache). */
   readonly loadCallUser?: (callUserId: number) => Promise<CallUserResponse>;
 }
@@ -230,6 +236,8 @@ export class ConsoleController implements ConsoleCommands {
   #pendingCall: PhoneCall | null = null;
   /** The call shown in ringing/oncall. */
   #activeCall: PhoneCall | null = null;
+  /** The network test's call (Settings), which the console does not show. */
+  #testCall: PhoneCall | null = null;
   readonly #detachers = new Map<PhoneCall, () => void>();
   #autoResetTimer: TimerHandle | null = null;
 
@@ -487,7 +495,9 @@ export class ConsoleController implements ConsoleCommands {
     this.#requireIdle();
     const session = this.#session;
     const epoch = this.state.epoch;
-    const answer = await this.#options.api.placeOutboundCall(outboundCallBody(request, user));
+    const answer = await this.#options.api.placeOutboundCall(
+      outboundCallBody(request, user, this.#options.desktop ?? false),
+    );
     if (session !== this.#session || epoch !== this.state.epoch) {
       // A lead rang or the agent logged out meanwhile; the server's call is left unplaced.
       this.#options.log.info(
@@ -522,6 +532,40 @@ export class ConsoleController implements ConsoleCommands {
     }
     this.#activeCall = call;
     this.#wireCall(call, session);
+  }
+
+  /**
+   * The network test's call (Settings, issue 17): places a call with the server's connect params
+   * (`POST /api/v1/network-test`) on the phone and hands it to the caller, who measures and ends
+   * it. Only while the console waits for a lead with the phone ready and no call ringing; throws
+   * otherwise. The console shows nothing of it, and New Call is refused while it is live. No
+   * lead rings meanwhile: the server holds the agent back from routing until the test ends.
+   */
+  async placeNetworkTestCall(params: PhoneConnectParams): Promise<PhoneCall> {
+    const device = this.#device;
+    if (
+      !device ||
+      this.#snapshot.phone !== 'ready' ||
+      this.state.view !== 'waiting' ||
+      this.#pendingCall ||
+      this.#activeCall ||
+      this.#networkTestLive()
+    ) {
+      throw new WebError('NetworkTestRefusedError', NETWORK_TEST_ERRORS.notWaiting);
+    }
+    const session = this.#session;
+    const call = await device.connect(params);
+    if (session !== this.#session) {
+      this.#release(call);
+      throw new WebError('NetworkTestRefusedError', NETWORK_TEST_ERRORS.notWaiting);
+    }
+    this.#testCall = call;
+    return call;
+  }
+
+  /** Whether the network test's call is still up. */
+  #networkTestLive(): boolean {
+    return this.#testCall !== null && this.#testCall.status() !== 'closed';
   }
 
   // ---- effects -------------------------------------------------------------------------------
@@ -856,6 +900,12 @@ export class ConsoleController implements ConsoleCommands {
 
   /** Throws unless the console can start a new call now (waiting, nothing ringing). */
   #requireIdle(): void {
+    if (this.#networkTestLive()) {
+      throw new WebError(
+        'AgentBusyError',
+        'A network test is running. Wait for its result before placing a call.',
+      );
+    }
     if (!canTransition(this.state, 'dial') || this.#pendingCall || this.#activeCall) {
       throw new WebError(
         'AgentBusyError',

@@ -9,6 +9,7 @@ import {
   parseTelLink,
   type ChosenCallerId,
 } from './outbound-call';
+import { TEL_HANDLER_URL_TEMPLATE } from '../constants';
 
 const LINE = { id: 3, name: 'Acme Solar main line', phone_number_formatted: '+1 555 014 2000' };
 const CHOSEN: ChosenCallerId = { number: LINE, e164: '+15550142000' };
@@ -19,16 +20,22 @@ const ANSWER: OutboundCallResponse = {
 };
 
 describe('outbound call: body and connect params (spec section 7)', () => {
-  it('posts names, the number, the agent id and interface desktop', () => {
+  it('posts names, the number and the agent id; interface desktop only from the desktop wrapper', () => {
     const request = { fname: ' Jo ', lname: 'Lee ', phoneNumber: '+442079460958', callerId: null };
-    expect(outboundCallBody(request, demoUser())).toEqual({
+    expect(outboundCallBody(request, demoUser(), true)).toEqual({
       fname: 'Jo',
       lname: 'Lee',
       phone_number: '+442079460958',
       agent_id: 7,
       interface: 'desktop',
     });
-    expect(outboundCallBody({ ...request, callerId: CHOSEN }, demoUser()).caller_id).toBe(3);
+    expect(outboundCallBody(request, demoUser(), false)).toEqual({
+      fname: 'Jo',
+      lname: 'Lee',
+      phone_number: '+442079460958',
+      agent_id: 7,
+    });
+    expect(outboundCallBody({ ...request, callerId: CHOSEN }, demoUser(), false).caller_id).toBe(3);
   });
 
   it('connects with call_user_id, To and (when chosen) callerId', () => {
@@ -89,6 +96,23 @@ describe('tel: launch links (spec sections 2 and 5)', () => {
   ])('refuses %s', (url, reason) => {
     expect(parseTelLink(url)).toEqual({ kind: 'invalid', reason });
   });
+
+  it.each([
+    ['tel:+15550100142', '+15550100142'],
+    ['tel:(555) 010-0142', '5550100142'],
+    ['tel://+44-20-7946-0958', '+442079460958'],
+  ])(
+    'reads %s as the tel: handler delivers it (Settings registers /?url=tel:/%%s)',
+    (link, number) => {
+      // What the browser opens for a link once Leadline handles tel: (the HTML standard's
+      // registerProtocolHandler: %s is the link, percent-encoded as a URL component).
+      const opened = new URL(
+        TEL_HANDLER_URL_TEMPLATE.replace('%s', encodeURIComponent(link)),
+        'https://console.test',
+      ).href;
+      expect(parseTelLink(opened)).toEqual({ kind: 'call', number });
+    },
+  );
 
   it('is nothing without a url parameter', () => {
     expect(parseTelLink('http://x.test/')).toEqual({ kind: 'none' });

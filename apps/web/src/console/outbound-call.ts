@@ -37,14 +37,21 @@ export interface PlaceCallRequest {
   readonly callerId: ChosenCallerId | null;
 }
 
-/** The body of `POST /api/v1/calls/twilio/outbound` for `request`, placed by `user`. */
-export function outboundCallBody(request: PlaceCallRequest, user: User): OutboundCallBody {
+/**
+ * The body of `POST /api/v1/calls/twilio/outbound` for `request`, placed by `user`; from the
+ * desktop wrapper it says `interface: 'desktop'` (spec sections 1 and 7).
+ */
+export function outboundCallBody(
+  request: PlaceCallRequest,
+  user: User,
+  desktop: boolean,
+): OutboundCallBody {
   return {
     fname: request.fname.trim(),
     lname: request.lname.trim(),
     phone_number: request.phoneNumber,
     agent_id: user.id,
-    interface: OUTBOUND_INTERFACE,
+    ...(desktop ? { interface: OUTBOUND_INTERFACE } : {}),
     ...(request.callerId ? { caller_id: request.callerId.number.id } : {}),
   };
 }

@@ -31,6 +31,32 @@ export interface PhoneCallParameters {
   readonly To?: string;
 }
 
+/**
+ * One quality sample of a call, from the SDK's own call quality monitor: about every 1,000 ms
+ * while the call is open (spec section 9), the numbers of the last second. The part of the
+ * official SDK's `RTCSample` (and our SDK's `CallSample`, the same shape) the console reads.
+ */
+export interface PhoneCallSample {
+  /** When it was measured (the browser's stats timestamp, ms). */
+  readonly timestamp: number;
+  /** Mean opinion score, 1.0 to about 4.5; null when it cannot be computed (the first sample). */
+  readonly mos: number | null;
+  /** Inbound packet delay variation (ms). */
+  readonly jitter: number;
+  /** Round-trip time to the media server and back (ms); absent or null until measured. */
+  readonly rtt?: number | null | undefined;
+  /** Inbound packets lost in the last second. */
+  readonly packetsLost: number;
+  /** Inbound packets received in the last second. */
+  readonly packetsReceived: number;
+  /** Packets lost in the last second, as a percentage (0..100) of the inbound packets. */
+  readonly packetsLostFraction: number;
+  /** Bytes sent in the last second. */
+  readonly bytesSent: number;
+  /** Bytes received in the last second. */
+  readonly bytesReceived: number;
+}
+
 /** Listener signatures of {@link PhoneCall} events, by event name. */
 export interface PhoneCallEvents {
   /** The call was answered (incoming: by this side; outgoing: by the far end). */
@@ -51,6 +77,8 @@ export interface PhoneCallEvents {
   reconnected: () => void;
   /** Input and output volume, each 0..1, about every 50 ms while the call is open. */
   volume: (inputVolume: number, outputVolume: number) => void;
+  /** A quality sample from the SDK's quality monitor, about every second while open. */
+  sample: (sample: PhoneCallSample) => void;
 }
 
 /** The name of a {@link PhoneCall} event. */

@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
-import { Device as LeadlineDevice, type Platform } from '@leadline/softphone';
-import type { AudioHelper, OutputDeviceCollection } from '@twilio/voice-sdk';
+import { Device as LeadlineDevice, type CallSample, type Platform } from '@leadline/softphone';
+import type { AudioHelper, OutputDeviceCollection, RTCSample } from '@twilio/voice-sdk';
 import { describe, expect, it, vi } from 'vitest';
-import type { PhoneAudioDevice } from './phone-port';
+import type { PhoneAudioDevice, PhoneCallSample } from './phone-port';
 import { adaptDevice } from './sdk-adapter';
 
 /** An SDK call shaped like both SDKs' (Node-style emitter, as the official SDK's). */
@@ -82,6 +82,58 @@ describe('the phone port over an SDK', () => {
     expect(b).toHaveBeenCalledOnce();
     device.off('registered', b);
     expect(sdk.listenerCount('registered')).toBe(0);
+  });
+
+  it("passes the quality monitor's samples through as the SDKs emit them (RTCSample, CallSample)", async () => {
+    const sdk = new SdkDevice();
+    const call = await adaptDevice(sdk).connect({ network_test: 'NT1' });
+    const samples: PhoneCallSample[] = [];
+    const listener = (sample: PhoneCallSample) => samples.push(sample);
+    call.on('sample', listener);
+    // Both SDKs' sample types are the port's (checked by the compiler here).
+    const official: RTCSample = {
+      audioInputLevel: 1200,
+      audioOutputLevel: 900,
+      bytesReceived: 8600,
+      bytesSent: 8600,
+      codecName: 'pcmu',
+      jitter: 3,
+      mos: 4.38,
+      packetsLost: 1,
+      packetsLostFraction: 2,
+      packetsReceived: 49,
+      packetsSent: 50,
+      rtt: 24,
+      timestamp: 1000,
+      totals: {
+        bytesReceived: 86_000,
+        bytesSent: 86_000,
+        packetsLost: 1,
+        packetsLostFraction: 0.2,
+        packetsReceived: 499,
+        packetsSent: 500,
+      },
+    };
+    const ours: CallSample = {
+      ...official,
+      rtt: null,
+      mos: null,
+      audioInputLevel: 0.1,
+      audioOutputLevel: 0.1,
+      totals: {
+        bytesReceived: 1,
+        bytesSent: 1,
+        packetsLost: 0,
+        packetsReceived: 1,
+        packetsSent: 1,
+      },
+    };
+    const sdkCall = (await sdk.connect.mock.results[0]!.value) as SdkCall;
+    sdkCall.emit('sample', official);
+    sdkCall.emit('sample', ours);
+    expect(samples).toEqual([official, ours]);
+    call.off('sample', listener);
+    expect(sdkCall.listenerCount('sample')).toBe(0);
   });
 
   it('connects with the params and wraps the new call', async () => {

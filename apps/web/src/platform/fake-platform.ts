@@ -3,6 +3,11 @@
  * alerts, reloads and log lines, and a switchable network status. Tests advance time with
  * `clock.tick(ms)`; nothing here touches real timers.
  */
+import {
+  createFakeAttention,
+  type FakeAttention,
+  type FakeAttentionOptions,
+} from '../attention/fake-attention';
 import { MemoryKeyValueStorage } from './key-value-storage';
 import type {
   Clock,
@@ -13,6 +18,7 @@ import type {
   TimerHandle,
   Timers,
 } from './platform';
+import { NO_SHARED_TABS, type BrowserTabs } from './tabs';
 
 interface ScheduledTimer {
   readonly handle: TimerHandle;
@@ -125,12 +131,20 @@ export interface FakePlatform extends Platform {
   /** Every text copied to the clipboard, in order. */
   readonly copied: string[];
   readonly storage: MemoryKeyValueStorage;
+  readonly attention: FakeAttention;
 }
 
 /** Options of {@link createFakePlatform}. */
 export interface FakePlatformOptions {
   /** The page's address at start (`http://console.test/` by default). */
   readonly launchUrl?: string;
+  /** The notification permission, autoplay policy, desktop wrapper… (all permissive by default). */
+  readonly attention?: FakeAttentionOptions;
+  /**
+   * The locks and channels shared with other tabs: a `FakeBrowser`'s tab (`fake-tabs.ts`) for
+   * tests of several tabs; by default the tab stands alone ({@link NO_SHARED_TABS}).
+   */
+  readonly tabs?: BrowserTabs;
 }
 
 /** Creates a fake platform around a fetch (usually `FakeApi.fetch`). */
@@ -164,9 +178,11 @@ export function createFakePlatform(
     },
     copied,
     storage: new MemoryKeyValueStorage(),
+    tabs: options.tabs ?? NO_SHARED_TABS,
     copyText: (text) => {
       copied.push(text);
       return Promise.resolve();
     },
+    attention: createFakeAttention(options.attention),
   };
 }

@@ -1,9 +1,13 @@
 /**
  * The browser APIs the console reaches, behind small injected interfaces (timers, clock, fetch,
- * network status, alert, reload, logging, the launch address). Logic receives a {@link Platform}; only
+ * network status, alert, reload, logging, the launch address, the locks and channels shared
+ * with the browser's other tabs). Logic receives a {@link Platform}; only
  * {@link browserPlatform} touches the globals.
  */
+import type { AttentionPlatform } from '../attention/attention-port';
+import { browserAttention } from '../attention/browser-attention';
 import { browserKeyValueStorage, type KeyValueStorage } from './key-value-storage';
+import { browserTabs, type BrowserTabs } from './tabs';
 
 /** An opaque handle of a scheduled timer. */
 export type TimerHandle = number;
@@ -54,6 +58,13 @@ export interface Platform {
   copyText(text: string): Promise<void>;
   /** What this browser remembers (`localStorage`): the chosen audio devices. */
   readonly storage: KeyValueStorage;
+  /**
+   * Reaching an agent who is not looking: notifications, page focus, the autoplay policy, the
+   * tel: handler and the desktop wrapper.
+   */
+  readonly attention: AttentionPlatform;
+  /** The Web Locks API and `BroadcastChannel` shared with this browser's other tabs. */
+  readonly tabs: BrowserTabs;
 }
 
 /** The real browser platform. */
@@ -87,5 +98,7 @@ export function browserPlatform(win: Window = window): Platform {
     reload: () => win.location.reload(),
     copyText: (text) => win.navigator.clipboard.writeText(text),
     storage: browserKeyValueStorage(win),
+    attention: browserAttention(win),
+    tabs: browserTabs(win),
   };
 }

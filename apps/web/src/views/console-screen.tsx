@@ -8,6 +8,7 @@ import { parseTelLink, type TelLink } from '../console/outbound-call';
 import { APP_VERSION } from '../constants';
 import { errorMessage } from '../errors';
 import { NetworkError } from '../api/api-client';
+import { PhoneOwnerContext, usePhoneOwnerElection } from '../phone-owner/use-phone-owner';
 import { useConsoleSnapshot, useOnline, useServices } from '../services';
 import { DispositionView } from './disposition-view';
 import { SmsView, TagsView } from './follow-up-views';
@@ -18,16 +19,18 @@ import { NavBar } from './nav-bar';
 import { NoteView } from './note-view';
 import { OnCallView } from './on-call-view';
 import { RingingView } from './ringing-view';
+import { SoundBlockedNotice } from './sound-blocked-notice';
 import { DialingView } from './dialing-view';
 import { ThankYouView } from './thank-you-view';
 import { LoadingView, WaitingView } from './waiting-view';
 
 /**
  * The one screen: navigation bar, the banner, the view of the current console state, and the
- * version label. Loads the user; starts the softphone once there is one.
+ * version label. Loads the user; starts the softphone once there is one and this tab owns the
+ * phone (one tab of the agent's does; the others show its state: `phone-owner/`).
  */
 export function ConsoleScreen() {
-  const { api, controller, platform, writes } = useServices();
+  const { api, controller, platform, writes, soundGate } = useServices();
   const snapshot = useConsoleSnapshot();
   const userResult = useQuery(userQuery(api));
   // `?url=tel:/…` opens New Call once (spec section 2); anything else in `url` is ignored.
@@ -38,6 +41,8 @@ export function ConsoleScreen() {
   const online = useOnline();
   const unreachable = userResult.isPending && userResult.failureReason instanceof NetworkError;
   const { refetch } = userResult;
+  const { phoneOwner, ownership } = usePhoneOwnerElection(user?.id ?? null, snapshot);
+  const ownsPhone = ownership.state === 'owner';
 
   useEffect(() => {
     // Back online while the user could not be loaded: try now rather than at the next back-off.
@@ -55,10 +60,20 @@ export function ConsoleScreen() {
   }, [sessionError, platform]);
 
   useEffect(() => {
-    if (!user) return;
+    // Only the owning tab registers, rings and takes the microphone; losing the phone stops it.
+    if (!user || !ownsPhone) return;
     controller.startPhone(user);
     return () => controller.stopPhone();
-  }, [user, controller]);
+  }, [user, ownsPhone, controller]);
+
+  const phoneReady = snapshot.phone === 'ready';
+  useEffect(() => {
+    if (!user || !ownsPhone) return;
+    // The browser may block the ringtone until the agent interacts (autoplay): say so before the
+    // first call. Read again once the phone is ready (a page using the microphone may play).
+    soundGate.start();
+    return () => soundGate.stop();
+  }, [user, ownsPhone, phoneReady, soundGate]);
 
   useEffect(() => {
     if (!user) return;
@@ -73,30 +88,33 @@ export function ConsoleScreen() {
 
   const { banner, view } = snapshot.console;
   return (
-    <div className="shell" data-app-status={APP_STATUS_BY_VIEW[view]}>
-      <NavBar user={user} />
-      <main className="console">
-        <div
-          className={`banner banner-status${banner ? '' : ' is-empty'}${view === 'ringing' || view === 'dialing' ? ' is-incoming' : ''}`}
-          role="status"
-          aria-live="polite"
-          aria-label="Call status"
-        >
-          {banner}
-        </div>
-        <CurrentView
-          snapshot={snapshot}
-          user={user}
-          unreachable={unreachable}
-          launchNumber={launch.kind === 'call' ? launch.number : null}
-          onLaunchHandled={onLaunchHandled}
-        />
-      </main>
-      <footer className="footer">
-        <span>Leadline</span> <span className="version">v{APP_VERSION}</span>
-        <OutboxStatus />
-      </footer>
-    </div>
+    <PhoneOwnerContext value={phoneOwner}>
+      <div className="shell" data-app-status={APP_STATUS_BY_VIEW[view]}>
+        <NavBar user={user} />
+        <main className="console">
+          <div
+            className={`banner banner-status${banner ? '' : ' is-empty'}${view === 'ringing' || view === 'dialing' ? ' is-incoming' : ''}`}
+            role="status"
+            aria-live="polite"
+            aria-label="Call status"
+          >
+            {banner}
+          </div>
+          {user && ownsPhone && view !== 'login' && <SoundBlockedNotice />}
+          <CurrentView
+            snapshot={snapshot}
+            user={user}
+            unreachable={unreachable}
+            launchNumber={launch.kind === 'call' ? launch.number : null}
+            onLaunchHandled={onLaunchHandled}
+          />
+        </main>
+        <footer className="footer">
+          <span>Leadline</span> <span className="version">v{APP_VERSION}</span>
+          <OutboxStatus />
+        </footer>
+      </div>
+    </PhoneOwnerContext>
   );
 }
 

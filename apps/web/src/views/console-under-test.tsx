@@ -10,7 +10,7 @@ import { FakeApi, demoCallUser, demoUser } from '../api/fake-api';
 import { createQueryClient } from '../api/queries';
 import { App } from '../app';
 import { FakePhone } from '../phone/fake-phone';
-import { createFakePlatform } from '../platform/fake-platform';
+import { createFakePlatform, type FakePlatformOptions } from '../platform/fake-platform';
 
 /** The call user the console under test is rung for. */
 export const CALL_USER_UNDER_TEST = 42;
@@ -19,15 +19,17 @@ export const CALL_USER_UNDER_TEST = 42;
 export async function consoleUnderTest(
   permissions: string[],
   callUser: CallUserResponse = demoCallUser(),
+  platformOptions: FakePlatformOptions = {},
 ) {
   const server = new FakeApi([{ user: demoUser({ permissions }), password: 'pw' }]).signIn();
   server.addCallUser(CALL_USER_UNDER_TEST, callUser);
   const phone = new FakePhone();
   const user = userEvent.setup();
+  const platform = createFakePlatform(server.fetch, platformOptions);
   render(
     <App
       phoneFactory={phone.factory}
-      platform={createFakePlatform(server.fetch)}
+      platform={platform}
       queryClient={createQueryClient()}
     />,
   );
@@ -40,5 +42,5 @@ export async function consoleUnderTest(
     await screen.findByRole('heading', { name: 'Call Result' });
   };
   const nav = () => within(screen.getByRole('navigation', { name: 'Console' }));
-  return { server, phone, user, toCallResult, nav };
+  return { server, phone, platform, user, toCallResult, nav };
 }

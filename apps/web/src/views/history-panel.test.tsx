@@ -156,7 +156,7 @@ describe('the History panel', () => {
       row(7, { recording_url: '/api/v1/calls/7/recording' }),
     ]);
     const play = await within(panel).findByRole('button', {
-      name: 'Play the recording of the call with Maya Okafor',
+      name: 'Play recording of the call with Maya Okafor',
     });
     const download = within(panel).getByRole('link', {
       name: 'Download the recording of the call with Maya Okafor',

@@ -188,7 +188,7 @@ function HistoryItem({
             <button
               type="button"
               className="btn btn-secondary btn-compact"
-              aria-label={`Play the recording of the call with ${who}`}
+              aria-label={`Play recording of the call with ${who}`}
               onClick={() => setPlaying(true)}
             >
               Play recording

@@ -1,8 +1,9 @@
 import type { User } from '@leadline/contracts';
 import { useMutation } from '@tanstack/react-query';
-import { useEffect, useId, useRef, useState } from 'react';
+import { use, useEffect, useId, useRef, useState } from 'react';
 import { QUERY_KEYS } from '../api/queries';
 import { errorMessage } from '../errors';
+import { PhoneOwnerContext } from '../phone-owner/use-phone-owner';
 import { useOnline, useServices } from '../services';
 import { Avatar } from './avatar';
 import { Logo } from './logo';
@@ -20,6 +21,7 @@ export function NavBar({ user }: { readonly user: User | null }) {
 /** The profile button (picture with an online/offline ring) and its dropdown. */
 function ProfileMenu({ user }: { readonly user: User }) {
   const { controller, queryClient, platform, writes } = useServices();
+  const phoneOwner = use(PhoneOwnerContext);
   const online = useOnline();
   const [open, setOpen] = useState(false);
   const rootRef = useRef<HTMLDivElement>(null);
@@ -31,6 +33,8 @@ function ProfileMenu({ user }: { readonly user: User }) {
       await writes.stop();
       await controller.logout();
     },
+    // The session is gone for this user's other tabs too: they reload onto the login view.
+    onSuccess: () => phoneOwner?.announceLogout(),
     onError: (error) => platform.log.error(`Logging out failed: ${errorMessage(error)}`),
     onSettled: () => queryClient.setQueryData(QUERY_KEYS.user, null),
   });

@@ -144,7 +144,6 @@ describe('New Call → dialing → on the call', () => {
       lname: 'Miles',
       phone_number: '+14155550132',
       agent_id: 7,
-      interface: 'desktop',
     });
     expect(posted?.headers.get('X-CSRF-TOKEN')).toBe('csrf-dana');
     expect(screen.getByRole('article', { name: 'Lead: Jordan Miles' })).toBeVisible();

@@ -3,7 +3,8 @@
  * (audio-device-settings.tsx; applied at once, also mid-call, remembered per browser), Auto Accept ON/OFF for users with app-autoaccept (stored
  * on the server: the next lead rings with it), the version label, Copy Error Logs (only when
  * there are logs; the timestamped log to the clipboard and the alert 'Copied error logs to
- * clipboard!'), and Update (reloads the console to pick up a new version).
+ * clipboard!'), and Update (reloads the console to pick up a new version). Notifications and
+ * tel: links: attention-settings.tsx.
  */
 import type { User } from '@leadline/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
@@ -13,7 +14,9 @@ import { APP_VERSION, COPIED_LOGS_ALERT, PERMISSION_AUTOACCEPT } from '../consta
 import { errorMessage } from '../errors';
 import { useServices } from '../services';
 import { ErrorBanner } from './action-button';
+import { AttentionSettings } from './attention-settings';
 import { AudioDeviceSettings } from './audio-device-settings';
+import { NetworkTest } from './network-test';
 import { PanelHead, closeOnEscape } from './panel-head';
 
 /** Props of {@link SettingsPanel}. */
@@ -43,6 +46,8 @@ export function SettingsPanel({ user, id, onClose }: SettingsPanelProps) {
       <PanelHead titleId={titleId} title="Settings" onClose={onClose} />
       <AudioDeviceSettings audio={controller.audio} storage={platform.storage} />
       {user.permissions.includes(PERMISSION_AUTOACCEPT) && <AutoAcceptSwitch user={user} />}
+      <AttentionSettings />
+      <NetworkTest />
       <ErrorBanner message={copy.error ? `Copying failed: ${errorMessage(copy.error)}` : null} />
       <div className="settings-actions">
         {errorLog.length > 0 && (

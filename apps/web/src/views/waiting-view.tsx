@@ -107,7 +107,8 @@ export function WaitingView({
       ) : panel ? (
         <Suspense
           fallback={
-            <section className="panel waiting" aria-busy="true">
+            // The Call button controls the panel's id, also while its code loads.
+            <section id={NEW_CALL_PANEL_ID} className="panel waiting" aria-busy="true">
               <p className="muted" role="status">
                 Loading…
               </p>

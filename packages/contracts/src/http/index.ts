@@ -9,3 +9,4 @@ export * from './users';
 export * from './history';
 export * from './call-control';
 export * from './sandbox';
+export * from './network-test';

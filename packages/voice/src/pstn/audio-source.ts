@@ -1,4 +1,4 @@
-import { SAMPLE_RATE_HZ } from '../constants';
+import { FRAME_DURATION_MS, SAMPLE_RATE_HZ } from '../constants';
 import { dbfsToAmplitude } from '../dsp/samples';
 import { ToneGenerator } from '../dsp/tone';
 
@@ -8,6 +8,8 @@ export interface AudioSource {
   fill(out: Int16Array): Int16Array;
   /** Whether everything has been played (a looping source never ends). */
   readonly ended: boolean;
+  /** A source that plays back what its party hears (the echo) takes each frame it heard. */
+  hear?(frame: Int16Array): void;
 }
 
 /** A steady sine tone that never ends. */
@@ -21,6 +23,36 @@ export class ToneSource implements AudioSource {
 
   fill(out: Int16Array): Int16Array {
     return this.generator.fill(out);
+  }
+}
+
+/**
+ * An echo: what the party hears, played back `delayMs` later (rounded to whole 20 ms frames;
+ * silence until then). The room asks a party what it says before it gives it what it heard in
+ * the same frame, so the echo comes back one frame (20 ms) after the delay. It never ends.
+ */
+export class EchoSource implements AudioSource {
+  readonly ended = false;
+  private readonly delayFrames: number;
+  /** Frames heard and not yet played back, oldest first. */
+  private readonly queue: Int16Array[] = [];
+
+  constructor(delayMs: number) {
+    this.delayFrames = Math.max(0, Math.round(delayMs / FRAME_DURATION_MS));
+  }
+
+  hear(frame: Int16Array): void {
+    this.queue.push(frame.slice());
+    // Never further behind than the delay, whatever the order of hearing and speaking.
+    while (this.queue.length > this.delayFrames + 1) this.queue.shift();
+  }
+
+  fill(out: Int16Array): Int16Array {
+    if (this.queue.length <= this.delayFrames) return out.fill(0);
+    const frame = this.queue.shift()!;
+    out.set(frame.subarray(0, out.length));
+    if (frame.length < out.length) out.fill(0, frame.length);
+    return out;
   }
 }
 

@@ -35,13 +35,14 @@ describe('the sandbox number plan', () => {
     ],
     ['+15550199004', { ...tone, hangUpAfterMs: 3000 }],
     ['+15550199005', { kind: 'unanswered', reason: 'failed' }],
+    ['+15550199006', { kind: 'answer', ringMs: 0, audio: { kind: 'echo', delayMs: 200 } }],
   ])('%s behaves as listed', (number, behaviour) => {
     expect(resolveNumber(SANDBOX_NUMBER_PLAN, number)).toEqual(behaviour);
   });
 
   it.each([
     '+15550110042',
-    '+15550199006',
+    '+15550199007',
     '+1555010004',
     '+155501000421',
     '15550100042',

@@ -1,4 +1,5 @@
 import {
+  ECHO_DELAY_MS,
   HANG_UP_AFTER_MS,
   NO_ANSWER_RING_MS,
   SANDBOX_NUMBERS,
@@ -15,6 +16,8 @@ export type PartyAudio =
   | { kind: 'tone'; frequencyHz: number; dbfs: number }
   /** A recorded clip (the sandbox voice), looped. */
   | { kind: 'clip'; clip: ClipName }
+  /** What it hears, played back `delayMs` later (an echo test). */
+  | { kind: 'echo'; delayMs: number }
   /**
    * A voicemail: the greeting clip once, then a beep, then silence; the party records only
    * from the end of the beep (the message).
@@ -92,6 +95,11 @@ export const SANDBOX_NUMBER_PLAN: NumberPlan = {
       description: 'fails as an invalid number',
       pattern: exactly(SANDBOX_NUMBERS.invalid),
       behaviour: { kind: 'unanswered', reason: 'failed' },
+    },
+    {
+      description: 'echo test: answers at once and plays back what it hears, 200 ms later',
+      pattern: exactly(SANDBOX_NUMBERS.echo),
+      behaviour: { kind: 'answer', ringMs: 0, audio: { kind: 'echo', delayMs: ECHO_DELAY_MS } },
     },
     {
       description: 'test lead: rings, answers and plays a steady 440 Hz tone',

@@ -263,6 +263,28 @@ describe.concurrent('the sandbox phone network (worker engine, werift agents, re
   );
 
   it(
+    `${SANDBOX_NUMBERS.echo} (the echo test) answers and plays the agent's own tone back`,
+    { timeout: TEST_TIMEOUT_MS },
+    async ({ expect }) => {
+      let echoed: Int16Array = new Int16Array(0);
+      const { events, record } = await call('echo', async ({ agent, room, party }) => {
+        engine.dial(room, party, SANDBOX_NUMBERS.echo);
+        await log.next('party.answered', party);
+        const isAgentTone = (window: Int16Array): boolean =>
+          tonesIn(window, [AGENT_HZ], 0.8).length === 1;
+        await heardWindow(agent, agent.heardSamples, isAgentTone, "the agent's tone, echoed");
+        echoed = await listen(agent, 1.5);
+      });
+      expect(events).toEqual(['party.ringing', 'party.answered', 'party.recorded']);
+      // What came back is the agent's own 1000 Hz, and nothing of the sandbox's lead tone.
+      expect(tonesIn(echoed, [LEAD_HZ, AGENT_HZ], 0.8)).toEqual([AGENT_HZ]);
+      expect(record).toMatchObject({ number: SANDBOX_NUMBERS.echo, outcome: 'answered' });
+      const heardByEcho = (await readWavFile(record.recording ?? '')).samples;
+      expect(tonesIn(heardByEcho, [AGENT_HZ], 0.5)).toEqual([AGENT_HZ]);
+    },
+  );
+
+  it(
     'a test lead logs the DTMF digits the agent pressed (RFC 4733), in order',
     { timeout: TEST_TIMEOUT_MS },
     async ({ expect }) => {

@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SANDBOX_NUMBERS, VOICEMAIL_BEEP } from '../constants';
+import { ECHO_DELAY_MS, SANDBOX_NUMBERS, VOICEMAIL_BEEP } from '../constants';
 import { readWavFile } from '../dsp/wav';
 import { FakeClock } from '../media/fake-clock';
 import { MediaCore } from '../media/media-core';
@@ -164,6 +164,27 @@ describe('the sandbox phone network (media core, fake clock)', () => {
     core.dial('room', 'unknown', '+15550200000');
     expect(seen('phone')).toEqual(['unanswered:failed']);
     expect(seen('unknown')).toEqual(['unanswered:failed']);
+  });
+
+  it(`${SANDBOX_NUMBERS.echo} (the echo test) answers at once and plays back what it hears, ${ECHO_DELAY_MS} ms later`, async () => {
+    dial(SANDBOX_NUMBERS.echo);
+    expect(seen('phone')).toEqual(['party.ringing']);
+    clock.advance(0);
+    expect(seen('phone')).toEqual(['party.ringing', 'party.answered']);
+    clock.advance(5000);
+    core.closeRoom('room');
+    await core.settled();
+    // The caller's 1000 Hz came back to it: silence while the echo holds it, then the tone.
+    const delaySeconds = ECHO_DELAY_MS / 1000;
+    const agent = await heard('agent');
+    expect(tonesIn(between(agent, 0, delaySeconds), [1000])).toEqual([]);
+    expect(tonesIn(between(agent, delaySeconds + 0.1, 5), [440, 1000], 0.95)).toEqual([1000]);
+    // And the echo heard the caller all along, as any party records what it hears.
+    expect(tonesIn(await heard('phone'), [1000], 0.95)).toEqual([1000]);
+    expect(await record('phone')).toMatchObject({
+      number: SANDBOX_NUMBERS.echo,
+      outcome: 'answered',
+    });
   });
 
   it.each(['+15550100001', '+15550100099'])(

@@ -8,6 +8,7 @@ import { MediaStateMachine } from '../media/state-machine';
 import {
   BeepSource,
   ClipSource,
+  EchoSource,
   SequenceSource,
   ToneSource,
   type AudioSource,
@@ -177,7 +178,9 @@ export class VirtualParty implements Participant {
   }
 
   hear(frame: Int16Array): void {
-    if (this.lifecycle.state === 'answered') this.recorder?.append(frame);
+    if (this.lifecycle.state !== 'answered') return;
+    this.recorder?.append(frame);
+    this.audio?.hear?.(frame);
   }
 
   skipFrames(frames: number): void {
@@ -257,6 +260,10 @@ export class VirtualParty implements Participant {
         return;
       case 'clip':
         this.audio = new ClipSource(clips[audio.clip], true);
+        this.startRecording();
+        return;
+      case 'echo':
+        this.audio = new EchoSource(audio.delayMs);
         this.startRecording();
         return;
       case 'voicemail':
