@@ -508,7 +508,12 @@ export class CallFlows {
   /** An outbound call whose device never connected is withdrawn; the agent is free. */
   async #outboundNotConnected(callId: number): Promise<void> {
     const call = await findCallById(this.#db, callId);
-    if (!call || call.status !== 'queued' || call.source !== 'outbound') return;
+    if (call) await this.#withdrawUnconnectedOutbound(call);
+  }
+
+  /** Cancels an outbound call whose softphone never connected; the agent is routable again. */
+  async #withdrawUnconnectedOutbound(call: CallRow): Promise<void> {
+    if (call.status !== 'queued' || call.source !== 'outbound') return;
     const now = this.#clock.now();
     await this.#transaction(async (tx) => {
       await closeCallUsers(tx, call.id, now);
@@ -587,6 +592,14 @@ export class CallFlows {
    */
   async agentIgnored(call: CallRow, userId: number): Promise<CallRow> {
     return this.exclusive(call.sid, async () => {
+      const fresh = (await findCallById(this.#db, call.id)) ?? call;
+      if (fresh.source === 'outbound' && fresh.userId === userId) {
+        // The agent's own New Call, hung up while dialing: withdrawn at once if their softphone
+        // never reached the gateway (not at the connect timeout); otherwise the softphone's
+        // hang-up ends it.
+        await this.#withdrawUnconnectedOutbound(fresh);
+        return (await findCallById(this.#db, call.id)) ?? fresh;
+      }
       const callUser = await findCallUserOf(this.#db, call.id, userId, 'ringing');
       if (!callUser) throw new AppError('NOT_RINGING');
       this.#telephony.cancelRing(call.sid, identityOf(userId));

@@ -198,6 +198,61 @@ describe('New Call', () => {
   });
 });
 
+describe('New Call hung up while dialing', () => {
+  it("the console's reject withdraws it at once (no connect timeout), and the agent takes leads again", async () => {
+    await online(agent.userId);
+    const headers = { cookie: agent.cookie, 'x-csrf-token': agent.csrf };
+    const placed = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/calls/twilio/outbound',
+      headers,
+      payload: { fname: 'Quick', phone_number: '+15550100778', agent_id: agent.userId },
+    });
+    const callId = placed.json<{ call: { id: number } }>().call.id;
+    const lead = await postLead({ fname: 'Waits', phone_number: '+15550100051' });
+    expect(lead.json()).toMatchObject({ call: { status: 'queued' } });
+    const rejected = await t.app.inject({
+      method: 'POST',
+      url: `/apps/webrtc/${callId}/reject`,
+      headers,
+    });
+    expect(rejected.statusCode).toBe(200);
+    expect(rejected.json()).toEqual({ success: true, call: { id: callId, status: 'canceled' } });
+    await t.flows.idle();
+    expect(t.telephony.ops('ringAgent').map((r) => [r.identity, r.params.To])).toEqual([
+      [String(agent.userId), '+15550100051'],
+    ]);
+    // Said twice (a retried request): nothing changes, no error.
+    const again = await t.app.inject({
+      method: 'POST',
+      url: `/apps/webrtc/${callId}/reject`,
+      headers,
+    });
+    expect(again.json()).toEqual({ success: true, call: { id: callId, status: 'canceled' } });
+  });
+
+  it("another agent cannot withdraw someone's New Call", async () => {
+    await online(agent.userId);
+    const placed = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/calls/twilio/outbound',
+      headers: { cookie: agent.cookie, 'x-csrf-token': agent.csrf },
+      payload: { fname: 'Mine', phone_number: '+15550100779', agent_id: agent.userId },
+    });
+    const callId = placed.json<{ call: { id: number } }>().call.id;
+    const other = await login(t.app, 'agent2@example.com');
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: `/apps/webrtc/${callId}/reject`,
+      headers: { cookie: other.cookie, 'x-csrf-token': other.csrf },
+    });
+    expect(refused.statusCode).toBeGreaterThanOrEqual(400);
+    expect(refused.statusCode).toBeLessThan(500);
+    const [still] = await t.database.db.select().from(calls).where(eq(calls.id, callId));
+    expect(still!.status).toBe('queued');
+  });
+});
+
 describe('Check for lead', () => {
   it('says why the agent cannot take the waiting lead: Away, or their phone is not connected', async () => {
     const lead = await postLead({ fname: 'Waits', phone_number: '+15550100050' });

@@ -677,13 +677,26 @@ describe('ConsoleController: outbound calls (New Call)', () => {
     });
   });
 
-  it('Hang Up while dialing disconnects the call and asks for the result', async () => {
-    const { controller, phone } = await setup();
+  it('Hang Up while dialing disconnects the call, has the server withdraw it, and asks for the result', async () => {
+    const { controller, phone, server } = await setup();
     await controller.placeCall(request());
     controller.hangUp();
     expect(phone.device.lastOutgoing.status()).toBe('closed');
     expect(controller.state).toMatchObject({ view: 'disposition', banner: 'Call Ended' });
     expect(phone.device.lastOutgoing.listenerCount('accept')).toBe(0);
+    await vi.waitFor(() =>
+      expect(server.requestsTo('POST', '/apps/webrtc/9100/reject')).toHaveLength(1),
+    );
+  });
+
+  it('Hang Up on an answered call does not ask the server to withdraw it', async () => {
+    const { controller, phone, server } = await setup();
+    await controller.placeCall(request());
+    phone.device.lastOutgoing.answerRemotely();
+    expect(controller.state.view).toBe('oncall');
+    controller.hangUp();
+    expect(controller.state.view).toBe('disposition');
+    expect(server.requestsTo('POST', '/apps/webrtc/9100/reject')).toEqual([]);
   });
 
   it('the far end hanging up before answering ends the dial the same way', async () => {

@@ -347,7 +347,16 @@ export class ConsoleController implements ConsoleCommands {
   }
 
   hangUp(): void {
+    const { view, call } = this.state;
     this.send({ type: 'disconnect' });
+    if (view === 'dialing' && call) {
+      // A New Call hung up before it connected: the server withdraws it at once, so the agent
+      // is not kept out of routing until its connect timeout (a connected call is ended by the
+      // softphone's hang-up, and the server answers this with nothing to do).
+      this.#options.api.rejectCall(call.call.id).catch((error: unknown) => {
+        this.#logError(`withdrawing outbound call ${call.call.id} failed`, error);
+      });
+    }
   }
 
   async toggleHold(): Promise<void> {
