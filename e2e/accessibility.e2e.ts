@@ -1,13 +1,14 @@
 /**
  * Every view of the console (spec sections 2–4), held still and looked at: one agent (the demo
  * supervisor, who has every permission: app-sms, app-retry, app-autoaccept, listen, whisper,
- * barge) goes through loading, login (and its error), waiting (and Check for lead's answer), the
- * profile menu, the New Call (with the country list open), History, Settings and Conference
- * panels, a ringing lead, the call with each of its panels (Keypad, Transfer to a user and to a
- * team, Conference, Audio), Call Result, Send SMS, Thank you, Add Note, Tags & Stages, an
- * inbound caller with Add Lead, dialing, and History with calls. Each view: screenshots at 360
- * and 1280 px with nothing past the screen's edge, no serious or critical axe-core violation at
- * either width, and the view audit (support/view-audit.ts) has checked it too.
+ * barge) goes through loading, login (and its error), the phone starting and offline, waiting
+ * (and Check for lead's answer), the profile menu, the New Call (with the country list open),
+ * History, Settings and Conference panels, a ringing lead, the call with each of its panels
+ * (Keypad, Transfer to a user and to a team, Conference, Audio), Call Result, Send SMS, Thank you,
+ * Add Note, Tags & Stages, an inbound caller with Add Lead, dialing, and History with calls. Each
+ * view: screenshots at 360 and 1280 px with nothing past the screen's edge, no serious or
+ * critical axe-core violation at either width, and the view audit (support/view-audit.ts) has
+ * checked it too.
  */
 import { request, type APIRequestContext, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -64,10 +65,24 @@ async function postLead(phone: string, fname: string): Promise<void> {
   expect(posted.status()).toBe(201);
 }
 
-/** The console's `GET /api/v1/user?time=…`. */
-const isUserFetch = (url: URL) => url.pathname === '/api/v1/user';
+/**
+ * Holds the page's requests to `path` (any query) until the returned function is called, so a
+ * passing view (loading, the phone starting) stays to be looked at.
+ */
+async function hold(on: Page, path: string): Promise<() => void> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const matches = (url: URL) => url.pathname === path;
+  await on.route(matches, async (route) => {
+    await released;
+    await route.fallback();
+  });
+  // Left in place once released (it then lets requests through): unrouting a handler that is
+  // under way would hand its request on twice.
+  return release;
+}
 
-/** Opens an on-call panel with its toggle, looks at it, and closes it again. */
+/** Opens an on-call panel with its toggle, looks at it when `ready`, and closes it again. */
 async function onCallPanel(toggle: string, name: string, ready: () => Promise<void>) {
   const onCall = region('On call').getByRole('button', { name: toggle, exact: true });
   await onCall.click();
@@ -76,32 +91,35 @@ async function onCallPanel(toggle: string, name: string, ready: () => Promise<vo
   await onCall.click();
 }
 
-it('loading, login, and login with its error', async () => {
+it('loading, login and its error, the phone starting and offline', async () => {
   const { context } = await loopbackOnlyContext(browser);
-  const first = await context.newPage();
-  page = first;
-  // The user is loading until this test has looked at the loading view.
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  await first.route(isUserFetch, async (route) => {
-    await released;
-    await route.fallback();
-  });
-  await first.goto(product.url);
+  page = await context.newPage();
+  const releaseUser = await hold(page, '/api/v1/user');
+  await page.goto(product.url);
   await shows('Loading…');
   await looksRight('loading');
-  release();
-  await untilVisible(first.getByRole('heading', { name: 'Log in' }));
-  await first.unroute(isUserFetch);
+  releaseUser();
+  await untilVisible(page.getByRole('heading', { name: 'Log in' }));
   await looksRight('login');
-  await first.getByLabel('Email').fill(AGENT);
-  await first.getByLabel('Password').fill('not-the-password');
-  await first.getByRole('button', { name: 'Login' }).click();
+  await page.getByLabel('Email').fill(AGENT);
+  await page.getByLabel('Password').fill('not-the-password');
+  await page.getByRole('button', { name: 'Login' }).click();
   await shows('Your login credentials are invalid.');
   await looksRight('login-error');
-  await first.getByLabel('Password').fill(DEMO_PASSWORD);
-  await first.getByRole('button', { name: 'Login' }).click();
+
+  const releaseToken = await hold(page, '/api/v1/twilio/token2');
+  await page.getByLabel('Password').fill(DEMO_PASSWORD);
+  await page.getByRole('button', { name: 'Login' }).click();
   await shows('Waiting for lead...', 20_000);
+  await shows(/^(Phone is starting…|Connecting phone…)$/);
+  await looksRight('phone-starting');
+  releaseToken();
+  await shows('Phone ready', 20_000);
+  await context.setOffline(true);
+  await shows('Phone offline: reconnecting…');
+  await looksRight('phone-offline');
+  await context.setOffline(false);
+  await shows('Phone ready', 30_000);
   await context.close();
 });
 
@@ -162,6 +180,7 @@ it('a lead: ringing, on the call with each panel, Call Result, Send SMS, Thank y
   await onCallPanel('Keypad', 'on-call-keypad', () => untilVisible(region('Keypad')));
   await onCallPanel('Transfer', 'on-call-transfer', async () => {
     await untilVisible(region('Transfer').getByRole('list', { name: 'Agents' }));
+    await looksRight('on-call-transfer-users');
     await region('Transfer').getByRole('button', { name: 'Team', exact: true }).click();
     await untilVisible(region('Transfer').getByRole('list', { name: 'Teams' }));
   });

@@ -17,6 +17,7 @@ import { launchChromium, toneWav } from './support/browser';
 import { logInToConsole, recordResultAndFinish } from './support/console';
 import { startProduct, type Product } from './support/product';
 import { letAudioFlow } from './support/softphone-page';
+import { auditViews } from './support/view-audit';
 
 /** apps/web: how long the console's autoplay check waits for an AudioContext to start. */
 const AUTOPLAY_PROBE_WAIT_MS = 1000;
@@ -62,6 +63,7 @@ async function answerAndFinish(page: Page): Promise<void> {
 
 it('the desktop wrapper: a ringing lead is signalled to it; outbound calls say interface desktop', async () => {
   const context = await browser.newContext({ userAgent: ELECTRON_USER_AGENT });
+  await auditViews(context);
   const page = await context.newPage();
   await page.addInitScript(() => {
     const messages: unknown[] = [];
@@ -110,6 +112,7 @@ it('the desktop wrapper: a ringing lead is signalled to it; outbound calls say i
 
 it('a console out of view gets a Notification for an incoming lead; clicking it brings the console forward', async () => {
   const context = await browser.newContext({ permissions: ['notifications'] });
+  await auditViews(context);
   const page = await context.newPage();
   await page.addInitScript(() => {
     // The real Notification, recorded: what was shown, and whether the console closed it.
@@ -217,6 +220,7 @@ it("with Chromium's own autoplay policy, a console opened afresh rings audibly: 
   const strict = await launchChromium(await toneWav(AGENT_HZ), { autoplayNeedsGesture: true });
   try {
     const context = await strict.newContext();
+    await auditViews(context);
     const page = await context.newPage();
     await logInToConsole(page, product.url, 'agent1@example.com');
     // Chromium lets a page that was clicked play sound after a same-site reload (the login's),
@@ -225,6 +229,7 @@ it("with Chromium's own autoplay policy, a console opened afresh rings audibly: 
     const session = await context.storageState();
     await context.close();
     const fresh = await strict.newContext({ storageState: session });
+    await auditViews(fresh);
     await fresh.addInitScript(recordSoundPlays);
     const agent = await fresh.newPage();
     await agent.goto(product.url);

@@ -25,6 +25,7 @@ import { logInToConsole, overflowingElements } from './support/console';
 import { partyRecording, sandboxCallOf, seriousViolations } from './support/page-checks';
 import { startProduct, type Product } from './support/product';
 import { heardTones, remoteToneLevels, toneLevels } from './support/remote-tones';
+import { letAudioFlow } from './support/softphone-page';
 
 const LEAD_HZ = 440;
 const AGENT_HZ = 1000;
@@ -84,6 +85,9 @@ it('Hold: the lead hears music and not the agent, the agent hears nothing; Resum
     expect(await overflowingElements(page)).toEqual([]);
   }
   expect(await seriousViolations(page)).toEqual([]);
+
+  // Let the lead hear the agent a while before the hold (the recording's window before it).
+  await letAudioFlow(1_500);
 
   // Hold: the agent hears neither the lead nor the music.
   const heldAt = Date.now();

@@ -19,17 +19,8 @@ export async function logInToConsole(page: Page, url: string, email: string): Pr
       }),
     );
   });
-  page.on('pageerror', (e) => console.log(`DBG pageerror: ${e.message}`));
-  page.on('console', (m) => console.log(`DBG console ${m.type()}: ${m.text()}`));
-  const t0 = Date.now();
   await page.goto(url);
-  console.log(`DBG goto done ${Date.now() - t0}`);
-  try {
-    await page.getByLabel('Email').fill(email, { timeout: 15_000 });
-  } catch (e) {
-    console.log(`DBG no email after ${Date.now() - t0}: ${(await page.content()).slice(0, 4000)}`);
-    throw e;
-  }
+  await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(DEMO_PASSWORD);
   await page.getByRole('button', { name: 'Login' }).click();
   await expect

@@ -2,8 +2,8 @@
  * axe-core on every view of the console an e2e spec reaches, without a call in the specs: every
  * browser context the specs open (`loopbackOnlyContext`) watches the console page, and each time
  * the page shows a view it has not shown before (the shell's `data-app-status` with the labelled
- * regions, groups, lists, banners, alerts and open pop-ups on screen: its *signature*) it runs axe-core
- * once in the page and reports the serious and critical violations here. The setup file
+ * regions, groups, lists, banners, alerts and open pop-ups on screen: its *signature*) it runs
+ * axe-core once in the page and reports the serious and critical violations here. The setup file
  * (`view-audit-setup.ts`) fails the spec file in `afterAll` when any view had one, and prints
  * which views were checked.
  *
@@ -86,16 +86,17 @@ export function uncheckedViews(): string[] {
  * critical axe-core violation; and the view audit has it among the views it checked.
  */
 export async function checkViewAtBothWidths(page: Page, dir: string, name: string) {
-  await finishAudit(page);
-  const view = await page.evaluate(() =>
-    (
-      window as unknown as { __leadlineViewSignature?: () => string | null }
-    ).__leadlineViewSignature?.(),
-  );
-  expect({ name, audited: view ? auditedViews().has(view) : view }).toEqual({
-    name,
-    audited: true,
-  });
+  const auditOfView = async () => {
+    await finishAudit(page);
+    const view = await page.evaluate(() =>
+      (
+        window as unknown as { __leadlineViewSignature?: () => string | null }
+      ).__leadlineViewSignature?.(),
+    );
+    return { name, view, audited: view ? auditedViews().has(view) : false };
+  };
+  // A status line may change as the view is looked at ('Saving…', 'Saved'): the view as it is.
+  await expect.poll(auditOfView, { timeout: 10_000 }).toMatchObject({ name, audited: true });
   for (const width of [360, 1280]) {
     await page.setViewportSize({ width, height: 900 });
     await page.screenshot({ path: join(dir, `${name}-${width}.png`), fullPage: true });
@@ -150,14 +151,22 @@ function inPageAuditor(binding: string): void {
     '[role=listbox]',
     '[role=menu]',
     'ul[aria-label]',
-    // Banners: the status banner's variants (incoming, empty), warnings, errors.
+    'ol[aria-label]',
+    'dl[aria-label]',
+    // Banners (incoming, warning, error…) and status lines (phone ready, in another tab…).
     '.banner',
+    '[role=status]',
     '[aria-expanded=true][aria-controls]',
   ].join(',');
   const visible = (el: Element) => el.checkVisibility();
   const nameOf = (el: Element): string => {
     const role = el.getAttribute('role');
-    if (role === 'alert') return el.textContent?.trim() ? 'alert' : '';
+    const said = Boolean(el.textContent?.trim());
+    // A banner or status line by its look (incoming, warning, in another tab…), whatever it says.
+    if (el.classList.contains('banner') || role === 'status') {
+      return said ? `.${[...el.classList].join('.')}` : '';
+    }
+    if (role === 'alert') return said ? 'alert' : '';
     const controls =
       el.getAttribute('aria-expanded') === 'true' && el.getAttribute('aria-controls');
     if (controls) {
@@ -182,9 +191,9 @@ function inPageAuditor(binding: string): void {
     const parts = [...document.querySelectorAll(PARTS)].filter(visible).map(nameOf);
     return [shell.getAttribute('data-app-status'), ...new Set(parts.filter(Boolean))].join(' › ');
   };
-  // A hidden page's animations do not run: nothing to wait for there.
   (window as unknown as { __leadlineViewSignature: typeof signature }).__leadlineViewSignature =
     signature;
+  // A hidden page's animations do not run: nothing to wait for there.
   const settled = () =>
     Promise.all(
       (document.visibilityState === 'visible' ? document.getAnimations() : [])
@@ -248,6 +257,8 @@ function inPageAuditor(binding: string): void {
     new MutationObserver(schedule).observe(document.documentElement, {
       subtree: true,
       childList: true,
+      // Status lines change their text (and class) with the phone's state.
+      characterData: true,
       attributes: true,
       attributeFilter: ['hidden', 'aria-expanded', 'aria-busy', 'data-app-status'],
     });

@@ -27,11 +27,7 @@ export async function consoleUnderTest(
   const user = userEvent.setup();
   const platform = createFakePlatform(server.fetch, platformOptions);
   render(
-    <App
-      phoneFactory={phone.factory}
-      platform={platform}
-      queryClient={createQueryClient()}
-    />,
+    <App phoneFactory={phone.factory} platform={platform} queryClient={createQueryClient()} />,
   );
   expect(await screen.findByText('Phone ready')).toBeVisible();
   /** Rings, accepts and hangs up: the Call Result view shows. */
