@@ -23,6 +23,8 @@ import { EventBus } from './events/event-bus';
 import { serverRoot } from './lib/app-root';
 import { loadOrCreateSecret } from './lib/secret-file';
 import { NetworkTests } from './network-test/network-tests';
+import { EmbeddedPusher } from './realtime/embedded/embedded-pusher';
+import { pusherEventsRoutes } from './realtime/embedded/events-api';
 import { SandboxSmsSender, SmsService, type SmsSender } from './sms/sms-sender';
 import { loadTlsCredentials } from './tls/tls-credentials';
 import { markAllOffline } from './users/users-repo';
@@ -155,9 +157,13 @@ export async function startLeadline(
       sandbox: config.mode === 'embedded' ? engine : false,
     },
   );
+  // The embedded Pusher-protocol endpoint (`/app/{key}`) and its HTTP events API.
+  const realtime = new EmbeddedPusher({ credentials: pusher });
+  await app.register(pusherEventsRoutes({ credentials: pusher, endpoint: realtime }));
   app.server.on('upgrade', (request, socket, head) => {
     const path = (request.url ?? '').split('?')[0];
     if (path === SIGNAL_PATH) return engine.handleUpgrade(request, socket, head);
+    if (realtime.handleUpgrade(request, socket, head)) return;
     socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
   });
 
@@ -171,6 +177,7 @@ export async function startLeadline(
     networkTests.close();
     flows.stop();
     await engine.close().catch(() => undefined);
+    await realtime.close();
     await app.close().catch(() => undefined);
     await database.close();
     throw error;
@@ -192,7 +199,7 @@ export async function startLeadline(
       // Together: the HTTP server's close waits for every connection it accepted, the upgraded
       // signalling sockets too, and only the engine closes those. One after the other, a stop
       // hangs for as long as a softphone stays connected.
-      await Promise.all([app.close(), engine.close()]);
+      await Promise.all([app.close(), engine.close(), realtime.close()]);
       await flows.idle();
       await database.close();
     },

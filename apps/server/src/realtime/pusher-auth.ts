@@ -23,10 +23,20 @@ export function signChannel(
   member?: { user_id: string; user_info: Record<string, unknown> },
 ): { auth: string; channel_data?: string } {
   const channelData = member ? JSON.stringify(member) : undefined;
-  const payload =
-    channelData === undefined ? `${socketId}:${channel}` : `${socketId}:${channel}:${channelData}`;
-  const signature = createHmac('sha256', credentials.secret).update(payload).digest('hex');
+  const signature = channelSignature(credentials.secret, socketId, channel, channelData);
   return channelData === undefined
     ? { auth: `${credentials.key}:${signature}` }
     : { auth: `${credentials.key}:${signature}`, channel_data: channelData };
+}
+
+/** The hex HMAC-SHA256 of `socket_id:channel[:channel_data]`: the signature part of `auth`. */
+export function channelSignature(
+  secret: string,
+  socketId: string,
+  channel: string,
+  channelData?: string,
+): string {
+  const payload =
+    channelData === undefined ? `${socketId}:${channel}` : `${socketId}:${channel}:${channelData}`;
+  return createHmac('sha256', secret).update(payload).digest('hex');
 }

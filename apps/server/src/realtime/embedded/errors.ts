@@ -1,0 +1,33 @@
+/**
+ * The `pusher:error` codes of the embedded endpoint, in one table. The 4000–4099 codes are
+ * Pusher's own close codes (the socket is closed with them and pusher-js does not reconnect);
+ * 4201 is Pusher's "pong not received" (pusher-js reconnects at once); the 43xx codes are sent
+ * in a `pusher:error` frame and the socket stays open.
+ */
+
+/** Every error the endpoint reports, with its code and whether the socket is closed. */
+export const PUSHER_ERRORS = {
+  /** The key in `/app/{key}` is not this server's. */
+  appNotFound: { code: 4001, close: true, message: 'App key does not exist.' },
+  /** The `protocol` query parameter names a version this server does not speak. */
+  unsupportedProtocol: { code: 4007, close: true, message: 'Unsupported protocol version.' },
+  /** A private or presence subscription with a missing or forged `auth`. */
+  unauthorized: { code: 4009, close: false, message: 'Subscription refused: invalid auth.' },
+  /** No `pusher:pong` came back within the pong timeout. */
+  pongTimeout: { code: 4201, close: true, message: 'Pong reply not received.' },
+  /** A `client-*` event: client events are not enabled on this app. */
+  clientEventRefused: {
+    code: 4301,
+    close: false,
+    message: 'Client events are not enabled on this app.',
+  },
+  /** A frame that is not JSON, not text, or not `{ event, channel?, data }`. */
+  invalidFrame: { code: 4302, close: false, message: 'Invalid frame.' },
+  /** An event name this server does not know. */
+  unknownEvent: { code: 4303, close: false, message: 'Unknown event.' },
+  /** A subscribe/unsubscribe whose data or channel name is invalid. */
+  invalidChannel: { code: 4304, close: false, message: 'Invalid channel or channel data.' },
+} as const;
+
+/** The name of an error of the table. */
+export type PusherErrorName = keyof typeof PUSHER_ERRORS;
