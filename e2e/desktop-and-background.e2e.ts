@@ -11,11 +11,11 @@
  * Headless Chromium keeps every tab visible, so "not in view" is shown with the focus: the same
  * check (`document.visibilityState` and `document.hasFocus()`) covers a hidden tab.
  */
-import { request, type APIRequestContext, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { expect, it } from 'vitest';
 import { launchChromium, toneWav } from './support/browser';
 import { logInToConsole, recordResultAndFinish } from './support/console';
-import { startProduct, type Product } from './support/product';
+import { consoleWorld } from './support/console-world';
 import { letAudioFlow } from './support/softphone-page';
 import { auditViews } from './support/view-audit';
 
@@ -28,28 +28,10 @@ const ELECTRON_USER_AGENT =
 /** A sandbox number that answers (docs/sandbox-numbers.md). */
 const ANSWERING_NUMBER = '+15550100096';
 
-let product: Product;
-let browser: Browser;
-let http: APIRequestContext;
-
-beforeAll(async () => {
-  product = await startProduct();
-  browser = await launchChromium(await toneWav(AGENT_HZ));
-  http = await request.newContext();
-});
-
-afterAll(async () => {
-  await http?.dispose();
-  await browser?.close();
-  await product?.stop();
-});
+const world = consoleWorld(AGENT_HZ);
 
 async function postLead(fname: string, phone: string): Promise<void> {
-  const posted = await http.post(`${product.url}/api/v1/leads`, {
-    headers: { authorization: 'Bearer demo-api-key' },
-    data: { fname, lname: 'Lead', phone_number: phone },
-  });
-  expect(posted.status()).toBe(201);
+  await world.postLead({ fname, phone });
 }
 
 const ringing = (page: Page) => page.getByRole('button', { name: /^Accept/ });
@@ -62,7 +44,7 @@ async function answerAndFinish(page: Page): Promise<void> {
 }
 
 it('the desktop wrapper: a ringing lead is signalled to it; outbound calls say interface desktop', async () => {
-  const context = await browser.newContext({ userAgent: ELECTRON_USER_AGENT });
+  const context = await world.browser.newContext({ userAgent: ELECTRON_USER_AGENT });
   await auditViews(context);
   const page = await context.newPage();
   await page.addInitScript(() => {
@@ -72,7 +54,7 @@ it('the desktop wrapper: a ringing lead is signalled to it; outbound calls say i
       if (event.data?.source === 'leadline') messages.push(event.data);
     });
   });
-  await logInToConsole(page, product.url, 'agent1@example.com');
+  await logInToConsole(page, world.product.url, 'agent1@example.com');
 
   await postLead('Desk', '+15550100093');
   await ringing(page).waitFor({ timeout: 15_000 });
@@ -111,7 +93,7 @@ it('the desktop wrapper: a ringing lead is signalled to it; outbound calls say i
 }, 120_000);
 
 it('a console out of view gets a Notification for an incoming lead; clicking it brings the console forward', async () => {
-  const context = await browser.newContext({ permissions: ['notifications'] });
+  const context = await world.browser.newContext({ permissions: ['notifications'] });
   await auditViews(context);
   const page = await context.newPage();
   await page.addInitScript(() => {
@@ -140,7 +122,7 @@ it('a console out of view gets a Notification for an incoming lead; clicking it 
     };
     Object.assign(window, { Notification: Recorded, shownNotifications: shown, focusCalls });
   });
-  await logInToConsole(page, product.url, 'agent1@example.com');
+  await logInToConsole(page, world.product.url, 'agent1@example.com');
   await page.getByRole('button', { name: 'Settings' }).click();
   await page
     .getByText('A notification shows when a lead rings while this tab is not in view.')
@@ -151,7 +133,7 @@ it('a console out of view gets a Notification for an incoming lead; clicking it 
   const cdp = await context.newCDPSession(page);
   await cdp.send('Emulation.setFocusEmulationEnabled', { enabled: false });
   const other = await context.newPage();
-  await other.goto(`${product.url}/healthz`);
+  await other.goto(`${world.product.url}/healthz`);
   await other.bringToFront();
   await expect.poll(() => page.evaluate(() => document.hasFocus())).toBe(false);
 
@@ -222,7 +204,7 @@ it("with Chromium's own autoplay policy, a console opened afresh rings audibly: 
     const context = await strict.newContext();
     await auditViews(context);
     const page = await context.newPage();
-    await logInToConsole(page, product.url, 'agent1@example.com');
+    await logInToConsole(page, world.product.url, 'agent1@example.com');
     // Chromium lets a page that was clicked play sound after a same-site reload (the login's),
     // so the agent comes back the way that meets the block: the signed-in console opened afresh
     // in a new browser session (its cookie kept), with no click in it yet.
@@ -232,7 +214,7 @@ it("with Chromium's own autoplay policy, a console opened afresh rings audibly: 
     await auditViews(fresh);
     await fresh.addInitScript(recordSoundPlays);
     const agent = await fresh.newPage();
-    await agent.goto(product.url);
+    await agent.goto(world.product.url);
     await agent.getByText('Waiting for lead...').waitFor({ timeout: 20_000 });
     // Chromium lets this console play sound without a click (a page that uses the microphone
     // may; the phone opened it when it registered): the console reads the real policy and does

@@ -6,24 +6,13 @@
  * 1280 px, and no serious or critical axe-core violation on them.
  */
 import { join } from 'node:path';
-import {
-  request,
-  type APIRequestContext,
-  type Browser,
-  type Page,
-  type WebSocketRoute,
-} from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type Page, type WebSocketRoute } from 'playwright-core';
+import { expect, it } from 'vitest';
 import { holdMusicShare } from '@leadline/voice/testing';
-import {
-  captureRemoteAudio,
-  launchChromium,
-  loopbackOnlyContext,
-  toneWav,
-} from './support/browser';
+import { captureRemoteAudio, loopbackOnlyContext } from './support/browser';
 import { logInToConsole, overflowingElements } from './support/console';
 import { partyRecording, sandboxCallOf, seriousViolations } from './support/page-checks';
-import { startProduct, type Product } from './support/product';
+import { consoleWorld } from './support/console-world';
 import { heardTones, remoteToneLevels, toneLevels } from './support/remote-tones';
 import { letAudioFlow } from './support/softphone-page';
 
@@ -31,21 +20,7 @@ const LEAD_HZ = 440;
 const AGENT_HZ = 1000;
 const PROBES = [LEAD_HZ, AGENT_HZ] as const;
 
-let product: Product;
-let browser: Browser;
-let http: APIRequestContext;
-
-beforeAll(async () => {
-  product = await startProduct();
-  browser = await launchChromium(await toneWav(AGENT_HZ));
-  http = await request.newContext();
-});
-
-afterAll(async () => {
-  await http?.dispose();
-  await browser?.close();
-  await product?.stop();
-});
+const world = consoleWorld(AGENT_HZ);
 
 /** What the agent's page hears now: the probed tones heard over 1.5 s. */
 const agentHears = async (page: Page) => heardTones(await remoteToneLevels(page, PROBES));
@@ -58,18 +33,14 @@ async function untilAgentHears(page: Page, expected: number[]): Promise<void> {
 /** Runs axe-core in the page; the serious and critical violations' ids. */
 
 it('Hold: the lead hears music and not the agent, the agent hears nothing; Resume restores both; Keypad 1 2 # reach the lead', async () => {
-  const { context, foreignRequests } = await loopbackOnlyContext(browser);
+  const { context, foreignRequests } = await loopbackOnlyContext(world.browser);
   const page = await context.newPage();
   await captureRemoteAudio(page);
-  await logInToConsole(page, product.url, 'agent1@example.com');
+  await logInToConsole(page, world.product.url, 'agent1@example.com');
   // The sandbox lists the account's calls to its session.
-  await context.request.get(`${product.url}/api/v1/user`);
+  await context.request.get(`${world.product.url}/api/v1/user`);
 
-  const posted = await http.post(`${product.url}/api/v1/leads`, {
-    headers: { authorization: 'Bearer demo-api-key' },
-    data: { fname: 'Jordan', lname: 'Miles', phone_number: '+15550100042' },
-  });
-  expect(posted.status()).toBe(201);
+  await world.postLead({ fname: 'Jordan', lname: 'Miles', phone: '+15550100042' });
   await expect
     .poll(() => page.getByText('Incoming Lead!').isVisible(), { timeout: 15_000 })
     .toBe(true);
@@ -81,7 +52,10 @@ it('Hold: the lead hears music and not the agent, the agent hears nothing; Resum
   await expect.poll(() => hold.isVisible()).toBe(true);
   for (const width of [360, 1280]) {
     await page.setViewportSize({ width, height: 800 });
-    await page.screenshot({ path: join(product.dataDir, `on-call-${width}.png`), fullPage: true });
+    await page.screenshot({
+      path: join(world.product.dataDir, `on-call-${width}.png`),
+      fullPage: true,
+    });
     expect(await overflowingElements(page)).toEqual([]);
   }
   expect(await seriousViolations(page)).toEqual([]);
@@ -117,11 +91,14 @@ it('Hold: the lead hears music and not the agent, the agent hears nothing; Resum
   await expect.poll(() => keypad.getByRole('status').textContent()).toBe('12#');
   for (const width of [360, 1280]) {
     await page.setViewportSize({ width, height: 800 });
-    await page.screenshot({ path: join(product.dataDir, `keypad-${width}.png`), fullPage: true });
+    await page.screenshot({
+      path: join(world.product.dataDir, `keypad-${width}.png`),
+      fullPage: true,
+    });
     expect(await overflowingElements(page)).toEqual([]);
   }
   expect(await seriousViolations(page)).toEqual([]);
-  const leadCall = () => sandboxCallOf(page, product.url, '+15550100042');
+  const leadCall = () => sandboxCallOf(page, world.product.url, '+15550100042');
   await expect.poll(async () => (await leadCall())?.digits, { timeout: 10_000 }).toBe('12#');
 
   // Let the lead hear the agent a while after the resume, then hang up.
@@ -134,7 +111,7 @@ it('Hold: the lead hears music and not the agent, the agent hears nothing; Resum
   await context.close();
 
   // The lead's recording (written when its call ends), cut at the hold and the resume.
-  const wav = await partyRecording(product.dataDir, call);
+  const wav = await partyRecording(world.product.dataDir, call);
   const answeredMs = Date.parse(call.answeredAt!);
   const cut = (fromMs: number, toMs: number) => ({
     sampleRateHz: wav.sampleRateHz,
@@ -156,7 +133,7 @@ it('Hold: the lead hears music and not the agent, the agent hears nothing; Resum
 }, 120_000);
 
 it("the signalling socket cut on a call: 'Reconnecting…' shows until the call is back, by itself, and the call goes on", async () => {
-  const { context, foreignRequests } = await loopbackOnlyContext(browser);
+  const { context, foreignRequests } = await loopbackOnlyContext(world.browser);
   const page = await context.newPage();
   // The page's signalling sockets pass through here, so the test can cut them and, for a while,
   // refuse new ones (the SDK retries with back-off).
@@ -171,12 +148,8 @@ it("the signalling socket cut on a call: 'Reconnecting…' shows until the call 
     open.push(ws);
   });
   await captureRemoteAudio(page);
-  await logInToConsole(page, product.url, 'agent2@example.com');
-  const posted = await http.post(`${product.url}/api/v1/leads`, {
-    headers: { authorization: 'Bearer demo-api-key' },
-    data: { fname: 'Casey', lname: 'Ng', phone_number: '+15550100043' },
-  });
-  expect(posted.status()).toBe(201);
+  await logInToConsole(page, world.product.url, 'agent2@example.com');
+  await world.postLead({ fname: 'Casey', lname: 'Ng', phone: '+15550100043' });
   await expect
     .poll(() => page.getByText('Incoming Lead!').isVisible(), { timeout: 15_000 })
     .toBe(true);
@@ -194,7 +167,7 @@ it("the signalling socket cut on a call: 'Reconnecting…' shows until the call 
     .toMatch(/Reconnecting… [2-9] s/);
   for (const width of [360, 1280]) {
     await page.setViewportSize({ width, height: 800 });
-    await page.screenshot({ path: join(product.dataDir, `reconnecting-${width}.png`) });
+    await page.screenshot({ path: join(world.product.dataDir, `reconnecting-${width}.png`) });
     expect(await overflowingElements(page)).toEqual([]);
   }
   refusing = false;

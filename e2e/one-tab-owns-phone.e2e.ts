@@ -6,38 +6,19 @@
  * takes the phone with one click (the former owner follows); logging out in the owning tab
  * sends the other to the login view.
  */
-import { request, type APIRequestContext, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  captureRemoteAudio,
-  launchChromium,
-  loopbackOnlyContext,
-  toneWav,
-} from './support/browser';
+import type { Page } from 'playwright-core';
+import { expect, it } from 'vitest';
+import { captureRemoteAudio, loopbackOnlyContext } from './support/browser';
 import { logInToConsole, recordResultAndFinish, screenshotsAtBothWidths } from './support/console';
 import { seriousViolations } from './support/page-checks';
-import { startProduct, type Product } from './support/product';
+import { consoleWorld } from './support/console-world';
 import { heardTones, remoteToneLevels } from './support/remote-tones';
 
 const LEAD_HZ = 440;
 const AGENT_HZ = 1000;
 const AGENT = 'agent1@example.com';
 
-let product: Product;
-let browser: Browser;
-let http: APIRequestContext;
-
-beforeAll(async () => {
-  product = await startProduct();
-  browser = await launchChromium(await toneWav(AGENT_HZ));
-  http = await request.newContext();
-});
-
-afterAll(async () => {
-  await http?.dispose();
-  await browser?.close();
-  await product?.stop();
-});
+const world = consoleWorld(AGENT_HZ);
 
 /** What {@link watchTab} records in the page. */
 interface TabWatch {
@@ -98,17 +79,13 @@ async function followerTab(
   context: Awaited<ReturnType<typeof loopbackOnlyContext>>['context'],
 ): Promise<Tab> {
   const tab = await openTab(context);
-  await tab.page.goto(product.url);
+  await tab.page.goto(world.product.url);
   await shows(tab.page, 'Phone in another tab — Ready');
   return tab;
 }
 
 async function postLead(phone: string): Promise<void> {
-  const posted = await http.post(`${product.url}/api/v1/leads`, {
-    headers: { authorization: 'Bearer demo-api-key' },
-    data: { fname: 'Tab', lname: 'Lead', phone_number: phone },
-  });
-  expect(posted.status()).toBe(201);
+  const posted = await world.postLead({ fname: 'Tab', phone });
   const { call } = (await posted.json()) as { call: { agent_id: number | null } };
   expect(call.agent_id).not.toBeNull();
 }
@@ -123,12 +100,12 @@ async function acceptWhenRinging(page: Page): Promise<void> {
 }
 
 it('only the owning tab rings; closing it moves the phone to the other, which rings and hears the lead', async () => {
-  const { context } = await loopbackOnlyContext(browser);
+  const { context } = await loopbackOnlyContext(world.browser);
   const first = await openTab(context);
-  await logInToConsole(first.page, product.url, AGENT);
+  await logInToConsole(first.page, world.product.url, AGENT);
   const second = await followerTab(context);
   expect(await second.page.getByRole('button', { name: 'Use phone here' }).isEnabled()).toBe(true);
-  await screenshotsAtBothWidths(second.page, product.dataDir, 'phone-in-another-tab');
+  await screenshotsAtBothWidths(second.page, world.product.dataDir, 'phone-in-another-tab');
   expect(await seriousViolations(second.page)).toEqual([]);
 
   // A lead rings the owning tab only; the other shows it, then the call, then the wait again.
@@ -164,9 +141,9 @@ it('only the owning tab rings; closing it moves the phone to the other, which ri
 }, 180_000);
 
 it('"Use phone here" takes the phone with one click; logging out there logs the other tab out', async () => {
-  const { context } = await loopbackOnlyContext(browser);
+  const { context } = await loopbackOnlyContext(world.browser);
   const first = await openTab(context);
-  await logInToConsole(first.page, product.url, AGENT);
+  await logInToConsole(first.page, world.product.url, AGENT);
   const second = await followerTab(context);
 
   await second.page.getByRole('button', { name: 'Use phone here' }).click();

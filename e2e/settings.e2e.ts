@@ -5,17 +5,12 @@
  * account 6671's agent); OFF again rings as usual. Screenshots at 360 and 1280 px with no serious
  * or critical axe-core violation.
  */
-import { request, type APIRequestContext, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  captureRemoteAudio,
-  launchChromium,
-  loopbackOnlyContext,
-  toneWav,
-} from './support/browser';
+import type { Page } from 'playwright-core';
+import { expect, it } from 'vitest';
+import { captureRemoteAudio, loopbackOnlyContext } from './support/browser';
 import { logInToConsole, recordResultAndFinish, screenshotsAtBothWidths } from './support/console';
 import { leadHearing, sandboxCallOf, seriousViolations } from './support/page-checks';
-import { startProduct, type Product } from './support/product';
+import { consoleWorld } from './support/console-world';
 import { letAudioFlow } from './support/softphone-page';
 import { heardTones, remoteToneLevels } from './support/remote-tones';
 
@@ -24,27 +19,13 @@ const AGENT_HZ = 1000;
 /** The tone of Chromium's second fake microphone in these pages (see `secondMicrophoneTone`). */
 const SECOND_MIC_HZ = 1500;
 
-let product: Product;
-let browser: Browser;
-let http: APIRequestContext;
-
-beforeAll(async () => {
-  product = await startProduct();
-  browser = await launchChromium(await toneWav(AGENT_HZ));
-  http = await request.newContext();
-});
-
-afterAll(async () => {
-  await http?.dispose();
-  await browser?.close();
-  await product?.stop();
-});
+const world = consoleWorld(AGENT_HZ);
 
 async function agentConsole(): Promise<Page> {
-  const { context } = await loopbackOnlyContext(browser);
+  const { context } = await loopbackOnlyContext(world.browser);
   const page = await context.newPage();
   await captureRemoteAudio(page);
-  await logInToConsole(page, product.url, 'agent1@example.com');
+  await logInToConsole(page, world.product.url, 'agent1@example.com');
   return page;
 }
 
@@ -101,11 +82,7 @@ async function openSettings(page: Page) {
 }
 
 async function postLead(phone: string): Promise<void> {
-  const posted = await http.post(`${product.url}/api/v1/leads`, {
-    headers: { authorization: 'Bearer demo-api-key' },
-    data: { fname: 'Auto', lname: 'Lead', phone_number: phone },
-  });
-  expect(posted.status()).toBe(201);
+  await world.postLead({ fname: 'Auto', phone });
 }
 
 it('lists the fake audio devices; Auto Accept ON connects the next lead without a click', async () => {
@@ -119,7 +96,7 @@ it('lists the fake audio devices; Auto Accept ON connects the next lead without 
     .toEqual(expect.arrayContaining(['Fake Audio Input 1', 'Fake Audio Input 2']));
   const toggle = settings.getByRole('switch', { name: 'Auto Accept' });
   expect(await toggle.getAttribute('aria-checked')).toBe('false');
-  await screenshotsAtBothWidths(page, product.dataDir, 'settings');
+  await screenshotsAtBothWidths(page, world.product.dataDir, 'settings');
   expect(await seriousViolations(page)).toEqual([]);
 
   await toggle.click();
@@ -156,10 +133,10 @@ it('lists the fake audio devices; Auto Accept ON connects the next lead without 
 
 it('Auto Accept ON does not answer a lead on a profile with auto-answer off (7703)', async () => {
   // agent@a6671 has app-autoaccept; account 6671's profile is 7703, seeded not to auto-answer.
-  const { context } = await loopbackOnlyContext(browser);
+  const { context } = await loopbackOnlyContext(world.browser);
   const page = await context.newPage();
   await captureRemoteAudio(page);
-  await logInToConsole(page, product.url, 'agent@a6671.example.com');
+  await logInToConsole(page, world.product.url, 'agent@a6671.example.com');
   const settings = await openSettings(page);
   const toggle = settings.getByRole('switch', { name: 'Auto Accept' });
   await toggle.click();
@@ -172,9 +149,9 @@ it('Auto Accept ON does not answer a lead on a profile with auto-answer off (770
   const callUser = page.waitForResponse((response) =>
     /^\/api\/v1\/callusers\/\d+$/.test(new URL(response.url()).pathname),
   );
-  const session = await context.request.get(`${product.url}/api/v1/user?time=${Date.now()}`);
+  const session = await context.request.get(`${world.product.url}/api/v1/user?time=${Date.now()}`);
   const { csrf_token: csrf } = (await session.json()) as { csrf_token: string };
-  const retry = await context.request.post(`${product.url}/api/v1/calls/twilio`, {
+  const retry = await context.request.post(`${world.product.url}/api/v1/calls/twilio`, {
     headers: { 'x-csrf-token': csrf },
     data: { fname: 'Casey', lname: 'Callback', phone_number: phone },
   });
@@ -193,7 +170,7 @@ it('Auto Accept ON does not answer a lead on a profile with auto-answer off (770
     'Incoming Lead!',
   );
   expect(await page.getByRole('region', { name: 'On call' }).isVisible()).toBe(false);
-  expect(await sandboxCallOf(page, product.url, phone)).toBeUndefined();
+  expect(await sandboxCallOf(page, world.product.url, phone)).toBeUndefined();
 
   // Accept connects it: on the call, hearing the lead.
   await accept.click();
@@ -211,11 +188,11 @@ it('Auto Accept ON does not answer a lead on a profile with auto-answer off (770
 }, 120_000);
 
 it('a microphone chosen mid-call is heard by the lead at once, and remembered', async () => {
-  const { context } = await loopbackOnlyContext(browser);
+  const { context } = await loopbackOnlyContext(world.browser);
   const page = await context.newPage();
   await secondMicrophoneTone(page, SECOND_MIC_HZ);
   await captureRemoteAudio(page);
-  await logInToConsole(page, product.url, 'agent1@example.com');
+  await logInToConsole(page, world.product.url, 'agent1@example.com');
   const phone = '+15550100093';
   await postLead(phone);
   await acceptWhenRinging(page);
@@ -239,11 +216,11 @@ it('a microphone chosen mid-call is heard by the lead at once, and remembered', 
   // Let the lead hear the second microphone a while.
   await letAudioFlow(2_000);
   const afterTo = Date.now();
-  await screenshotsAtBothWidths(page, product.dataDir, 'on-call-audio');
+  await screenshotsAtBothWidths(page, world.product.dataDir, 'on-call-audio');
   expect(await seriousViolations(page)).toEqual([]);
   await page.getByRole('button', { name: /^Hang Up/ }).click();
 
-  const heard = await leadHearing(page, product, phone, [AGENT_HZ, SECOND_MIC_HZ]);
+  const heard = await leadHearing(page, world.product, phone, [AGENT_HZ, SECOND_MIC_HZ]);
   expect(heard(beforeTo - 1_000, beforeTo)).toEqual([AGENT_HZ]);
   expect(heard(afterFrom + 500, afterTo)).toEqual([SECOND_MIC_HZ]);
   // Remembered in this browser for the next page.
@@ -253,10 +230,12 @@ it('a microphone chosen mid-call is heard by the lead at once, and remembered', 
 }, 120_000);
 
 it('Copy Error Logs puts the timestamped log on the clipboard and says so', async () => {
-  const { context } = await loopbackOnlyContext(browser);
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: product.url });
+  const { context } = await loopbackOnlyContext(world.browser);
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], {
+    origin: world.product.url,
+  });
   const page = await context.newPage();
-  await logInToConsole(page, product.url, 'agent1@example.com');
+  await logInToConsole(page, world.product.url, 'agent1@example.com');
   const settings = await openSettings(page);
   // No logs yet: no button.
   expect(await settings.getByRole('button', { name: 'Copy Error Logs' }).count()).toBe(0);

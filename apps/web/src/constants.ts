@@ -163,8 +163,8 @@ export const NOTIFICATIONS_UNSUPPORTED_TEXT = 'This browser cannot show notifica
 export const SOUND_BLOCKED_TEXT =
   'Your browser is blocking sound: incoming leads would ring silently.';
 /**
- * How long the autoplay check waits for a new AudioContext to start before it calls sound
- * blocked (a context that may play starts within a few milliseconds).
+ * How long the autoplay check waits for a refusal of a silent audio element's play() before it
+ * calls sound allowed (a browser that blocks it refuses at once).
  */
 export const AUTOPLAY_PROBE_WAIT_MS = 1000;
 /** The button that lifts the block. */

@@ -49,7 +49,7 @@ export type SoundPolicyState = 'allowed' | 'blocked';
 export interface SoundPolicy {
   /**
    * The policy now (no user gesture involved). Asynchronous: a browser may only say a little
-   * after it is asked (an AudioContext reports `running` once its audio thread started).
+   * after it is asked (an audio element's play() settles once it started or was refused).
    */
   state(): Promise<SoundPolicyState>;
   /**

@@ -1,7 +1,7 @@
 /**
  * The real {@link AttentionPlatform}: `Notification`, `document.visibilityState` and
  * `document.hasFocus()`, the autoplay policy (`navigator.getAutoplayPolicy` where the browser has
- * it, else whether a new `AudioContext` may start), `navigator.registerProtocolHandler`, and the
+ * it, else whether a silent audio element may play), `navigator.registerProtocolHandler`, and the
  * Electron wrapper reached with `window.postMessage` (its preload script listens for messages
  * whose `source` is 'leadline').
  */
@@ -64,49 +64,59 @@ type AutoplayPolicy = 'allowed' | 'allowed-muted' | 'disallowed';
 type AutoplayNavigator = Navigator & {
   getAutoplayPolicy?: (type: 'mediaelement') => AutoplayPolicy;
 };
-type AudioWindow = Window & { AudioContext?: typeof AudioContext };
+/**
+ * A silent WAV (8 kHz, 16-bit mono, 80 samples of zero) to ask the browser whether an audio
+ * element may play, as the ringtone's does.
+ */
+const SILENT_WAV = `data:audio/wav;base64,${btoa(
+  String.fromCharCode(
+    ...[0x52, 0x49, 0x46, 0x46, 196, 0, 0, 0, 0x57, 0x41, 0x56, 0x45],
+    ...[
+      0x66, 0x6d, 0x74, 0x20, 16, 0, 0, 0, 1, 0, 1, 0, 0x40, 0x1f, 0, 0, 0x80, 0x3e, 0, 0, 2, 0, 16,
+      0,
+    ],
+    ...[0x64, 0x61, 0x74, 0x61, 160, 0, 0, 0],
+    ...new Array<number>(160).fill(0),
+  ),
+)}`;
 
 function browserSoundPolicy(win: Window): SoundPolicy {
   const navigator = win.navigator as AutoplayNavigator;
-  const AudioContextClass = (win as AudioWindow).AudioContext;
   const probe = async (): Promise<SoundPolicyState> => {
     if (typeof navigator.getAutoplayPolicy === 'function') {
       return navigator.getAutoplayPolicy('mediaelement') === 'allowed' ? 'allowed' : 'blocked';
     }
-    if (!AudioContextClass) return 'allowed';
-    // A context created without a user gesture stays suspended while autoplay is blocked; one
-    // that may play reports `running` once its audio thread started (at once, or a moment later).
-    const context = new AudioContextClass();
+    // The ringtone is an audio element: ask one. A browser that blocks it refuses play() at once
+    // with NotAllowedError; one that allows it starts, which may take a while on a busy machine,
+    // so no refusal within the wait counts as allowed (never a false alarm).
+    const element = win.document.createElement('audio');
+    element.volume = 0;
+    element.src = SILENT_WAV;
     try {
-      if (context.state === 'running') return 'allowed';
-      const started = await new Promise<boolean>((resolve) => {
-        const timer = win.setTimeout(() => resolve(false), AUTOPLAY_PROBE_WAIT_MS);
-        context.onstatechange = () => {
-          if (context.state !== 'running') return;
-          win.clearTimeout(timer);
-          resolve(true);
-        };
+      return await new Promise<SoundPolicyState>((resolve) => {
+        const timer = win.setTimeout(() => resolve('allowed'), AUTOPLAY_PROBE_WAIT_MS);
+        element.play().then(
+          () => {
+            win.clearTimeout(timer);
+            resolve('allowed');
+          },
+          (error: unknown) => {
+            win.clearTimeout(timer);
+            resolve(
+              error instanceof Error && error.name === 'NotAllowedError' ? 'blocked' : 'allowed',
+            );
+          },
+        );
       });
-      return started ? 'allowed' : 'blocked';
     } finally {
-      void context.close();
+      element.pause();
+      element.removeAttribute('src');
     }
   };
   return {
     state: probe,
-    async unlock() {
-      if (AudioContextClass) {
-        // Inside the click: resuming a context is what the policy lets through now, and the
-        // click's activation lets the ringtone's audio element play from then on.
-        const context = new AudioContextClass();
-        try {
-          await context.resume();
-        } finally {
-          void context.close();
-        }
-      }
-      return probe();
-    },
+    // Called from the click: its activation lets audio elements play from then on.
+    unlock: probe,
     onInteraction(listener) {
       // After the click or key (not on pointerdown), so the button under the pointer still gets it.
       const events = ['click', 'keydown'] as const;
