@@ -69,7 +69,10 @@ describe.each<{ sdk: string; env: Record<string, string> }>([
     const network = settings.getByRole('group', { name: 'Network' });
     await network.getByRole('button', { name: 'Test network' }).click();
     const status = network.getByRole('status');
-    await expect.poll(() => status.textContent(), { timeout: 20_000 }).toMatch(/^Testing… \d+ s$/);
+    // The status, or the error the test failed with (so a failure says why).
+    const progress = async () =>
+      (await status.textContent()) || (await network.getByRole('alert').allTextContents()).join();
+    await expect.poll(progress, { timeout: 20_000 }).toMatch(/^Testing… \d+ s$/);
     // The echo: the page hears its own microphone's tone returned, and no lead.
     await expect
       .poll(async () => heardTones(await remoteToneLevels(page, [LEAD_HZ, AGENT_HZ])), {

@@ -70,6 +70,8 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> {
   #meters: VolumeMeter[] = [];
   #muted = false;
   #closed = false;
+  /** The answer being applied to our pending offer, if any. */
+  #applyingAnswer: Promise<void> | null = null;
 
   constructor(
     private readonly platform: Platform,
@@ -215,14 +217,25 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> {
     return this.#pc.signalingState === 'have-local-offer';
   }
 
-  /** Applies the far end's answer to our offer (ignored when no offer is pending). */
-  async applyAnswer(sdp: string): Promise<void> {
-    if (!this.awaitingAnswer) return;
-    try {
-      await this.#pc.setRemoteDescription({ type: 'answer', sdp });
-    } catch (error) {
-      throw createError(53402, `Error processing answer: ${describe(error)}`, error);
-    }
+  /**
+   * Applies the far end's answer to our offer (ignored when no offer is pending). A second
+   * answer to the same offer while the first is being applied (early media's `ringing` and the
+   * `answer` back to back, as when a number answers at once) waits for the first instead of
+   * applying it again in the wrong state.
+   */
+  applyAnswer(sdp: string): Promise<void> {
+    if (this.#applyingAnswer) return this.#applyingAnswer;
+    if (!this.awaitingAnswer) return Promise.resolve();
+    const applying = this.#pc
+      .setRemoteDescription({ type: 'answer', sdp })
+      .catch((error: unknown) => {
+        throw createError(53402, `Error processing answer: ${describe(error)}`, error);
+      })
+      .finally(() => {
+        if (this.#applyingAnswer === applying) this.#applyingAnswer = null;
+      });
+    this.#applyingAnswer = applying;
+    return applying;
   }
 
   /** Withdraws an offer of ours that will not be sent (a superseded ICE restart). */

@@ -490,6 +490,24 @@ describe('ringtone and sounds', () => {
 });
 
 describe('outgoing calls', () => {
+  it('a number answering at once (ringing with early media, then answer, back to back) opens the call', async () => {
+    const env = fakeEnvironment();
+    const device = new Device(TOKEN, { platform: env.platform });
+    const call = await device.connect({ params: { To: '+15550199006' } });
+    env.socket().open();
+    await flush();
+    const errors: Array<{ code: number }> = [];
+    call.on('error', (e) => errors.push(e));
+    // Both before the first answer is applied: the second waits for it, not a second apply.
+    env.socket().deliver('ringing', { callsid: 'CA7', sdp: 'v=0 answer' });
+    env.socket().deliver('answer', { callsid: 'CA7', sdp: 'v=0 answer', reconnect: 'RT7' });
+    await flush();
+    env.pc().setConnectionState('connected');
+    await flush();
+    expect(errors).toEqual([]);
+    expect(call.status()).toBe('open');
+  });
+
   it('invites with the connect params and opens on answer + media', async () => {
     const env = fakeEnvironment();
     const device = new Device(TOKEN, { platform: env.platform });

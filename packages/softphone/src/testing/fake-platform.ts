@@ -164,6 +164,13 @@ export class FakePeerConnection extends EventTarget {
   }
   async setRemoteDescription(description: RTCSessionDescriptionInit): Promise<void> {
     if (description.sdp === 'bad') throw new Error('unusable SDP');
+    // As browsers: an answer needs our offer pending, checked when the operation runs.
+    await Promise.resolve();
+    if (description.type === 'answer' && this.signalingState !== 'have-local-offer') {
+      throw new Error(
+        `Failed to set remote answer sdp: Called in wrong state: ${this.signalingState}`,
+      );
+    }
     this.remoteDescription = description;
     this.signalingState = description.type === 'offer' ? 'have-remote-offer' : 'stable';
     // A remote offer's audio m-line makes its own transceiver, as in a browser.
