@@ -23,6 +23,8 @@ import { leadsRoutes } from './leads/leads-routes';
 import type { NetworkTests } from './network-test/network-tests';
 import { networkTestRoutes } from './network-test/network-test-routes';
 import type { PusherCredentials } from './realtime/pusher-auth';
+import type { RealtimeTarget } from './realtime/realtime-target';
+import { relayedRoutes } from './relay/relayed-routes';
 import { pusherRoutes } from './realtime/pusher-routes';
 import { usersRoutes } from './users/users-routes';
 import { sandboxRoutes, type SandboxNetwork } from './sandbox/sandbox-routes';
@@ -34,21 +36,33 @@ import { webRoutes } from './web/web-routes';
 /** Largest request body accepted (JSON payloads of the API are small). */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
-/** Services the routes use. */
-export interface AppServices {
+/** Services every instance has. */
+export interface CommonServices {
   db: Db;
   sessions: SessionStore;
   tokens: AccessTokens;
   loginThrottle: LoginThrottle;
-  flows: CallFlows;
-  control: CallControl;
   pusher: PusherCredentials;
-  sms: SmsService;
-  /** The pre-call network tests (Settings). */
-  networkTests: NetworkTests;
+  /** Where the console's realtime client connects (default: the embedded endpoint). */
+  realtimeTarget?: RealtimeTarget;
   /** Single sign-on through the configured OpenID Connect provider; absent: not configured. */
   sso?: SingleSignOn | null;
 }
+
+/** The call services, on the instance that runs the calls (the voice engine's). */
+export interface CallServices {
+  flows: CallFlows;
+  control: CallControl;
+  sms: SmsService;
+  /** The pre-call network tests (Settings). */
+  networkTests: NetworkTests;
+}
+
+/**
+ * Services the routes use: the call services, or (an instance relaying to the media instance,
+ * `docs/deployment.md`) the base URL that serves the call routes.
+ */
+export type AppServices = CommonServices & (CallServices | { relayTo: string });
 
 /** Options of the HTTP application. */
 export interface AppOptions {
@@ -59,8 +73,11 @@ export interface AppOptions {
   https?: TlsCredentials | null;
   /** The SDK the console loads (default `leadline`). */
   voiceSdk?: 'leadline' | 'twilio';
-  /** Serve the sandbox phone network's endpoints (embedded mode): its call log, if any. */
-  sandbox?: SandboxNetwork | false;
+  /**
+   * Serve the sandbox phone network's endpoints (embedded mode): its call log, if any;
+   * `relayed` on an instance relaying to the media instance, which has the network.
+   */
+  sandbox?: SandboxNetwork | 'relayed' | false;
 }
 
 /** Builds the Fastify application. */
@@ -82,19 +99,35 @@ export async function buildApp(
   await app.register(cookie);
   await app.register(authPlugin, { db: services.db, sessions: services.sessions });
   app.get('/healthz', { config: { auth: 'public' } }, async () => ({ ok: true }));
-  await app.register(authRoutes({ ...services, voiceSdk: options.voiceSdk ?? 'leadline' }));
+  await app.register(
+    authRoutes({
+      ...services,
+      voiceSdk: options.voiceSdk ?? 'leadline',
+      realtime: {
+        credentials: services.pusher,
+        target: services.realtimeTarget ?? { kind: 'embedded' },
+      },
+      ...('flows' in services ? { now: () => services.flows.now() } : {}),
+    }),
+  );
   await app.register(ssoRoutes({ sso: services.sso ?? null, sessions: services.sessions }));
   await app.register(soundsRoutes());
-  await app.register(leadsRoutes(services));
-  if (options.sandbox) {
-    await app.register(sandboxRoutes({ ...services, network: options.sandbox }));
+  if ('relayTo' in services) {
+    await app.register(
+      relayedRoutes({ to: services.relayTo, sandbox: options.sandbox === 'relayed' }),
+    );
+  } else {
+    await app.register(leadsRoutes(services));
+    if (options.sandbox && options.sandbox !== 'relayed') {
+      await app.register(sandboxRoutes({ ...services, network: options.sandbox }));
+    }
+    await app.register(callsRoutes(services));
+    await app.register(callControlRoutes(services));
+    await app.register(outboundRoutes(services));
+    await app.register(networkTestRoutes(services));
+    await app.register(usersRoutes(services));
   }
-  await app.register(callsRoutes(services));
-  await app.register(callControlRoutes(services));
-  await app.register(outboundRoutes(services));
-  await app.register(networkTestRoutes(services));
   await app.register(historyRoutes(services));
-  await app.register(usersRoutes(services));
   await app.register(pusherRoutes(services));
   await app.register(webRoutes(options.webDistDir));
   return app;

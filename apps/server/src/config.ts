@@ -6,6 +6,7 @@ import { networkInterfaces } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { SsoProviderSettings } from './auth/single-sign-on';
+import type { RealtimeTarget } from './realtime/realtime-target';
 import type { TlsSetting } from './tls/tls-credentials';
 
 const bool = z
@@ -45,6 +46,18 @@ const Env = z.object({
   PUSHER_KEY: z.string().min(1).default('leadline-key'),
   PUSHER_SECRET: z.string().min(16).optional(),
   PUSHER_CLUSTER: z.string().min(1).default('us2'),
+  REALTIME_PROVIDER: z.enum(['embedded', 'pusher']).default('embedded'),
+  PUSHER_HOST: z.string().min(1).optional(),
+  PUSHER_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  PUSHER_USE_TLS: bool.default(true),
+  PUSHER_WS_HOST: z.string().min(1).optional(),
+  PUSHER_WS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  VOICE_MEDIA_URL: z
+    .url({
+      error: "VOICE_MEDIA_URL must be the media instance's base URL, e.g. http://10.0.0.5:3000",
+    })
+    .regex(/^https?:\/\//, 'VOICE_MEDIA_URL must be an http:// or https:// URL')
+    .optional(),
   TLS: z.enum(['self-signed', 'off']).default('off'),
   TLS_CERT: z.string().min(1).optional(),
   TLS_KEY: z.string().min(1).optional(),
@@ -82,6 +95,13 @@ export interface Config {
   webDistDir: string | undefined;
   /** The realtime (Pusher protocol) app; the secret is generated under `dataDir` when unset. */
   pusher: { appId: string; key: string; secret: string | undefined; cluster: string };
+  /** The realtime service: the embedded endpoint, hosted Pusher, or a self-hosted server. */
+  realtime: RealtimeTarget;
+  /**
+   * Set on an instance without the voice engine: the media instance it relays the signalling
+   * and the call routes to. Unset: this instance runs the engine and the calls.
+   */
+  mediaUrl: string | undefined;
   /** HTTPS and WSS on `port`: the operator's files, a self-signed certificate, or off. */
   tls: TlsSetting;
   /** The softphone SDK the console loads: ours, or the official Twilio Voice SDK. */
@@ -128,6 +148,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'Single sign-on needs OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET: set all three, or none.',
     );
   }
+  if (e.VOICE_MEDIA_URL) {
+    const missing = [
+      ['DATABASE_URL', e.DATABASE_URL],
+      ['TOKEN_SECRET', e.TOKEN_SECRET],
+      ['PUSHER_SECRET', e.PUSHER_SECRET],
+    ].filter(([, value]) => !value);
+    if (missing.length > 0) {
+      throw new ConfigError(
+        `An instance relaying to VOICE_MEDIA_URL shares the media instance's database and secrets: set ${missing.map(([name]) => name).join(', ')} as on the media instance.`,
+      );
+    }
+  }
+  if (e.REALTIME_PROVIDER === 'embedded' && (e.PUSHER_HOST || e.PUSHER_WS_HOST)) {
+    throw new ConfigError('PUSHER_HOST and PUSHER_WS_HOST need REALTIME_PROVIDER=pusher.');
+  }
+  if (e.REALTIME_PROVIDER === 'pusher' && !e.PUSHER_SECRET) {
+    throw new ConfigError(
+      'REALTIME_PROVIDER=pusher needs PUSHER_KEY, PUSHER_APP_ID and PUSHER_SECRET of that app.',
+    );
+  }
   const tls: TlsSetting = e.TLS_CERT
     ? { mode: 'files', certPath: resolve(e.TLS_CERT), keyPath: resolve(e.TLS_KEY!) }
     : { mode: e.TLS };
@@ -153,6 +193,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       secret: e.PUSHER_SECRET,
       cluster: e.PUSHER_CLUSTER,
     },
+    realtime: realtimeTargetOf(e),
+    mediaUrl: e.VOICE_MEDIA_URL?.replace(/\/+$/, ''),
     tls,
     voiceSdk: e.VOICE_SDK,
     sso:
@@ -164,5 +206,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             redirectUrl: e.OIDC_REDIRECT_URL,
           }
         : undefined,
+  };
+}
+
+/** Where realtime events go (see `RealtimeTarget`). */
+function realtimeTargetOf(e: z.infer<typeof Env>): RealtimeTarget {
+  if (e.REALTIME_PROVIDER === 'embedded') return { kind: 'embedded' };
+  if (!e.PUSHER_HOST) return { kind: 'hosted' };
+  const port = e.PUSHER_PORT ?? (e.PUSHER_USE_TLS ? 443 : 80);
+  return {
+    kind: 'self-hosted',
+    host: e.PUSHER_HOST,
+    port,
+    useTLS: e.PUSHER_USE_TLS,
+    wsHost: e.PUSHER_WS_HOST ?? e.PUSHER_HOST,
+    wsPort: e.PUSHER_WS_PORT ?? port,
   };
 }

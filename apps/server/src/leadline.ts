@@ -23,8 +23,9 @@ import { EventBus } from './events/event-bus';
 import { serverRoot } from './lib/app-root';
 import { loadOrCreateSecret } from './lib/secret-file';
 import { NetworkTests } from './network-test/network-tests';
-import { EmbeddedPusher } from './realtime/embedded/embedded-pusher';
-import { pusherEventsRoutes } from './realtime/embedded/events-api';
+import { openInstanceBus } from './events/open-instance-bus';
+import type { InstanceBus } from './events/instance-bus';
+import { RealtimeService } from './realtime/realtime-service';
 import { SandboxSmsSender, SmsService, type SmsSender } from './sms/sms-sender';
 import { loadTlsCredentials } from './tls/tls-credentials';
 import { markAllOffline } from './users/users-repo';
@@ -39,6 +40,10 @@ export interface Leadline {
   networkTests: NetworkTests;
   /** Domain events (agent status…), for the realtime endpoint and tests. */
   events: EventBus;
+  /** The realtime endpoint and publisher. */
+  realtime: RealtimeService;
+  /** Messages to and from the other instances on the same database. */
+  bus: InstanceBus;
   /** The base URL it listens on, e.g. http://127.0.0.1:3000. */
   url: string;
   /**
@@ -135,6 +140,7 @@ export async function startLeadline(
     ...config.pusher,
     secret: config.pusher.secret ?? loadOrCreateSecret(join(config.dataDir, 'pusher-secret')),
   };
+  const bus = await openInstanceBus(config.databaseUrl, logger);
   const app = await buildApp(
     {
       db,
@@ -144,6 +150,7 @@ export async function startLeadline(
       flows,
       control: new CallControl(db, flows),
       pusher,
+      realtimeTarget: config.realtime,
       sms,
       networkTests,
       sso: config.sso ? new SingleSignOn({ db, provider: config.sso }) : null,
@@ -158,8 +165,12 @@ export async function startLeadline(
     },
   );
   // The embedded Pusher-protocol endpoint (`/app/{key}`) and its HTTP events API.
-  const realtime = new EmbeddedPusher({ credentials: pusher });
-  await app.register(pusherEventsRoutes({ credentials: pusher, endpoint: realtime }));
+  const realtime = await RealtimeService.register(app, {
+    credentials: pusher,
+    target: config.realtime,
+    bus,
+    log: logger,
+  });
   app.server.on('upgrade', (request, socket, head) => {
     const path = (request.url ?? '').split('?')[0];
     if (path === SIGNAL_PATH) return engine.handleUpgrade(request, socket, head);
@@ -179,10 +190,13 @@ export async function startLeadline(
     await engine.close().catch(() => undefined);
     await realtime.close();
     await app.close().catch(() => undefined);
+    await bus.close();
     await database.close();
     throw error;
   }
   const { port } = app.server.address() as AddressInfo;
+  // Status changes and the like go out to the consoles from now on.
+  realtime.publish(events, { host: config.host, port, https: Boolean(https) });
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   return {
     app,
@@ -191,16 +205,21 @@ export async function startLeadline(
     engine,
     networkTests,
     events,
+    realtime,
+    bus,
     url: `${https ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
     async close() {
       stopStatistics();
       networkTests.close();
       await flows.shutdown();
+      // What the stop changed (agents offline) goes out while the events API still listens.
+      await realtime.drain();
       // Together: the HTTP server's close waits for every connection it accepted, the upgraded
       // signalling sockets too, and only the engine closes those. One after the other, a stop
       // hangs for as long as a softphone stays connected.
       await Promise.all([app.close(), engine.close(), realtime.close()]);
       await flows.idle();
+      await bus.close();
       await database.close();
     },
   };

@@ -1,11 +1,13 @@
 /** Starts Leadline from the environment (`npm start`). */
 import { ConfigError, loadConfig } from './config';
 import { startLeadline } from './leadline';
+import { startRelay } from './relay/start-relay';
 import { TlsSetupError } from './tls/tls-credentials';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const leadline = await startLeadline(config);
+  // With VOICE_MEDIA_URL this instance relays calls to the media instance (several instances).
+  const leadline = config.mediaUrl ? await startRelay(config) : await startLeadline(config);
   leadline.app.log.info(`Leadline is ready on ${leadline.url}`);
   let stopping = false;
   const stop = (signal: string) => {

@@ -230,7 +230,7 @@ describe('account A cannot reach account B', () => {
       method: 'POST',
       url: '/api/v1/pusher/auth',
       headers: f.auth(f.agent1),
-      payload: { socket_id: '1.2', channel_name: `presence-${b.userId}` },
+      payload: { socket_id: '1.2', channel_name: `presence-user-${b.userId}` },
     });
     expect(res.statusCode).toBe(403);
   });

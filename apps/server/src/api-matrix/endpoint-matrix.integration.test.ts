@@ -623,7 +623,7 @@ const ENDPOINTS: Array<[endpoint: string, cases: Case[]]> = [
       [
         'happy path (form-encoded, as pusher-js sends it)',
         async () => {
-          const channel = `presence-${f.agent1.userId}`;
+          const channel = `presence-user-${f.agent1.userId}`;
           const res = await inject({
             method: 'POST',
             url: '/api/v1/pusher/auth',
@@ -667,7 +667,7 @@ const ENDPOINTS: Array<[endpoint: string, cases: Case[]]> = [
               method: 'POST',
               url: '/api/v1/pusher/auth',
               headers: f.auth(f.agent1),
-              payload: { socket_id: '1.2', channel_name: `presence-${f.agent2.userId}` },
+              payload: { socket_id: '1.2', channel_name: `presence-user-${f.agent2.userId}` },
             },
             403,
           );
@@ -679,7 +679,7 @@ const ENDPOINTS: Array<[endpoint: string, cases: Case[]]> = [
           method: 'POST',
           url: '/api/v1/pusher/auth',
           headers: f.auth(f.agent1),
-          payload: { socket_id: '1.2', channel_name: `presence-${f.agent1.userId}` },
+          payload: { socket_id: '1.2', channel_name: `presence-user-${f.agent1.userId}` },
         })),
       ],
     ],

@@ -12,6 +12,18 @@ import { verifyPassword } from './password';
 import { SESSION_COOKIE, type SessionStore } from './sessions';
 import type { AccessTokens } from './access-token';
 import { soundUrls } from '../sounds/sounds';
+import type { PusherCredentials } from '../realtime/pusher-auth';
+import {
+  realtimeSettings,
+  type BrowserOrigin,
+  type RealtimeTarget,
+} from '../realtime/realtime-target';
+
+/** The address the browser reached the server at (`Host`, or `X-Forwarded-*` behind a proxy). */
+export function browserOriginOf(request: FastifyRequest): BrowserOrigin {
+  const https = request.protocol === 'https';
+  return { hostname: request.hostname, port: request.port ?? (https ? 443 : 80), https };
+}
 
 /**
  * Signs `userId` in on this browser (password login and single sign-on alike): a fresh session
@@ -40,7 +52,12 @@ export function authRoutes(deps: {
   loginThrottle: LoginThrottle;
   /** The SDK the console loads. */
   voiceSdk: 'leadline' | 'twilio';
+  /** The realtime service the console connects to. */
+  realtime: { credentials: PusherCredentials; target: RealtimeTarget };
+  /** The time (presence is read at it). */
+  now?: () => Date;
 }) {
+  const now = deps.now ?? (() => new Date());
   const softphone = { sdk: deps.voiceSdk, sounds: soundUrls() };
   return async (app: FastifyInstance): Promise<void> => {
     app.post('/api/v1/user/login', { config: { auth: 'public' } }, async (request, reply) => {
@@ -75,8 +92,14 @@ export function authRoutes(deps: {
     app.get('/api/v1/user', async (request): Promise<UserResponse> => {
       parseWith(TimeQuery, request.query, 'query');
       const session = sessionOf(request);
-      const user = await toUserResource(deps.db, session.user, session.csrfToken);
-      return { success: true, user, csrf_token: session.csrfToken, softphone };
+      const user = await toUserResource(deps.db, session.user, session.csrfToken, now());
+      const realtime = realtimeSettings(
+        deps.realtime.credentials,
+        deps.realtime.target,
+        browserOriginOf(request),
+        { id: user.id, accountId: user.account_id, csrfToken: session.csrfToken },
+      );
+      return { success: true, user, csrf_token: session.csrfToken, softphone, realtime };
     });
 
     app.put('/api/v1/user/settings', async (request) => {

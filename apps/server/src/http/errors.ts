@@ -92,6 +92,11 @@ export const ERRORS = {
     message: 'Too many login attempts. Try again in 15 minutes.',
     shape: 'refusal',
   },
+  CALL_SERVICE_UNREACHABLE: {
+    status: 503,
+    message: 'The call service cannot be reached just now. Try again in a moment.',
+    shape: 'refusal',
+  },
   INTERNAL: { status: 500, message: 'Something went wrong on our side.', shape: 'error' },
 } as const satisfies Record<string, ErrorDefinition>;
 

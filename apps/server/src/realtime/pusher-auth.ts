@@ -12,9 +12,6 @@ export interface PusherCredentials {
   cluster: string;
 }
 
-/** The user's presence channel. */
-export const presenceChannelOf = (userId: number): string => `presence-${userId}`;
-
 /** Signs a channel subscription; presence channels carry the member's data. */
 export function signChannel(
   credentials: PusherCredentials,

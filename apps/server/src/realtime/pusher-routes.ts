@@ -1,10 +1,15 @@
-/** POST /api/v1/pusher/auth: pusher-js asks to join the user's presence channel. */
+/**
+ * POST /api/v1/pusher/auth: pusher-js asks to join the user's presence channel
+ * (`presence-user-<id>`, spec section 7) or the account's private channel
+ * (`private-account-<id>`: teammates' status). Any other channel is refused.
+ */
 import type { FastifyInstance } from 'fastify';
 import { PusherAuthBody } from '@leadline/contracts';
 import { sessionOf } from '../auth/auth-plugin';
 import { AppError } from '../http/errors';
 import { parseWith } from '../http/validate';
-import { presenceChannelOf, signChannel, type PusherCredentials } from './pusher-auth';
+import { accountChannelOf, userChannelOf } from './channels';
+import { signChannel, type PusherCredentials } from './pusher-auth';
 
 /** The channel-auth route. pusher-js posts it form-encoded, so that body type is accepted here. */
 export function pusherRoutes(deps: { pusher: PusherCredentials }) {
@@ -17,10 +22,15 @@ export function pusherRoutes(deps: { pusher: PusherCredentials }) {
     app.post('/api/v1/pusher/auth', async (request) => {
       const { user } = sessionOf(request);
       const body = parseWith(PusherAuthBody, request.body);
-      if (body.channel_name !== presenceChannelOf(user.id)) {
+      const own = userChannelOf(user.id);
+      const account = accountChannelOf(user.accountId);
+      if (body.channel_name === account) {
+        return signChannel(deps.pusher, body.socket_id, body.channel_name);
+      }
+      if (body.channel_name !== own) {
         throw new AppError(
           'FORBIDDEN',
-          `You may subscribe only to your own channel, ${presenceChannelOf(user.id)}.`,
+          `You may subscribe only to your own channels, ${own} and ${account}.`,
         );
       }
       return signChannel(deps.pusher, body.socket_id, body.channel_name, {

@@ -40,11 +40,16 @@ export async function findAccountUser(
 }
 
 /** The user as GET /api/v1/user returns it, with the account's settings. */
-export async function toUserResource(db: Db, user: UserRow, csrfToken: string): Promise<User> {
-  const [account] = await db
-    .select({ settings: accounts.settings })
-    .from(accounts)
-    .where(eq(accounts.id, user.accountId));
+export async function toUserResource(
+  db: Db,
+  user: UserRow,
+  csrfToken: string,
+  now: Date,
+): Promise<User> {
+  const [[account], presence] = await Promise.all([
+    db.select({ settings: accounts.settings }).from(accounts).where(eq(accounts.id, user.accountId)),
+    presenceOf(db, user.id, now),
+  ]);
   return {
     id: user.id,
     account_id: user.accountId,
@@ -61,7 +66,8 @@ export async function toUserResource(db: Db, user: UserRow, csrfToken: string): 
     },
     settings: account?.settings ?? {},
     autoaccept: user.autoaccept,
-    is_available: user.isAvailable,
+    is_available: presence?.isAvailable ?? user.isAvailable,
+    status: presence?.status ?? 'offline',
     csrf_token: csrfToken,
   };
 }

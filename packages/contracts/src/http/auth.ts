@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { RealtimeSettings } from '../realtime/realtime-settings';
+import type { PresenceStatus } from './users';
 
 /** The one message a failed login shows (spec section 8). */
 export const LOGIN_FAILED_MESSAGE = 'Your login credentials are invalid.';
@@ -45,6 +47,8 @@ export interface User {
   autoaccept: boolean;
   /** The agent takes calls when free (Available) or not (Away). */
   is_available: boolean;
+  /** Where the agent is now (routing's view): available, away, on a call, wrapping up, offline. */
+  status: PresenceStatus;
   csrf_token: string;
 }
 
@@ -84,6 +88,8 @@ export interface UserResponse {
   user: User;
   csrf_token: string;
   softphone: SoftphoneSettings;
+  /** How the console connects its realtime client (pusher-js). */
+  realtime: RealtimeSettings;
 }
 
 /** Answer of GET /api/v1/twilio/token2. */

@@ -1,1 +1,2 @@
 export * from './pusher-protocol';
+export * from './realtime-settings';

@@ -10,7 +10,8 @@ import PusherJs from 'pusher-js';
 import type { Channel, Options } from 'pusher-js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { presenceChannelOf, signChannel } from '../pusher-auth';
+import { userChannelOf } from '../channels';
+import { signChannel } from '../pusher-auth';
 import { login, startTestApp, TEST_PUSHER, type TestApp } from '../../test-support/test-app';
 import { waitUntil } from '../../test-support/wait-until';
 import { EmbeddedPusher } from './embedded-pusher';
@@ -174,13 +175,13 @@ describe('embedded Pusher endpoint with pusher-js', () => {
       },
     });
     const client = connect(viaApi());
-    const own = await subscribe(client, presenceChannelOf(agent.userId));
+    const own = await subscribe(client, userChannelOf(agent.userId));
     expect(own.error).toBeUndefined();
     const members = own.channel as unknown as { members: { count: number; me: { id: string } } };
     expect(members.members.count).toBe(1);
     expect(members.members.me.id).toBe(String(agent.userId));
     // Another user's channel: the route refuses, so pusher-js reports the subscription error.
-    expect((await subscribe(client, presenceChannelOf(agent.userId + 1000))).error).toBeDefined();
+    expect((await subscribe(client, userChannelOf(agent.userId + 1000))).error).toBeDefined();
   });
 
   it('shows member_added and member_removed to another member, and refuses forged presence', async () => {

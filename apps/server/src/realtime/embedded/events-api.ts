@@ -20,7 +20,8 @@ import { verifySignedRequest } from './request-signature';
 /** What the routes need. */
 export interface PusherEventsApiDeps {
   credentials: Pick<PusherCredentials, 'appId' | 'key' | 'secret'>;
-  endpoint: Pick<EmbeddedPusher, 'publish'>;
+  /** Where events go: the endpoint, or the endpoint joined to the other instances'. */
+  endpoint: Pick<EmbeddedPusher, 'publish'> & { fits?(delivery: PusherDelivery): boolean };
   /** The clock, in ms since the epoch (default `Date.now`). */
   now?: () => number;
 }
@@ -73,6 +74,9 @@ export function pusherEventsRoutes(deps: PusherEventsApiDeps) {
         }
         if (delivery.exceptSocketId !== undefined && !SOCKET_ID.test(delivery.exceptSocketId)) {
           return reply.code(400).send({ error: 'Invalid socket_id.' });
+        }
+        if (deps.endpoint.fits && !deps.endpoint.fits(delivery)) {
+          return reply.code(413).send({ error: 'Event too large to reach the other instances.' });
         }
       }
       for (const delivery of deliveries) deps.endpoint.publish(delivery);

@@ -1,0 +1,7 @@
+/** The product's realtime channels. */
+
+/** The user's presence channel (spec: named after the user id). */
+export const userChannelOf = (userId: number): string => `presence-user-${userId}`;
+
+/** The account's private channel: teammates' status. */
+export const accountChannelOf = (accountId: number): string => `private-account-${accountId}`;

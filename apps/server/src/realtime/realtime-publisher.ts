@@ -1,0 +1,77 @@
+/**
+ * The `Realtime` port: the server publishes events to the console's realtime channels. One
+ * implementation, the `pusher` npm library, whatever the target (hosted Pusher Channels, a
+ * self-hosted Pusher-protocol server, or the embedded endpoint's HTTP events API on loopback).
+ * Events go out one after the other, in the order they were published (a status change never
+ * overtakes the one before it); a failed publish is reported and the next one goes on (the
+ * console reads the lists again whenever its realtime connection was lost).
+ */
+import Pusher from 'pusher';
+import { ACCOUNT_EVENTS, type AgentStatusEvent } from '@leadline/contracts/realtime';
+import type { DomainEvent, EventBus } from '../events/event-bus';
+import { accountChannelOf } from './channels';
+import type { PublisherOptions } from './realtime-target';
+
+/** Publishes events to realtime channels. */
+export interface Realtime {
+  /** Sends `event` with `data` to `channel`'s subscribers; resolves once the service took it. */
+  publish(channel: string, event: string, data: unknown): Promise<void>;
+  /** Resolves once everything published so far went out (or failed). */
+  idle(): Promise<void>;
+}
+
+/** The `pusher` library, in order. */
+export class PusherRealtime implements Realtime {
+  readonly #client: Pusher;
+  #last: Promise<void> = Promise.resolve();
+
+  constructor(
+    options: PublisherOptions,
+    private readonly onError: (error: unknown, channel: string, event: string) => void,
+  ) {
+    this.#client = new Pusher(options);
+  }
+
+  publish(channel: string, event: string, data: unknown): Promise<void> {
+    const sent = this.#last.then(async () => {
+      try {
+        await this.#client.trigger(channel, event, data);
+      } catch (error) {
+        this.onError(error, channel, event);
+      }
+    });
+    this.#last = sent;
+    return sent;
+  }
+
+  idle(): Promise<void> {
+    return this.#last;
+  }
+}
+
+/** The account-channel event a domain event becomes, if any. */
+export function realtimeEventOf(
+  event: DomainEvent,
+): { channel: string; name: string; data: AgentStatusEvent } | null {
+  switch (event.type) {
+    case 'agent.status':
+      return {
+        channel: accountChannelOf(event.accountId),
+        name: ACCOUNT_EVENTS.agentStatus,
+        data: {
+          user_id: event.userId,
+          status: event.status,
+          is_available: event.isAvailable,
+          at: event.at,
+        },
+      };
+  }
+}
+
+/** Publishes the server's domain events to the realtime channels; returns the unsubscribe. */
+export function publishDomainEvents(events: EventBus, realtime: Realtime): () => void {
+  return events.subscribe((event) => {
+    const out = realtimeEventOf(event);
+    if (out) void realtime.publish(out.channel, out.name, out.data);
+  });
+}

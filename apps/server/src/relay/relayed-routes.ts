@@ -1,0 +1,65 @@
+/**
+ * An instance without the voice engine (`VOICE_MEDIA_URL` set) serves sign-in, the user, the
+ * history, the console, the realtime endpoint and channel auth itself, and forwards every route
+ * that drives calls (leads, call users, dispositions, call control, outbound calls, the network
+ * test, the agent's status and the agent lists, the sandbox) to the media instance, which runs
+ * the calls (`docs/deployment.md`, several instances). Requests go as they came: method, path,
+ * query, body, the session cookie, the CSRF and Idempotency-Key headers; answers come back as
+ * they were given. The signalling WebSocket is relayed by `signal-relay.ts`.
+ */
+import replyFrom from '@fastify/reply-from';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../http/errors';
+
+/** The routes that drive calls: what the media instance answers. Paths as Fastify matches them. */
+export const RELAYED_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST' | 'PUT'; url: string }> = [
+  { method: 'POST', url: '/api/v1/leads' },
+  { method: 'GET', url: '/api/v1/calls/:id/recording' },
+  { method: 'POST', url: '/api/v1/calls/*' },
+  { method: 'PUT', url: '/api/v1/calls/*' },
+  { method: 'GET', url: '/api/v1/callusers/:id' },
+  { method: 'POST', url: '/apps/webrtc/*' },
+  { method: 'POST', url: '/api/v1/notes' },
+  { method: 'POST', url: '/twilio/debug/webrtc' },
+  { method: 'POST', url: '/api/v1/network-test' },
+  { method: 'PUT', url: '/api/v1/user/status' },
+  { method: 'POST', url: '/api/v1/user/wrap-up/done' },
+  { method: 'GET', url: '/api/v1/users/paginated' },
+  { method: 'GET', url: '/api/v1/teams' },
+  { method: 'GET', url: '/api/v1/callerids' },
+];
+
+/** The sandbox network's routes (embedded mode). */
+export const RELAYED_SANDBOX_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST'; url: string }> = [
+  { method: 'GET', url: '/api/v1/sandbox/*' },
+  { method: 'POST', url: '/api/v1/sandbox/*' },
+];
+
+/** The forwarding routes, as a Fastify plugin. */
+export function relayedRoutes(options: { to: string; sandbox: boolean }) {
+  return async (app: FastifyInstance): Promise<void> => {
+    await app.register(replyFrom, { base: options.to });
+    const forward = (request: FastifyRequest, reply: FastifyReply) =>
+      reply.from(request.url, {
+        // The media instance may trust these (TRUST_PROXY) to know the browser's address.
+        rewriteRequestHeaders: (incoming, headers) => ({
+          ...headers,
+          'x-forwarded-for': incoming.ip,
+          'x-forwarded-proto': incoming.protocol,
+          'x-forwarded-host': incoming.host,
+        }),
+        onError: (failed, { error }) => {
+          failed.log.warn({ err: error }, 'the media instance could not be reached');
+          const refusal = new AppError('CALL_SERVICE_UNREACHABLE');
+          void failed.code(refusal.status).send(refusal.body());
+        },
+      });
+    const routes = options.sandbox
+      ? [...RELAYED_ROUTES, ...RELAYED_SANDBOX_ROUTES]
+      : RELAYED_ROUTES;
+    for (const { method, url } of routes) {
+      // Public here: the media instance checks the session, the CSRF header and the API key.
+      app.route({ method, url, config: { auth: 'public' }, handler: forward });
+    }
+  };
+}

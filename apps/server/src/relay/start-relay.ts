@@ -1,0 +1,111 @@
+/**
+ * An instance without the voice engine (`VOICE_MEDIA_URL` set): it serves the console, sign-in,
+ * the user, the history and the realtime endpoint from the shared database, and relays the
+ * softphone's signalling and the call routes to the media instance, which runs the calls
+ * (`docs/deployment.md`, several instances). It keeps nothing of its own: stop or lose it and
+ * its browsers reconnect through another instance.
+ */
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { buildApp } from '../app';
+import { AccessTokens } from '../auth/access-token';
+import { LoginThrottle } from '../auth/login-throttle';
+import { SessionStore } from '../auth/sessions';
+import { SingleSignOn } from '../auth/single-sign-on';
+import { lanAddresses, type Config } from '../config';
+import { openDatabase, type Database } from '../db/database';
+import { openInstanceBus } from '../events/open-instance-bus';
+import type { InstanceBus } from '../events/instance-bus';
+import { serverRoot } from '../lib/app-root';
+import { RealtimeService } from '../realtime/realtime-service';
+import { loadTlsCredentials } from '../tls/tls-credentials';
+import { relayUpgrade } from './signal-relay';
+
+/** The signalling WebSocket's path (as on the media instance). */
+const SIGNAL_PATH = '/signal';
+
+/** A running relaying instance. */
+export interface RelayInstance {
+  app: FastifyInstance;
+  database: Database;
+  realtime: RealtimeService;
+  bus: InstanceBus;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Starts an instance relaying to `config.mediaUrl`; resolves once it listens. */
+export async function startRelay(config: Config): Promise<RelayInstance> {
+  const mediaUrl = config.mediaUrl;
+  const { databaseUrl, tokenSecret } = config;
+  const pusherSecret = config.pusher.secret;
+  if (!mediaUrl || !databaseUrl || !tokenSecret || !pusherSecret) {
+    throw new Error(
+      'startRelay needs VOICE_MEDIA_URL, DATABASE_URL, TOKEN_SECRET and PUSHER_SECRET.',
+    );
+  }
+  const logger = pino({ level: config.logLevel });
+  const https = await loadTlsCredentials(config.tls, config.dataDir, lanAddresses());
+  const database = await openDatabase({ url: databaseUrl });
+  const { db } = database;
+  const bus = await openInstanceBus(databaseUrl, logger);
+  const pusher = { ...config.pusher, secret: pusherSecret };
+  const app = await buildApp(
+    {
+      db,
+      sessions: new SessionStore(db, config.sessionTtlMs),
+      tokens: new AccessTokens(tokenSecret, config.tokenTtlSeconds),
+      loginThrottle: new LoginThrottle(),
+      pusher,
+      realtimeTarget: config.realtime,
+      sso: config.sso ? new SingleSignOn({ db, provider: config.sso }) : null,
+      relayTo: mediaUrl,
+    },
+    {
+      logger,
+      trustProxy: config.trustProxy,
+      webDistDir: config.webDistDir ?? join(serverRoot(), '..', 'web', 'dist'),
+      https,
+      voiceSdk: config.voiceSdk,
+      sandbox: config.mode === 'embedded' ? 'relayed' : false,
+    },
+  );
+  const realtime = await RealtimeService.register(app, {
+    credentials: pusher,
+    target: config.realtime,
+    bus,
+    log: logger,
+  });
+  app.server.on('upgrade', (request, socket, head) => {
+    const path = (request.url ?? '').split('?')[0];
+    if (path === SIGNAL_PATH) return relayUpgrade(mediaUrl, request, socket, head);
+    if (realtime.handleUpgrade(request, socket, head)) return;
+    socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+  });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await realtime.close();
+    await app.close().catch(() => undefined);
+    await bus.close();
+    await database.close();
+    throw error;
+  }
+  const { port } = app.server.address() as AddressInfo;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  logger.info(`relaying signalling and calls to the media instance at ${mediaUrl}`);
+  return {
+    app,
+    database,
+    realtime,
+    bus,
+    url: `${https ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    async close() {
+      await Promise.all([app.close(), realtime.close()]);
+      await bus.close();
+      await database.close();
+    },
+  };
+}
