@@ -1,8 +1,8 @@
 /**
  * Agent presence: whether an agent takes calls (Available / Away, their choice), their devices
  * (online / offline), and wrap-up: after a call the agent wraps up (routing skips them) until
- * they press Done or the profile's longest wrap-up passes. Every change is published as an
- * `agent.status` event (once per actual change), and an agent who becomes free is reported to
+ * they press Done or the profile's longest wrap-up passes. Every change of status or choice is
+ * published as an `agent.status` event (once per actual change), and an agent who becomes free is reported to
  * `onFree` so that waiting leads are offered.
  */
 import type { PresenceStatus } from '@leadline/contracts';
@@ -37,8 +37,8 @@ export const DEFAULT_WRAP_UP_SECONDS = 60;
 export class AgentPresence {
   /** Wrap-up timers by user id. */
   readonly #timers = new Map<number, unknown>();
-  /** The last status published per user (a change is published once). */
-  readonly #published = new Map<number, PresenceStatus>();
+  /** The last status and choice published per user (a change is published once). */
+  readonly #published = new Map<number, `${PresenceStatus}:${boolean}`>();
 
   constructor(private readonly options: AgentPresenceOptions) {}
 
@@ -101,8 +101,10 @@ export class AgentPresence {
   async refresh(userId: number): Promise<Presence | null> {
     const presence = await presenceOf(this.options.db, userId, this.options.clock.now());
     if (!presence) return null;
-    if (this.#published.get(userId) !== presence.status) {
-      this.#published.set(userId, presence.status);
+    // A change of choice counts too (Away while on a call: still on a call, but not available).
+    const published = `${presence.status}:${presence.isAvailable}` as const;
+    if (this.#published.get(userId) !== published) {
+      this.#published.set(userId, published);
       this.options.events.publish({
         type: 'agent.status',
         accountId: presence.accountId,

@@ -47,7 +47,10 @@ export async function toUserResource(
   now: Date,
 ): Promise<User> {
   const [[account], presence] = await Promise.all([
-    db.select({ settings: accounts.settings }).from(accounts).where(eq(accounts.id, user.accountId)),
+    db
+      .select({ settings: accounts.settings })
+      .from(accounts)
+      .where(eq(accounts.id, user.accountId)),
     presenceOf(db, user.id, now),
   ]);
   return {

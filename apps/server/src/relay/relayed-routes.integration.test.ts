@@ -1,0 +1,158 @@
+/**
+ * An instance relaying to the media instance answers every route of the product as the media
+ * instance does: the test builds the full product (the media instance, on a port) and a relaying
+ * instance on the same database, walks every route the full product has (from its own route
+ * table, so a route added later is covered without editing this test) and sends the same
+ * request to both. Also: a relayed write acts on the media instance, and a media instance that
+ * cannot be reached gets a clear 503.
+ */
+import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { buildApp } from '../app';
+import { AccessTokens } from '../auth/access-token';
+import { LoginThrottle } from '../auth/login-throttle';
+import { SessionStore } from '../auth/sessions';
+import { users } from '../db/schema';
+import { HttpSession } from '../test-support/http-session';
+import { requestJson } from '../test-support/http-json';
+import {
+  TEST_PUSHER,
+  TEST_TOKEN_SECRET,
+  startTestApp,
+  type TestApp,
+} from '../test-support/test-app';
+
+let media: TestApp;
+let mediaUrl: string;
+let relay: FastifyInstance;
+let relayUrl: string;
+
+async function relayTo(to: string, db: TestApp['database']['db']): Promise<FastifyInstance> {
+  const app = await buildApp(
+    {
+      db,
+      sessions: new SessionStore(db, 3_600_000),
+      tokens: new AccessTokens(TEST_TOKEN_SECRET, 3600),
+      loginThrottle: new LoginThrottle(),
+      pusher: TEST_PUSHER,
+      relayTo: to,
+    },
+    {
+      logger: pino({ level: 'silent' }),
+      trustProxy: false,
+      webDistDir: '/nonexistent',
+      sandbox: 'relayed',
+    },
+  );
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return app;
+}
+
+beforeAll(async () => {
+  media = await startTestApp();
+  mediaUrl = await media.app.listen({ port: 0, host: '127.0.0.1' });
+  relay = await relayTo(mediaUrl, media.database.db);
+  relayUrl = `http://127.0.0.1:${(relay.server.address() as { port: number }).port}`;
+}, 60_000);
+afterAll(async () => {
+  await relay?.close();
+  await media?.close();
+});
+
+/** Every route of `app` as `[method, path]`, read from its route tree (HEAD left out). */
+function routesOf(app: FastifyInstance): Array<[string, string]> {
+  const routes: Array<[string, string]> = [];
+  const stack: string[] = [];
+  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const match = /^(\|*)[├└]── (.*?)(?: \(([A-Z, ]+)\))?$/.exec(line.replace(/ {4}|│ {3}/g, '|'));
+    if (!match) continue;
+    const depth = match[1]!.length;
+    stack.length = depth;
+    stack.push(match[2]!);
+    for (const method of (match[3] ?? '').split(', ').filter((m) => m && m !== 'HEAD')) {
+      routes.push([method, stack.join('')]);
+    }
+  }
+  return routes;
+}
+
+describe('a relaying instance', () => {
+  it('answers every route of the product as the media instance does', async () => {
+    const routes = routesOf(media.app);
+    // The walk sees the whole table (a broken parse would pass vacuously).
+    expect(routes).toContainEqual(['POST', '/api/v1/calls/:id/transfer']);
+    expect(routes).toContainEqual(['PUT', '/api/v1/user/status']);
+    expect(routes.length).toBeGreaterThan(35);
+
+    // One session per side (the same user): logging out on one leaves the other.
+    const direct = await HttpSession.login(mediaUrl, 'agent1@example.com');
+    const relayed = await HttpSession.login(relayUrl, 'agent1@example.com');
+    const compared: string[] = [];
+    // Logging out ends the session the walk uses: last.
+    const isLogout = ([, path]: [string, string]) => path === '/api/v1/user/logout';
+    const walk = [...routes.filter((r) => !isLogout(r)), ...routes.filter(isLogout)];
+    for (const [method, pattern] of walk) {
+      const path = pattern.replace(/:id/g, '999999').replace(/:file/g, 'incoming.mp3');
+      const body = method === 'GET' ? undefined : {};
+      const there = await requestJson(
+        method,
+        `${mediaUrl}${path}`,
+        { cookie: direct.cookie, 'x-csrf-token': direct.csrf },
+        body,
+      );
+      const here = await requestJson(
+        method,
+        `${relayUrl}${path}`,
+        { cookie: relayed.cookie, 'x-csrf-token': relayed.csrf },
+        body,
+      );
+      expect({ route: `${method} ${path}`, status: here.status }).toEqual({
+        route: `${method} ${path}`,
+        status: there.status,
+      });
+      if (there.status >= 400) expect(here.body).toEqual(there.body);
+      compared.push(`${method} ${path} ${there.status}`);
+    }
+    // Refused and accepted requests both crossed: not everything was a 404.
+    expect(compared.filter((c) => c.endsWith(' 404')).length).toBeLessThan(routes.length / 2);
+  });
+
+  it('carries a write to the media instance, which acts on it', async () => {
+    const agent = await HttpSession.login(relayUrl, 'agent2@example.com');
+    const res = await agent.api<{ status: string; is_available: boolean }>(
+      'PUT',
+      '/api/v1/user/status',
+      { status: 'away' },
+    );
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ is_available: false });
+    const [row] = await media.database.db
+      .select({ available: users.isAvailable })
+      .from(users)
+      .where(eq(users.id, agent.userId));
+    expect(row?.available).toBe(false);
+  });
+
+  it('answers 503 with a clear message when the media instance cannot be reached', async () => {
+    const closedPort = await (async () => {
+      const probe = await relayTo('http://127.0.0.1:9', media.database.db);
+      return probe;
+    })();
+    try {
+      const port = (closedPort.server.address() as { port: number }).port;
+      const agent = await HttpSession.login(`http://127.0.0.1:${port}`, 'agent1@example.com');
+      const res = await agent.api('PUT', '/api/v1/user/status', { status: 'available' });
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({
+        success: false,
+        error: 'The call service cannot be reached just now. Try again in a moment.',
+      });
+      // What it serves itself still works.
+      expect((await agent.api('GET', '/api/v1/mycalls?page=1')).status).toBe(200);
+    } finally {
+      await closedPort.close();
+    }
+  });
+});

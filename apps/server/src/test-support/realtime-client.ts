@@ -1,0 +1,111 @@
+/**
+ * The console's realtime client, headless: the unmodified pusher-js 8 in Node, built from the
+ * `realtime` block of `GET /api/v1/user` as the console builds it, subscribed to the user's
+ * presence channel and the account channel, keeping every `agent-status` event it receives.
+ *
+ * One change to the options: Node's XMLHttpRequest may not send a Cookie header, so channel
+ * auth goes through a `customHandler` that posts to the same endpoint with the session cookie
+ * and the CSRF header the options name (a browser sends its cookie by itself).
+ */
+import PusherJs from 'pusher-js';
+import type { AgentStatusEvent, UserResponse } from '@leadline/contracts';
+import type { HttpSession } from './http-session';
+import { REAL_WAIT_MS, waitUntil } from './wait-until';
+
+/** An `agent-status` event and when it arrived (`performance.now()`). */
+export type SeenStatus = AgentStatusEvent & { receivedAt: number };
+
+/** A connected, subscribed realtime client. */
+export interface RealtimeClient {
+  /** The options the server gave (`realtime.options`). */
+  settings: UserResponse['realtime'];
+  /** Every `agent-status` event received, in order. */
+  statuses: SeenStatus[];
+  /** Members of the user's presence channel when it subscribed. */
+  presenceCount: number;
+  /**
+   * Resolves with the first status event `match` accepts after the last one this returned
+   * (events that arrived before the call count: nothing is missed between two calls).
+   */
+  nextStatus(match: (event: AgentStatusEvent) => boolean, timeoutMs?: number): Promise<SeenStatus>;
+  close(): void;
+}
+
+/** Connects `session`'s realtime client through `base` (default: the session's product). */
+export async function openRealtimeClient(
+  session: HttpSession,
+  base: string = session.baseUrl,
+): Promise<RealtimeClient> {
+  const me = await session.api<UserResponse>('GET', `/api/v1/user?time=${Date.now()}`);
+  if (me.status !== 200) throw new Error(`GET /api/v1/user failed: ${me.status}`);
+  const settings = me.body.realtime;
+  const { endpoint, headers } = settings.options.channelAuthorization;
+  const client = new PusherJs(settings.key, {
+    ...settings.options,
+    channelAuthorization: {
+      endpoint,
+      transport: 'ajax',
+      customHandler: ({ socketId, channelName }, callback) => {
+        fetch(new URL(endpoint, base), {
+          method: 'POST',
+          headers: {
+            ...headers,
+            cookie: session.cookie,
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+          body: new URLSearchParams({ socket_id: socketId, channel_name: channelName }),
+        })
+          .then(async (res) =>
+            res.ok
+              ? callback(null, (await res.json()) as { auth: string; channel_data?: string })
+              : callback(new Error(`channel auth answered ${res.status}`), null),
+          )
+          .catch((error: unknown) => callback(error as Error, null));
+      },
+    },
+  });
+  const statuses: SeenStatus[] = [];
+  /** Events before this index were already taken by `nextStatus`. */
+  let consumed = 0;
+  client
+    .subscribe(settings.channels.account)
+    .bind('agent-status', (event: AgentStatusEvent) =>
+      statuses.push({ ...event, receivedAt: performance.now() }),
+    );
+  const subscribed = (name: string) =>
+    new Promise<unknown>((resolve, reject) => {
+      const channel = client.subscribe(name);
+      channel.bind('pusher:subscription_succeeded', resolve);
+      channel.bind('pusher:subscription_error', (error: unknown) =>
+        reject(new Error(`subscribing to ${name} failed: ${JSON.stringify(error)}`)),
+      );
+    });
+  try {
+    const [members] = await Promise.all([
+      subscribed(settings.channels.user),
+      subscribed(settings.channels.account),
+    ]);
+    return {
+      settings,
+      statuses,
+      presenceCount: (members as { count: number }).count,
+      async nextStatus(match, timeoutMs = REAL_WAIT_MS) {
+        const found = await waitUntil(
+          () => {
+            const index = statuses.findIndex((event, i) => i >= consumed && match(event));
+            return index < 0 ? undefined : index;
+          },
+          'an agent-status event',
+          timeoutMs,
+          () => `received ${JSON.stringify(statuses.slice(consumed))}`,
+        );
+        consumed = found + 1;
+        return statuses[found]!;
+      },
+      close: () => client.disconnect(),
+    };
+  } catch (error) {
+    client.disconnect();
+    throw error;
+  }
+}
