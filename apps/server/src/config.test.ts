@@ -34,4 +34,62 @@ describe('configuration', () => {
   it('VOICE_SDK=twilio picks the official SDK', () => {
     expect(loadConfig({ VOICE_SDK: 'twilio' }).voiceSdk).toBe('twilio');
   });
+
+  it('realtime: the embedded endpoint by default, hosted Pusher by cluster, or a self-hosted server', () => {
+    expect(loadConfig({}).realtime).toEqual({ kind: 'embedded' });
+    const secret = { PUSHER_SECRET: 'a-secret-of-sixteen+' };
+    expect(loadConfig({ REALTIME_PROVIDER: 'pusher', ...secret }).realtime).toEqual({
+      kind: 'hosted',
+    });
+    expect(
+      loadConfig({
+        REALTIME_PROVIDER: 'pusher',
+        PUSHER_HOST: 'soketi.internal',
+        PUSHER_PORT: '6001',
+        PUSHER_USE_TLS: 'false',
+        PUSHER_WS_HOST: 'rt.example.com',
+        ...secret,
+      }).realtime,
+    ).toEqual({
+      kind: 'self-hosted',
+      host: 'soketi.internal',
+      port: 6001,
+      useTLS: false,
+      wsHost: 'rt.example.com',
+      wsPort: 6001,
+    });
+  });
+
+  it('VOICE_MEDIA_URL makes a relaying instance, which shares the database and secrets', () => {
+    const shared = {
+      DATABASE_URL: 'postgres://db/leadline',
+      TOKEN_SECRET: 't'.repeat(32),
+      PUSHER_SECRET: 'p'.repeat(16),
+    };
+    expect(loadConfig({ ...shared, VOICE_MEDIA_URL: 'http://10.0.0.5:3000/' }).mediaUrl).toBe(
+      'http://10.0.0.5:3000',
+    );
+    expect(loadConfig({}).mediaUrl).toBeUndefined();
+  });
+
+  it.each([
+    [
+      { VOICE_MEDIA_URL: 'http://10.0.0.5:3000' },
+      "An instance relaying to VOICE_MEDIA_URL shares the media instance's database and secrets: set DATABASE_URL, TOKEN_SECRET, PUSHER_SECRET as on the media instance.",
+    ],
+    [
+      { VOICE_MEDIA_URL: 'ftp://10.0.0.5' },
+      /^Invalid setting VOICE_MEDIA_URL: VOICE_MEDIA_URL must be an http/,
+    ],
+    [{ VOICE_MEDIA_URL: 'media' }, /^Invalid setting VOICE_MEDIA_URL:/],
+    [{ PUSHER_HOST: 'soketi' }, 'PUSHER_HOST and PUSHER_WS_HOST need REALTIME_PROVIDER=pusher.'],
+    [
+      { REALTIME_PROVIDER: 'pusher' },
+      'REALTIME_PROVIDER=pusher needs PUSHER_KEY, PUSHER_APP_ID and PUSHER_SECRET of that app.',
+    ],
+    [{ REALTIME_PROVIDER: 'ably' }, /^Invalid setting REALTIME_PROVIDER:/],
+  ])('refuses %j', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
 });
