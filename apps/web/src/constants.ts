@@ -2,6 +2,7 @@
  * The spec's constants and texts the console uses, each with its spec section
  * (`/shared/spec/product-spec.md`). Views and logic import them from here; no magic values elsewhere.
  */
+import type { ACCOUNT_EVENTS } from '@leadline/contracts';
 
 /** §1: the app version label. */
 export const APP_VERSION = '1.9.9';
@@ -220,3 +221,14 @@ export const NETWORK_TEST_ERRORS = {
   endedEarly: 'The test call ended before the test finished. Check your connection and try again.',
   noSamples: 'The test call measured no audio quality. Check your connection and try again.',
 } as const;
+
+/**
+ * Issue 18: the account channel's event of an agent's status change (the contracts'
+ * `ACCOUNT_EVENTS.agentStatus`, kept here for the bundle reason above; the type checks it).
+ */
+export const AGENT_STATUS_EVENT = 'agent-status' satisfies (typeof ACCOUNT_EVENTS)['agentStatus'];
+/**
+ * Issue 18: while the realtime connection is not connected (never yet, or lost), the open agent
+ * and team lists (Transfer, Conference) are read again this often; once connected, never.
+ */
+export const AGENT_LISTS_REFRESH_MS = 5_000;

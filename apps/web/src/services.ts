@@ -20,6 +20,7 @@ import type { Outbox } from './outbox/outbox';
 import type { OutboxSnapshot } from './outbox/outbox-lifecycle';
 import type { SoundPolicyState } from './attention/attention-port';
 import type { PhoneFactory } from './phone/phone-port';
+import { RealtimeFeed } from './realtime/realtime-feed';
 import type { Platform } from './platform/platform';
 
 /** Everything components may reach. */
@@ -34,6 +35,8 @@ export interface Services {
   readonly writes: KeptWrites;
   /** Whether the browser lets the ringtone play (autoplay policy); started for the signed-in user. */
   readonly soundGate: SoundGate;
+  /** Teammates' and the agent's own status, live (pusher-js); started for the signed-in user. */
+  readonly realtime: RealtimeFeed;
 }
 
 /** What the app is built from. */
@@ -76,7 +79,12 @@ export function createServices({
   // A ringing call is signalled to the desktop wrapper and, out of view, notified.
   watchIncomingCalls(controller, platform.attention);
   const soundGate = new SoundGate(platform.attention.sound);
-  return { platform, api, queryClient: client, controller, outbox, writes, soundGate };
+  const realtime = new RealtimeFeed({
+    port: platform.realtime,
+    queryClient: client,
+    log: platform.log,
+  });
+  return { platform, api, queryClient: client, controller, outbox, writes, soundGate, realtime };
 }
 
 /**

@@ -135,4 +135,37 @@ describe('ApiClient', () => {
     );
     expect(await api.getUser()).toBeNull();
   });
+
+  it("keeps the user fetch's realtime settings (none before it, or when the server sends none)", async () => {
+    const server = new FakeApi().signIn();
+    const { api } = client(server.fetch);
+    expect(api.realtime).toBeNull();
+    await api.getUser();
+    expect(api.realtime?.channels).toEqual({
+      user: 'presence-user-7',
+      account: 'private-account-100',
+    });
+    expect(api.realtime?.options.channelAuthorization.endpoint).toBe('/api/v1/pusher/auth');
+
+    const { api: older } = client(() =>
+      Promise.resolve(Response.json({ success: true, user: demoUser(), csrf_token: 'csrf-dana' })),
+    );
+    await older.getUser();
+    expect(older.realtime).toBeNull();
+  });
+
+  it('sets the status with PUT /api/v1/user/status and answers where the agent is now', async () => {
+    const server = new FakeApi().signIn();
+    const { api } = client(server.fetch);
+    await api.getUser();
+    expect(await api.setStatus('away')).toMatchObject({ status: 'away', is_available: false });
+    const [request] = server.requestsTo('PUT', '/api/v1/user/status');
+    expect(request?.body).toEqual({ status: 'away' });
+    expect(request?.headers.get('X-CSRF-TOKEN')).toBe('csrf-dana');
+    server.refuseNext('PUT', '/api/v1/user/status', 422, 'The status must be available or away.');
+    expect(await rejection(api.setStatus('available'))).toMatchObject({
+      status: 422,
+      message: 'The status must be available or away.',
+    });
+  });
 });

@@ -14,6 +14,7 @@ import type {
   ConferenceLeadBody,
   Lead,
   Paged,
+  RealtimeSettings,
   TeamRow,
   TransferBody,
   Disposition,
@@ -27,6 +28,8 @@ import type {
   TokenResponse,
   User,
   UserResponse,
+  UserStatusBody,
+  UserStatusResponse,
   SoftphoneSettings,
 } from '@leadline/contracts';
 import { HISTORY_LIMIT, IDEMPOTENCY_KEY } from '../constants';
@@ -107,10 +110,16 @@ export class ApiClient {
   #csrfToken: string | null = null;
   #userLoaded = false;
   #softphone: SoftphoneSettings = DEFAULT_SOFTPHONE;
+  #realtime: RealtimeSettings | null = null;
 
   /** The softphone settings of the last `getUser()` (our SDK and no sounds until then). */
   get softphone(): SoftphoneSettings {
     return this.#softphone;
+  }
+
+  /** The realtime settings of the last `getUser()` (null until then, or if the server sent none). */
+  get realtime(): RealtimeSettings | null {
+    return this.#realtime;
   }
 
   constructor(options: ApiClientOptions) {
@@ -127,9 +136,10 @@ export class ApiClient {
     const payload = await readPayload(response);
     if (isRefusal(payload)) return null;
     if (!response.ok) throw new ApiError(response.status, errorText(payload, response.status));
-    const { user, csrf_token, softphone } = payload as UserResponse;
+    const { user, csrf_token, softphone, realtime } = payload as UserResponse;
     this.#csrfToken = csrf_token ?? user.csrf_token;
     this.#softphone = softphone ?? DEFAULT_SOFTPHONE;
+    this.#realtime = realtime ?? null;
     this.#userLoaded = true;
     return user;
   }
@@ -193,6 +203,14 @@ export class ApiClient {
       autoaccept,
     });
     return answer.autoaccept ?? autoaccept;
+  }
+
+  /**
+   * `PUT /api/v1/user/status`: the agent takes calls when free (Available) or not (Away); answers
+   * where the agent is now (still on a call, say) and their choice.
+   */
+  setStatus(status: UserStatusBody['status']): Promise<UserStatusResponse> {
+    return this.#json<UserStatusResponse>('PUT', '/api/v1/user/status', { status });
   }
 
   /** `POST /apps/webrtc/{callId}/disposition2`: the call's tag (Tags & Stages). */

@@ -13,6 +13,7 @@ import {
   RetryCallBody,
   SmsBody,
   UserSettingsBody,
+  UserStatusBody,
   TransferBody,
   type AgentRow,
   type HistoryRow,
@@ -30,7 +31,9 @@ import {
   type Lead,
   type NetworkTestResponse,
   type OutboundCallResponse,
+  type RealtimeSettings,
   type User,
+  type UserStatusResponse,
 } from '@leadline/contracts';
 import type { FetchLike } from '../platform/platform';
 
@@ -67,8 +70,36 @@ export function demoUser(overrides: Partial<User> = {}): User {
     settings: {},
     autoaccept: false,
     is_available: true,
+    status: 'available',
     csrf_token: 'csrf-dana',
     ...overrides,
+  };
+}
+
+/** The `realtime` block the fake's `GET /api/v1/user` answers for `user` (the server's shape). */
+export function demoRealtime(
+  user: Pick<User, 'id' | 'account_id' | 'csrf_token'>,
+): RealtimeSettings {
+  return {
+    key: 'fake-realtime-key',
+    options: {
+      cluster: 'us2',
+      forceTLS: false,
+      wsHost: 'console.test',
+      wsPort: 80,
+      wssPort: 443,
+      enabledTransports: ['ws', 'wss'],
+      disableStats: true,
+      channelAuthorization: {
+        endpoint: '/api/v1/pusher/auth',
+        transport: 'ajax',
+        headers: { 'X-CSRF-TOKEN': user.csrf_token },
+      },
+      activityTimeout: 120_000,
+      pongTimeout: 30_000,
+      unavailableTimeout: 10_000,
+    },
+    channels: { user: `presence-user-${user.id}`, account: `private-account-${user.account_id}` },
   };
 }
 
@@ -320,6 +351,7 @@ export class FakeApi {
         success: true,
         user: this.#session,
         csrf_token: this.#session.csrf_token,
+        realtime: demoRealtime(this.#session),
       });
     }
     const user = this.#session;
@@ -377,6 +409,22 @@ export class FakeApi {
       if (!parsed.success) return json(422, { error: parsed.error.issues[0]?.message });
       this.#session = { ...user, autoaccept: parsed.data.autoaccept };
       return json(200, { success: true, autoaccept: parsed.data.autoaccept });
+    }
+    if (method === 'PUT' && path === '/api/v1/user/status') {
+      const parsed = UserStatusBody.safeParse(body);
+      if (!parsed.success) return json(422, { error: parsed.error.issues[0]?.message });
+      const isAvailable = parsed.data.status === 'available';
+      // On a call, wrapping up or offline, the agent stays there; the choice applies when free.
+      const free = user.status === 'available' || user.status === 'away';
+      const status = free ? parsed.data.status : user.status;
+      this.#session = { ...user, status, is_available: isAvailable };
+      const answer: UserStatusResponse = {
+        success: true,
+        status,
+        is_available: isAvailable,
+        wrap_up_until: null,
+      };
+      return json(200, answer);
     }
     if (method === 'POST' && path === '/apps/webrtc/check') {
       return this.leadWaiting

@@ -8,6 +8,7 @@ import {
   type FakeAttention,
   type FakeAttentionOptions,
 } from '../attention/fake-attention';
+import { FakeRealtime } from '../realtime/fake-realtime';
 import { MemoryKeyValueStorage } from './key-value-storage';
 import type {
   Clock,
@@ -132,6 +133,7 @@ export interface FakePlatform extends Platform {
   readonly copied: string[];
   readonly storage: MemoryKeyValueStorage;
   readonly attention: FakeAttention;
+  readonly realtime: FakeRealtime;
 }
 
 /** Options of {@link createFakePlatform}. */
@@ -145,6 +147,8 @@ export interface FakePlatformOptions {
    * tests of several tabs; by default the tab stands alone ({@link NO_SHARED_TABS}).
    */
   readonly tabs?: BrowserTabs;
+  /** The realtime service (a fresh {@link FakeRealtime}, never connected until a test says so). */
+  readonly realtime?: FakeRealtime;
 }
 
 /** Creates a fake platform around a fetch (usually `FakeApi.fetch`). */
@@ -184,5 +188,6 @@ export function createFakePlatform(
       return Promise.resolve();
     },
     attention: createFakeAttention(options.attention),
+    realtime: options.realtime ?? new FakeRealtime(),
   };
 }

@@ -1,11 +1,13 @@
 /**
  * The browser APIs the console reaches, behind small injected interfaces (timers, clock, fetch,
  * network status, alert, reload, logging, the launch address, the locks and channels shared
- * with the browser's other tabs). Logic receives a {@link Platform}; only
+ * with the browser's other tabs, the realtime service). Logic receives a {@link Platform}; only
  * {@link browserPlatform} touches the globals.
  */
 import type { AttentionPlatform } from '../attention/attention-port';
 import { browserAttention } from '../attention/browser-attention';
+import { browserRealtime } from '../realtime/browser-realtime';
+import type { RealtimePort } from '../realtime/realtime-port';
 import { browserKeyValueStorage, type KeyValueStorage } from './key-value-storage';
 import { browserTabs, type BrowserTabs } from './tabs';
 
@@ -65,10 +67,16 @@ export interface Platform {
   readonly attention: AttentionPlatform;
   /** The Web Locks API and `BroadcastChannel` shared with this browser's other tabs. */
   readonly tabs: BrowserTabs;
+  /** The realtime service (pusher-js): teammates' and the agent's own status, live. */
+  readonly realtime: RealtimePort;
 }
 
 /** The real browser platform. */
 export function browserPlatform(win: Window = window): Platform {
+  const log: Logger = {
+    info: (message, ...details) => console.info(message, ...details),
+    error: (message, ...details) => console.error(message, ...details),
+  };
   return {
     fetch: (url, init) => win.fetch(url, init),
     timers: {
@@ -89,10 +97,7 @@ export function browserPlatform(win: Window = window): Platform {
         };
       },
     },
-    log: {
-      info: (message, ...details) => console.info(message, ...details),
-      error: (message, ...details) => console.error(message, ...details),
-    },
+    log,
     launchUrl: win.location.href,
     alert: (message) => win.alert(message),
     reload: () => win.location.reload(),
@@ -100,5 +105,6 @@ export function browserPlatform(win: Window = window): Platform {
     storage: browserKeyValueStorage(win),
     attention: browserAttention(win),
     tabs: browserTabs(win),
+    realtime: browserRealtime(log),
   };
 }

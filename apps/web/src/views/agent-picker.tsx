@@ -3,18 +3,19 @@
  * (its choices per panel), a team filter (All Teams and the account's teams), a Search box
  * (debounced, searched on the server) and Previous/Next paging over
  * `GET /api/v1/users/paginated`; each row has a status icon and text, the full name, and the
- * panel's own actions. The list is read when shown and again every few seconds while it is.
+ * panel's own actions. The list is read when shown, then kept fresh by the realtime feed's
+ * `agent-status` events, or read again every few seconds while the feed is not connected.
  */
 import type { AgentRow, AgentStatus, PresenceStatus } from '@leadline/contracts';
-import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useState, type ReactNode } from 'react';
-import { agentsQuery, teamsQuery, QUERY_KEYS } from '../api/queries';
+import { agentsQuery, teamsQuery } from '../api/queries';
 import { errorMessage } from '../errors';
+import { useAgentListsPolling } from '../realtime/use-realtime';
 import { useServices } from '../services';
 import { ErrorBanner } from './action-button';
 
-/** How often an open panel reads its lists again (until realtime pushes them). */
-export const AGENT_LISTS_REFRESH_MS = 5_000;
+export { AGENT_LISTS_REFRESH_MS } from '../constants';
 /** How long the Search box waits after the last keystroke before it searches. */
 export const SEARCH_DEBOUNCE_MS = 300;
 
@@ -44,18 +45,11 @@ function useDebounced<T>(value: T, delayMs: number): T {
   return settled;
 }
 
-/** Reads the agent and team lists again every few seconds while the caller is shown. */
-export function useListsRefresh(): void {
-  const { platform } = useServices();
-  const queryClient = useQueryClient();
-  useEffect(() => {
-    const handle = platform.timers.setInterval(() => {
-      void queryClient.invalidateQueries({ queryKey: QUERY_KEYS.agents });
-      void queryClient.invalidateQueries({ queryKey: QUERY_KEYS.teams });
-    }, AGENT_LISTS_REFRESH_MS);
-    return () => platform.timers.clearInterval(handle);
-  }, [platform, queryClient]);
-}
+/**
+ * Reads the agent and team lists again every few seconds while the caller is shown and the
+ * realtime feed is not connected (`realtime/use-realtime.ts`).
+ */
+export const useListsRefresh = useAgentListsPolling;
 
 /** A handset glyph for call buttons. */
 export function CallIcon() {

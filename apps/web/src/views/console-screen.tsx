@@ -30,13 +30,14 @@ import { LoadingView, WaitingView } from './waiting-view';
  * phone (one tab of the agent's does; the others show its state: `phone-owner/`).
  */
 export function ConsoleScreen() {
-  const { api, controller, platform, writes, soundGate } = useServices();
+  const { api, controller, platform, writes, soundGate, realtime } = useServices();
   const snapshot = useConsoleSnapshot();
   const userResult = useQuery(userQuery(api));
   // `?url=tel:/…` opens New Call once (spec section 2); anything else in `url` is ignored.
   const [launch, setLaunch] = useState<TelLink>(() => parseTelLink(platform.launchUrl));
   const onLaunchHandled = useCallback(() => setLaunch({ kind: 'none' }), []);
   const user = userResult.data ?? null;
+  const sessionUser = useSessionUser(user);
   const noSession = userResult.isError || (userResult.isSuccess && user === null);
   const online = useOnline();
   const unreachable = userResult.isPending && userResult.failureReason instanceof NetworkError;
@@ -61,26 +62,33 @@ export function ConsoleScreen() {
 
   useEffect(() => {
     // Only the owning tab registers, rings and takes the microphone; losing the phone stops it.
-    if (!user || !ownsPhone) return;
-    controller.startPhone(user);
+    if (!sessionUser || !ownsPhone) return;
+    controller.startPhone(sessionUser);
     return () => controller.stopPhone();
-  }, [user, ownsPhone, controller]);
+  }, [sessionUser, ownsPhone, controller]);
 
   const phoneReady = snapshot.phone === 'ready';
   useEffect(() => {
-    if (!user || !ownsPhone) return;
+    if (!sessionUser || !ownsPhone) return;
     // The browser may block the ringtone until the agent interacts (autoplay): say so before the
     // first call. Read again once the phone is ready (a page using the microphone may play).
     soundGate.start();
     return () => soundGate.stop();
-  }, [user, ownsPhone, phoneReady, soundGate]);
+  }, [sessionUser, ownsPhone, phoneReady, soundGate]);
 
   useEffect(() => {
-    if (!user) return;
+    if (!sessionUser) return;
     // Sends what this user's earlier page left unsent, then each new after-call write.
-    writes.start(user.id);
+    writes.start(sessionUser.id);
     return () => void writes.stop();
-  }, [user, writes]);
+  }, [sessionUser, writes]);
+
+  useEffect(() => {
+    if (!sessionUser) return;
+    // Teammates' and this agent's status, live; the agent lists poll until it is connected.
+    realtime.start(api.realtime);
+    return () => realtime.stop();
+  }, [sessionUser, realtime, api]);
 
   useEffect(() => {
     if (launch.kind === 'invalid') platform.log.info(`Ignored the launch link: ${launch.reason}`);
@@ -116,6 +124,18 @@ export function ConsoleScreen() {
       </div>
     </PhoneOwnerContext>
   );
+}
+
+/**
+ * The signed-in user as first loaded, the same object until another user (or none) is loaded:
+ * the cached user changes with the agent's status (nav bar, realtime events) and Auto Accept,
+ * and none of that may restart the phone, the outbox or the realtime feed.
+ */
+function useSessionUser(user: User | null): User | null {
+  const [kept, setKept] = useState(user);
+  if ((kept?.id ?? null) === (user?.id ?? null)) return kept;
+  setKept(user);
+  return user;
 }
 
 /** What the current view needs from the screen. */

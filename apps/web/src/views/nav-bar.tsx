@@ -5,15 +5,24 @@ import { QUERY_KEYS } from '../api/queries';
 import { errorMessage } from '../errors';
 import { PhoneOwnerContext } from '../phone-owner/use-phone-owner';
 import { useOnline, useServices } from '../services';
+import { AgentStatusControl } from './agent-status-control';
 import { Avatar } from './avatar';
 import { Logo } from './logo';
 
-/** The navigation bar: the logo, and the profile dropdown once a user is loaded. */
+/**
+ * The navigation bar: the logo and, once a user is loaded, their Available / Away control and the
+ * profile dropdown.
+ */
 export function NavBar({ user }: { readonly user: User | null }) {
   return (
     <header className="navbar">
       <Logo />
-      {user && <ProfileMenu user={user} />}
+      {user && (
+        <div className="navbar-end">
+          <AgentStatusControl user={user} />
+          <ProfileMenu user={user} />
+        </div>
+      )}
     </header>
   );
 }

@@ -1,0 +1,94 @@
+import type { RealtimeSettings } from '@leadline/contracts';
+import { describe, expect, it } from 'vitest';
+import { demoAgent, demoRealtime, demoUser } from '../api/fake-api';
+import { QUERY_KEYS, createQueryClient } from '../api/queries';
+import { createFakePlatform } from '../platform/fake-platform';
+import { FakeRealtime } from './fake-realtime';
+import { RealtimeFeed, type RealtimeFeedState } from './realtime-feed';
+
+const SETTINGS: RealtimeSettings = demoRealtime(demoUser());
+const AGENTS_KEY = [...QUERY_KEYS.agents, { page: 1, status: 'all', search: '', teamId: null }];
+
+function feedUnderTest() {
+  const port = new FakeRealtime();
+  const queryClient = createQueryClient();
+  const platform = createFakePlatform(() => Promise.reject(new Error('no fetch here')));
+  const feed = new RealtimeFeed({ port, queryClient, log: platform.log });
+  const states: RealtimeFeedState[] = [];
+  feed.subscribe(() => states.push(feed.getSnapshot()));
+  return { port, queryClient, platform, feed, states };
+}
+
+describe('RealtimeFeed', () => {
+  it('is stopped until started, then follows its connection', () => {
+    const { port, feed, states } = feedUnderTest();
+    expect(feed.getSnapshot()).toBe('stopped');
+    feed.start(SETTINGS);
+    expect(port.connections).toHaveLength(1);
+    expect(port.current.settings).toBe(SETTINGS);
+    port.current.setState('connected');
+    port.current.setState('unavailable');
+    port.current.setState('connected');
+    expect(states).toEqual(['connecting', 'connected', 'unavailable', 'connected']);
+  });
+
+  it('closes the connection when stopped, and hears nothing from it afterwards', () => {
+    const { port, feed } = feedUnderTest();
+    feed.start(SETTINGS);
+    const first = port.current;
+    first.setState('connected');
+    feed.stop();
+    expect(first.closed).toBe(true);
+    expect(feed.getSnapshot()).toBe('stopped');
+  });
+
+  it('replaces an earlier connection when started again, ignoring the old one', () => {
+    const { port, feed } = feedUnderTest();
+    feed.start(SETTINGS);
+    const first = port.connections[0]!;
+    feed.start(SETTINGS);
+    expect(first.closed).toBe(true);
+    expect(port.connections).toHaveLength(2);
+    port.connections[1]!.setState('connected');
+    expect(feed.getSnapshot()).toBe('connected');
+  });
+
+  it('stays stopped, and says so in the log, when the server sent no settings', () => {
+    const { port, feed, platform } = feedUnderTest();
+    feed.start(null);
+    expect(port.connections).toEqual([]);
+    expect(feed.getSnapshot()).toBe('stopped');
+    expect(platform.logs.map((l) => l.message)).toContain(
+      'Realtime: the server sent no settings; agent lists are polled',
+    );
+  });
+
+  it('reads the lists once more on (re)connecting: events may have been missed meanwhile', () => {
+    const { port, feed, queryClient } = feedUnderTest();
+    queryClient.setQueryData(AGENTS_KEY, { data: [], meta: {} });
+    queryClient.setQueryData(QUERY_KEYS.teams, []);
+    feed.start(SETTINGS);
+    expect(queryClient.getQueryState(AGENTS_KEY)?.isInvalidated).toBe(false);
+    port.current.setState('connected');
+    expect(queryClient.getQueryState(AGENTS_KEY)?.isInvalidated).toBe(true);
+    expect(queryClient.getQueryState(QUERY_KEYS.teams)?.isInvalidated).toBe(true);
+  });
+
+  it('puts agent-status events into the query cache', () => {
+    const { port, feed, queryClient } = feedUnderTest();
+    queryClient.setQueryData(AGENTS_KEY, {
+      data: [demoAgent(11, 'Sam Lee')],
+      meta: { current_page: 1, last_page: 1, per_page: 10, total: 1 },
+    });
+    feed.start(SETTINGS);
+    port.current.publishAgentStatus({
+      user_id: 11,
+      status: 'on_call',
+      is_available: true,
+      at: '2026-01-06T09:00:00.000Z',
+    });
+    expect(
+      queryClient.getQueryData<{ data: { status: string }[] }>(AGENTS_KEY)?.data[0]?.status,
+    ).toBe('on_call');
+  });
+});

@@ -1,0 +1,90 @@
+/**
+ * The signed-in user's realtime feed (issue 18): one connection through the {@link RealtimePort}
+ * while a user is signed in in this tab, whose `agent-status` events update the query cache
+ * (`agent-status-cache.ts`). It says whether it is connected, so the agent lists poll only while
+ * it is not (`use-realtime.ts`). React reads it with `useSyncExternalStore`.
+ */
+import type { RealtimeSettings } from '@leadline/contracts';
+import type { QueryClient } from '@tanstack/react-query';
+import { QUERY_KEYS } from '../api/queries';
+import type { Logger } from '../platform/platform';
+import { applyAgentStatus } from './agent-status-cache';
+import type { RealtimeConnection, RealtimeConnectionState, RealtimePort } from './realtime-port';
+
+/** The feed's state: `stopped` without a connection, else the connection's. */
+export type RealtimeFeedState = 'stopped' | RealtimeConnectionState;
+
+/** The collaborators of a {@link RealtimeFeed}. */
+export interface RealtimeFeedOptions {
+  readonly port: RealtimePort;
+  readonly queryClient: QueryClient;
+  readonly log: Logger;
+}
+
+/** See the module comment. */
+export class RealtimeFeed {
+  readonly #options: RealtimeFeedOptions;
+  #connection: RealtimeConnection | null = null;
+  #stopWatching: (() => void) | null = null;
+  #state: RealtimeFeedState = 'stopped';
+  readonly #listeners = new Set<() => void>();
+
+  constructor(options: RealtimeFeedOptions) {
+    this.#options = options;
+  }
+
+  /** The state now (stable between changes). */
+  readonly getSnapshot = (): RealtimeFeedState => this.#state;
+
+  /** Subscribes to changes; returns the unsubscribe. */
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  };
+
+  /**
+   * Connects with the user's `settings` (closing an earlier connection). Without settings (a
+   * server that sends none) the feed stays stopped and the lists keep polling.
+   */
+  start(settings: RealtimeSettings | null): void {
+    this.stop();
+    if (!settings) {
+      this.#options.log.info('Realtime: the server sent no settings; agent lists are polled');
+      return;
+    }
+    const { port, queryClient } = this.#options;
+    const connection = port.connect(settings, {
+      agentStatus: (event) => applyAgentStatus(queryClient, event),
+    });
+    this.#connection = connection;
+    this.#stopWatching = connection.onStateChange((state) => {
+      if (this.#connection !== connection) return;
+      // Events published while not connected were missed: read the lists once on (re)connecting.
+      if (state === 'connected') this.#refreshLists();
+      this.#set(state);
+    });
+    this.#set(connection.state);
+  }
+
+  /** Closes the connection (logout, user change); the lists poll again. */
+  stop(): void {
+    const connection = this.#connection;
+    this.#connection = null;
+    this.#stopWatching?.();
+    this.#stopWatching = null;
+    connection?.close();
+    this.#set('stopped');
+  }
+
+  #refreshLists(): void {
+    const { queryClient } = this.#options;
+    void queryClient.invalidateQueries({ queryKey: QUERY_KEYS.agents });
+    void queryClient.invalidateQueries({ queryKey: QUERY_KEYS.teams });
+  }
+
+  #set(state: RealtimeFeedState): void {
+    if (state === this.#state) return;
+    this.#state = state;
+    for (const listener of [...this.#listeners]) listener();
+  }
+}
