@@ -92,6 +92,12 @@ describe.each<{ sdk: string; env: Record<string, string> }>([
     );
     expect(heard).not.toBeNull();
     expect(Math.abs(heard! - 440)).toBeLessThanOrEqual(20);
+    // The agent's own status, as the server's realtime event tells it (wss under TLS).
+    await expect
+      .poll(() => page.getByRole('button', { name: 'Status: On call' }).isVisible(), {
+        timeout: 10_000,
+      })
+      .toBe(true);
     await page.waitForTimeout(1500);
 
     await page.getByRole('button', { name: /^Hang Up/ }).click();

@@ -37,7 +37,7 @@ it('gives pusher-js the options of the spec and of the embedded endpoint', async
       wsHost: hostname,
       wsPort: Number(port),
       wssPort: Number(port),
-      enabledTransports: ['ws'],
+      enabledTransports: ['ws', 'wss'],
       disableStats: true,
       channelAuthorization: {
         endpoint: '/api/v1/pusher/auth',

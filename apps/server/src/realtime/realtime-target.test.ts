@@ -44,7 +44,7 @@ describe('where pusher-js connects (realtime of GET /api/v1/user)', () => {
         wsHost: 'rt.example.com',
         wsPort: 6002,
         wssPort: 6002,
-        enabledTransports: ['ws'],
+        enabledTransports: ['ws', 'wss'],
       },
     ],
     [
@@ -57,7 +57,7 @@ describe('where pusher-js connects (realtime of GET /api/v1/user)', () => {
         wsHost: 'lb.example.com',
         wsPort: 8443,
         wssPort: 8443,
-        enabledTransports: ['wss'],
+        enabledTransports: ['ws', 'wss'],
       },
     ],
   ])('%s', (_name, target, origin, options) => {

@@ -18,6 +18,13 @@ export const REALTIME_CLIENT_TIMEOUTS = {
   unavailableTimeout: 10_000,
 } as const;
 
+/**
+ * WebSocket only, with or without TLS: pusher-js names its plain socket `ws` and the socket it
+ * falls back to over TLS `wss`; with `forceTLS` the `ws` transport itself runs over TLS, so
+ * both must stay enabled. No HTTP fallbacks: the embedded endpoint has none.
+ */
+const WEBSOCKET_ONLY: Array<'ws' | 'wss'> = ['ws', 'wss'];
+
 /** The channel-auth route (spec section 7). */
 export const PUSHER_AUTH_PATH = '/api/v1/pusher/auth';
 
@@ -117,7 +124,7 @@ export function realtimeSettings(
         wsHost: target.wsHost,
         wsPort: target.wsPort,
         wssPort: target.wsPort,
-        enabledTransports: target.useTLS ? ['wss'] : ['ws'],
+        enabledTransports: WEBSOCKET_ONLY,
       };
       break;
     case 'embedded':
@@ -128,7 +135,7 @@ export function realtimeSettings(
         wsHost: origin.hostname,
         wsPort: origin.port,
         wssPort: origin.port,
-        enabledTransports: origin.https ? ['wss'] : ['ws'],
+        enabledTransports: WEBSOCKET_ONLY,
       };
       break;
   }
