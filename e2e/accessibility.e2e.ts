@@ -134,7 +134,7 @@ it('waiting, Check for lead, the profile menu, and the New Call, History, Settin
   await shows('No leads waiting.');
   await looksRight('waiting-checked');
 
-  await page.getByRole('banner').getByRole('button').click();
+  await page.getByRole('banner').getByRole('button', { expanded: false }).click();
   await untilVisible(page.getByRole('button', { name: 'Log out' }));
   await looksRight('profile-menu');
   await page.keyboard.press('Escape');
