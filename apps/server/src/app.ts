@@ -8,7 +8,7 @@ import authPlugin from './auth/auth-plugin';
 import { authRoutes } from './auth/auth-routes';
 import type { SingleSignOn } from './auth/single-sign-on';
 import { ssoRoutes } from './auth/sso-routes';
-import type { AccessTokens } from './auth/access-token';
+import type { TokenIssuer } from './auth/twilio-access-tokens';
 import type { LoginThrottle } from './auth/login-throttle';
 import type { SessionStore } from './auth/sessions';
 import type { CallControl } from './calls/call-control';
@@ -40,7 +40,8 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
 export interface CommonServices {
   db: Db;
   sessions: SessionStore;
-  tokens: AccessTokens;
+  /** Softphone access tokens (token2): the embedded gateway's, or Twilio's. */
+  tokens: TokenIssuer;
   loginThrottle: LoginThrottle;
   pusher: PusherCredentials;
   /** Where the console's realtime client connects (default: the embedded endpoint). */
@@ -73,6 +74,8 @@ export interface AppOptions {
   https?: TlsCredentials | null;
   /** The SDK the console loads (default `leadline`). */
   voiceSdk?: 'leadline' | 'twilio';
+  /** `twilio`: the console's SDK connects to Twilio's edge, not to this server. */
+  edge?: 'twilio';
   /**
    * Serve the sandbox phone network's endpoints (embedded mode): its call log, if any;
    * `relayed` on an instance relaying to the media instance, which has the network.
@@ -103,6 +106,7 @@ export async function buildApp(
     authRoutes({
       ...services,
       voiceSdk: options.voiceSdk ?? 'leadline',
+      edge: options.edge,
       realtime: {
         credentials: services.pusher,
         target: services.realtimeTarget ?? { kind: 'embedded' },

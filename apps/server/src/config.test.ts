@@ -92,4 +92,55 @@ describe('configuration', () => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
   });
+
+  describe('TELEPHONY_PROVIDER=twilio', () => {
+    const hex = (n: number, c = 'a') => c.repeat(n);
+    const twilio = {
+      TELEPHONY_PROVIDER: 'twilio',
+      TWILIO_ACCOUNT_SID: `AC${hex(32)}`,
+      TWILIO_API_KEY: `SK${hex(32, 'b')}`,
+      TWILIO_API_SECRET: 'S'.repeat(32),
+      TWILIO_TWIML_APP_SID: `AP${hex(32, 'c')}`,
+      TWILIO_AUTH_TOKEN: hex(32, 'd'),
+      PUBLIC_BASE_URL: 'https://calls.example.com/',
+    };
+
+    it('takes the account, the API key, the TwiML app, the auth token and the public address', () => {
+      const config = loadConfig(twilio);
+      expect(config.telephony).toEqual({
+        provider: 'twilio',
+        accountSid: twilio.TWILIO_ACCOUNT_SID,
+        apiKey: twilio.TWILIO_API_KEY,
+        apiSecret: twilio.TWILIO_API_SECRET,
+        twimlAppSid: twilio.TWILIO_TWIML_APP_SID,
+        authToken: twilio.TWILIO_AUTH_TOKEN,
+        publicBaseUrl: 'https://calls.example.com',
+        apiBaseUrl: 'https://api.twilio.com',
+      });
+      // Twilio's edge speaks only to the official SDK.
+      expect(config.voiceSdk).toBe('twilio');
+      expect(loadConfig({}).telephony).toEqual({ provider: 'embedded' });
+    });
+
+    it('names every missing or malformed value, one per line', () => {
+      const env = {
+        TELEPHONY_PROVIDER: 'twilio',
+        TWILIO_ACCOUNT_SID: 'AC123',
+        TWILIO_API_SECRET: 'S'.repeat(32),
+        TWILIO_TWIML_APP_SID: `AP${hex(32, 'c')}`,
+        TWILIO_AUTH_TOKEN: 'not-hex',
+        PUBLIC_BASE_URL: 'calls.example.com',
+      };
+      expect(() => loadConfig(env)).toThrow(ConfigError);
+      expect(() => loadConfig(env)).toThrow(
+        [
+          'TELEPHONY_PROVIDER=twilio needs:',
+          '- TWILIO_ACCOUNT_SID is malformed: the Account SID from the Twilio console (AC and 32 hex digits).',
+          '- TWILIO_API_KEY is missing: an API key SID (SK and 32 hex digits; Account → API keys).',
+          "- TWILIO_AUTH_TOKEN is malformed: the account's Auth Token, which signs webhooks (32 hex digits).",
+          '- PUBLIC_BASE_URL is malformed: the address Twilio reaches this server at, e.g. https://calls.example.com.',
+        ].join('\n'),
+      );
+    });
+  });
 });

@@ -52,6 +52,14 @@ const Env = z.object({
   PUSHER_USE_TLS: bool.default(true),
   PUSHER_WS_HOST: z.string().min(1).optional(),
   PUSHER_WS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  TELEPHONY_PROVIDER: z.enum(['embedded', 'twilio']).default('embedded'),
+  TWILIO_ACCOUNT_SID: z.string().optional(),
+  TWILIO_API_KEY: z.string().optional(),
+  TWILIO_API_SECRET: z.string().optional(),
+  TWILIO_TWIML_APP_SID: z.string().optional(),
+  TWILIO_AUTH_TOKEN: z.string().optional(),
+  TWILIO_API_BASE_URL: z.string().optional(),
+  PUBLIC_BASE_URL: z.string().optional(),
   VOICE_MEDIA_URL: z
     .url({
       error: "VOICE_MEDIA_URL must be the media instance's base URL, e.g. http://10.0.0.5:3000",
@@ -97,6 +105,8 @@ export interface Config {
   pusher: { appId: string; key: string; secret: string | undefined; cluster: string };
   /** The realtime service: the embedded endpoint, hosted Pusher, or a self-hosted server. */
   realtime: RealtimeTarget;
+  /** Who carries the calls: the embedded voice engine, or Twilio Programmable Voice. */
+  telephony: TelephonySetting;
   /**
    * Set on an instance without the voice engine: the media instance it relays the signalling
    * and the call routes to. Unset: this instance runs the engine and the calls.
@@ -168,6 +178,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'REALTIME_PROVIDER=pusher needs PUSHER_KEY, PUSHER_APP_ID and PUSHER_SECRET of that app.',
     );
   }
+  const telephony = telephonyOf(e);
   const tls: TlsSetting = e.TLS_CERT
     ? { mode: 'files', certPath: resolve(e.TLS_CERT), keyPath: resolve(e.TLS_KEY!) }
     : { mode: e.TLS };
@@ -194,9 +205,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       cluster: e.PUSHER_CLUSTER,
     },
     realtime: realtimeTargetOf(e),
+    telephony,
     mediaUrl: e.VOICE_MEDIA_URL?.replace(/\/+$/, ''),
     tls,
-    voiceSdk: e.VOICE_SDK,
+    // Twilio's own edge speaks only to the official SDK.
+    voiceSdk: telephony.provider === 'twilio' ? 'twilio' : e.VOICE_SDK,
     sso:
       e.OIDC_ISSUER && e.OIDC_CLIENT_ID && e.OIDC_CLIENT_SECRET
         ? {
@@ -221,5 +234,93 @@ function realtimeTargetOf(e: z.infer<typeof Env>): RealtimeTarget {
     useTLS: e.PUSHER_USE_TLS,
     wsHost: e.PUSHER_WS_HOST ?? e.PUSHER_HOST,
     wsPort: e.PUSHER_WS_PORT ?? port,
+  };
+}
+
+/** The Twilio account and app the provider uses (`TELEPHONY_PROVIDER=twilio`). */
+export interface TwilioSettings {
+  provider: 'twilio';
+  accountSid: string;
+  apiKey: string;
+  apiSecret: string;
+  twimlAppSid: string;
+  authToken: string;
+  /** Where Twilio reaches this server (webhooks, status callbacks), e.g. https://calls.acme.com. */
+  publicBaseUrl: string;
+  /** Twilio's REST API; only a stand-in on loopback for tests differs from https://api.twilio.com. */
+  apiBaseUrl: string;
+}
+
+/** Who carries the calls. */
+export type TelephonySetting = { provider: 'embedded' } | TwilioSettings;
+
+const SID = (prefix: string) => new RegExp(`^${prefix}[0-9a-f]{32}$`);
+
+/**
+ * The telephony provider's settings; every missing or malformed Twilio value is named, one per
+ * line, in a single `ConfigError`.
+ */
+function telephonyOf(e: z.infer<typeof Env>): TelephonySetting {
+  if (e.TELEPHONY_PROVIDER === 'embedded') return { provider: 'embedded' };
+  const problems: string[] = [];
+  const check = (name: string, value: string | undefined, valid: RegExp, what: string) => {
+    if (!value) problems.push(`${name} is missing: ${what}.`);
+    else if (!valid.test(value)) problems.push(`${name} is malformed: ${what}.`);
+    return value ?? '';
+  };
+  const accountSid = check(
+    'TWILIO_ACCOUNT_SID',
+    e.TWILIO_ACCOUNT_SID,
+    SID('AC'),
+    'the Account SID from the Twilio console (AC and 32 hex digits)',
+  );
+  const apiKey = check(
+    'TWILIO_API_KEY',
+    e.TWILIO_API_KEY,
+    SID('SK'),
+    'an API key SID (SK and 32 hex digits; Account → API keys)',
+  );
+  const apiSecret = check(
+    'TWILIO_API_SECRET',
+    e.TWILIO_API_SECRET,
+    /^[A-Za-z0-9]{32}$/,
+    "that API key's secret (32 letters and digits)",
+  );
+  const twimlAppSid = check(
+    'TWILIO_TWIML_APP_SID',
+    e.TWILIO_TWIML_APP_SID,
+    SID('AP'),
+    'the TwiML App SID whose voice URL is <PUBLIC_BASE_URL>/twilio/voice (AP and 32 hex digits)',
+  );
+  const authToken = check(
+    'TWILIO_AUTH_TOKEN',
+    e.TWILIO_AUTH_TOKEN,
+    /^[0-9a-f]{32}$/,
+    "the account's Auth Token, which signs webhooks (32 hex digits)",
+  );
+  const publicBaseUrl = check(
+    'PUBLIC_BASE_URL',
+    e.PUBLIC_BASE_URL,
+    /^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/,
+    'the address Twilio reaches this server at, e.g. https://calls.example.com',
+  ).replace(/\/+$/, '');
+  const apiBaseUrl = e.TWILIO_API_BASE_URL ?? 'https://api.twilio.com';
+  if (!/^https?:\/\/[^/?#\s]+$/.test(apiBaseUrl)) {
+    problems.push('TWILIO_API_BASE_URL is malformed: a base URL such as https://api.twilio.com.');
+  }
+  if (problems.length > 0) {
+    throw new ConfigError(
+      `TELEPHONY_PROVIDER=twilio needs:\n${problems.map((p) => `- ${p}`).join('\n')}`,
+    );
+  }
+  return {
+    provider: 'twilio',
+    accountSid,
+    apiKey,
+    apiSecret,
+    twimlAppSid,
+    authToken,
+    publicBaseUrl,
+    apiBaseUrl,
   };
 }

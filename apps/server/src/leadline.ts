@@ -15,7 +15,7 @@ import { LoginThrottle } from './auth/login-throttle';
 import { SessionStore } from './auth/sessions';
 import { CallControl } from './calls/call-control';
 import { CallFlows } from './calls/call-flows';
-import { lanAddresses, type Config } from './config';
+import { ConfigError, lanAddresses, type Config } from './config';
 import { openDatabase, type Database } from './db/database';
 import { keepPlannerStatistics } from './db/planner-statistics';
 import { ensureApiKey, seedDemo } from './db/seed';
@@ -71,6 +71,10 @@ export async function startLeadline(
   config: Config,
   overrides: LeadlineOverrides = {},
 ): Promise<Leadline> {
+  if (config.telephony.provider === 'twilio') {
+    // The settings are checked (config.ts); the provider is not wired into the calls yet.
+    throw new ConfigError('TELEPHONY_PROVIDER=twilio is not available in this version yet.');
+  }
   const logger = pino({ level: config.logLevel });
   // First, so a bad certificate stops the start before anything is opened.
   const https = await loadTlsCredentials(config.tls, config.dataDir, lanAddresses());

@@ -10,7 +10,7 @@ import { PERMISSION, requirePermission } from './permissions';
 import { clearSessionCookie, sessionOf, setSessionCookie } from './auth-plugin';
 import { verifyPassword } from './password';
 import { SESSION_COOKIE, type SessionStore } from './sessions';
-import type { AccessTokens } from './access-token';
+import type { TokenIssuer } from './twilio-access-tokens';
 import { soundUrls } from '../sounds/sounds';
 import type { PusherCredentials } from '../realtime/pusher-auth';
 import {
@@ -48,17 +48,23 @@ export async function startSession(
 export function authRoutes(deps: {
   db: Db;
   sessions: SessionStore;
-  tokens: AccessTokens;
+  tokens: TokenIssuer;
   loginThrottle: LoginThrottle;
   /** The SDK the console loads. */
   voiceSdk: 'leadline' | 'twilio';
+  /** `twilio`: the SDK connects to Twilio's edge (`TELEPHONY_PROVIDER=twilio`). */
+  edge?: 'twilio' | undefined;
   /** The realtime service the console connects to. */
   realtime: { credentials: PusherCredentials; target: RealtimeTarget };
   /** The time (presence is read at it). */
   now?: () => Date;
 }) {
   const now = deps.now ?? (() => new Date());
-  const softphone = { sdk: deps.voiceSdk, sounds: soundUrls() };
+  const softphone = {
+    sdk: deps.voiceSdk,
+    sounds: soundUrls(),
+    ...(deps.edge ? { edge: deps.edge } : {}),
+  };
   return async (app: FastifyInstance): Promise<void> => {
     app.post('/api/v1/user/login', { config: { auth: 'public' } }, async (request, reply) => {
       const body = parseWith(LoginBody, request.body);

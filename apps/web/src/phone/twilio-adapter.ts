@@ -8,12 +8,16 @@
  * sounds (otherwise it fetches them from a CDN), and `maxCallSignalingTimeoutMs` so that a call
  * survives a dropped signalling socket (off by default in the official SDK).
  *
+ * With `TELEPHONY_PROVIDER=twilio` (`settings.edge`) none of the embedded overrides apply: the
+ * device talks to Twilio's edge as any Twilio app's does.
+ *
  * The port's `audio` is the official `device.audio` (`AudioHelper`), passed through
  * (`adaptDevice` checks its shape). It names devices whose label the browser hides itself
  * ('Unknown Audio Input Device 1'), and is `null` once the device is destroyed.
  */
 import { Call, Device } from '@twilio/voice-sdk';
 import { SIGNALING_RECONNECT_WINDOW_MS } from '../constants';
+import type { SoftphoneSettings } from '@leadline/contracts';
 import type { PhoneFactory } from './phone-port';
 import { adaptDevice } from './sdk-adapter';
 
@@ -23,11 +27,21 @@ import { adaptDevice } from './sdk-adapter';
  */
 type TwilioDeviceOptions = Device.Options & { chunderw: string; publishEvents: boolean };
 
+/**
+ * Where the device connects: the embedded engine on the page's own host, without insights; or,
+ * with `edge: 'twilio'`, Twilio's own edge and the SDK's defaults.
+ */
+export function edgeOptions(
+  settings: SoftphoneSettings,
+  host: string,
+): Partial<TwilioDeviceOptions> {
+  return settings.edge === 'twilio' ? {} : { chunderw: host, publishEvents: false };
+}
+
 /** Creates a device of the official Voice SDK. */
 export const createTwilioPhone: PhoneFactory = (token, settings) => {
-  const options: TwilioDeviceOptions = {
-    chunderw: window.location.host,
-    publishEvents: false,
+  const options: Device.Options = {
+    ...edgeOptions(settings, window.location.host),
     sounds: settings.sounds,
     maxCallSignalingTimeoutMs: SIGNALING_RECONNECT_WINDOW_MS,
     codecPreferences: [Call.Codec.PCMU, Call.Codec.Opus],

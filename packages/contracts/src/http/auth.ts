@@ -80,6 +80,11 @@ export interface SoftphoneSettings {
   sdk: 'leadline' | 'twilio';
   /** Sound URLs (served by the product; nothing comes from a CDN). */
   sounds: Record<SoftphoneSoundName, string>;
+  /**
+   * `twilio`: the SDK connects to Twilio's own edge (`TELEPHONY_PROVIDER=twilio`); absent: to
+   * the embedded engine on the page's host.
+   */
+  edge?: 'twilio';
 }
 
 /** Answer of GET /api/v1/user. */
