@@ -1,0 +1,55 @@
+/**
+ * SMS through the `twilio` library against the REST stand-in on loopback, the client built as
+ * the product builds it (API key auth, `TWILIO_API_BASE_URL`).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TwilioRestStandIn } from './rest-stand-in';
+import { twilioClient } from './twilio-client';
+import { TwilioSmsSender } from './twilio-sms-sender';
+
+const ACCOUNT = `AC${'a'.repeat(32)}`;
+const KEY = `SK${'b'.repeat(32)}`;
+let standIn: TwilioRestStandIn;
+let sender: TwilioSmsSender;
+
+beforeAll(async () => {
+  standIn = await TwilioRestStandIn.start();
+  const client = twilioClient({
+    accountSid: ACCOUNT,
+    apiKey: KEY,
+    apiSecret: 'S'.repeat(32),
+    apiBaseUrl: standIn.url,
+  });
+  sender = new TwilioSmsSender(client, '+15550142000');
+});
+afterAll(() => standIn?.close());
+
+describe('Twilio SMS', () => {
+  it('posts the message to the account’s Messages with the API key', async () => {
+    const sent = await sender.send({ from: '+15550142010', to: '+15550100042', body: 'Hi Lee' });
+    expect(sent.ok && sent.providerId).toMatch(/^SM\d{32}$/);
+    expect(standIn.requests.at(-1)).toEqual({
+      method: 'POST',
+      path: `/2010-04-01/Accounts/${ACCOUNT}/Messages.json`,
+      form: { From: '+15550142010', To: '+15550100042', Body: 'Hi Lee' },
+      user: KEY,
+    });
+  });
+
+  it('sends from the default number when the message names none', async () => {
+    await sender.send({ from: null, to: '+15550100042', body: 'x' });
+    expect(standIn.requests.at(-1)?.form.From).toBe('+15550142000');
+  });
+
+  it("gives Twilio's refusal as the message's error", async () => {
+    standIn.failNext('/Messages.json', {
+      status: 400,
+      code: 21211,
+      message: "The 'To' number +1555 is not a valid phone number.",
+    });
+    expect(await sender.send({ from: null, to: '+1555', body: 'x' })).toEqual({
+      ok: false,
+      error: "Twilio refused the message: The 'To' number +1555 is not a valid phone number.",
+    });
+  });
+});
