@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 export interface StandInRequest {
   method: string;
   path: string;
+  /** The form fields (a repeated field: its values joined by spaces). */
   form: Record<string, string>;
   /** The Basic auth user (the API key SID). */
   user: string;
@@ -43,7 +44,7 @@ export class TwilioRestStandIn {
         const answer = standIn.#answer({
           method: request.method ?? 'GET',
           path: (request.url ?? '/').split('?')[0]!,
-          form: Object.fromEntries(new URLSearchParams(body)),
+          form: formOf(body),
           user: basicUser(request.headers.authorization),
         });
         response.writeHead(answer.status, { 'content-type': 'application/json' });
@@ -96,6 +97,14 @@ export class TwilioRestStandIn {
     }
     return { status: 200, body: {} };
   }
+}
+
+function formOf(body: string): Record<string, string> {
+  const form: Record<string, string> = {};
+  for (const [key, value] of new URLSearchParams(body)) {
+    form[key] = key in form ? `${form[key]} ${value}` : value;
+  }
+  return form;
 }
 
 function basicUser(header: string | undefined): string {
