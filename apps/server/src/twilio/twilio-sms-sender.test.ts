@@ -1,26 +1,18 @@
 /**
  * SMS through the `twilio` library against the REST stand-in on loopback, the client built as
- * the product builds it (API key auth, `TWILIO_API_BASE_URL`).
+ * the product builds it (`twilioClient`, pointed at the stand-in's URL).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TwilioRestStandIn } from './rest-stand-in';
-import { twilioClient } from './twilio-client';
+import { STAND_IN_ACCOUNT_SID, standInClient, TwilioApiStandIn } from './twilio-api-stand-in';
 import { TwilioSmsSender } from './twilio-sms-sender';
 
-const ACCOUNT = `AC${'a'.repeat(32)}`;
-const KEY = `SK${'b'.repeat(32)}`;
-let standIn: TwilioRestStandIn;
+const ACCOUNT = STAND_IN_ACCOUNT_SID;
+let standIn: TwilioApiStandIn;
 let sender: TwilioSmsSender;
 
 beforeAll(async () => {
-  standIn = await TwilioRestStandIn.start();
-  const client = twilioClient({
-    accountSid: ACCOUNT,
-    apiKey: KEY,
-    apiSecret: 'S'.repeat(32),
-    apiBaseUrl: standIn.url,
-  });
-  sender = new TwilioSmsSender(client, '+15550142000');
+  standIn = await TwilioApiStandIn.start();
+  sender = new TwilioSmsSender(standInClient(standIn), '+15550142000');
 });
 afterAll(() => standIn?.close());
 
@@ -32,7 +24,6 @@ describe('Twilio SMS', () => {
       method: 'POST',
       path: `/2010-04-01/Accounts/${ACCOUNT}/Messages.json`,
       form: { From: '+15550142010', To: '+15550100042', Body: 'Hi Lee' },
-      user: KEY,
     });
   });
 

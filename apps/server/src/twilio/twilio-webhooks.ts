@@ -1,0 +1,122 @@
+/**
+ * Twilio's webhooks for the conference provider, as one Fastify plugin: `POST /twilio/voice`
+ * (the TwiML App's and the numbers' voice URL), `POST /twilio/status` (legs' and conferences'
+ * status callbacks) and `POST /twilio/recording` (the conference recording's callback). Twilio
+ * posts them form-encoded (the parser is registered inside the plugin, so it stays there) and
+ * signs each with the account's Auth Token over the full URL it called and the form fields
+ * (`X-Twilio-Signature`); every route checks that with the `twilio` library against
+ * `publicBaseUrl` + the path and query as received, and answers 403 before doing anything when
+ * it is missing or wrong. What the voice webhook answers is decided by the injected `voice`
+ * callback ({@link voiceAnswer} builds the usual one).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import twilio from 'twilio';
+import type { OutgoingCallDecision } from '@leadline/voice';
+import { refuseTwiml, waitTwiml } from './conference-twiml';
+import type { TwilioTelephony } from './twilio-telephony';
+
+/** What the routes need. */
+export interface TwilioWebhookOptions {
+  telephony: Pick<TwilioTelephony, 'handleStatus' | 'handleRecording'>;
+  authToken: string;
+  /** Where Twilio reaches this server, without a trailing slash. */
+  publicBaseUrl: string;
+  /** The voice webhook's TwiML for Twilio's form fields. */
+  voice: (params: Record<string, string>) => Promise<string>;
+}
+
+/** The error body of a request Twilio did not sign. */
+export const INVALID_SIGNATURE = { error: 'Invalid Twilio signature.' } as const;
+
+/** The routes. */
+export function twilioWebhookRoutes(options: TwilioWebhookOptions) {
+  return async (app: FastifyInstance): Promise<void> => {
+    app.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string' },
+      (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    );
+    const signed = (request: FastifyRequest) => {
+      const signature = request.headers['x-twilio-signature'];
+      return (
+        typeof signature === 'string' &&
+        twilio.validateRequest(
+          options.authToken,
+          signature,
+          `${options.publicBaseUrl}${request.url}`,
+          formOf(request),
+        )
+      );
+    };
+    const route = { config: { auth: 'public' as const } };
+    app.post('/twilio/voice', route, async (request, reply) => {
+      if (!signed(request)) return reply.code(403).send(INVALID_SIGNATURE);
+      return reply.type('text/xml').send(await options.voice(formOf(request)));
+    });
+    app.post('/twilio/status', route, async (request, reply) => {
+      if (!signed(request)) return reply.code(403).send(INVALID_SIGNATURE);
+      options.telephony.handleStatus(queryOf(request), formOf(request));
+      return reply.code(204).send();
+    });
+    app.post('/twilio/recording', route, async (request, reply) => {
+      if (!signed(request)) return reply.code(403).send(INVALID_SIGNATURE);
+      options.telephony.handleRecording(queryOf(request), formOf(request));
+      return reply.code(204).send();
+    });
+  };
+}
+
+/** What the usual voice answer needs. */
+export interface VoiceAnswerOptions {
+  telephony: Pick<TwilioTelephony, 'placeOutgoing' | 'callerWaiting' | 'answerCaller'>;
+  /** An agent's browser placed a call (`From: client:<identity>`): connect or refuse it. */
+  authorizeOutgoing: (
+    identity: string,
+    params: Record<string, string>,
+  ) => Promise<OutgoingCallDecision>;
+  /** A phone called one of the account's numbers: the flows take it (calling `addCaller`). */
+  inbound: (params: Record<string, string>) => Promise<void>;
+  /** How long an inbound caller not yet placed waits before Twilio hangs up (s). */
+  inboundWaitS?: number;
+}
+
+/** Twilio's `<Pause>` allows at most this (s); `addCaller` moves the call before. */
+const DEFAULT_INBOUND_WAIT_S = 60;
+
+/**
+ * The voice webhook's decision: an outgoing client call is authorized and joined to its call's
+ * conference (the number dialled into it), or refused with the error's message spoken; an
+ * inbound call is handed to the flows and joined when they placed it, else kept waiting.
+ */
+export function voiceAnswer(options: VoiceAnswerOptions) {
+  return async (params: Record<string, string>): Promise<string> => {
+    const from = params.From ?? '';
+    if (from.startsWith('client:')) {
+      const decision = await options.authorizeOutgoing(from.slice('client:'.length), params);
+      if ('error' in decision) return refuseTwiml(decision.error.message);
+      return options.telephony.placeOutgoing(
+        decision.callSid,
+        from.slice('client:'.length),
+        decision.from === undefined
+          ? { to: decision.dial }
+          : { to: decision.dial, from: decision.from },
+      );
+    }
+    if (!params.CallSid) return refuseTwiml();
+    options.telephony.callerWaiting(params);
+    await options.inbound(params);
+    const answer = options.telephony.answerCaller(params.CallSid);
+    if (answer === null) return waitTwiml(options.inboundWaitS ?? DEFAULT_INBOUND_WAIT_S);
+    return 'join' in answer ? answer.join : refuseTwiml();
+  };
+}
+
+function formOf(request: FastifyRequest): Record<string, string> {
+  const body = request.body;
+  return typeof body === 'object' && body !== null ? (body as Record<string, string>) : {};
+}
+
+function queryOf(request: FastifyRequest): Record<string, string> {
+  const query = request.query;
+  return typeof query === 'object' && query !== null ? (query as Record<string, string>) : {};
+}
