@@ -189,11 +189,7 @@ export class TwilioTelephony implements Telephony {
           label,
           timeout: this.#options.ringTimeoutS ?? DEFAULT_RING_TIMEOUT_S,
           ...this.#roleFields(callSid, role),
-          beep: 'false',
-          startConferenceOnEnter: true,
-          endConferenceOnExit: false,
-          ...this.#legCallbacks(callSid, label),
-          ...this.#conferenceCallbacks(),
+          ...this.#joining(callSid, label),
         });
         this.#learn(callSid, party, created);
         return 1;
@@ -234,11 +230,7 @@ export class TwilioTelephony implements Telephony {
           to: number,
           label,
           earlyMedia: true,
-          beep: 'false',
-          startConferenceOnEnter: true,
-          endConferenceOnExit: false,
-          ...this.#legCallbacks(callSid, label),
-          ...this.#conferenceCallbacks(),
+          ...this.#joining(callSid, label),
         });
         this.#learn(callSid, party, created);
       } catch (error) {
@@ -594,6 +586,17 @@ export class TwilioTelephony implements Telephony {
       next.catch(() => undefined),
     );
     return next;
+  }
+
+  /** How every participant joins: no beep, the conference goes on when it leaves, callbacks. */
+  #joining(callSid: string, label: string) {
+    return {
+      beep: 'false',
+      startConferenceOnEnter: true,
+      endConferenceOnExit: false,
+      ...this.#legCallbacks(callSid, label),
+      ...this.#conferenceCallbacks(),
+    };
   }
 
   #legCallbacks(callSid: string, label: string) {
