@@ -41,3 +41,24 @@ export async function stopChild(child: ChildProcess, graceMs = 15_000): Promise<
   await exited;
   clearTimeout(timer);
 }
+
+/**
+ * In a host process the bench started: closes `product` on SIGTERM or SIGINT, once, and exits
+ * (1 if closing failed).
+ */
+export function closeOnSignals(product: { close(): Promise<void> }): void {
+  let stopping = false;
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    product.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error('shutdown failed', error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}

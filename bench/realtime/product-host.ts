@@ -14,6 +14,7 @@ import { loadConfig } from '../../apps/server/src/config';
 import { openDatabase } from '../../apps/server/src/db/database';
 import { seedDemo } from '../../apps/server/src/db/seed';
 import { startLeadline } from '../../apps/server/src/leadline';
+import { closeOnSignals } from '../lib/processes';
 
 const config = loadConfig();
 const database = await openDatabase(
@@ -23,17 +24,4 @@ await seedDemo(database.db);
 const leadline = await startLeadline(config, { database });
 console.log(JSON.stringify({ ready: true, url: leadline.url }));
 
-let stopping = false;
-const stop = (): void => {
-  if (stopping) return;
-  stopping = true;
-  leadline.close().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error('shutdown failed', error);
-      process.exit(1);
-    },
-  );
-};
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+closeOnSignals(leadline);

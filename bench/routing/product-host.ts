@@ -15,6 +15,7 @@ import { loadConfig } from '../../apps/server/src/config';
 import { openDatabase } from '../../apps/server/src/db/database';
 import { seedDemo } from '../../apps/server/src/db/seed';
 import { startLeadline } from '../../apps/server/src/leadline';
+import { closeOnSignals } from '../lib/processes';
 import { probeProfile, probeStalls, probeStatements, probeWindow } from './burst-probes';
 import { seedAgents } from './seed-agents';
 
@@ -33,17 +34,4 @@ const agents = await seedAgents(database.db, agentCount);
 const leadline = await startLeadline(config, { database });
 console.log(JSON.stringify({ ready: true, url: leadline.url, agents }));
 
-let stopping = false;
-const stop = (): void => {
-  if (stopping) return;
-  stopping = true;
-  leadline.close().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error('shutdown failed', error);
-      process.exit(1);
-    },
-  );
-};
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+closeOnSignals(leadline);

@@ -10,6 +10,7 @@ import { pino } from 'pino';
 import { NETWORK_TEST_PARAM } from '@leadline/contracts';
 import { SANDBOX_NUMBERS, VoiceEngine, WorkerMediaEngine, type MediaEngine } from '@leadline/voice';
 import { buildApp } from './app';
+import { SIGNAL_PATH, baseUrlOf, routeUpgrades } from './http/instance-http';
 import { AccessTokens, TokenRefusedError } from './auth/access-token';
 import { LoginThrottle } from './auth/login-throttle';
 import { SessionStore } from './auth/sessions';
@@ -63,8 +64,7 @@ export interface LeadlineOverrides {
   heartbeatMs?: number;
 }
 
-/** The signalling WebSocket's path. */
-export const SIGNAL_PATH = '/signal';
+export { SIGNAL_PATH };
 
 /** Builds and starts everything; resolves once it listens. */
 export async function startLeadline(
@@ -175,11 +175,9 @@ export async function startLeadline(
     bus,
     log: logger,
   });
-  app.server.on('upgrade', (request, socket, head) => {
-    const path = (request.url ?? '').split('?')[0];
-    if (path === SIGNAL_PATH) return engine.handleUpgrade(request, socket, head);
-    if (realtime.handleUpgrade(request, socket, head)) return;
-    socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+  routeUpgrades(app.server, {
+    signal: (request, socket, head) => engine.handleUpgrade(request, socket, head),
+    realtime,
   });
 
   try {
@@ -201,7 +199,6 @@ export async function startLeadline(
   const { port } = app.server.address() as AddressInfo;
   // Status changes and the like go out to the consoles from now on.
   realtime.publish(events, { host: config.host, port, https: Boolean(https) });
-  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   return {
     app,
     database,
@@ -211,7 +208,7 @@ export async function startLeadline(
     events,
     realtime,
     bus,
-    url: `${https ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    url: baseUrlOf(config.host, port, Boolean(https)),
     async close() {
       stopStatistics();
       networkTests.close();

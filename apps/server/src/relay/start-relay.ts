@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { buildApp } from '../app';
+import { baseUrlOf, routeUpgrades } from '../http/instance-http';
 import { AccessTokens } from '../auth/access-token';
 import { LoginThrottle } from '../auth/login-throttle';
 import { SessionStore } from '../auth/sessions';
@@ -22,9 +23,6 @@ import { serverRoot } from '../lib/app-root';
 import { RealtimeService } from '../realtime/realtime-service';
 import { loadTlsCredentials } from '../tls/tls-credentials';
 import { relayUpgrade } from './signal-relay';
-
-/** The signalling WebSocket's path (as on the media instance). */
-const SIGNAL_PATH = '/signal';
 
 /** A running relaying instance. */
 export interface RelayInstance {
@@ -78,11 +76,9 @@ export async function startRelay(config: Config): Promise<RelayInstance> {
     bus,
     log: logger,
   });
-  app.server.on('upgrade', (request, socket, head) => {
-    const path = (request.url ?? '').split('?')[0];
-    if (path === SIGNAL_PATH) return relayUpgrade(mediaUrl, request, socket, head);
-    if (realtime.handleUpgrade(request, socket, head)) return;
-    socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+  routeUpgrades(app.server, {
+    signal: (request, socket, head) => relayUpgrade(mediaUrl, request, socket, head),
+    realtime,
   });
   try {
     await app.listen({ port: config.port, host: config.host });
@@ -94,14 +90,13 @@ export async function startRelay(config: Config): Promise<RelayInstance> {
     throw error;
   }
   const { port } = app.server.address() as AddressInfo;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   logger.info(`relaying signalling and calls to the media instance at ${mediaUrl}`);
   return {
     app,
     database,
     realtime,
     bus,
-    url: `${https ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    url: baseUrlOf(config.host, port, Boolean(https)),
     async close() {
       await Promise.all([app.close(), realtime.close()]);
       await bus.close();
