@@ -2,7 +2,11 @@
  * The HTTP application: Fastify with every route plugin, given its services. No I/O happens
  * here beyond what the routes do; `leadline.ts` builds the services and starts it.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyPluginAsync,
+} from 'fastify';
 import cookie from '@fastify/cookie';
 import authPlugin from './auth/auth-plugin';
 import { authRoutes } from './auth/auth-routes';
@@ -14,7 +18,7 @@ import type { SessionStore } from './auth/sessions';
 import type { CallControl } from './calls/call-control';
 import { callControlRoutes } from './calls/call-control-routes';
 import type { CallFlows } from './calls/call-flows';
-import { callsRoutes } from './calls/calls-routes';
+import { callsRoutes, type RemoteRecordings } from './calls/calls-routes';
 import { outboundRoutes } from './calls/outbound-routes';
 import type { Db } from './db/database';
 import { historyRoutes } from './history/history-routes';
@@ -57,6 +61,10 @@ export interface CallServices {
   sms: SmsService;
   /** The pre-call network tests (Settings). */
   networkTests: NetworkTests;
+  /** Recordings the telephony provider keeps (Twilio's); absent: files of the embedded engine. */
+  recordings?: RemoteRecordings | undefined;
+  /** The telephony provider's webhooks (Twilio's `/twilio/*`), when it has any. */
+  webhooks?: FastifyPluginAsync | undefined;
 }
 
 /**
@@ -130,6 +138,7 @@ export async function buildApp(
     await app.register(outboundRoutes(services));
     await app.register(networkTestRoutes(services));
     await app.register(usersRoutes(services));
+    if (services.webhooks) await app.register(services.webhooks);
   }
   await app.register(historyRoutes(services));
   await app.register(pusherRoutes(services));

@@ -8,15 +8,21 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { NETWORK_TEST_PARAM } from '@leadline/contracts';
-import { SANDBOX_NUMBERS, VoiceEngine, WorkerMediaEngine, type MediaEngine } from '@leadline/voice';
+import {
+  SANDBOX_NUMBERS,
+  VoiceEngine,
+  WorkerMediaEngine,
+  type MediaEngine,
+  type OutgoingCallDecision,
+} from '@leadline/voice';
 import { buildApp } from './app';
 import { SIGNAL_PATH, baseUrlOf, routeUpgrades } from './http/instance-http';
-import { AccessTokens, TokenRefusedError } from './auth/access-token';
+import { AccessTokens, TokenRefusedError, identityOf } from './auth/access-token';
 import { LoginThrottle } from './auth/login-throttle';
 import { SessionStore } from './auth/sessions';
 import { CallControl } from './calls/call-control';
 import { CallFlows } from './calls/call-flows';
-import { ConfigError, lanAddresses, type Config } from './config';
+import { lanAddresses, type Config } from './config';
 import { openDatabase, type Database } from './db/database';
 import { keepPlannerStatistics } from './db/planner-statistics';
 import { ensureApiKey, seedDemo } from './db/seed';
@@ -30,13 +36,22 @@ import { RealtimeService } from './realtime/realtime-service';
 import { SandboxSmsSender, SmsService, type SmsSender } from './sms/sms-sender';
 import { loadTlsCredentials } from './tls/tls-credentials';
 import { markAllOffline } from './users/users-repo';
+import { findCallerNumberByPhone } from './users/caller-numbers-repo';
+import { userChannelOf } from './realtime/channels';
+import type { Telephony } from './telephony/telephony';
+import { openTwilioProvider, type TwilioProvider } from './twilio/twilio-provider';
 
 /** A running product. */
 export interface Leadline {
   app: FastifyInstance;
   database: Database;
   flows: CallFlows;
-  engine: VoiceEngine;
+  /** Who carries the calls: the embedded engine or the Twilio provider. */
+  telephony: Telephony;
+  /** The embedded voice engine; null with `TELEPHONY_PROVIDER=twilio`. */
+  engine: VoiceEngine | null;
+  /** The Twilio provider; null with the embedded engine. */
+  twilio: TwilioProvider | null;
   /** The pre-call network tests (Settings). */
   networkTests: NetworkTests;
   /** Domain events (agent status…), for the realtime endpoint and tests. */
@@ -71,10 +86,6 @@ export async function startLeadline(
   config: Config,
   overrides: LeadlineOverrides = {},
 ): Promise<Leadline> {
-  if (config.telephony.provider === 'twilio') {
-    // The settings are checked (config.ts); the provider is not wired into the calls yet.
-    throw new ConfigError('TELEPHONY_PROVIDER=twilio is not available in this version yet.');
-  }
   const logger = pino({ level: config.logLevel });
   // First, so a bad certificate stops the start before anything is opened.
   const https = await loadTlsCredentials(config.tls, config.dataDir, lanAddresses());
@@ -94,51 +105,74 @@ export async function startLeadline(
     logger.warn({ err: error }, 'analyzing the tables failed'),
   );
 
-  const tokens = new AccessTokens(
+  const accessTokens = new AccessTokens(
     config.tokenSecret ?? loadOrCreateSecret(join(config.dataDir, 'token-secret')),
     config.tokenTtlSeconds,
   );
-  const media =
-    overrides.media ??
-    new WorkerMediaEngine({
-      iceAddresses: config.iceAddresses,
-      sandboxDir: join(config.dataDir, 'sandbox'),
-      answerDelayMs: config.sandboxAnswerMs,
+  // An agent's browser places a call: a network test's (Settings) dials the echo number, every
+  // other call is a lead's. The telephony provider asks; the flows decide.
+  const authorizeOutgoing = async (
+    identity: string,
+    params: Record<string, string>,
+  ): Promise<OutgoingCallDecision> => {
+    const testId = params[NETWORK_TEST_PARAM];
+    if (testId !== undefined) return networkTests.authorizeOutgoing(identity, testId);
+    return flows.authorizeOutgoing(identity, params);
+  };
+  let twilioProvider: TwilioProvider | null = null;
+  let engine: VoiceEngine | null = null;
+  let telephony: Telephony;
+  if (config.telephony.provider === 'twilio') {
+    twilioProvider = await openTwilioProvider(config.telephony, {
+      log: logger,
+      ringTimeoutMs: config.agentRingTimeoutMs,
+      tokenTtlSeconds: config.tokenTtlSeconds,
+    }).catch(async (error: unknown) => {
+      stopStatistics();
+      await database.close();
+      throw error;
     });
-  // The engine asks the flows about outgoing calls; the flows drive the engine.
-  const engine: VoiceEngine = new VoiceEngine({
-    media,
-    verifyToken: async (token) => {
-      try {
-        return { ok: true, ...(await tokens.verify(token)) };
-      } catch (error) {
-        if (error instanceof TokenRefusedError) return { ok: false, reason: error.reason };
-        throw error;
-      }
-    },
-    authorizeOutgoing: async (identity, params) => {
-      // A network test's call (Settings) dials the echo number; every other call is a lead's.
-      const testId = params[NETWORK_TEST_PARAM];
-      if (testId !== undefined) return networkTests.authorizeOutgoing(identity, testId);
-      return flows.authorizeOutgoing(identity, params);
-    },
-  });
+    telephony = twilioProvider.telephony;
+  } else {
+    const media =
+      overrides.media ??
+      new WorkerMediaEngine({
+        iceAddresses: config.iceAddresses,
+        sandboxDir: join(config.dataDir, 'sandbox'),
+        answerDelayMs: config.sandboxAnswerMs,
+      });
+    // The engine asks the flows about outgoing calls; the flows drive the engine.
+    engine = new VoiceEngine({
+      media,
+      verifyToken: async (token) => {
+        try {
+          return { ok: true, ...(await accessTokens.verify(token)) };
+        } catch (error) {
+          if (error instanceof TokenRefusedError) return { ok: false, reason: error.reason };
+          throw error;
+        }
+      },
+      authorizeOutgoing,
+    });
+    telephony = engine;
+  }
   const events = new EventBus((error) => logger.error({ err: error }, 'event listener failed'));
   const flows = new CallFlows({
     db,
-    telephony: engine,
+    telephony,
     log: logger,
     ringTimeoutMs: config.agentRingTimeoutMs,
     events,
     ...(overrides.heartbeatMs === undefined ? {} : { heartbeatMs: overrides.heartbeatMs }),
   });
   const networkTests = new NetworkTests({
-    telephony: engine,
+    telephony,
     holdBack: (user) => flows.holdAgentBack(user),
-    echoNumber: SANDBOX_NUMBERS.echo,
+    // Twilio has no echo number: the test call needs the embedded engine.
+    echoNumber: engine ? SANDBOX_NUMBERS.echo : null,
     log: logger,
   });
-  const sms = new SmsService(db, overrides.sms ?? new SandboxSmsSender());
+  const sms = new SmsService(db, overrides.sms ?? twilioProvider?.sms ?? new SandboxSmsSender());
   const sessions = new SessionStore(db, config.sessionTtlMs);
   const pusher = {
     ...config.pusher,
@@ -149,7 +183,7 @@ export async function startLeadline(
     {
       db,
       sessions,
-      tokens,
+      tokens: twilioProvider?.tokens ?? accessTokens,
       loginThrottle: new LoginThrottle(),
       flows,
       control: new CallControl(db, flows),
@@ -157,6 +191,18 @@ export async function startLeadline(
       realtimeTarget: config.realtime,
       sms,
       networkTests,
+      recordings: twilioProvider?.recordings,
+      webhooks: twilioProvider?.webhooks({
+        authorizeOutgoing,
+        inbound: async (params) => {
+          const number = params.To ? await findCallerNumberByPhone(db, params.To) : null;
+          if (!number || !params.From) {
+            logger.warn({ to: params.To }, 'a call to a number no account has: refused');
+            return;
+          }
+          await flows.inbound(number.accountId, number, params.From);
+        },
+      }),
       sso: config.sso ? new SingleSignOn({ db, provider: config.sso }) : null,
     },
     {
@@ -165,7 +211,8 @@ export async function startLeadline(
       webDistDir: config.webDistDir ?? join(serverRoot(), '..', 'web', 'dist'),
       https,
       voiceSdk: config.voiceSdk,
-      sandbox: config.mode === 'embedded' ? engine : false,
+      ...(twilioProvider ? { edge: 'twilio' as const } : {}),
+      sandbox: config.mode === 'embedded' && engine ? engine : false,
     },
   );
   // The embedded Pusher-protocol endpoint (`/app/{key}`) and its HTTP events API.
@@ -174,14 +221,26 @@ export async function startLeadline(
     target: config.realtime,
     bus,
     log: logger,
+    // Twilio does not tell who is registered: an agent whose console is open (on their presence
+    // channel) is online.
+    onPresence: twilioProvider
+      ? (channel, userId, present) => {
+          const id = Number(userId);
+          if (Number.isSafeInteger(id) && channel === userChannelOf(id)) {
+            twilioProvider?.telephony.deviceOnline(identityOf(id), present);
+          }
+        }
+      : undefined,
   });
   routeUpgrades(app.server, {
-    signal: (request, socket, head) => engine.handleUpgrade(request, socket, head),
+    signal: engine
+      ? (request, socket, head) => engine.handleUpgrade(request, socket, head)
+      : () => false,
     realtime,
   });
 
   try {
-    await engine.start();
+    await engine?.start();
     // Before any device can register: close what a crash left open.
     await flows.start();
     await app.listen({ port: config.port, host: config.host });
@@ -189,7 +248,7 @@ export async function startLeadline(
     stopStatistics();
     networkTests.close();
     flows.stop();
-    await engine.close().catch(() => undefined);
+    await engine?.close().catch(() => undefined);
     await realtime.close();
     await app.close().catch(() => undefined);
     await bus.close();
@@ -203,7 +262,9 @@ export async function startLeadline(
     app,
     database,
     flows,
+    telephony,
     engine,
+    twilio: twilioProvider,
     networkTests,
     events,
     realtime,
@@ -218,7 +279,7 @@ export async function startLeadline(
       // Together: the HTTP server's close waits for every connection it accepted, the upgraded
       // signalling sockets too, and only the engine closes those. One after the other, a stop
       // hangs for as long as a softphone stays connected.
-      await Promise.all([app.close(), engine.close(), realtime.close()]);
+      await Promise.all([app.close(), engine?.close(), realtime.close()]);
       await flows.idle();
       await bus.close();
       await database.close();

@@ -1,5 +1,6 @@
 export * from './media/media-engine';
 export * from './voice-engine';
+export type { Telephony } from './telephony';
 export {
   SignallingGateway,
   type GatewayEvents,

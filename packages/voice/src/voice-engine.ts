@@ -25,6 +25,7 @@ import { SandboxCallLog, type SandboxCall } from './pstn/sandbox-call-log';
 import { SignallingGateway, type ClientLeftReason } from './gateway/signalling-gateway';
 import type { TokenCheck } from './gateway/client-session';
 import { systemClock, type Clock } from './gateway/clock';
+import type { Telephony } from './telephony';
 
 /** How an agent takes part in a call (the mixing rule of its leg). */
 export type AgentRole = Exclude<ParticipantRole, 'lead'>;
@@ -115,7 +116,7 @@ const DIAL_ERRORS: Record<DialFailure, WireError> = {
 };
 
 /** The embedded telephony provider. */
-export class VoiceEngine {
+export class VoiceEngine implements Telephony {
   readonly #gateway: SignallingGateway;
   readonly #media: MediaEngine;
   readonly #listeners = new Set<(event: TelephonyEvent) => void>();

@@ -4,6 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import {
@@ -54,7 +55,23 @@ const SMS_INTERRUPTED: StoredAnswer = {
  * Routes of the console's calls. The dispositions, notes and SMS take an `Idempotency-Key`
  * (`http/idempotency.ts`): the console's outbox repeats them until it gets an answer.
  */
-export function callsRoutes(deps: { db: Db; flows: CallFlows; sms: SmsService }) {
+/** Recordings kept by the telephony provider (Twilio's), fetched when a user plays one. */
+export interface RemoteRecordings {
+  /** Whether the stored recording `url` is one this fetcher serves. */
+  owns(url: string): boolean;
+  /** The recording; `range` is the player's `Range` header. */
+  fetch(url: string, range?: string): Promise<Response>;
+}
+
+/** Headers of a provider's recording answer passed on to the player. */
+const RECORDING_HEADERS = ['content-type', 'content-length', 'content-range', 'accept-ranges'];
+
+export function callsRoutes(deps: {
+  db: Db;
+  flows: CallFlows;
+  sms: SmsService;
+  recordings?: RemoteRecordings | undefined;
+}) {
   return async (app: FastifyInstance): Promise<void> => {
     /** A call of the session's account by the path's id (404 for anything else). */
     const accountCall = async (accountId: number, params: unknown, db: DbOrTx = deps.db) => {
@@ -71,6 +88,29 @@ export function callsRoutes(deps: { db: Db; flows: CallFlows; sms: SmsService })
       const { user } = sessionOf(request);
       const call = await accountCall(user.accountId, request.params);
       const path = call.recordingPath;
+      const remote = path && deps.recordings?.owns(path) ? deps.recordings : undefined;
+      if (remote && path) {
+        const range = request.headers.range;
+        const fetched = await remote.fetch(path, range).catch(() => null);
+        if (!fetched || (fetched.status !== 200 && fetched.status !== 206) || !fetched.body) {
+          await fetched?.body?.cancel();
+          // Deleted at Twilio: as gone as a file that is not there.
+          if (fetched?.status === 404) throw new AppError('NOT_FOUND', 'Recording not found.');
+          throw new AppError(
+            'CALL_SERVICE_UNREACHABLE',
+            'The recording cannot be fetched just now.',
+          );
+        }
+        reply.code(fetched.status);
+        for (const name of RECORDING_HEADERS) {
+          const value = fetched.headers.get(name);
+          if (value !== null) reply.header(name, value);
+        }
+        return reply
+          .header('cache-control', 'private, max-age=3600')
+          .header('content-disposition', `inline; filename="call-${call.id}.wav"`)
+          .send(Readable.fromWeb(fetched.body));
+      }
       if (!path || !existsSync(path)) throw new AppError('NOT_FOUND', 'Recording not found.');
       return reply
         .header('cache-control', 'private, max-age=3600')

@@ -77,6 +77,11 @@ export const ERRORS = {
     message: 'A network test is already running.',
     shape: 'refusal',
   },
+  NETWORK_TEST_UNAVAILABLE: {
+    status: 409,
+    message: 'The network test needs the embedded voice engine; this server calls through Twilio.',
+    shape: 'refusal',
+  },
   PHONE_OFFLINE: {
     status: 409,
     message: 'Your phone is not connected: open the console first.',

@@ -94,7 +94,8 @@ export interface NetworkTestsOptions {
    */
   holdBack(user: TestedUser): Promise<() => Promise<void>>;
   /** The number whose far end plays back what it hears (`SANDBOX_NUMBERS.echo`). */
-  echoNumber: string;
+  /** The number that echoes; null when the provider has none (Twilio): tests are refused. */
+  echoNumber: string | null;
   log: FlowLogger;
   clock?: FlowClock;
   /** Default {@link NETWORK_TEST_MAX_MS}. */
@@ -137,6 +138,7 @@ export class NetworkTests {
    * and as `holdBack` does (phone offline, on or rung for a call).
    */
   async start(user: TestedUser): Promise<NetworkTestResponse> {
+    if (this.#options.echoNumber === null) throw new AppError('NETWORK_TEST_UNAVAILABLE');
     if (this.#byUser.has(user.id) || this.#starting.has(user.id)) {
       throw new AppError('NETWORK_TEST_RUNNING');
     }
@@ -187,7 +189,7 @@ export class NetworkTests {
       () => this.#end(test, 'time-limit'),
       this.#options.maxMs ?? NETWORK_TEST_MAX_MS,
     );
-    return { callSid: test.callSid, dial: this.#options.echoNumber };
+    return { callSid: test.callSid, dial: this.#options.echoNumber ?? '' };
   }
 
   /** Stops: every test ends (placed calls are hung up); nothing is given back to routing. */

@@ -21,6 +21,9 @@ interface Log {
   warn(details: object, message: string): void;
 }
 
+/** Hears a member arrive on (first socket) or leave (last socket) a presence channel. */
+export type PresenceListener = (channel: string, userId: string, present: boolean) => void;
+
 /** An instance's realtime parts. */
 export class RealtimeService {
   readonly #endpoint: EmbeddedPusher | null;
@@ -34,10 +37,14 @@ export class RealtimeService {
       target: RealtimeTarget;
       bus: InstanceBus;
       log: Log;
+      onPresence?: PresenceListener | undefined;
     },
   ) {
     if (options.target.kind === 'embedded') {
-      this.#endpoint = new EmbeddedPusher({ credentials: options.credentials });
+      this.#endpoint = new EmbeddedPusher({
+        credentials: options.credentials,
+        ...(options.onPresence ? { onPresence: options.onPresence } : {}),
+      });
       this.#fanned = fanOut(this.#endpoint, options.bus, (error) =>
         options.log.warn({ err: error }, 'a realtime event did not reach the other instances'),
       );
@@ -50,7 +57,17 @@ export class RealtimeService {
   /** Builds the service and registers its HTTP routes on `app` (before it listens). */
   static async register(
     app: FastifyInstance,
-    options: { credentials: PusherCredentials; target: RealtimeTarget; bus: InstanceBus; log: Log },
+    options: {
+      credentials: PusherCredentials;
+      target: RealtimeTarget;
+      bus: InstanceBus;
+      log: Log;
+      /**
+       * Hears users arrive on and leave presence channels of this instance's embedded endpoint
+       * (the Twilio provider's device presence).
+       */
+      onPresence?: PresenceListener | undefined;
+    },
   ): Promise<RealtimeService> {
     const service = new RealtimeService(options);
     if (service.#fanned) {

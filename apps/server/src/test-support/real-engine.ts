@@ -62,7 +62,7 @@ export interface RealLeadline {
   /** Its base URL, `http://127.0.0.1:<port>`. */
   url: string;
   /** The embedded voice engine. */
-  engine: Leadline['engine'];
+  engine: NonNullable<Leadline['engine']>;
   /** The call flows. */
   flows: Leadline['flows'];
   /** The configuration it started with. */
@@ -161,7 +161,9 @@ export async function startRealLeadline(options: RealLeadlineOptions = {}): Prom
   const wakers = new Set<() => void>();
   // Subscribed after the flows (started inside `startLeadline`): when a test sees an event,
   // the flows have already queued their handling of it.
-  const unsubscribe = leadline.engine.subscribe((event) => {
+  const engine = leadline.engine;
+  if (!engine) throw new Error('startRealLeadline runs the embedded engine');
+  const unsubscribe = engine.subscribe((event) => {
     events.push({ ...event, at: Date.now() });
     for (const wake of [...wakers]) wake();
   });
@@ -210,7 +212,7 @@ export async function startRealLeadline(options: RealLeadlineOptions = {}): Prom
   return {
     leadline,
     url: leadline.url,
-    engine: leadline.engine,
+    engine,
     flows: leadline.flows,
     config,
     dataDir,

@@ -35,6 +35,8 @@ const PARTICIPANT = /\/Conferences\/([^/]+)\/Participants\/([^/]+)\.json$/;
 const CONFERENCE = /\/Conferences\/([^/]+)\.json$/;
 const CALL = /\/Calls\/([^/]+)\.json$/;
 const MESSAGES = /\/Messages\.json$/;
+const NUMBERS = /\/IncomingPhoneNumbers\.json$/;
+const RECORDING_MEDIA = /\/Recordings\/(RE[0-9a-f]{32})\.wav$/;
 
 /** The running stand-in. */
 export class TwilioApiStandIn {
@@ -44,7 +46,13 @@ export class TwilioApiStandIn {
   readonly #failures = new Map<string, ApiFailure>();
   readonly #conferences = new Map<string, string>();
   readonly #waiters = new Set<() => void>();
+  readonly #listeners = new Set<(request: ApiRequest, answer: unknown) => void>();
+  readonly #recordings = new Map<string, Buffer>();
   #next = 1;
+  /** The account's phone numbers, as `IncomingPhoneNumbers` lists them. */
+  numbers: string[] = ['+15005550006'];
+  /** Requests must carry this API key (HTTP basic, as the `twilio` library sends it); any when unset. */
+  apiKey: string | undefined;
   #server: Server | undefined;
   /** Its base URL, e.g. `http://127.0.0.1:41234`. */
   url = '';
@@ -58,12 +66,31 @@ export class TwilioApiStandIn {
       let body = '';
       request.on('data', (chunk: Buffer) => (body += chunk.toString()));
       request.on('end', () => {
+        const path = (request.url ?? '/').split('?')[0] ?? '/';
+        const user = basicUser(request.headers.authorization);
+        if (standIn.apiKey !== undefined && user !== standIn.apiKey) {
+          response.writeHead(401, { 'content-type': 'application/json' });
+          response.end(JSON.stringify({ code: 20003, message: 'Authenticate', status: 401 }));
+          return;
+        }
+        const media = RECORDING_MEDIA.exec(path);
+        if (media) {
+          const wav = standIn.#recordings.get(media[1]!);
+          response.writeHead(wav ? 200 : 404, {
+            'content-type': wav ? 'audio/x-wav' : 'application/json',
+          });
+          response.end(wav ?? JSON.stringify({ code: 20404, message: 'Not found', status: 404 }));
+          return;
+        }
         const answer = standIn.#answer({
           method: request.method ?? 'GET',
-          path: (request.url ?? '/').split('?')[0] ?? '/',
+          path,
           form: formOf(body),
         });
         standIn.answers.push(answer.body);
+        const received = standIn.requests[standIn.requests.length - 1];
+        if (received)
+          for (const listener of [...standIn.#listeners]) listener(received, answer.body);
         if (answer.body === undefined) {
           response.writeHead(answer.status);
           response.end();
@@ -77,6 +104,19 @@ export class TwilioApiStandIn {
     standIn.#server = server;
     standIn.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     return standIn;
+  }
+
+  /** Hears every request after it is answered (a simulated Twilio reacts to them); returns the unsubscribe. */
+  onRequest(listener: (request: ApiRequest, answer: unknown) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Keeps a recording (`RE…` sid) that `GET …/Recordings/<sid>.wav` serves; returns its URL as Twilio gives it. */
+  addRecording(wav: Buffer, accountSid = STAND_IN_ACCOUNT_SID): string {
+    const sid = this.#sid('RE');
+    this.#recordings.set(sid, wav);
+    return `https://api.twilio.com/2010-04-01/Accounts/${accountSid}/Recordings/${sid}`;
   }
 
   /** Forgets the requests and answers so far (between tests). */
@@ -158,6 +198,21 @@ export class TwilioApiStandIn {
       const { To: to, From: from } = request.form;
       return { status: 201, body: { sid: this.#sid('SM'), status: 'queued', to, from } };
     }
+    if (request.method === 'GET' && NUMBERS.test(request.path)) {
+      return {
+        status: 200,
+        body: {
+          incoming_phone_numbers: this.numbers.map((number, i) => ({
+            sid: `PN${String(i + 1).padStart(32, '0')}`,
+            phone_number: number,
+            friendly_name: number,
+          })),
+          page: 0,
+          page_size: 1000,
+          next_page_uri: null,
+        },
+      };
+    }
     if ((match = CALL.exec(request.path))) {
       return { status: 200, body: { sid: match[1], status: request.form.Status ?? 'in-progress' } };
     }
@@ -200,6 +255,12 @@ export function standInClient(standIn: TwilioApiStandIn): twilio.Twilio {
     apiSecret: 'stand-in-secret',
     apiBaseUrl: standIn.url,
   });
+}
+
+/** The user of an HTTP basic `authorization` header. */
+function basicUser(header: string | undefined): string | undefined {
+  if (!header?.startsWith('Basic ')) return undefined;
+  return Buffer.from(header.slice('Basic '.length), 'base64').toString('utf8').split(':')[0];
 }
 
 function formOf(body: string): Record<string, string> {

@@ -28,6 +28,22 @@ describe('ChannelRegistry', () => {
     expect(registry.size).toBe(0);
   });
 
+  it('tells who arrives on a presence channel with the first socket and leaves with the last', () => {
+    const heard: string[] = [];
+    const registry = new ChannelRegistry((channel, userId, present) =>
+      heard.push(`${channel} ${userId} ${present ? 'in' : 'out'}`),
+    );
+    const alice = { user_id: '1', user_info: null };
+    registry.subscribe('presence-a', socket('1.1'), alice);
+    registry.subscribe('presence-a', socket('1.2'), alice);
+    registry.subscribe('public-b', socket('1.3'));
+    registry.unsubscribe('presence-a', '1.1');
+    expect(heard).toEqual(['presence-a 1 in']);
+    registry.unsubscribe('presence-a', '1.2');
+    registry.unsubscribe('public-b', '1.3');
+    expect(heard).toEqual(['presence-a 1 in', 'presence-a 1 out']);
+  });
+
   it('keeps subscribers per channel and forgets empty channels', () => {
     const registry = new ChannelRegistry();
     registry.subscribe('a', socket('1.1'));

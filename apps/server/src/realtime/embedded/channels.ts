@@ -47,6 +47,14 @@ export class ChannelRegistry {
   readonly #channels = new Map<string, Channel>();
 
   /**
+   * `onPresence` hears each member's arrival on a presence channel (first socket) and departure
+   * (last socket gone), as `member_added` and `member_removed` announce them.
+   */
+  constructor(
+    private readonly onPresence?: (channel: string, userId: string, present: boolean) => void,
+  ) {}
+
+  /**
    * Adds `subscriber` to `channel` (as `member` on a presence channel). Returns the member when
    * it is new to the channel (to announce with `member_added`), otherwise `undefined`.
    */
@@ -72,6 +80,7 @@ export class ChannelRegistry {
       info: member.user_info,
       sockets: new Set([subscriber.socketId]),
     });
+    this.onPresence?.(channel, member.user_id, true);
     return member;
   }
 
@@ -95,6 +104,7 @@ export class ChannelRegistry {
       }
     }
     if (entry.subscribers.size === 0) this.#channels.delete(channel);
+    if (gone !== undefined) this.onPresence?.(channel, gone, false);
     return gone;
   }
 

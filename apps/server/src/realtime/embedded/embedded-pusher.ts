@@ -27,6 +27,8 @@ export interface EmbeddedPusherOptions {
   pongTimeoutMs?: number;
   maxFrameBytes?: number;
   timers?: Timers;
+  /** Hears members arrive on and leave presence channels (first and last socket). */
+  onPresence?: (channel: string, userId: string, present: boolean) => void;
 }
 
 /** One event to deliver: to each channel's subscribers but the excluded socket. */
@@ -48,11 +50,12 @@ export class EmbeddedPusher {
   readonly #pongTimeoutMs: number;
   readonly #timers: Timers;
   readonly #wss: WebSocketServer;
-  readonly #channels = new ChannelRegistry();
+  readonly #channels: ChannelRegistry;
   readonly #connections = new Map<string, PusherConnection>();
 
   constructor(options: EmbeddedPusherOptions) {
     this.#credentials = options.credentials;
+    this.#channels = new ChannelRegistry(options.onPresence);
     this.#activityTimeoutS = options.activityTimeoutS ?? ACTIVITY_TIMEOUT_S;
     this.#pongTimeoutMs = options.pongTimeoutMs ?? PONG_TIMEOUT_MS;
     this.#timers = options.timers ?? {

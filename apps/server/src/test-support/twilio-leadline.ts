@@ -1,0 +1,159 @@
+/**
+ * The whole product with `TELEPHONY_PROVIDER=twilio`, started through the composition root
+ * (`startLeadline`) on a fresh test database, its `twilio` client pointed at a REST stand-in on
+ * loopback (`TWILIO_API_BASE_URL`), and a simulated Twilio (`TwilioCloud`) posting the signed
+ * callbacks Twilio would send to the product's real webhooks. Agents log in over HTTP and open
+ * the console's realtime client (pusher-js on their presence channel), which is how the server
+ * learns their browser is online with Twilio.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eq } from 'drizzle-orm';
+import type { LeadIntakeResponse } from '@leadline/contracts';
+import { loadConfig, type Config } from '../config';
+import { calls } from '../db/schema';
+import { startLeadline, type Leadline } from '../leadline';
+import { TwilioApiStandIn, STAND_IN_ACCOUNT_SID } from '../twilio/twilio-api-stand-in';
+import { TwilioCloud } from '../twilio/twilio-cloud';
+import { FINAL_STATUSES, type CallRow } from '../calls/calls-repo';
+import { requestJson, type HttpResult } from './http-json';
+import { HttpSession } from './http-session';
+import { openRealtimeClient, type RealtimeClient } from './realtime-client';
+import { openTestDatabase } from './test-database';
+import { waitUntil } from './wait-until';
+
+/** The settings a Twilio test runs with (well-formed, fake). */
+export const TWILIO_TEST_ENV = {
+  TELEPHONY_PROVIDER: 'twilio',
+  TWILIO_ACCOUNT_SID: STAND_IN_ACCOUNT_SID,
+  TWILIO_API_KEY: 'SK' + 'b'.repeat(32),
+  TWILIO_API_SECRET: 'S'.repeat(32),
+  TWILIO_TWIML_APP_SID: 'AP' + 'c'.repeat(32),
+  TWILIO_AUTH_TOKEN: 'd'.repeat(32),
+  PUBLIC_BASE_URL: 'https://calls.example.com',
+} as const;
+
+/** A logged-in agent: their HTTP session and their console's realtime client. */
+export interface TwilioAgent {
+  session: HttpSession;
+  realtime: RealtimeClient;
+  /** Their Twilio identity (`client:<identity>`). */
+  identity: string;
+  close(): void;
+}
+
+/** The running product on Twilio. */
+export interface TwilioLeadline {
+  leadline: Leadline;
+  url: string;
+  config: Config;
+  db: Leadline['database']['db'];
+  standIn: TwilioApiStandIn;
+  cloud: TwilioCloud;
+  /** Logs an agent in and opens their console's realtime client; resolves once they are online. */
+  login(email: string): Promise<TwilioAgent>;
+  postLead(body: Record<string, unknown>): Promise<HttpResult<LeadIntakeResponse>>;
+  callRow(callId: number): Promise<CallRow | undefined>;
+  waitForCall(callId: number, until?: (row: CallRow) => boolean): Promise<CallRow>;
+  close(): Promise<void>;
+}
+
+/** Starts the product on Twilio (stand-in and simulated callbacks). */
+export async function startTwilioLeadline(
+  options: { env?: Record<string, string>; ringTimeoutMs?: number } = {},
+): Promise<TwilioLeadline> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'leadline-twilio-'));
+  const standIn = await TwilioApiStandIn.start();
+  standIn.numbers = ['+15550100999', '+15550100111'];
+  standIn.apiKey = TWILIO_TEST_ENV.TWILIO_API_KEY;
+  const database = await openTestDatabase();
+  let leadline: Leadline;
+  let config: Config;
+  try {
+    const loaded = loadConfig({
+      LEADLINE_MODE: 'embedded',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      WEB_DIST_DIR: join(dataDir, 'no-web'),
+      ...TWILIO_TEST_ENV,
+      TWILIO_API_BASE_URL: standIn.url,
+      ...options.env,
+    });
+    config = { ...loaded, agentRingTimeoutMs: options.ringTimeoutMs ?? loaded.agentRingTimeoutMs };
+    leadline = await startLeadline(config, { database });
+  } catch (error) {
+    await database.close().catch(() => undefined);
+    await standIn.close();
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  const cloud = new TwilioCloud(standIn, {
+    authToken: TWILIO_TEST_ENV.TWILIO_AUTH_TOKEN,
+    publicBaseUrl: TWILIO_TEST_ENV.PUBLIC_BASE_URL,
+    productUrl: () => leadline.url,
+  });
+  const agents = new Set<TwilioAgent>();
+  const db = leadline.database.db;
+  const callRow = async (callId: number) => {
+    const [row] = await db.select().from(calls).where(eq(calls.id, callId));
+    return row;
+  };
+  return {
+    leadline,
+    url: leadline.url,
+    config,
+    db,
+    standIn,
+    cloud,
+    async login(email) {
+      const session = await HttpSession.login(leadline.url, email);
+      const realtime = await openRealtimeClient(session);
+      const identity = String(session.userId);
+      await waitUntil(
+        () => (leadline.telephony.isOnline(identity) ? true : undefined),
+        `${email} to be online with Twilio`,
+      );
+      const agent: TwilioAgent = {
+        session,
+        realtime,
+        identity,
+        close() {
+          agents.delete(agent);
+          realtime.close();
+        },
+      };
+      agents.add(agent);
+      return agent;
+    },
+    postLead: (body) =>
+      requestJson<LeadIntakeResponse>(
+        'POST',
+        `${leadline.url}/api/v1/leads`,
+        { authorization: `Bearer ${config.leadApiKey ?? ''}` },
+        body,
+      ),
+    callRow,
+    waitForCall(callId, until = (row) => FINAL_STATUSES.has(row.status)) {
+      let last: CallRow | undefined;
+      return waitUntil(
+        async () => {
+          last = await callRow(callId);
+          return last && until(last) ? last : undefined;
+        },
+        `call ${callId} to reach the expected state`,
+        undefined,
+        () => `last ${JSON.stringify({ status: last?.status, reason: last?.reason })}`,
+      );
+    },
+    async close() {
+      for (const agent of [...agents]) agent.close();
+      cloud.close();
+      await leadline.close();
+      await standIn.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,335 @@
+/**
+ * Test support: Twilio as the product meets it, on loopback. The REST stand-in answers the
+ * provider's requests; this adds what Twilio does *after* answering them: the status callbacks
+ * of each participant's leg and of the conference, signed with the account's Auth Token over
+ * `PUBLIC_BASE_URL` exactly as Twilio signs, posted to the product's real webhooks. A test plays
+ * the people (an agent's browser answers, a lead picks up or is busy, someone hangs up) and the
+ * cloud reports it; what the provider commands (remove a participant, end the conference, move
+ * an inbound call) is reported back as Twilio would, including the callbacks a provider must
+ * ignore (a removed party's end). Nothing here decides for the product: it only reports.
+ *
+ * Every callback is posted in order, one after another, after the REST answer that caused it;
+ * `settled()` resolves once every callback so far has been answered by the product.
+ */
+import twilio from 'twilio';
+import { waitUntil } from '../test-support/wait-until';
+import {
+  STAND_IN_ACCOUNT_SID,
+  type ApiRequest,
+  type TwilioApiStandIn,
+} from './twilio-api-stand-in';
+
+/** A participant as the simulated Twilio knows it. */
+export interface CloudParticipant {
+  /** The conference's name: the Leadline call sid. */
+  conference: string;
+  label: string;
+  /** Twilio's `CA…` sid of the leg. */
+  callSid: string;
+  to: string;
+  from: string;
+  /** Where its leg reports (the public URL, with the query the provider put there). */
+  statusCallback: string | undefined;
+  state: 'queued' | 'ringing' | 'in-progress' | 'ended';
+  /** In the conference (joined and not left). */
+  joined: boolean;
+  /** The latest participant fields the provider set (Muted, Hold, Coaching, CallSidToCoach…). */
+  fields: Record<string, string>;
+}
+
+const PARTICIPANTS = /\/Conferences\/([^/]+)\/Participants\.json$/;
+const PARTICIPANT = /\/Conferences\/([^/]+)\/Participants\/([^/]+)\.json$/;
+const CONFERENCE = /\/Conferences\/([^/]+)\.json$/;
+const CALL = /\/Calls\/([^/]+)\.json$/;
+
+/** The simulated cloud. */
+export class TwilioCloud {
+  readonly participants: CloudParticipant[] = [];
+  /** Every callback posted: path and query, fields, the product's status. */
+  readonly callbacks: Array<{ url: string; params: Record<string, string>; status: number }> = [];
+  #chain: Promise<unknown> = Promise.resolve();
+  #sequence = new Map<string, number>();
+  #nextCall = 1;
+  readonly #unsubscribe: () => void;
+
+  constructor(
+    readonly standIn: TwilioApiStandIn,
+    private readonly options: {
+      authToken: string;
+      /** `PUBLIC_BASE_URL`: what Twilio signs over. */
+      publicBaseUrl: string;
+      /** Where the product really listens (Twilio's requests reach it there). */
+      productUrl: () => string;
+    },
+  ) {
+    this.#unsubscribe = standIn.onRequest((request, answer) => this.#react(request, answer));
+  }
+
+  /** Stops reacting to the stand-in's requests. */
+  close(): void {
+    this.#unsubscribe();
+  }
+
+  /** Resolves once every callback so far has been answered. */
+  async settled(): Promise<void> {
+    let chain: Promise<unknown>;
+    do {
+      chain = this.#chain;
+      await chain;
+    } while (chain !== this.#chain);
+  }
+
+  /** Waits for a participant the provider created that matches `match`. */
+  waitForParticipant(
+    match: (p: CloudParticipant) => boolean,
+    what: string,
+    timeoutMs = 10_000,
+  ): Promise<CloudParticipant> {
+    return waitUntil(
+      () => this.participants.find(match),
+      what,
+      timeoutMs,
+      () =>
+        `participants: ${this.participants.map((p) => `${p.conference}/${p.label}=${p.state}`).join(', ')}`,
+    );
+  }
+
+  /** The agent's browser (`client:<identity>`) rung into `conference`. */
+  agentRung(identity: string, conference?: string): Promise<CloudParticipant> {
+    return this.waitForParticipant(
+      (p) =>
+        p.to.startsWith(`client:${identity}`) &&
+        p.state !== 'ended' &&
+        (conference === undefined || p.conference === conference),
+      `client:${identity} to be rung${conference ? ` into ${conference}` : ''}`,
+    );
+  }
+
+  /** The leg rings (Twilio: `ringing`). */
+  ring(p: CloudParticipant): Promise<void> {
+    p.state = 'ringing';
+    return this.#leg(p, 'ringing');
+  }
+
+  /** The leg answers and joins the conference. */
+  answer(p: CloudParticipant): Promise<void> {
+    p.state = 'in-progress';
+    p.joined = true;
+    return Promise.all([this.#leg(p, 'in-progress'), this.#conference(p, 'participant-join')]).then(
+      () => undefined,
+    );
+  }
+
+  /** The leg ends before it answered: `busy`, `no-answer`, `failed` or `canceled`. */
+  unanswered(
+    p: CloudParticipant,
+    status: 'busy' | 'no-answer' | 'failed' | 'canceled',
+  ): Promise<void> {
+    p.state = 'ended';
+    return this.#leg(p, status);
+  }
+
+  /** The person hangs up: they leave the conference and the leg completes. */
+  hangUp(p: CloudParticipant): Promise<void> {
+    return this.#end(p);
+  }
+
+  /** Twilio's voice webhook for a call (`From`, `To`, …); resolves with the TwiML answered. */
+  async voice(params: Record<string, string>): Promise<string> {
+    const callSid = params.CallSid ?? this.#newCallSid();
+    const form = {
+      AccountSid: STAND_IN_ACCOUNT_SID,
+      CallSid: callSid,
+      CallStatus: 'ringing',
+      Direction: 'inbound',
+      ...params,
+    };
+    const { text } = await this.#post('/twilio/voice', form);
+    this.#joinFromTwiml(text, form);
+    return text;
+  }
+
+  /** The conference's recording is ready: the recording callback with a recording the stand-in serves. */
+  async recordingReady(conference: string, wav: Buffer, seconds: number): Promise<string> {
+    const url = this.standIn.addRecording(wav);
+    const sid = url.slice(url.lastIndexOf('/') + 1);
+    await this.#queue('/twilio/recording', {
+      AccountSid: STAND_IN_ACCOUNT_SID,
+      ConferenceSid: this.standIn.conferenceSid(conference),
+      FriendlyName: conference,
+      RecordingSid: sid,
+      RecordingUrl: url,
+      RecordingStatus: 'completed',
+      RecordingDuration: String(seconds),
+      RecordingSource: 'StartConferenceRecordingAPI',
+    });
+    return url;
+  }
+
+  /** Posts a callback as Twilio would (signed), after the ones before it. */
+  #queue(pathAndQuery: string, params: Record<string, string>): Promise<void> {
+    const next = this.#chain.then(() => this.#post(pathAndQuery, params));
+    this.#chain = next.catch(() => undefined);
+    return next.then(() => undefined);
+  }
+
+  async #post(pathAndQuery: string, params: Record<string, string>) {
+    const signature = twilio.getExpectedTwilioSignature(
+      this.options.authToken,
+      `${this.options.publicBaseUrl}${pathAndQuery}`,
+      params,
+    );
+    const response = await fetch(`${this.options.productUrl()}${pathAndQuery}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-twilio-signature': signature,
+      },
+      body: new URLSearchParams(params).toString(),
+    });
+    const text = await response.text();
+    this.callbacks.push({ url: pathAndQuery, params, status: response.status });
+    if (response.status >= 300) {
+      throw new Error(`${pathAndQuery} answered ${response.status}: ${text}`);
+    }
+    return { text };
+  }
+
+  #leg(p: CloudParticipant, status: string): Promise<void> {
+    if (!p.statusCallback) return Promise.resolve();
+    const url = new URL(p.statusCallback);
+    return this.#queue(`${url.pathname}${url.search}`, {
+      AccountSid: STAND_IN_ACCOUNT_SID,
+      CallSid: p.callSid,
+      CallStatus: status,
+      From: p.from,
+      To: p.to,
+      SequenceNumber: String(this.#nextSequence(p.callSid)),
+    });
+  }
+
+  #conference(p: CloudParticipant, event: string): Promise<void> {
+    return this.#queue('/twilio/status', {
+      AccountSid: STAND_IN_ACCOUNT_SID,
+      ConferenceSid: this.standIn.conferenceSid(p.conference),
+      FriendlyName: p.conference,
+      StatusCallbackEvent: event,
+      CallSid: p.callSid,
+      ParticipantLabel: p.label,
+      SequenceNumber: String(this.#nextSequence(p.conference)),
+    });
+  }
+
+  async #end(p: CloudParticipant, status = 'completed'): Promise<void> {
+    if (p.state === 'ended') return;
+    const wasJoined = p.joined;
+    const wasAnswered = p.state === 'in-progress';
+    p.state = 'ended';
+    p.joined = false;
+    const posts: Array<Promise<void>> = [];
+    if (wasJoined) posts.push(this.#conference(p, 'participant-leave'));
+    posts.push(this.#leg(p, wasAnswered ? status : 'canceled'));
+    await Promise.all(posts);
+  }
+
+  /** What Twilio does after answering the provider's request. */
+  #react(request: ApiRequest, answer: unknown): void {
+    let match: RegExpExecArray | null;
+    if (request.method === 'POST' && (match = PARTICIPANTS.exec(request.path))) {
+      const created = answer as { call_sid?: string } | undefined;
+      if (!created?.call_sid) return;
+      this.participants.push({
+        conference: decodeURIComponent(match[1]!),
+        label: request.form.Label ?? created.call_sid,
+        callSid: created.call_sid,
+        to: request.form.To ?? '',
+        from: request.form.From ?? '',
+        statusCallback: request.form.StatusCallback,
+        state: 'queued',
+        joined: false,
+        fields: { ...request.form },
+      });
+      return;
+    }
+    if ((match = PARTICIPANT.exec(request.path))) {
+      const p = this.#participant(decodeURIComponent(match[1]!), decodeURIComponent(match[2]!));
+      if (!p) return;
+      if (request.method === 'DELETE') void this.#end(p).catch(() => undefined);
+      else Object.assign(p.fields, request.form);
+      return;
+    }
+    if ((match = CONFERENCE.exec(request.path)) && request.form.Status === 'completed') {
+      const name = this.#conferenceName(decodeURIComponent(match[1]!));
+      const inIt = this.participants.filter((p) => p.conference === name && p.state !== 'ended');
+      void Promise.all(inIt.map((p) => this.#end(p)))
+        .then(() =>
+          this.#queue('/twilio/status', {
+            AccountSid: STAND_IN_ACCOUNT_SID,
+            ConferenceSid: this.standIn.conferenceSid(name),
+            FriendlyName: name,
+            StatusCallbackEvent: 'conference-end',
+            SequenceNumber: String(this.#nextSequence(name)),
+          }),
+        )
+        .catch(() => undefined);
+      return;
+    }
+    if ((match = CALL.exec(request.path))) {
+      const sid = decodeURIComponent(match[1]!);
+      const p = this.participants.find((q) => q.callSid === sid && q.state !== 'ended');
+      if (request.form.Twiml) {
+        this.#joinFromTwiml(request.form.Twiml, { CallSid: sid });
+      } else if (p && (request.form.Status === 'completed' || request.form.Status === 'canceled')) {
+        void this.#end(p).catch(() => undefined);
+      }
+    }
+  }
+
+  /** A call answered with a conference join (TwiML) joins it as the labelled participant. */
+  #joinFromTwiml(text: string, form: Record<string, string>): void {
+    const conference = /<Conference[^>]*>([^<]+)<\/Conference>/.exec(text)?.[1];
+    const label = /participantLabel="([^"]+)"/.exec(text)?.[1];
+    if (!conference || !label || !form.CallSid) return;
+    const p: CloudParticipant = {
+      conference,
+      label,
+      callSid: form.CallSid,
+      to: form.To ?? '',
+      from: form.From ?? '',
+      statusCallback: undefined,
+      state: 'in-progress',
+      joined: true,
+      fields: {},
+    };
+    this.participants.push(p);
+    void this.#conference(p, 'participant-join').catch(() => undefined);
+  }
+
+  #participant(conference: string, labelOrSid: string): CloudParticipant | undefined {
+    const name = this.#conferenceName(conference);
+    return this.participants.find(
+      (p) =>
+        p.conference === name &&
+        p.state !== 'ended' &&
+        (p.label === labelOrSid || p.callSid === labelOrSid),
+    );
+  }
+
+  /** A conference path segment is its `CF…` sid or its name. */
+  #conferenceName(segment: string): string {
+    if (!segment.startsWith('CF')) return segment;
+    const names = new Set(this.participants.map((p) => p.conference));
+    for (const name of names) if (this.standIn.conferenceSid(name) === segment) return name;
+    return segment;
+  }
+
+  #nextSequence(key: string): number {
+    const next = (this.#sequence.get(key) ?? 0) + 1;
+    this.#sequence.set(key, next);
+    return next;
+  }
+
+  #newCallSid(): string {
+    return `CA${'c'.repeat(24)}${String(this.#nextCall++).padStart(8, '0')}`;
+  }
+}
