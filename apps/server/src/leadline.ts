@@ -95,10 +95,10 @@ export async function startLeadline(
       config.databaseUrl ? { url: config.databaseUrl } : { dir: join(config.dataDir, 'pglite') },
     ));
   const { db } = database;
-  if (config.mode === 'embedded') {
-    if (await seedDemo(db)) logger.info('seeded the demo account');
-    if (config.leadApiKey) await ensureApiKey(db, config.leadApiKey);
-  }
+  if (config.mode === 'embedded' && (await seedDemo(db))) logger.info('seeded the demo account');
+  // The README's LEADLINE_API_KEY is registered at start in either mode (demo-api-key by default
+  // in embedded mode only).
+  if (config.leadApiKey) await ensureApiKey(db, config.leadApiKey);
   // No device is connected at start, whatever the database remembers.
   await markAllOffline(db);
   const stopStatistics = await keepPlannerStatistics(database, (error) =>
