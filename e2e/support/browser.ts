@@ -41,11 +41,16 @@ export async function toneWav(frequencyHz: number, seconds = 10): Promise<string
 /**
  * Launches Chromium whose microphone plays `micWav`. `acceptSelfSigned` adds
  * `--ignore-certificate-errors`, for a product started with `TLS=self-signed`;
- * `autoplayNeedsGesture` leaves out the flag that lets pages play sound without a click.
+ * `autoplayNeedsGesture` leaves out the flag that lets pages play sound without a click;
+ * `extraArgs` are more Chromium flags.
  */
 export function launchChromium(
   micWav: string,
-  options: { acceptSelfSigned?: boolean; autoplayNeedsGesture?: boolean } = {},
+  options: {
+    acceptSelfSigned?: boolean;
+    autoplayNeedsGesture?: boolean;
+    extraArgs?: string[];
+  } = {},
 ): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
@@ -59,6 +64,7 @@ export function launchChromium(
       ),
       `--use-file-for-fake-audio-capture=${micWav}`,
       ...(options.acceptSelfSigned ? ['--ignore-certificate-errors'] : []),
+      ...(options.extraArgs ?? []),
     ],
   });
 }
