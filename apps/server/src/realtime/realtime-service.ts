@@ -13,6 +13,7 @@ import { EmbeddedPusher } from './embedded/embedded-pusher';
 import { pusherEventsRoutes } from './embedded/events-api';
 import { fanOut, type FannedOutEndpoint } from './embedded/fan-out';
 import type { PusherCredentials } from './pusher-auth';
+import { presenceWebhookRoutes } from './presence-webhooks';
 import { PusherRealtime, publishDomainEvents, type Realtime } from './realtime-publisher';
 import { publisherOptions, type RealtimeTarget } from './realtime-target';
 
@@ -63,13 +64,20 @@ export class RealtimeService {
       bus: InstanceBus;
       log: Log;
       /**
-       * Hears users arrive on and leave presence channels of this instance's embedded endpoint
-       * (the Twilio provider's device presence).
+       * Hears users arrive on and leave presence channels: of this instance's embedded endpoint,
+       * or, with hosted Pusher, from its presence webhooks (`POST /pusher/webhooks`). The Twilio
+       * provider's device presence.
        */
       onPresence?: PresenceListener | undefined;
     },
   ): Promise<RealtimeService> {
     const service = new RealtimeService(options);
+    // Hosted Pusher tells presence through its webhooks; the embedded endpoint tells it itself.
+    if (options.target.kind !== 'embedded' && options.onPresence) {
+      await app.register(
+        presenceWebhookRoutes({ credentials: options.credentials, onPresence: options.onPresence }),
+      );
+    }
     if (service.#fanned) {
       await app.register(
         pusherEventsRoutes({ credentials: options.credentials, endpoint: service.#fanned }),

@@ -134,6 +134,14 @@ export class TwilioCloud {
     return this.#end(p);
   }
 
+  /**
+   * Twilio posts a callback again (it retries one it thinks failed, and may tell the same fact
+   * twice): the same URL and fields, signed again, after the callbacks before it.
+   */
+  repeat(callback: { url: string; params: Record<string, string> }): Promise<void> {
+    return this.#queue(callback.url, { ...callback.params });
+  }
+
   /** Twilio's voice webhook for a call (`From`, `To`, …); resolves with the TwiML answered. */
   async voice(params: Record<string, string>): Promise<string> {
     const callSid = params.CallSid ?? this.#newCallSid();

@@ -1,0 +1,62 @@
+/**
+ * Presence from a hosted Pusher Channels app (or a Pusher-protocol server with webhooks, such as
+ * Soketi): Pusher posts `member_added` and `member_removed` for presence channels to
+ * `POST /pusher/webhooks` (configured in the app's Webhooks settings), signed with the app's
+ * secret over the raw body (`X-Pusher-Key`, `X-Pusher-Signature`). The `pusher` library checks
+ * the signature; an unsigned or forged post is refused with 401 and changes nothing. With the
+ * embedded endpoint the same facts come from the endpoint itself (`ChannelRegistry`).
+ */
+import type { FastifyInstance } from 'fastify';
+import Pusher from 'pusher';
+import type { PusherCredentials } from './pusher-auth';
+import type { PresenceListener } from './realtime-service';
+
+/** The path Pusher's webhooks are configured to post to. */
+export const PUSHER_WEBHOOK_PATH = '/pusher/webhooks';
+
+/** The error body of a webhook Pusher did not sign. */
+export const INVALID_PUSHER_WEBHOOK = { error: 'Invalid Pusher webhook signature.' } as const;
+
+/** The route; `onPresence` hears each member event. */
+export function presenceWebhookRoutes(options: {
+  credentials: PusherCredentials;
+  onPresence: PresenceListener;
+}) {
+  const pusher = new Pusher({
+    appId: options.credentials.appId,
+    key: options.credentials.key,
+    secret: options.credentials.secret,
+    cluster: options.credentials.cluster,
+  });
+  return async (app: FastifyInstance): Promise<void> => {
+    // The signature is over the raw body: keep it (this plugin's scope only).
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
+      done(null, body),
+    );
+    app.post(PUSHER_WEBHOOK_PATH, { config: { auth: 'public' } }, async (request, reply) => {
+      const rawBody = typeof request.body === 'string' ? request.body : '';
+      const webhook = pusher.webhook({ headers: request.headers, rawBody });
+      // The library throws on a missing signature header rather than answering false.
+      const valid = (() => {
+        try {
+          return webhook.isValid();
+        } catch {
+          return false;
+        }
+      })();
+      if (!valid) return reply.code(401).send(INVALID_PUSHER_WEBHOOK);
+      for (const event of webhook.getEvents() as Array<{
+        name: string;
+        channel: string;
+        user_id?: string;
+      }>) {
+        if (event.user_id === undefined) continue;
+        if (event.name === 'member_added') options.onPresence(event.channel, event.user_id, true);
+        if (event.name === 'member_removed') {
+          options.onPresence(event.channel, event.user_id, false);
+        }
+      }
+      return reply.code(200).send({ ok: true });
+    });
+  };
+}
