@@ -88,6 +88,16 @@ describe('configuration', () => {
       'REALTIME_PROVIDER=pusher needs PUSHER_KEY, PUSHER_APP_ID and PUSHER_SECRET of that app.',
     ],
     [{ REALTIME_PROVIDER: 'ably' }, /^Invalid setting REALTIME_PROVIDER:/],
+    [
+      {
+        VOICE_MEDIA_URL: 'http://10.0.0.5:3000',
+        TELEPHONY_PROVIDER: 'twilio',
+        DATABASE_URL: 'postgres://db/leadline',
+        TOKEN_SECRET: 't'.repeat(32),
+        PUSHER_SECRET: 'p'.repeat(16),
+      },
+      'VOICE_MEDIA_URL relays to an embedded voice engine; with TELEPHONY_PROVIDER=twilio run one instance (docs/deployment.md).',
+    ],
   ])('refuses %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

@@ -170,6 +170,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       );
     }
   }
+  if (e.VOICE_MEDIA_URL && e.TELEPHONY_PROVIDER === 'twilio') {
+    throw new ConfigError(
+      'VOICE_MEDIA_URL relays to an embedded voice engine; with TELEPHONY_PROVIDER=twilio run one instance (docs/deployment.md).',
+    );
+  }
   if (e.REALTIME_PROVIDER === 'embedded' && (e.PUSHER_HOST || e.PUSHER_WS_HOST)) {
     throw new ConfigError('PUSHER_HOST and PUSHER_WS_HOST need REALTIME_PROVIDER=pusher.');
   }
