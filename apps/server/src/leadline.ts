@@ -197,10 +197,11 @@ export async function startLeadline(
         inbound: async (params) => {
           const number = params.To ? await findCallerNumberByPhone(db, params.To) : null;
           if (!number || !params.From) {
-            logger.warn({ to: params.To }, 'a call to a number no account has: refused');
-            return;
+            logger.warn({ to: params.To }, 'a call to a number no account has: rejected');
+            return false;
           }
           await flows.inbound(number.accountId, number, params.From);
+          return true;
         },
       }),
       sso: config.sso ? new SingleSignOn({ db, provider: config.sso }) : null,

@@ -318,8 +318,15 @@ describe('outgoing calls (click to call)', () => {
       });
       expect(twiml).toContain(`participantLabel="agent-${agent1!.identity}"`);
       expect(twiml).toContain(`>${sid}</Conference>`);
+      // The browser's call is in the conference as the agent.
+      const browser = await product.cloud.waitForParticipant(
+        (p) => p.conference === sid && p.label === `agent-${agent1!.identity}`,
+        'the browser to join',
+      );
+      expect(browser.joined).toBe(true);
+      // The lead: a participant created over REST.
       const lead = await product.cloud.waitForParticipant(
-        (p) => p.conference === sid && p.to === phone,
+        (p) => p.conference === sid && p.fields.To === phone,
         'the lead to be dialled',
       );
       expect(lead.label).toMatch(/^phone-\d+$/);

@@ -177,4 +177,15 @@ describe('routing on Twilio', () => {
     expect(played.status).toBe(200);
     expect(Buffer.from(played.bytes)).toEqual(wav);
   });
+
+  it('a phone calling a number no account has is rejected, and no call is stored', async () => {
+    const before = (await product.db.select().from(calls)).length;
+    const twiml = await product.cloud.voice({
+      CallSid: `CA${'e'.repeat(32)}`,
+      From: '+15550100555',
+      To: '+15550109999',
+    });
+    expect(twiml).toContain('<Reject/>');
+    expect((await product.db.select().from(calls)).length).toBe(before);
+  });
 });

@@ -36,7 +36,7 @@ export interface TwilioProvider {
       identity: string,
       params: Record<string, string>,
     ) => Promise<OutgoingCallDecision>;
-    inbound: (params: Record<string, string>) => Promise<void>;
+    inbound: (params: Record<string, string>) => Promise<boolean | void>;
   }): ReturnType<typeof twilioWebhookRoutes>;
 }
 

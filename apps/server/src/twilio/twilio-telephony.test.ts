@@ -250,10 +250,14 @@ describe('commands → REST requests', () => {
     expect((await nth(2)).form).toEqual({ Hold: 'true', HoldUrl: `${BASE}/sounds/hold.mp3` });
   });
 
-  it('hangup completes the conference', async () => {
+  it('hangup cancels the legs still ringing, then completes the conference', async () => {
     const cf = await rungAgent('1', 1);
     telephony.hangup(callSid, { code: 31005, message: 'gone' });
-    expect(await nth(2)).toEqual({
+    expect(await nth(2)).toMatchObject({
+      method: 'DELETE',
+      path: `${ACCOUNT}/Conferences/${cf}/Participants/agent-1.json`,
+    });
+    expect(await nth(3)).toEqual({
       method: 'POST',
       path: `${ACCOUNT}/Conferences/${cf}.json`,
       form: { Status: 'completed' },

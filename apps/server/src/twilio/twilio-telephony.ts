@@ -15,7 +15,7 @@
  * | `cancelRing`, `removeAgent`, `hangupPhone` | delete the participant by label                    |
  * | `setRole`      | update `muted`, `coaching`, `callSidToCoach`                                   |
  * | `hold`/`unhold`| update the phone parties' `hold` (+ `holdUrl`): the held party hears music and nobody hears it |
- * | `hangup`       | update the conference `status: completed`                                      |
+ * | `hangup`       | delete the participants still ringing, then update the conference `status: completed` |
  *
  * Events: each participant's leg reports to `/twilio/status?call=<call sid>&label=<label>` (the
  * signature covers the query), and the conference reports `participant-join`/`participant-leave`
@@ -296,6 +296,12 @@ export class TwilioTelephony implements Telephony {
     this.#waiting.push({ twilioCallSid, from, to, state: 'webhook', sinceMs: this.#now() });
   }
 
+  /** Forgets a waiting inbound call nobody will place (its number is no account's). */
+  forgetCaller(twilioCallSid: string): void {
+    const index = this.#waiting.findIndex((w) => w.twilioCallSid === twilioCallSid && !w.claim);
+    if (index >= 0) this.#waiting.splice(index, 1);
+  }
+
   /** Inbound calls waiting for `addCaller` (their Twilio call sids), oldest first. */
   waitingCallers(): string[] {
     this.#forgetStaleCallers();
@@ -392,19 +398,35 @@ export class TwilioTelephony implements Telephony {
   }
 
   /**
-   * Completes the conference. Before Twilio named it (no create answered, no callback yet: an
-   * inbound caller just joined), each known leg is ended instead (`Calls/<sid>`: `canceled`
-   * while it rings, `completed` once answered). The call's parties are forgotten: late callbacks
-   * change nothing.
+   * Completes the conference, after cancelling the legs still ringing (an agent's browser, a
+   * phone being dialled): they are not in the conference yet, so ending it need not stop them,
+   * and one answered later would start a conference of the same name anew. Before Twilio named
+   * the conference (no create answered, no callback yet: an inbound caller just joined), each
+   * known leg is ended instead (`Calls/<sid>`: `canceled` while it rings, `completed` once
+   * answered). The call's parties are forgotten: late callbacks change nothing.
    */
   hangup(callSid: string, _error?: WireError): void {
     this.#held.delete(callSid);
     const parties = this.#partiesOf(callSid);
+    // Still ringing and not removed by an earlier command.
+    const ringing = parties.filter(
+      (p) => !p.removed && (p.state === 'dialling' || p.state === 'ringing'),
+    );
     for (const party of parties) party.removed = true;
     void this.#run(callSid, async () => {
       const conferenceSid = this.#conferences.get(callSid);
       try {
         if (conferenceSid !== undefined) {
+          for (const party of ringing) {
+            await this.#participant(callSid, party.label)
+              .remove()
+              .catch((error: unknown) =>
+                this.#options.log.warn(
+                  { err: error, label: party.label },
+                  'Twilio could not cancel',
+                ),
+              );
+          }
           await this.#options.client.conferences(conferenceSid).update({ status: 'completed' });
         } else {
           for (const party of parties) {

@@ -24,7 +24,7 @@ let telephony: TwilioTelephony;
 let events: TelephonyEvent[];
 /** What the injected decisions do, per test. */
 let authorize: (identity: string, params: Record<string, string>) => OutgoingCallDecision;
-let inbound: (params: Record<string, string>) => void;
+let inbound: (params: Record<string, string>) => boolean | void;
 
 const xml = new XMLParser({
   ignoreAttributes: false,
@@ -243,6 +243,13 @@ describe('POST /twilio/voice', () => {
       '#text': 'CAin2',
       participantLabel: id,
     });
+  });
+
+  it('a call to a number no account has is rejected and not kept waiting', async () => {
+    inbound = () => false;
+    const response = await post('/twilio/voice', { ...calling, CallSid: 'CAnobody' });
+    expect(parseTwiml(response.body).Response).toEqual({ Reject: '' });
+    expect(telephony.waitingCallers()).not.toContain('CAnobody');
   });
 
   it('an inbound call the flows end before it joins is rejected', async () => {

@@ -68,14 +68,20 @@ export function twilioWebhookRoutes(options: TwilioWebhookOptions) {
 
 /** What the usual voice answer needs. */
 export interface VoiceAnswerOptions {
-  telephony: Pick<TwilioTelephony, 'placeOutgoing' | 'callerWaiting' | 'answerCaller'>;
+  telephony: Pick<
+    TwilioTelephony,
+    'placeOutgoing' | 'callerWaiting' | 'answerCaller' | 'forgetCaller'
+  >;
   /** An agent's browser placed a call (`From: client:<identity>`): connect or refuse it. */
   authorizeOutgoing: (
     identity: string,
     params: Record<string, string>,
   ) => Promise<OutgoingCallDecision>;
-  /** A phone called one of the account's numbers: the flows take it (calling `addCaller`). */
-  inbound: (params: Record<string, string>) => Promise<void>;
+  /**
+   * A phone called one of the account's numbers: the flows take it (calling `addCaller`).
+   * Resolves `false` when no account has the number called (the call is rejected).
+   */
+  inbound: (params: Record<string, string>) => Promise<boolean | void>;
   /** How long an inbound caller not yet placed waits before Twilio hangs up (s). */
   inboundWaitS?: number;
 }
@@ -104,7 +110,10 @@ export function voiceAnswer(options: VoiceAnswerOptions) {
     }
     if (!params.CallSid) return refuseTwiml();
     options.telephony.callerWaiting(params);
-    await options.inbound(params);
+    if ((await options.inbound(params)) === false) {
+      options.telephony.forgetCaller(params.CallSid);
+      return refuseTwiml();
+    }
     const answer = options.telephony.answerCaller(params.CallSid);
     if (answer === null) return waitTwiml(options.inboundWaitS ?? DEFAULT_INBOUND_WAIT_S);
     return 'join' in answer ? answer.join : refuseTwiml();
