@@ -12,14 +12,23 @@ const { VoiceResponse } = twilio.twiml;
 /** Joins the conference named `callSid` as the participant `label`. */
 export function conferenceTwiml(
   callSid: string,
-  options: { label: string; publicBaseUrl: string; callerId?: string },
+  options: {
+    label: string;
+    publicBaseUrl: string;
+    callerId?: string;
+    /**
+     * An inbound caller joining before an agent answered: the conference does not start with
+     * them, so they hear Twilio's wait music (not silence) until the agent joins and starts it.
+     */
+    waitsForAgent?: boolean;
+  },
 ): string {
   const response = new VoiceResponse();
   const dial = response.dial(options.callerId ? { callerId: options.callerId } : {});
   dial.conference(
     {
       participantLabel: options.label,
-      startConferenceOnEnter: true,
+      startConferenceOnEnter: !options.waitsForAgent,
       // The call goes on when one party leaves (a transfer); the flows end it.
       endConferenceOnExit: false,
       beep: 'false',

@@ -276,7 +276,7 @@ export class TwilioTelephony implements Telephony {
       try {
         await this.#options.client
           .calls(waiting.twilioCallSid)
-          .update({ twiml: this.#joinTwiml(callSid, label) });
+          .update({ twiml: this.#joinTwiml(callSid, label, { waitsForAgent: true }) });
       } catch (error) {
         this.#options.log.warn({ err: error, callSid }, 'Twilio could not move the caller');
         if (this.#step(party, 'end') && !party.removed) {
@@ -333,7 +333,7 @@ export class TwilioTelephony implements Telephony {
     const { callSid, label } = waiting.claim;
     const party = this.#parties.get(partyKey(callSid, label));
     if (!party || party.removed) return { ended: true };
-    return { join: this.#joinTwiml(callSid, label) };
+    return { join: this.#joinTwiml(callSid, label, { waitsForAgent: true }) };
   }
 
   /**
@@ -644,8 +644,12 @@ export class TwilioTelephony implements Telephony {
     };
   }
 
-  #joinTwiml(callSid: string, label: string): string {
-    return conferenceTwiml(callSid, { label, publicBaseUrl: this.#options.publicBaseUrl });
+  #joinTwiml(callSid: string, label: string, options: { waitsForAgent?: boolean } = {}): string {
+    return conferenceTwiml(callSid, {
+      label,
+      publicBaseUrl: this.#options.publicBaseUrl,
+      ...options,
+    });
   }
 
   #partiesOf(callSid: string): Party[] {

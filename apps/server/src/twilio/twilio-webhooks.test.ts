@@ -224,7 +224,12 @@ describe('POST /twilio/voice', () => {
     };
     const response = await post('/twilio/voice', calling);
     const conference = parseTwiml(response.body).Response.Dial?.Conference;
-    expect(conference).toMatchObject({ '#text': 'CAin', participantLabel: participantId });
+    // Waiting for the agent to start the conference: Twilio's wait music, not silence.
+    expect(conference).toMatchObject({
+      '#text': 'CAin',
+      participantLabel: participantId,
+      startConferenceOnEnter: 'false',
+    });
     expect(participantId).toMatch(/^caller-\d+$/);
     // Answered by its webhook: no REST call moves it.
     expect(standIn.requests).toEqual([]);
@@ -242,6 +247,7 @@ describe('POST /twilio/voice', () => {
     expect(parseTwiml(moved!.form.Twiml!).Response.Dial?.Conference).toMatchObject({
       '#text': 'CAin2',
       participantLabel: id,
+      startConferenceOnEnter: 'false',
     });
   });
 
