@@ -176,6 +176,16 @@ describe('routing on Twilio', () => {
     const played = await agent1!.session.download(`/api/v1/calls/${call.id}/recording`);
     expect(played.status).toBe(200);
     expect(Buffer.from(played.bytes)).toEqual(wav);
+
+    // Deleted at Twilio since: as gone as a missing file.
+    await product.db
+      .update(calls)
+      .set({
+        recordingPath: stored.recordingPath!.replace(/RE[0-9a-f]{32}$/, `RE${'9'.repeat(32)}`),
+      })
+      .where(eq(calls.id, call.id));
+    const gone = await agent1!.session.api('GET', `/api/v1/calls/${call.id}/recording`);
+    expect(gone).toMatchObject({ status: 404, body: { error: 'Recording not found.' } });
   });
 
   it('a phone calling a number no account has is rejected, and no call is stored', async () => {
