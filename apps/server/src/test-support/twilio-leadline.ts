@@ -12,9 +12,14 @@ import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import type { LeadIntakeResponse } from '@leadline/contracts';
 import { loadConfig, type Config } from '../config';
-import { calls } from '../db/schema';
+import { calls, profiles, users } from '../db/schema';
+import { routingChanged } from '../db/routing-changes';
 import { startLeadline, type Leadline } from '../leadline';
-import { TwilioApiStandIn, STAND_IN_ACCOUNT_SID } from '../twilio/twilio-api-stand-in';
+import {
+  TwilioApiStandIn,
+  STAND_IN_ACCOUNT_SID,
+  type ApiRequest,
+} from '../twilio/twilio-api-stand-in';
 import { TwilioCloud } from '../twilio/twilio-cloud';
 import { FINAL_STATUSES, type CallRow } from '../calls/calls-repo';
 import { requestJson, type HttpResult } from './http-json';
@@ -56,6 +61,16 @@ export interface TwilioLeadline {
   postLead(body: Record<string, unknown>): Promise<HttpResult<LeadIntakeResponse>>;
   callRow(callId: number): Promise<CallRow | undefined>;
   waitForCall(callId: number, until?: (row: CallRow) => boolean): Promise<CallRow>;
+  /** The REST requests so far whose path matches `path`, of `method`. */
+  requests(method: string, path: RegExp): ApiRequest[];
+  /** The participant creates (rings and dials) of the conference named `conference`, in order. */
+  creates(conference: string): ApiRequest[];
+  /**
+   * Between tests: logs every agent out (waits until offline), lets every callback and the
+   * flows finish, ends what is left, puts agents and profiles back as seeded, forgets the REST
+   * requests and callbacks. Resolves with the callbacks the product refused (none expected).
+   */
+  reset(): Promise<Array<{ url: string; status: number }>>;
   close(): Promise<void>;
 }
 
@@ -147,6 +162,34 @@ export async function startTwilioLeadline(
         undefined,
         () => `last ${JSON.stringify({ status: last?.status, reason: last?.reason })}`,
       );
+    },
+    requests: (method, path) =>
+      standIn.requests.filter((r) => r.method === method && path.test(r.path)),
+    creates: (conference) =>
+      standIn.requests.filter(
+        (r) =>
+          r.method === 'POST' &&
+          r.path.endsWith(`/Conferences/${encodeURIComponent(conference)}/Participants.json`),
+      ),
+    async reset() {
+      for (const agent of [...agents]) agent.close();
+      await waitUntil(async () => {
+        const online = await db.select().from(users).where(eq(users.isOnlineApp, true));
+        return online.length === 0 ? true : undefined;
+      }, 'every agent to be offline');
+      await cloud.settled();
+      await leadline.flows.idle();
+      const refused = cloud.callbacks
+        .filter((c) => c.status !== 204 && c.status !== 200)
+        .map(({ url, status }) => ({ url, status }));
+      cloud.callbacks.length = 0;
+      await db.update(calls).set({ status: 'completed' });
+      await db.update(users).set({ wrapUpUntil: null, isAvailable: true });
+      routingChanged();
+      await db.update(profiles).set({ ringTimeoutMs: null, wrapUpSeconds: 60, teamId: null });
+      leadline.flows.settings.forget();
+      standIn.reset();
+      return refused;
     },
     async close() {
       for (const agent of [...agents]) agent.close();

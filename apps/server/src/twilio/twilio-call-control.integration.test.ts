@@ -12,8 +12,7 @@
  */
 import { and, desc, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { callPhones, callUsers, callerNumbers, calls, profiles, users } from '../db/schema';
-import { routingChanged } from '../db/routing-changes';
+import { callPhones, callUsers, callerNumbers, calls, users } from '../db/schema';
 import type { CallRow } from '../calls/calls-repo';
 import {
   startTwilioLeadline,
@@ -46,24 +45,9 @@ beforeAll(async () => {
 afterAll(() => product?.close());
 
 afterEach(async () => {
-  for (const agent of open) agent.close();
   open = [];
-  await waitUntil(async () => {
-    const online = await product.db.select().from(users).where(eq(users.isOnlineApp, true));
-    return online.length === 0 ? true : undefined;
-  }, 'every agent to be offline');
-  await product.cloud.settled();
-  await product.leadline.flows.idle();
   // Every callback Twilio sent was accepted (a repeat or a removed party's end changes nothing).
-  const refused = product.cloud.callbacks.filter((c) => c.status !== 204 && c.status !== 200);
-  product.cloud.callbacks.length = 0;
-  await product.db.update(calls).set({ status: 'completed' });
-  await product.db.update(users).set({ wrapUpUntil: null, isAvailable: true });
-  routingChanged();
-  await product.db.update(profiles).set({ ringTimeoutMs: null, wrapUpSeconds: 60, teamId: null });
-  product.leadline.flows.settings.forget();
-  product.standIn.reset();
-  expect(refused).toEqual([]);
+  expect(await product.reset()).toEqual([]);
 });
 
 /** Logs agents in one after another: the first is the longest idle. */
@@ -84,13 +68,9 @@ async function postLead(phone = nextLead()) {
   return { ...posted.body.call, phone, sid };
 }
 
-/** The REST requests so far whose path matches `path` (and method). */
-const requests = (method: string, path: RegExp): ApiRequest[] =>
-  product.standIn.requests.filter((r) => r.method === method && path.test(r.path));
+const requests = (method: string, path: RegExp) => product.requests(method, path);
 
-/** The participant creates (rings and dials) of one conference, in order. */
-const creates = (conference: string) =>
-  requests('POST', new RegExp(`/Conferences/${conference}/Participants\\.json$`));
+const creates = (conference: string) => product.creates(conference);
 
 /** The requests naming one participant by label (`DELETE` removes it, `POST` updates it). */
 const onParticipant = (method: string, label: string) =>
