@@ -9,6 +9,8 @@ export default defineConfig({
     include: ['**/*.e2e.ts'],
     // axe-core on every console view a spec reaches, asserted after each file.
     setupFiles: ['./support/view-audit-setup.ts'],
+    // The demo database, migrated and seeded once; each spec's product starts on a copy.
+    globalSetup: ['./support/seeded-database.ts'],
     fileParallelism: false,
     testTimeout: 120_000,
     // A spec's setup starts the product (up to START_TIMEOUT_MS in support/product.ts).

@@ -1,14 +1,16 @@
 /**
  * Starts the built product (`apps/server/dist/main.js`, as `npm start` runs it) in a child
- * process on a free loopback port with a fresh data folder, and stops it.
+ * process on a free loopback port with a fresh data folder (holding a copy of the run's seeded
+ * demo database), and stops it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { get as httpsGet } from 'node:https';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -58,6 +60,11 @@ export async function startProduct(env: Record<string, string> = {}): Promise<Pr
   if (!existsSync(main)) throw new Error('The product is not built: run `npm run build` first.');
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'leadline-e2e-'));
+  // The demo database made once for the run (support/seeded-database.ts), unless the spec
+  // names a database of its own.
+  if (env.DATABASE_URL === undefined) {
+    cpSync(inject('seededPglite'), join(dataDir, 'pglite'), { recursive: true });
+  }
   let output = '';
   const child: ChildProcess = spawn(process.execPath, [main], {
     cwd: repoRoot,
@@ -88,7 +95,7 @@ export async function startProduct(env: Record<string, string> = {}): Promise<Pr
     if (Date.now() > deadline) {
       throw new Error(`The product did not start in ${START_TIMEOUT_MS / 1000} s:\n${output}`);
     }
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 50));
   }
   return {
     url,
