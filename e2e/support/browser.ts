@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { generateTone, writeWavFile } from '@leadline/voice/dsp';
 import { auditViews } from './view-audit';
+import { watchCspViolations } from './csp-violations';
 
 /** The flags every spec launches Chromium with. */
 export const CHROMIUM_ARGS = [
@@ -72,13 +73,15 @@ export function launchChromium(
 /**
  * A browser context that refuses (and records) any request to a host other than 127.0.0.1, and
  * records any WebSocket opened to another host. Every console view its pages show is checked
- * with axe-core (support/view-audit.ts).
+ * with axe-core (support/view-audit.ts), and every Content-Security-Policy violation in its pages
+ * is reported (support/csp-violations.ts).
  */
 export async function loopbackOnlyContext(
   browser: Browser,
 ): Promise<{ context: BrowserContext; foreignRequests: string[] }> {
   const context = await browser.newContext({ ignoreHTTPSErrors: true });
   await auditViews(context);
+  await watchCspViolations(context);
   const foreignRequests: string[] = [];
   const isLocal = (url: URL) =>
     url.protocol === 'data:' || url.protocol === 'blob:' || url.hostname === '127.0.0.1';

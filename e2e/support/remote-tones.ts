@@ -1,6 +1,6 @@
 /**
  * Listening to what a party hears, tone by tone: the PCM of a page's remote WebRTC stream
- * (captured in the page with an AudioWorklet) or of a WAV file (a virtual party's recording, the
+ * (captured in the page with a ScriptProcessorNode) or of a WAV file (a virtual party's recording, the
  * call's recording), measured at chosen frequencies with a windowed Goertzel filter
  * (`toneLevelsDb`). "Hears 440 and 1000" needs more than the dominant frequency: each tone's own
  * level, compared with the noise floor between the tones.
@@ -39,26 +39,19 @@ export async function recordRemoteAudio(page: Page, ms: number): Promise<Pcm> {
     if (!stream) throw new Error('the page has no remote stream');
     const context = new AudioContext();
     await context.resume();
-    const tap = `registerProcessor('pcm-tap', class extends AudioWorkletProcessor {
-      process(inputs) {
-        const channel = inputs[0] && inputs[0][0];
-        if (channel) this.port.postMessage(channel.slice(0));
-        return true;
-      }
-    });`;
-    const moduleUrl = URL.createObjectURL(new Blob([tap], { type: 'text/javascript' }));
-    await context.audioWorklet.addModule(moduleUrl);
-    URL.revokeObjectURL(moduleUrl);
+    // A ScriptProcessorNode, not an AudioWorklet: a worklet's module must be loaded as a script,
+    // which the console's Content-Security-Policy allows only from the product itself.
     const source = context.createMediaStreamSource(stream);
-    const node = new AudioWorkletNode(context, 'pcm-tap');
+    const node = context.createScriptProcessor(4096, 1, 1);
     const chunks: Float32Array[] = [];
-    node.port.onmessage = (event: MessageEvent<Float32Array>) => chunks.push(event.data);
+    node.onaudioprocess = (event) => chunks.push(event.inputBuffer.getChannelData(0).slice(0));
     source.connect(node);
     // The tap must be pulled by the graph to run; it outputs silence.
     node.connect(context.destination);
     await new Promise((resolve) => setTimeout(resolve, durationMs));
     source.disconnect();
     node.disconnect();
+    node.onaudioprocess = null;
     await context.close();
     const length = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
     const pcm = new Int16Array(length);

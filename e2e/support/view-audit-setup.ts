@@ -1,10 +1,12 @@
 /**
  * Setup of every e2e spec file (vitest `setupFiles`): after the file's tests, the views its
  * console pages showed (support/view-audit.ts) must have had no serious or critical axe-core
- * violation. Prints which views were checked, and any shown too briefly to be.
+ * violation, and no Content-Security-Policy violation may have happened in its pages. Prints
+ * which views were checked, and any shown too briefly to be.
  */
 import { afterAll, expect } from 'vitest';
 import { auditedViews, uncheckedViews, viewViolations } from './view-audit';
+import { cspViolations } from './csp-violations';
 
 afterAll(() => {
   const views = [...auditedViews().keys()];
@@ -21,4 +23,6 @@ afterAll(() => {
     );
   }
   expect(viewViolations()).toEqual([]);
+  // The console ran under the product's Content-Security-Policy with nothing refused.
+  expect(cspViolations()).toEqual([]);
 });

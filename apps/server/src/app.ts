@@ -23,6 +23,7 @@ import { outboundRoutes } from './calls/outbound-routes';
 import type { Db } from './db/database';
 import { historyRoutes } from './history/history-routes';
 import { installErrorHandler } from './http/error-handler';
+import { registerSecurityHeaders, type SecurityPolicy } from './http/security-headers';
 import { leadsRoutes } from './leads/leads-routes';
 import type { NetworkTests } from './network-test/network-tests';
 import { networkTestRoutes } from './network-test/network-test-routes';
@@ -84,6 +85,8 @@ export interface AppOptions {
   voiceSdk?: 'leadline' | 'twilio';
   /** `twilio`: the console's SDK connects to Twilio's edge, not to this server. */
   edge?: 'twilio';
+  /** The security headers' allowances (default: nothing beyond the product's own origin). */
+  security?: SecurityPolicy;
   /**
    * Serve the sandbox phone network's endpoints (embedded mode): its call log, if any;
    * `relayed` on an instance relaying to the media instance, which has the network.
@@ -105,6 +108,10 @@ export async function buildApp(
     routerOptions: { ignoreTrailingSlash: true },
   });
   installErrorHandler(app);
+  await registerSecurityHeaders(
+    app,
+    options.security ?? { frameAncestors: [], connectSources: [] },
+  );
   // The API speaks JSON only: other bodies get 415 rather than a confusing validation error.
   app.removeContentTypeParser('text/plain');
   await app.register(cookie);

@@ -60,6 +60,17 @@ describe('configuration', () => {
     });
   });
 
+  it('FRAME_ANCESTORS lists the origins that may frame the console', () => {
+    expect(loadConfig({}).frameAncestors).toEqual([]);
+    expect(
+      loadConfig({ FRAME_ANCESTORS: 'https://crm.example.com  https://app.hubspot.com' })
+        .frameAncestors,
+    ).toEqual(['https://crm.example.com', 'https://app.hubspot.com']);
+    expect(() => loadConfig({ FRAME_ANCESTORS: 'crm.example.com/path' })).toThrow(
+      'FRAME_ANCESTORS lists origins such as https://crm.example.com, separated by spaces',
+    );
+  });
+
   it('VOICE_MEDIA_URL makes a relaying instance, which shares the database and secrets', () => {
     const shared = {
       DATABASE_URL: 'postgres://db/leadline',

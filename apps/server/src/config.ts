@@ -37,6 +37,18 @@ const Env = z.object({
   TOKEN_TTL_SECONDS: z.coerce.number().int().min(30).default(3600),
   TOKEN_SECRET: z.string().min(32).optional(),
   TRUST_PROXY: bool.default(false),
+  FRAME_ANCESTORS: z
+    .string()
+    .optional()
+    .transform((value) => (value ?? '').split(/[\s,]+/).filter(Boolean))
+    .pipe(
+      z.array(
+        z.string().regex(/^https?:\/\/[^/?#\s]+$/, {
+          error:
+            'FRAME_ANCESTORS lists origins such as https://crm.example.com, separated by spaces',
+        }),
+      ),
+    ),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   VOICE_ICE_ADDRESSES: csv.optional(),
   VOICE_SANDBOX_ANSWER_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
@@ -92,6 +104,8 @@ export interface Config {
   /** HS256 secret for access tokens; embedded mode generates one under `dataDir` when unset. */
   tokenSecret: string | undefined;
   trustProxy: boolean;
+  /** Origins that may show the console in a frame (a CRM); none by default. */
+  frameAncestors: string[];
   logLevel: string;
   /** Addresses announced in ICE candidates. */
   iceAddresses: string[];
@@ -198,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tokenTtlSeconds: e.TOKEN_TTL_SECONDS,
     tokenSecret: e.TOKEN_SECRET,
     trustProxy: e.TRUST_PROXY,
+    frameAncestors: e.FRAME_ANCESTORS,
     logLevel: e.LOG_LEVEL,
     iceAddresses: e.VOICE_ICE_ADDRESSES ?? lanAddresses(),
     sandboxAnswerMs: e.VOICE_SANDBOX_ANSWER_MS,

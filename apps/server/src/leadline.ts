@@ -17,6 +17,7 @@ import {
 } from '@leadline/voice';
 import { buildApp } from './app';
 import { SIGNAL_PATH, baseUrlOf, routeUpgrades } from './http/instance-http';
+import { connectSourcesOf } from './http/security-headers';
 import { AccessTokens, TokenRefusedError, identityOf } from './auth/access-token';
 import { LoginThrottle } from './auth/login-throttle';
 import { SessionStore } from './auth/sessions';
@@ -213,6 +214,14 @@ export async function startLeadline(
       https,
       voiceSdk: config.voiceSdk,
       ...(twilioProvider ? { edge: 'twilio' as const } : {}),
+      security: {
+        frameAncestors: config.frameAncestors,
+        connectSources: connectSourcesOf({
+          realtime: config.realtime,
+          pusherCluster: config.pusher.cluster,
+          twilio: twilioProvider !== null,
+        }),
+      },
       sandbox: config.mode === 'embedded' && engine ? engine : false,
     },
   );

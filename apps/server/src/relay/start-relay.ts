@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { buildApp } from '../app';
 import { baseUrlOf, routeUpgrades } from '../http/instance-http';
+import { connectSourcesOf } from '../http/security-headers';
 import { AccessTokens } from '../auth/access-token';
 import { LoginThrottle } from '../auth/login-throttle';
 import { SessionStore } from '../auth/sessions';
@@ -67,6 +68,14 @@ export async function startRelay(config: Config): Promise<RelayInstance> {
       webDistDir: config.webDistDir ?? join(serverRoot(), '..', 'web', 'dist'),
       https,
       voiceSdk: config.voiceSdk,
+      security: {
+        frameAncestors: config.frameAncestors,
+        connectSources: connectSourcesOf({
+          realtime: config.realtime,
+          pusherCluster: config.pusher.cluster,
+          twilio: false,
+        }),
+      },
       sandbox: config.mode === 'embedded' ? 'relayed' : false,
     },
   );
