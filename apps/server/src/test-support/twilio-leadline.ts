@@ -58,6 +58,8 @@ export interface TwilioLeadline {
   cloud: TwilioCloud;
   /** Logs an agent in and opens their console's realtime client; resolves once they are online. */
   login(email: string): Promise<TwilioAgent>;
+  /** Logs agents in one after another: the first is the longest idle. */
+  loginInOrder(...emails: string[]): Promise<TwilioAgent[]>;
   postLead(body: Record<string, unknown>): Promise<HttpResult<LeadIntakeResponse>>;
   callRow(callId: number): Promise<CallRow | undefined>;
   waitForCall(callId: number, until?: (row: CallRow) => boolean): Promise<CallRow>;
@@ -116,6 +118,26 @@ export async function startTwilioLeadline(
     const [row] = await db.select().from(calls).where(eq(calls.id, callId));
     return row;
   };
+  const login = async (email: string): Promise<TwilioAgent> => {
+    const session = await HttpSession.login(leadline.url, email);
+    const realtime = await openRealtimeClient(session);
+    const identity = String(session.userId);
+    await waitUntil(
+      () => (leadline.telephony.isOnline(identity) ? true : undefined),
+      `${email} to be online with Twilio`,
+    );
+    const agent: TwilioAgent = {
+      session,
+      realtime,
+      identity,
+      close() {
+        agents.delete(agent);
+        realtime.close();
+      },
+    };
+    agents.add(agent);
+    return agent;
+  };
   return {
     leadline,
     url: leadline.url,
@@ -123,25 +145,11 @@ export async function startTwilioLeadline(
     db,
     standIn,
     cloud,
-    async login(email) {
-      const session = await HttpSession.login(leadline.url, email);
-      const realtime = await openRealtimeClient(session);
-      const identity = String(session.userId);
-      await waitUntil(
-        () => (leadline.telephony.isOnline(identity) ? true : undefined),
-        `${email} to be online with Twilio`,
-      );
-      const agent: TwilioAgent = {
-        session,
-        realtime,
-        identity,
-        close() {
-          agents.delete(agent);
-          realtime.close();
-        },
-      };
-      agents.add(agent);
-      return agent;
+    login,
+    async loginInOrder(...emails) {
+      const loggedIn: TwilioAgent[] = [];
+      for (const email of emails) loggedIn.push(await login(email));
+      return loggedIn;
     },
     postLead: (body) =>
       requestJson<LeadIntakeResponse>(

@@ -24,7 +24,6 @@ import type { ApiRequest } from './twilio-api-stand-in';
 import type { CloudParticipant } from './twilio-cloud';
 
 let product: TwilioLeadline;
-let open: TwilioAgent[] = [];
 let leadNumber = 10;
 /** A lead number nobody called yet in this file. */
 const nextLead = () => `+155501002${String(leadNumber++).padStart(2, '0')}`;
@@ -45,21 +44,11 @@ beforeAll(async () => {
 afterAll(() => product?.close());
 
 afterEach(async () => {
-  open = [];
   // Every callback Twilio sent was accepted (a repeat or a removed party's end changes nothing).
   expect(await product.reset()).toEqual([]);
 });
 
-/** Logs agents in one after another: the first is the longest idle. */
-async function login(...emails: string[]): Promise<TwilioAgent[]> {
-  const agents: TwilioAgent[] = [];
-  for (const email of emails) {
-    const agent = await product.login(email);
-    open.push(agent);
-    agents.push(agent);
-  }
-  return agents;
-}
+const login = (...emails: string[]) => product.loginInOrder(...emails);
 
 async function postLead(phone = nextLead()) {
   const posted = await product.postLead({ fname: 'Lee', lname: 'Lead', phone_number: phone });

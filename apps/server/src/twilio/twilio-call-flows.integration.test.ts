@@ -10,15 +10,10 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { callUsers, calls, profiles } from '../db/schema';
-import {
-  startTwilioLeadline,
-  type TwilioAgent,
-  type TwilioLeadline,
-} from '../test-support/twilio-leadline';
+import { startTwilioLeadline, type TwilioLeadline } from '../test-support/twilio-leadline';
 import { waitUntil } from '../test-support/wait-until';
 
 let product: TwilioLeadline;
-let open: TwilioAgent[] = [];
 let leadNumber = 10;
 const nextLead = () => `+155501000${String(leadNumber++).padStart(2, '0')}`;
 
@@ -28,20 +23,11 @@ beforeAll(async () => {
 afterAll(() => product?.close());
 
 afterEach(async () => {
-  open = [];
   // Every callback Twilio sent was accepted (a repeat or a removed party's end changes nothing).
   expect(await product.reset()).toEqual([]);
 });
 
-async function login(...emails: string[]): Promise<TwilioAgent[]> {
-  const agents: TwilioAgent[] = [];
-  for (const email of emails) {
-    const agent = await product.login(email);
-    open.push(agent);
-    agents.push(agent);
-  }
-  return agents;
-}
+const login = (...emails: string[]) => product.loginInOrder(...emails);
 
 async function postLead(phone = nextLead()) {
   const posted = await product.postLead({ fname: 'Lee', lname: 'Lead', phone_number: phone });
