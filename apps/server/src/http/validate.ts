@@ -1,6 +1,7 @@
 /**
  * Boundary parsing: every body, query and path parameter goes through its zod schema here.
- * A failure becomes a 422 with one clear sentence that names the field.
+ * A failure becomes a 422 with one clear sentence that names the field; so does text that
+ * cannot be stored as given (NUL, an unpaired surrogate).
  */
 import type { z } from 'zod';
 import { AppError } from './errors';
@@ -26,6 +27,31 @@ export function describeIssue(error: z.ZodError, where: string, input?: unknown)
   return /^The /.test(message) || !field ? message : `The ${field} field: ${message}`;
 }
 
+/**
+ * One sentence about the first string in `value` that cannot be stored as given, or null: one
+ * with NUL (PostgreSQL's text type cannot hold it; the query would fail with a 500) or with a
+ * UTF-16 surrogate outside a pair (UTF-8 cannot encode it; it would be stored as U+FFFD). Only
+ * JSON escapes (`\u0000`, `\ud800`) carry them; all other text is stored as it came.
+ */
+function describeUnstorableText(
+  value: unknown,
+  where: string,
+  path: readonly PropertyKey[] = [],
+): string | null {
+  if (typeof value === 'string') {
+    const field = path.length > 0 ? path.map(String).join('.') : where;
+    if (value.includes('\u0000')) return `The ${field} may not contain the NUL character.`;
+    if (/\p{Cs}/u.test(value)) return `The ${field} is not valid Unicode text.`;
+    return null;
+  }
+  if (typeof value !== 'object' || value === null) return null;
+  for (const [key, item] of Object.entries(value)) {
+    const found = describeUnstorableText(item, where, [...path, key]);
+    if (found) return found;
+  }
+  return null;
+}
+
 /** Parses `input` with `schema` or throws a 422 `AppError` naming the field. */
 export function parseWith<S extends z.ZodType>(
   schema: S,
@@ -37,5 +63,8 @@ export function parseWith<S extends z.ZodType>(
   if (!result.success) {
     throw new AppError('VALIDATION_FAILED', describeIssue(result.error, where, value));
   }
+  // Only what the schema kept: unknown fields are dropped, never stored.
+  const unstorable = describeUnstorableText(result.data, where);
+  if (unstorable) throw new AppError('VALIDATION_FAILED', unstorable);
   return result.data;
 }

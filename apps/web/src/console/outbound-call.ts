@@ -113,12 +113,18 @@ export function outboundConsoleCall(
 
 /**
  * A Caller ID option (spec section 2): the name cut to 40 characters with '...' when longer,
- * a colon and the formatted number.
+ * a colon and the formatted number. Characters as a person counts them (grapheme clusters): a
+ * cut by UTF-16 units could split an emoji or an astral letter into half a surrogate pair.
  */
 export function callerIdLabel(number: CallerNumber): string {
+  // Firefox before 125 has no Intl.Segmenter: code points there, which never split a pair.
+  const characters =
+    'Segmenter' in Intl
+      ? Array.from(new Intl.Segmenter().segment(number.name), (s) => s.segment)
+      : Array.from(number.name);
   const name =
-    number.name.length > CALLER_ID_NAME_MAX_CHARS
-      ? `${number.name.slice(0, CALLER_ID_NAME_MAX_CHARS)}${CALLER_ID_NAME_ELLIPSIS}`
+    characters.length > CALLER_ID_NAME_MAX_CHARS
+      ? `${characters.slice(0, CALLER_ID_NAME_MAX_CHARS).join('')}${CALLER_ID_NAME_ELLIPSIS}`
       : number.name;
   return `${name}: ${number.phone_number_formatted}`;
 }
