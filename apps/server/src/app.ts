@@ -27,6 +27,7 @@ import { registerSecurityHeaders, type SecurityPolicy } from './http/security-he
 import { leadsRoutes } from './leads/leads-routes';
 import type { NetworkTests } from './network-test/network-tests';
 import { networkTestRoutes } from './network-test/network-test-routes';
+import type { SocketAccess } from './auth/socket-access';
 import type { PusherCredentials } from './realtime/pusher-auth';
 import type { RealtimeTarget } from './realtime/realtime-target';
 import { relayedRoutes } from './relay/relayed-routes';
@@ -53,6 +54,8 @@ export interface CommonServices {
   realtimeTarget?: RealtimeTarget;
   /** Single sign-on through the configured OpenID Connect provider; absent: not configured. */
   sso?: SingleSignOn | null;
+  /** The sockets each login let in (closed when it ends); absent: nobody tracks them. */
+  sockets?: SocketAccess;
 }
 
 /** The call services, on the instance that runs the calls (the voice engine's). */

@@ -20,6 +20,7 @@ import { SIGNAL_PATH, baseUrlOf, routeUpgrades } from './http/instance-http';
 import { connectSourcesOf } from './http/security-headers';
 import { AccessTokens, TokenRefusedError, identityOf } from './auth/access-token';
 import { LoginThrottle } from './auth/login-throttle';
+import { SocketAccess, liveSessionTags } from './auth/socket-access';
 import { SessionStore } from './auth/sessions';
 import { CallControl } from './calls/call-control';
 import { CallFlows } from './calls/call-flows';
@@ -147,7 +148,17 @@ export async function startLeadline(
       media,
       verifyToken: async (token) => {
         try {
-          return { ok: true, ...(await accessTokens.verify(token)) };
+          const verified = await accessTokens.verify(token);
+          // A token lets a socket in only while the login it was issued to lasts.
+          const userId = Number(verified.identity);
+          if (
+            verified.session === undefined ||
+            !Number.isSafeInteger(userId) ||
+            !(await liveSessionTags(db, [userId], new Date())).has(verified.session)
+          ) {
+            return { ok: false, reason: 'invalid' };
+          }
+          return { ok: true, ...verified };
         } catch (error) {
           if (error instanceof TokenRefusedError) return { ok: false, reason: error.reason };
           throw error;
@@ -180,10 +191,12 @@ export async function startLeadline(
     secret: config.pusher.secret ?? loadOrCreateSecret(join(config.dataDir, 'pusher-secret')),
   };
   const bus = await openInstanceBus(config.databaseUrl, logger);
+  const sockets = new SocketAccess({ db, bus, log: logger, signalling: engine });
   const app = await buildApp(
     {
       db,
       sessions,
+      sockets,
       tokens: twilioProvider?.tokens ?? accessTokens,
       loginThrottle: new LoginThrottle(),
       flows,
@@ -231,6 +244,7 @@ export async function startLeadline(
     target: config.realtime,
     bus,
     log: logger,
+    onSocketClosed: (socketId) => sockets.realtimeClosed(socketId),
     // Twilio does not tell who is registered: an agent whose console is open (on their presence
     // channel) is online.
     onPresence: twilioProvider
@@ -242,6 +256,7 @@ export async function startLeadline(
         }
       : undefined,
   });
+  sockets.attachRealtime(realtime);
   routeUpgrades(app.server, {
     signal: engine
       ? (request, socket, head) => engine.handleUpgrade(request, socket, head)
@@ -256,6 +271,7 @@ export async function startLeadline(
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     stopStatistics();
+    sockets.stop();
     networkTests.close();
     flows.stop();
     await engine?.close().catch(() => undefined);
@@ -268,6 +284,7 @@ export async function startLeadline(
   const { port } = app.server.address() as AddressInfo;
   // Status changes and the like go out to the consoles from now on.
   realtime.publish(events, { host: config.host, port, https: Boolean(https) });
+  sockets.start();
   return {
     app,
     database,
@@ -282,6 +299,7 @@ export async function startLeadline(
     url: baseUrlOf(config.host, port, Boolean(https)),
     async close() {
       stopStatistics();
+      sockets.stop();
       networkTests.close();
       await flows.shutdown();
       // What the stop changed (agents offline) goes out while the events API still listens.

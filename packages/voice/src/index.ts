@@ -5,8 +5,10 @@ export {
   SignallingGateway,
   type GatewayEvents,
   type ClientLeftReason,
+  type GatewayStats,
 } from './gateway/signalling-gateway';
 export type { TokenCheck } from './gateway/client-session';
+export type { SignallingClient } from './gateway/signalling-gateway';
 export { systemClock, type Clock } from './gateway/clock';
 export { WorkerMediaEngine } from './media/worker-media-engine';
 export { defaultMediaWorkerUrl } from './media/media-worker-url';

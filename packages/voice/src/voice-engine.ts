@@ -22,7 +22,12 @@ import type {
   ParticipantRole,
 } from './media/media-engine';
 import { SandboxCallLog, type SandboxCall } from './pstn/sandbox-call-log';
-import { SignallingGateway, type ClientLeftReason } from './gateway/signalling-gateway';
+import {
+  SignallingGateway,
+  type ClientLeftReason,
+  type GatewayStats,
+  type SignallingClient,
+} from './gateway/signalling-gateway';
 import type { TokenCheck } from './gateway/client-session';
 import { systemClock, type Clock } from './gateway/clock';
 import type { Telephony } from './telephony';
@@ -195,6 +200,27 @@ export class VoiceEngine implements Telephony {
     await this.#media.close();
   }
 
+  /** Every authenticated signalling socket: its identity and the login it came from. */
+  signallingClients(): SignallingClient[] {
+    return this.#gateway.clients();
+  }
+
+  /**
+   * Withdraws signalling access (a logout, a removed user): the sockets `withdrawn` names are
+   * told and closed, their calls end at once. Returns how many sockets were closed.
+   */
+  revokeSignalling(withdrawn: (client: SignallingClient) => boolean): number {
+    return this.#gateway.revoke(withdrawn);
+  }
+
+  /**
+   * How much the engine keeps for signalling (counts only): the gateway's bookkeeping
+   * (`SignallingGateway.stats`) and the outgoing calls authorised but not placed yet.
+   */
+  signallingStats(): GatewayStats & { pendingOutgoing: number } {
+    return { ...this.#gateway.stats(), pendingOutgoing: this.#pendingOutgoing.size };
+  }
+
   /** Takes over an HTTP upgrade to the signalling path (`/signal`). */
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
     this.#gateway.handleUpgrade(request, socket, head);
@@ -319,6 +345,8 @@ export class VoiceEngine implements Telephony {
    * still ringing), the room closes (its recording is written: `recording.ready`).
    */
   hangup(callSid: string, error?: WireError): void {
+    // A call authorised for a client's invite that was never placed (its offer failed) ends here.
+    this.#pendingOutgoing.delete(callSid);
     this.#outgoing.delete(callSid);
     for (const [participantId, room] of this.#phones)
       if (room === callSid) this.#phones.delete(participantId);

@@ -9,10 +9,14 @@ import { ACCESS_TOKEN_CONTENT_TYPE } from '@leadline/contracts';
 /** The gateway identity of a user. */
 export const identityOf = (userId: number): string => String(userId);
 
-/** A verified token: who it names and when it expires (seconds since the epoch). */
+/**
+ * A verified token: who it names, when it expires (seconds since the epoch), and the login
+ * session it was issued to (`sessionTagOf`; tokens issued without one have none).
+ */
 export interface VerifiedToken {
   identity: string;
   expiresAt: number;
+  session?: string;
 }
 
 /** Why a token was refused: `expired` (31205) or `invalid` (31204). */
@@ -38,10 +42,14 @@ export class AccessTokens {
     this.key = new TextEncoder().encode(secret);
   }
 
-  /** A token naming the user, valid for the configured lifetime. */
-  async issue(userId: number, accountId: number): Promise<string> {
+  /**
+   * A token naming the user, valid for the configured lifetime; `session` (the login's
+   * `sessionTagOf`) ties it to that login: the gateway refuses it once the login ended.
+   */
+  async issue(userId: number, accountId: number, session?: string): Promise<string> {
     const iat = Math.floor(this.nowMs() / 1000);
     return new SignJWT({
+      ...(session === undefined ? {} : { sid: session }),
       grants: {
         identity: identityOf(userId),
         voice: { incoming: { allow: true }, outgoing: { application_sid: `AP${accountId}` } },
@@ -59,16 +67,26 @@ export class AccessTokens {
   /** Verifies a token; throws `TokenRefusedError` when it is expired or not ours. */
   async verify(token: string): Promise<VerifiedToken> {
     try {
-      const { payload } = await jwtVerify<{ grants?: { identity?: unknown } }>(token, this.key, {
-        algorithms: ['HS256'],
-        issuer: 'leadline',
-        currentDate: new Date(this.nowMs()),
-      });
+      const { payload } = await jwtVerify<{ grants?: { identity?: unknown }; sid?: unknown }>(
+        token,
+        this.key,
+        {
+          algorithms: ['HS256'],
+          issuer: 'leadline',
+          currentDate: new Date(this.nowMs()),
+        },
+      );
       const identity = payload.grants?.identity;
-      if (typeof identity !== 'string' || !identity || typeof payload.exp !== 'number') {
+      const session = payload.sid;
+      if (
+        typeof identity !== 'string' ||
+        !identity ||
+        typeof payload.exp !== 'number' ||
+        (session !== undefined && typeof session !== 'string')
+      ) {
         throw new TokenRefusedError('invalid');
       }
-      return { identity, expiresAt: payload.exp };
+      return { identity, expiresAt: payload.exp, ...(session === undefined ? {} : { session }) };
     } catch (error) {
       if (error instanceof TokenRefusedError) throw error;
       const expired = error instanceof joseErrors.JWTExpired;

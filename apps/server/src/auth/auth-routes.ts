@@ -10,6 +10,7 @@ import { PERMISSION, requirePermission } from './permissions';
 import { clearSessionCookie, sessionOf, setSessionCookie } from './auth-plugin';
 import { verifyPassword } from './password';
 import { SESSION_COOKIE, type SessionStore } from './sessions';
+import { sessionTagOf, type SocketAccess } from './socket-access';
 import type { TokenIssuer } from './twilio-access-tokens';
 import { soundUrls } from '../sounds/sounds';
 import type { PusherCredentials } from '../realtime/pusher-auth';
@@ -58,6 +59,8 @@ export function authRoutes(deps: {
   realtime: { credentials: PusherCredentials; target: RealtimeTarget };
   /** The time (presence is read at it). */
   now?: () => Date;
+  /** The sockets each login let in, closed when it logs out. */
+  sockets?: SocketAccess | undefined;
 }) {
   const now = deps.now ?? (() => new Date());
   const softphone = {
@@ -92,6 +95,8 @@ export function authRoutes(deps: {
       const session = sessionOf(request);
       await deps.sessions.destroy(session.sessionId);
       clearSessionCookie(request, reply);
+      // The softphone and realtime sockets this login let in close now, on every instance.
+      await deps.sockets?.sessionEnded(session.sessionId);
       return { success: true };
     });
 
@@ -118,8 +123,8 @@ export function authRoutes(deps: {
 
     app.get('/api/v1/twilio/token2', async (request) => {
       parseWith(TimeQuery, request.query, 'query');
-      const { user } = sessionOf(request);
-      return { token: await deps.tokens.issue(user.id, user.accountId) };
+      const { user, sessionId } = sessionOf(request);
+      return { token: await deps.tokens.issue(user.id, user.accountId, sessionTagOf(sessionId)) };
     });
   };
 }

@@ -14,7 +14,8 @@ const { AccessToken } = twilio.jwt;
 
 /** What the token route needs of an issuer. */
 export interface TokenIssuer {
-  issue(userId: number, accountId: number): Promise<string>;
+  /** `session`: the login the token is for (`sessionTagOf`), when the issuer can tie it to one. */
+  issue(userId: number, accountId: number, session?: string): Promise<string>;
 }
 
 /** Issues Twilio Voice access tokens. */

@@ -39,12 +39,14 @@ export class RealtimeService {
       bus: InstanceBus;
       log: Log;
       onPresence?: PresenceListener | undefined;
+      onSocketClosed?: ((socketId: string) => void) | undefined;
     },
   ) {
     if (options.target.kind === 'embedded') {
       this.#endpoint = new EmbeddedPusher({
         credentials: options.credentials,
         ...(options.onPresence ? { onPresence: options.onPresence } : {}),
+        ...(options.onSocketClosed ? { onSocketClosed: options.onSocketClosed } : {}),
       });
       this.#fanned = fanOut(this.#endpoint, options.bus, (error) =>
         options.log.warn({ err: error }, 'a realtime event did not reach the other instances'),
@@ -69,6 +71,8 @@ export class RealtimeService {
        * provider's device presence.
        */
       onPresence?: PresenceListener | undefined;
+      /** Hears a socket of the embedded endpoint close. */
+      onSocketClosed?: ((socketId: string) => void) | undefined;
     },
   ): Promise<RealtimeService> {
     const service = new RealtimeService(options);
@@ -89,6 +93,14 @@ export class RealtimeService {
   /** The embedded endpoint's subscribers on this instance (0 without it). */
   get connectionCount(): number {
     return this.#endpoint?.connectionCount ?? 0;
+  }
+
+  /**
+   * Closes a socket of the embedded endpoint whose login ended (4009); whether it was connected
+   * here. With hosted Pusher there is nothing to close here.
+   */
+  withdraw(socketId: string): boolean {
+    return this.#endpoint?.withdraw(socketId) ?? false;
   }
 
   /** Takes a WebSocket upgrade for the embedded endpoint; false when it is not one. */

@@ -25,6 +25,7 @@ import {
   type PersistedDatabase,
 } from '../test-support/persisted-database';
 import { openRealtimeClient, type RealtimeClient } from '../test-support/realtime-client';
+import { waitUntil } from '../test-support/wait-until';
 
 const LEAD_TONE_HZ = 440;
 const RING_TIMEOUT_MS = 3_000;
@@ -126,6 +127,21 @@ describe.runIf(process.env.DATABASE_URL)('two instances on one PostgreSQL', () =
       expect(await agent.hears(LEAD_TONE_HZ, 1)).toBe(true);
       await realtime.nextStatus((e) => e.user_id === agent.userId && e.status === 'on_call');
       await agent.hangup();
+
+      // Logins end on one instance, their sockets close on the other: the agent logs out on A,
+      // its softphone socket (relayed to B's gateway) is withdrawn by B; the observer logs out on
+      // B, its realtime socket on A is closed by A.
+      const softphoneClosed = new Promise((resolve) => agent.signal.ws.once('close', resolve));
+      expect((await agent.api('POST', '/api/v1/user/logout')).status).toBe(200);
+      const withdrawn = await agent.nextFrame((f) => f.type === 'error', 'an error');
+      expect(withdrawn.payload).toMatchObject({ error: { code: 31204 } });
+      await softphoneClosed;
+      expect(realtime.state()).toBe('connected');
+      expect((await observer.on(b.url).api('POST', '/api/v1/user/logout')).status).toBe(200);
+      await waitUntil(
+        () => (realtime?.state() === 'disconnected' ? true : undefined),
+        'the observer’s realtime socket on A to be closed',
+      );
       await agent.close();
     },
     TEST_TIMEOUT_MS,

@@ -22,6 +22,7 @@ import { openInstanceBus } from '../events/open-instance-bus';
 import type { InstanceBus } from '../events/instance-bus';
 import { serverRoot } from '../lib/app-root';
 import { RealtimeService } from '../realtime/realtime-service';
+import { SocketAccess } from '../auth/socket-access';
 import { loadTlsCredentials } from '../tls/tls-credentials';
 import { relayUpgrade } from './signal-relay';
 
@@ -51,9 +52,12 @@ export async function startRelay(config: Config): Promise<RelayInstance> {
   const { db } = database;
   const bus = await openInstanceBus(databaseUrl, logger);
   const pusher = { ...config.pusher, secret: pusherSecret };
+  // No softphone sockets here (they are relayed to the media instance, which withdraws them).
+  const sockets = new SocketAccess({ db, bus, log: logger });
   const app = await buildApp(
     {
       db,
+      sockets,
       sessions: new SessionStore(db, config.sessionTtlMs),
       tokens: new AccessTokens(tokenSecret, config.tokenTtlSeconds),
       loginThrottle: new LoginThrottle(),
@@ -84,7 +88,9 @@ export async function startRelay(config: Config): Promise<RelayInstance> {
     target: config.realtime,
     bus,
     log: logger,
+    onSocketClosed: (socketId) => sockets.realtimeClosed(socketId),
   });
+  sockets.attachRealtime(realtime);
   routeUpgrades(app.server, {
     signal: (request, socket, head) => relayUpgrade(mediaUrl, request, socket, head),
     realtime,
@@ -92,6 +98,7 @@ export async function startRelay(config: Config): Promise<RelayInstance> {
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
+    sockets.stop();
     await realtime.close();
     await app.close().catch(() => undefined);
     await bus.close();
@@ -100,6 +107,7 @@ export async function startRelay(config: Config): Promise<RelayInstance> {
   }
   const { port } = app.server.address() as AddressInfo;
   logger.info(`relaying signalling and calls to the media instance at ${mediaUrl}`);
+  sockets.start();
   return {
     app,
     database,
@@ -107,6 +115,7 @@ export async function startRelay(config: Config): Promise<RelayInstance> {
     bus,
     url: baseUrlOf(config.host, port, Boolean(https)),
     async close() {
+      sockets.stop();
       await Promise.all([app.close(), realtime.close()]);
       await bus.close();
       await database.close();

@@ -57,6 +57,11 @@ export class HttpSession {
     return new HttpSession(baseUrl, email, me.body.user.id, cookie, me.body.csrf_token);
   }
 
+  /** The same login, talking to another instance of the product at `baseUrl`. */
+  on(baseUrl: string): HttpSession {
+    return new HttpSession(baseUrl, this.email, this.userId, this.cookie, this.csrf);
+  }
+
   /** An authenticated JSON request (`X-CSRF-TOKEN` on every method but GET/HEAD). */
   api<T = unknown>(method: string, path: string, body?: unknown): Promise<HttpResult<T>> {
     const headers: Record<string, string> = { cookie: this.cookie };

@@ -28,6 +28,8 @@ export interface RealtimeClient {
    * (events that arrived before the call count: nothing is missed between two calls).
    */
   nextStatus(match: (event: AgentStatusEvent) => boolean, timeoutMs?: number): Promise<SeenStatus>;
+  /** pusher-js's connection state (`connected`; `disconnected` once the server refused it). */
+  state(): string;
   close(): void;
 }
 
@@ -102,6 +104,7 @@ export async function openRealtimeClient(
         consumed = found + 1;
         return statuses[found]!;
       },
+      state: () => client.connection.state,
       close: () => client.disconnect(),
     };
   } catch (error) {

@@ -49,9 +49,13 @@ const SESSION_TABLE: TransitionTable<SessionState, SessionEvent> = {
   closed: {},
 };
 
-/** Result of checking an access token. */
+/**
+ * Result of checking an access token. `session` names the login the token was issued to (opaque
+ * to the gateway): the owner withdraws a session's sockets when it ends (`revoke`).
+ */
 export type TokenCheck =
-  { ok: true; identity: string; expiresAt: number } | { ok: false; reason: 'expired' | 'invalid' };
+  | { ok: true; identity: string; expiresAt: number; session?: string | undefined }
+  | { ok: false; reason: 'expired' | 'invalid' };
 
 /** The call-level frames a session forwards to the gateway. */
 export type CallFrame = Extract<
@@ -80,6 +84,7 @@ export class ClientSession {
   /** Unique for the process. */
   readonly id = `s${nextSessionId++}`;
   #identity: string | null = null;
+  #accessSession: string | undefined;
   readonly #machine = new StateMachine<SessionState, SessionEvent>(
     'session',
     SESSION_TABLE,
@@ -128,6 +133,11 @@ export class ClientSession {
       : null;
   }
 
+  /** The login session the socket's token was issued to, once authenticated. */
+  get accessSession(): string | undefined {
+    return this.identity === null ? undefined : this.#accessSession;
+  }
+
   /** Whether the device receives incoming calls. */
   get registered(): boolean {
     return this.#machine.state === 'registered';
@@ -159,6 +169,16 @@ export class ClientSession {
     if (this.#expiry !== null) this.clock.clearTimeout(this.#expiry);
     this.host.sessionClosed(this);
     if (this.socket.readyState === this.socket.OPEN) this.socket.close(1000);
+  }
+
+  /**
+   * Access withdrawn (the login session ended): the client is told why (31204, as for a token
+   * that is no longer valid) and the socket is closed.
+   */
+  revoke(message: string): void {
+    if (this.closed) return;
+    this.send('error', { error: { code: SignallingErrorCode.AccessTokenInvalid, message } });
+    this.close();
   }
 
   #beat(): void {
@@ -239,6 +259,7 @@ export class ClientSession {
       this.host.sessionUnregistered(this);
     }
     this.#identity = check.identity;
+    this.#accessSession = check.session;
     this.#machine.send('authenticate');
     this.#scheduleExpiry(check.expiresAt);
     const ttl = Math.max(0, Math.floor(check.expiresAt - this.clock.now() / 1000));

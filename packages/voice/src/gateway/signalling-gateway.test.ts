@@ -14,6 +14,19 @@ const TOKENS: Record<string, TokenCheck> = {
   good: { ok: true, identity: '7', expiresAt: Math.floor(Date.now() / 1000) + 600 },
   other: { ok: true, identity: '8', expiresAt: Math.floor(Date.now() / 1000) + 600 },
   expired: { ok: false, reason: 'expired' },
+  // Identity 7 signed in twice (two browsers): two login sessions.
+  'login-1': {
+    ok: true,
+    identity: '7',
+    expiresAt: Math.floor(Date.now() / 1000) + 600,
+    session: 'L1',
+  },
+  'login-2': {
+    ok: true,
+    identity: '7',
+    expiresAt: Math.floor(Date.now() / 1000) + 600,
+    session: 'L2',
+  },
 };
 
 let server: Server;
@@ -23,6 +36,10 @@ let engine: VoiceEngine;
 let url: string;
 let events: TelephonyEvent[];
 const clients: TestClient[] = [];
+/** The connect params of every outgoing call the owner was asked about. */
+let authorized: Array<Record<string, string>>;
+/** The owner answers an outgoing call once this resolves. */
+let authorizeGate: Promise<void>;
 
 /**
  * The grace period of the engine under test. Its timers run on `clock`, which only the test moves;
@@ -39,17 +56,20 @@ beforeEach(async () => {
   clock = new FakeClock(Date.now());
   media = new FakeMediaEngine();
   events = [];
+  authorized = [];
+  authorizeGate = Promise.resolve();
   engine = new VoiceEngine({
     clock,
     reconnectGraceMs: GRACE_MS,
     media,
     verifyToken: (token) => Promise.resolve(TOKENS[token] ?? { ok: false, reason: 'invalid' }),
-    authorizeOutgoing: (_identity, params) =>
-      Promise.resolve(
-        params.To === '+15550199005'
-          ? { error: { code: 31480, message: 'The number could not be reached.' } }
-          : { callSid: 'CAout', dial: params.To ?? '' },
-      ),
+    authorizeOutgoing: async (_identity, params) => {
+      authorized.push(params);
+      await authorizeGate;
+      return params.To === '+15550199005'
+        ? { error: { code: 31480, message: 'The number could not be reached.' } }
+        : { callSid: 'CAout', dial: params.To ?? '' };
+    },
   });
   engine.subscribe((e) => events.push(e));
   server = createServer();
@@ -164,6 +184,41 @@ describe('listen and register', () => {
     expect(versionError.message).toContain('1.6');
     c.send('register', { media: { audio: true } });
     await c.next('ready');
+  });
+
+  it('withdraws the sockets of an ended login at once: its call ends without the grace, the other login keeps its socket', async () => {
+    const ended = await client('login-1');
+    const kept = await client('login-2');
+    expect(engine.signallingClients()).toEqual(
+      expect.arrayContaining([
+        { identity: '7', session: 'L1' },
+        { identity: '7', session: 'L2' },
+      ]),
+    );
+    await engine.ringAgent('CA9', '7', {});
+    await ended.next('invite');
+    await kept.next('invite');
+    ended.send('answer', { callsid: 'CA9', sdp: 'v=0 a' });
+    await reported({ type: 'agent.answered', callSid: 'CA9', identity: '7' });
+    const socketClosed = new Promise((resolve) => ended.ws.once('close', resolve));
+
+    expect(engine.revokeSignalling((c) => c.session === 'L1')).toBe(1);
+
+    expect(await ended.next('hangup')).toEqual({
+      callsid: 'CA9',
+      error: { code: 31204, message: 'Signed out: this session has ended.' },
+    });
+    expect(await ended.next('error')).toEqual({
+      error: { code: 31204, message: 'Signed out: this session has ended.' },
+    });
+    await socketClosed;
+    // No clock moved: the call did not wait for a reconnect.
+    await reported({ type: 'agent.left', callSid: 'CA9', identity: '7', reason: 'disconnected' });
+    expect(engine.signallingClients()).toEqual([{ identity: '7', session: 'L2' }]);
+    expect(engine.isOnline('7')).toBe(true);
+    await roundTrip(kept);
+    // Nothing to withdraw: nothing closes.
+    expect(engine.revokeSignalling((c) => c.session === 'L1')).toBe(0);
   });
 
   it('goes offline when the socket closes', async () => {
@@ -370,6 +425,97 @@ describe('outgoing calls', () => {
       error: { code: 31003, message: 'Media connection failed: ICE failed' },
     });
     await reported({ type: 'agent.left', callSid: 'CAout', identity: '7', reason: 'failed' });
+  });
+
+  // Found by the signalling fuzz (apps/server/src/api-matrix/signalling-fuzz.integration.test.ts):
+  // the owner had recorded a call for the invite, and nothing ever ended it.
+  it('ends the call the invite was authorised for (agent.left failed) when its offer is unusable', async () => {
+    media.createAnswerLegError = new Error('Invalid SDP');
+    const a = await client();
+    a.send('invite', {
+      callsid: 'TJS7',
+      sdp: 'not an offer',
+      twilio: { params: 'To=%2B15550100042' },
+    });
+    expect(await a.next('hangup')).toEqual({
+      callsid: 'TJS7',
+      error: { code: 31000, message: 'Error processing the offer: Invalid SDP' },
+    });
+    await reported({ type: 'agent.left', callSid: 'CAout', identity: '7', reason: 'failed' });
+    expect(media.ops('dial')).toEqual([]);
+    // The owner ends the call: nothing of it is kept.
+    engine.hangup('CAout');
+    expect(engine.signallingStats()).toEqual({ ...NOTHING, sessions: 1 });
+  });
+
+  it('ends the call the invite was authorised for (agent.left disconnected) when its socket closed meanwhile', async () => {
+    let release = (): void => undefined;
+    authorizeGate = new Promise((resolve) => (release = resolve));
+    const a = await client();
+    a.send('invite', {
+      callsid: 'TJS8',
+      sdp: 'v=0 offer',
+      twilio: { params: 'To=%2B15550100042' },
+    });
+    await eventually(() => expect(authorized).toHaveLength(1));
+    a.close();
+    await socketGone();
+    release();
+    await reported({
+      type: 'agent.left',
+      callSid: 'CAout',
+      identity: '7',
+      reason: 'disconnected',
+    });
+    expect(media.ops('createAnswerLeg')).toEqual([]);
+    expect(media.ops('dial')).toEqual([]);
+  });
+
+  it('refuses a temporary id that already names a call without asking the owner', async () => {
+    const b = await client('other');
+    await placeCall(b, 'TJS9', '+15550100042');
+    const a = await client();
+    a.send('invite', {
+      callsid: 'TJS9',
+      sdp: 'v=0 offer',
+      twilio: { params: 'To=%2B15550100043' },
+    });
+    expect(await a.next('hangup')).toEqual({
+      callsid: 'TJS9',
+      error: { code: 31100, message: 'This call is already in progress.' },
+    });
+    expect(authorized).toEqual([{ To: '+15550100042' }]);
+  });
+});
+
+/** The engine's signalling bookkeeping when it keeps nothing. */
+const NOTHING = {
+  sessions: 0,
+  calls: 0,
+  rooms: 0,
+  roomSids: 0,
+  participants: 0,
+  tokens: 0,
+  pendingOutgoing: 0,
+};
+
+describe('bookkeeping', () => {
+  it('counts sockets, calls, rooms, legs and tokens, and keeps nothing once they are gone', async () => {
+    expect(engine.signallingStats()).toEqual(NOTHING);
+    const a = await client();
+    await joinCall(a, 'CA1', '7');
+    expect(engine.signallingStats()).toEqual({
+      sessions: 1,
+      calls: 1,
+      rooms: 1,
+      roomSids: 1,
+      participants: 1,
+      tokens: 1,
+      pendingOutgoing: 0,
+    });
+    engine.hangup('CA1');
+    a.close();
+    await eventually(() => expect(engine.signallingStats()).toEqual(NOTHING));
   });
 });
 

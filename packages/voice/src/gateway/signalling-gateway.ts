@@ -47,11 +47,39 @@ export interface GatewayEvents extends Record<string, unknown[]> {
   'call.outgoing': [callSid: string, identity: string, params: Record<string, string>];
   /**
    * The client's side of a call ended on the client's side: it hung up, its leg failed, or its
-   * socket was lost (and, for a live call, nobody reconnected within the grace period).
+   * socket was lost (and, for a live call, nobody reconnected within the grace period); or an
+   * outgoing call `authorizeOutgoing` accepted could not be placed (its offer was unusable, or
+   * the socket went while it was being authorised).
    */
   'call.left': [callSid: string, identity: string, reason: ClientLeftReason];
   /** Digits the client sent over signalling. */
   'call.dtmf': [callSid: string, identity: string, digits: string];
+}
+
+/** An authenticated socket, as `clients()` lists it and `revoke()` asks about it. */
+export interface SignallingClient {
+  identity: string;
+  /** The login session its token was issued to (`TokenCheck.session`). */
+  session: string | undefined;
+}
+
+/**
+ * Sizes of the gateway's bookkeeping (`stats()`): each is back where it was once the sockets and
+ * calls that added to it are gone.
+ */
+export interface GatewayStats {
+  /** Open sockets. */
+  sessions: number;
+  /** Keys of the calls map (a call's wire sid and, outgoing, the client's temporary id). */
+  calls: number;
+  /** Rooms with client calls (or whose calls ended without the room being hung up). */
+  rooms: number;
+  /** Room sids already given to a leg. */
+  roomSids: number;
+  /** Media participants (legs and ringing invites) mapped to their calls. */
+  participants: number;
+  /** Reconnect tokens issued and still valid. */
+  tokens: number;
 }
 
 /** The owner's answer to an outgoing call: the call's sid (its room), or a refusal. */
@@ -69,9 +97,19 @@ export interface GatewayOptions {
   reconnectGraceMs?: number;
 }
 
+const CALL_IN_PROGRESS: WireError = {
+  code: SignallingErrorCode.BadRequest,
+  message: 'This call is already in progress.',
+};
+
 const RECONNECT_REFUSED: WireError = {
   code: SignallingErrorCode.CallNotFound,
   message: 'This call can no longer be reconnected.',
+};
+
+const ACCESS_WITHDRAWN: WireError = {
+  code: SignallingErrorCode.AccessTokenInvalid,
+  message: 'Signed out: this session has ended.',
 };
 
 let nextLeg = 1;
@@ -118,6 +156,38 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
   /** Whether some device of the identity is registered. */
   isOnline(identity: string): boolean {
     return this.#registeredSessions(identity).length > 0;
+  }
+
+  /** Every authenticated socket: its identity and the login session its token was issued to. */
+  clients(): SignallingClient[] {
+    const clients: SignallingClient[] = [];
+    for (const session of this.#sessions) {
+      if (session.identity !== null) {
+        clients.push({ identity: session.identity, session: session.accessSession });
+      }
+    }
+    return clients;
+  }
+
+  /**
+   * Withdraws access (a logout, a removed user): every authenticated socket `withdrawn` names is
+   * told (31204) and closed, and its calls end at once, without the reconnect grace (nobody may
+   * reconnect with that access). Returns how many sockets were closed.
+   */
+  revoke(withdrawn: (client: SignallingClient) => boolean): number {
+    let closed = 0;
+    for (const session of [...this.#sessions]) {
+      const identity = session.identity;
+      if (identity === null || !withdrawn({ identity, session: session.accessSession })) continue;
+      for (const call of new Set(this.#calls.values())) {
+        if (call.session !== session || call.is('ended')) continue;
+        session.send('hangup', { callsid: call.frameSid, error: ACCESS_WITHDRAWN });
+        this.#leave(call, 'disconnected');
+      }
+      session.revoke(ACCESS_WITHDRAWN.message);
+      closed += 1;
+    }
+    return closed;
   }
 
   /**
@@ -237,6 +307,18 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
     if (!participantId) return false;
     this.options.media.interruptMedia(participantId, durationMs);
     return true;
+  }
+
+  /** How much the gateway keeps now (counts only): tests check it does not grow unbounded. */
+  stats(): GatewayStats {
+    return {
+      sessions: this.#sessions.size,
+      calls: this.#calls.size,
+      rooms: this.#rooms.size,
+      roomSids: this.#roomSidsUsed.size,
+      participants: this.#byParticipant.size,
+      tokens: this.#byToken.size,
+    };
   }
 
   /** Closes every socket; calls waiting for a reconnect end at once. */
@@ -397,15 +479,25 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
     const refuse = (error: WireError): void => {
       session.send('hangup', { callsid: payload.callsid, error });
     };
+    // A temporary id that already names a call: refused before the owner makes a call for it.
+    if (this.#calls.has(payload.callsid)) return refuse(CALL_IN_PROGRESS);
     const params = Object.fromEntries(new URLSearchParams(payload.twilio?.params ?? ''));
     const decision = await this.options.authorizeOutgoing(identity, params);
     if ('error' in decision) return refuse(decision.error);
     const roomSid = decision.callSid;
-    if (this.#callOf(roomSid, identity) || this.#calls.has(payload.callsid)) {
-      return refuse({
-        code: SignallingErrorCode.BadRequest,
-        message: 'This call is already in progress.',
-      });
+    // The identity is on that call already: it stays, and so does the call.
+    if (this.#callOf(roomSid, identity)) return refuse(CALL_IN_PROGRESS);
+    // From here the owner has a call for this invite (it recorded or connected one): an invite
+    // that is not placed must end it too (`call.left`), or it stays in progress with nobody on it.
+    if (session.closed) {
+      this.emit('call.left', roomSid, identity, 'disconnected');
+      return;
+    }
+    // Another socket's invite took the temporary id while this one was being authorised.
+    if (this.#calls.has(payload.callsid)) {
+      refuse(CALL_IN_PROGRESS);
+      this.emit('call.left', roomSid, identity, 'failed');
+      return;
     }
     const call = new ClientCall({
       wireSid: this.#takeWireSid(roomSid),
@@ -427,8 +519,8 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
         payload.sdp,
       );
     } catch (error) {
-      this.#end(call);
-      return refuse({ code: 31000, message: `Error processing the offer: ${errorText(error)}` });
+      refuse({ code: 31000, message: `Error processing the offer: ${errorText(error)}` });
+      return this.#leave(call, 'failed');
     }
     if (call.is('ended')) return;
     this.emit('call.outgoing', roomSid, identity, params);

@@ -16,6 +16,8 @@ export class FakeMediaEngine implements MediaEngine {
   readonly #listeners = new Set<(event: MediaEvent) => void>();
   /** When set, `renegotiate` rejects with it. */
   renegotiateError: Error | undefined;
+  /** When set, `createAnswerLeg` rejects with it (an offer the engine cannot use). */
+  createAnswerLegError: Error | undefined;
 
   start(): Promise<void> {
     return Promise.resolve();
@@ -44,6 +46,7 @@ export class FakeMediaEngine implements MediaEngine {
       op: 'createAnswerLeg',
       args: [roomId, participantId, offerSdp, options.role ?? 'agent'],
     });
+    if (this.createAnswerLegError) return Promise.reject(this.createAnswerLegError);
     return Promise.resolve(`v=0 answer ${participantId}`);
   }
   renegotiate(participantId: string, offerSdp: string): Promise<string> {

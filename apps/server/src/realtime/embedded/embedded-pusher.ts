@@ -29,6 +29,8 @@ export interface EmbeddedPusherOptions {
   timers?: Timers;
   /** Hears members arrive on and leave presence channels (first and last socket). */
   onPresence?: (channel: string, userId: string, present: boolean) => void;
+  /** Hears a socket close, whatever closed it. */
+  onSocketClosed?: (socketId: string) => void;
 }
 
 /** One event to deliver: to each channel's subscribers but the excluded socket. */
@@ -52,9 +54,11 @@ export class EmbeddedPusher {
   readonly #wss: WebSocketServer;
   readonly #channels: ChannelRegistry;
   readonly #connections = new Map<string, PusherConnection>();
+  readonly #onSocketClosed: ((socketId: string) => void) | undefined;
 
   constructor(options: EmbeddedPusherOptions) {
     this.#credentials = options.credentials;
+    this.#onSocketClosed = options.onSocketClosed;
     this.#channels = new ChannelRegistry(options.onPresence);
     this.#activityTimeoutS = options.activityTimeoutS ?? ACTIVITY_TIMEOUT_S;
     this.#pongTimeoutMs = options.pongTimeoutMs ?? PONG_TIMEOUT_MS;
@@ -116,6 +120,16 @@ export class EmbeddedPusher {
     return connection !== undefined;
   }
 
+  /**
+   * Withdraws a socket's access (its login ended): `pusher:error` 4009, then closed with 4009, which
+   * pusher-js takes as "do not reconnect". Returns whether it was connected here.
+   */
+  withdraw(socketId: string): boolean {
+    const connection = this.#connections.get(socketId);
+    connection?.fail('accessWithdrawn');
+    return connection !== undefined;
+  }
+
   /** How many sockets are connected. */
   get connectionCount(): number {
     return this.#connections.size;
@@ -136,7 +150,10 @@ export class EmbeddedPusher {
       timers: this.#timers,
       activityTimeoutMs: this.#activityTimeoutS * 1000,
       pongTimeoutMs: this.#pongTimeoutMs,
-      onClosed: (closed) => this.#connections.delete(closed.socketId),
+      onClosed: (closed) => {
+        this.#connections.delete(closed.socketId);
+        this.#onSocketClosed?.(closed.socketId);
+      },
     });
     this.#connections.set(connection.socketId, connection);
     return connection;

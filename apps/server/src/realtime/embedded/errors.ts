@@ -13,6 +13,8 @@ export const PUSHER_ERRORS = {
   unsupportedProtocol: { code: 4007, close: true, message: 'Unsupported protocol version.' },
   /** A private or presence subscription with a missing or forged `auth`. */
   unauthorized: { code: 4009, close: false, message: 'Subscription refused: invalid auth.' },
+  /** The login that let the socket into its channels ended (a logout, a removed user). */
+  accessWithdrawn: { code: 4009, close: true, message: 'Signed out: this session has ended.' },
   /** No `pusher:pong` came back within the pong timeout. */
   pongTimeout: { code: 4201, close: true, message: 'Pong reply not received.' },
   /** A `client-*` event: client events are not enabled on this app. */
