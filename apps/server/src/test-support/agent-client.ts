@@ -129,7 +129,7 @@ async function within<T>(promise: Promise<T>, timeoutMs: number, what: string): 
 
 /** A logged-in agent with its softphone registered. */
 export class AgentClient {
-  /** The werift peers of every call so far (closed with the client). */
+  /** The werift peers of the calls not hung up yet (closed with the client). */
   readonly #peers: WeriftBrowser[] = [];
   readonly #heartbeat: NodeJS.Timeout;
   #call: AgentCall | undefined;
@@ -353,7 +353,7 @@ export class AgentClient {
     const call = this.#requireCall('hang up');
     this.signal.send('hangup', { callsid: call.callSid });
     this.#call = undefined;
-    await call.peer.close();
+    await this.#closePeer(call.peer);
   }
 
   /**
@@ -368,7 +368,7 @@ export class AgentClient {
       timeoutMs,
     );
     if (this.#call === call) this.#call = undefined;
-    await call.peer.close();
+    await this.#closePeer(call.peer);
     return frame.payload;
   }
 
@@ -441,7 +441,7 @@ export class AgentClient {
         throw this.#explainUnmatchedHangup(error, callSid ?? temporarySid);
       });
       if (frame.type === 'hangup') {
-        await peer.close();
+        await this.#closePeer(peer);
         throw new OutboundCallFailedError(
           `the outbound call ended before it was answered: ${JSON.stringify(frame.payload)}`,
           frame.payload,
@@ -548,6 +548,16 @@ export class AgentClient {
         `only as ${knownSid}: an SDK would not match that hangup and would keep dialing`,
       stray.payload,
     );
+  }
+
+  /**
+   * Closes a call's peer and forgets it: a peer keeps everything it heard, so an agent taking
+   * call after call (the soak) would otherwise hold every call's audio until it closes.
+   */
+  async #closePeer(peer: WeriftBrowser): Promise<void> {
+    await peer.close();
+    const index = this.#peers.indexOf(peer);
+    if (index >= 0) this.#peers.splice(index, 1);
   }
 
   #newPeer(): WeriftBrowser {

@@ -16,15 +16,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import type { SQL } from 'drizzle-orm';
-import { PgDialect } from 'drizzle-orm/pg-core';
 import type { LeadIntakeResponse } from '@leadline/contracts';
-import { users } from '../db/schema';
 import { SIGNAL_PATH } from '../leadline';
 import { serverRoot } from '../lib/app-root';
 import { requestJson, type HttpResult } from './http-json';
 import type { HttpSession } from './http-session';
 import type { RealLeadline } from './real-engine';
+import { agentProductOf } from './remote-agent-product';
 
 /**
  * How long the product may take to start: migrations, the seed and the media workers, all
@@ -226,15 +224,7 @@ export class ChildLeadline {
    * Anything else the client would ask of the product fails loudly rather than guessing.
    */
   agentProduct(observer: HttpSession): RealLeadline {
-    const adapter = {
-      url: this.url,
-      signalUrl: this.signalUrl,
-      addCleanup: (cleanup: () => Promise<void> | void) => this.addCleanup(cleanup),
-      flows: { idle: async () => undefined },
-      db: { select: (fields: Record<string, unknown>) => onlineQuery(observer, fields) },
-    };
-    // Only the members above exist; the cast is what lets the in-process client drive a child.
-    return adapter as unknown as RealLeadline;
+    return agentProductOf(this, observer);
   }
 }
 
@@ -246,28 +236,4 @@ function readyUrlIn(line: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-const dialect = new PgDialect();
-
-/** The one query `AgentClient.login` makes, answered over HTTP by `observer`. */
-function onlineQuery(observer: HttpSession, fields: Record<string, unknown>) {
-  if (Object.keys(fields).join() !== 'online' || fields.online !== users.isOnlineApp) {
-    throw new Error('the child product answers only "is this user online in the app?"');
-  }
-  return {
-    from(table: unknown) {
-      if (table !== users) throw new Error('the child product answers only queries of users');
-      return {
-        async where(condition: SQL): Promise<Array<{ online: boolean }>> {
-          const { sql, params } = dialect.sqlToQuery(condition);
-          if (sql !== '"users"."id" = $1' || typeof params[0] !== 'number') {
-            throw new Error(`the child product answers only "users"."id" = $1, not ${sql}`);
-          }
-          const row = await observer.presenceOf(params[0]);
-          return [{ online: row.is_online_app }];
-        },
-      };
-    },
-  };
 }
