@@ -225,14 +225,16 @@ describe('account A cannot reach account B', () => {
     });
   });
 
-  it("POST /api/v1/pusher/auth: 403 for the channel of B's user", async () => {
-    const res = await f.t.app.inject({
-      method: 'POST',
-      url: '/api/v1/pusher/auth',
-      headers: f.auth(f.agent1),
-      payload: { socket_id: '1.2', channel_name: `presence-user-${b.userId}` },
-    });
-    expect(res.statusCode).toBe(403);
+  it("POST /api/v1/pusher/auth: 403 for the channel of B's user and for B's account channel", async () => {
+    for (const channel of [`presence-user-${b.userId}`, `private-account-${ACCOUNT_B}`]) {
+      const res = await f.t.app.inject({
+        method: 'POST',
+        url: '/api/v1/pusher/auth',
+        headers: f.auth(f.agent1),
+        payload: { socket_id: '1.2', channel_name: channel },
+      });
+      expect({ channel, status: res.statusCode }).toEqual({ channel, status: 403 });
+    }
   });
 
   it('POST /apps/webrtc/check never rings a lead of B', async () => {
