@@ -1,9 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 // End-to-end specs: the built product in a child process, Chromium driven by playwright-core.
-// Two files at a time: a spec mostly waits (real-time audio, rings, outages), using under one
-// core on average, so two share CI's two cores; each has its own product, port, data folder and
-// browser.
+// One file at a time (2 cores; each spec runs a server and browsers).
 export default defineConfig({
   test: {
     name: 'e2e',
@@ -13,8 +11,7 @@ export default defineConfig({
     setupFiles: ['./support/view-audit-setup.ts'],
     // The demo database, migrated and seeded once; each spec's product starts on a copy.
     globalSetup: ['./support/seeded-database.ts'],
-    fileParallelism: true,
-    maxWorkers: 2,
+    fileParallelism: false,
     testTimeout: 120_000,
     // A spec's setup starts the product (up to START_TIMEOUT_MS in support/product.ts).
     hookTimeout: 240_000,
