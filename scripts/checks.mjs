@@ -1,15 +1,13 @@
-// The static checks of `npm test`, run side by side: each workspace's typecheck, ESLint and
+// The static checks of `npm test` (which runs them beside the tests at idle priority; alone:
+// `npm run check`), run side by side: each workspace's typecheck, ESLint and
 // Prettier are independent processes, so they share the machine's cores instead of queueing
 // (about a minute less on CI's two cores). Each check's output is printed whole when it ends;
 // the exit code is non-zero when any check failed, after every check ended.
 import { spawn } from 'node:child_process';
-import { availableParallelism, setPriority } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { readFileSync } from 'node:fs';
 
 const root = new URL('..', import.meta.url).pathname;
-// `--idle` (npm test runs the checks beside the tests): the lowest priority, inherited by every
-// check this starts.
-if (process.argv.includes('--idle')) setPriority(19);
 const { workspaces } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
 
 /** @type {Array<{ name: string; command: string; args: string[]; cwd: string }>} */
