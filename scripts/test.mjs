@@ -1,14 +1,16 @@
 // `npm test`: the static checks, the unit and integration tests, the build and the end-to-end
 // specs. The tests run one phase after another at normal priority; the checks (typechecks,
 // ESLint, Prettier) run beside them at the machine's idle priority (SCHED_IDLE through `chrt`
-// where it exists, and nice 19; inherited by every process they start). The tests spend much of their time waiting on real-time audio,
-// rings and timers (the e2e phase keeps about half of two cores busy), and the checks, which
-// read no clock, fill those gaps without taking a core from a test that wants one: on CI's two
-// cores this takes the checks' two and a half minutes off the run.
+// where it exists, and nice 19; inherited by every process they start). The tests spend much
+// of their time waiting on real-time audio, rings and timers, and the checks, which read no
+// clock, fill those gaps without taking a core from a test that wants one: on CI's two cores
+// this takes the checks' two and a half minutes off the run (the unit phase took 364 s with
+// them beside it, 376 s alone).
 //
 // With `TEST_POSTGRES_URL` set (CI sets it), the server's tests where PostgreSQL's behaviour can
-// differ from PGlite's run a second time against that server, beside the e2e phase and at idle
-// priority too (see POSTGRES_PASS).
+// differ from PGlite's run a second time against that server, as the last phase (POSTGRES_PASS).
+// Not beside the e2e specs: tried, the e2e phase took 35 % longer (it is busier than its
+// average suggests, and the PostgreSQL server's own work is not at idle priority).
 //
 // The background jobs' output is printed when they end; the exit code is non-zero when any job
 // or test phase failed. A failed test phase stops the phases after it, as `&&` would.
@@ -17,10 +19,14 @@ import { spawn, spawnSync } from 'node:child_process';
 const root = new URL('..', import.meta.url).pathname;
 
 /** Runs `command` with the output passed through; resolves with whether it exited 0. */
-function runPhase(name, command, args) {
+function runPhase(name, command, args, env = {}) {
   return new Promise((resolve) => {
     console.log(`\n── ${name}: ${[command, ...args].join(' ')}`);
-    const child = spawn(command, args, { cwd: root, stdio: 'inherit' });
+    const child = spawn(command, args, {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: 'inherit',
+    });
     children.add(child);
     child.on('close', (code) => {
       children.delete(child);
@@ -61,13 +67,12 @@ const hasChrt = spawnSync('chrt', ['--version'], { stdio: 'ignore' }).status ===
  * Starts `args` (a Node script and its arguments) at idle priority, its output kept until it
  * ends; resolves with whether it exited 0 and what it printed.
  */
-function startIdle(name, args, env = {}) {
+function startIdle(name, args) {
   const [command, commandArgs] = hasChrt
     ? ['chrt', ['--idle', '0', 'nice', '-n', '19', process.execPath, ...args]]
     : ['nice', ['-n', '19', process.execPath, ...args]];
   const child = spawn(command, commandArgs, {
     cwd: root,
-    env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
@@ -90,28 +95,29 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 
-const vitest = 'node_modules/vitest/vitest.mjs';
 const started = Date.now();
 const background = [startIdle('static checks', ['scripts/checks.mjs'])];
 let testsOk = await runPhase('unit and integration tests', 'npx', ['vitest', 'run']);
 if (!testsOk)
   console.error('\nThe unit and integration tests failed; the phases after them were not run.');
 const postgres = process.env.TEST_POSTGRES_URL;
-if (testsOk && postgres) {
-  background.push(
-    startIdle(
-      `server tests again on PostgreSQL (${postgres.replace(/\/\/[^@]*@/, '//…@')})`,
-      [vitest, 'run', '--project', 'server', ...POSTGRES_PASS],
-      { DATABASE_URL: postgres },
-    ),
-  );
-}
-for (const [name, command, args] of [
+const later = [
   ['build', 'npm', ['run', 'build']],
   ['end-to-end specs', 'npm', ['run', 'test:e2e']],
-]) {
+  ...(postgres
+    ? [
+        [
+          `server tests again on PostgreSQL (${postgres.replace(/\/\/[^@]*@/, '//…@')})`,
+          'npx',
+          ['vitest', 'run', '--project', 'server', ...POSTGRES_PASS],
+          { DATABASE_URL: postgres },
+        ],
+      ]
+    : []),
+];
+for (const [name, command, args, env] of later) {
   if (!testsOk) break;
-  testsOk = await runPhase(name, command, args);
+  testsOk = await runPhase(name, command, args, env);
   if (!testsOk) console.error(`\nThe ${name} failed; the phases after it were not run.`);
 }
 let ok = testsOk;

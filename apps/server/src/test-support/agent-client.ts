@@ -20,7 +20,7 @@ import {
 } from '@leadline/voice/testing';
 import { users } from '../db/schema';
 import { DEMO_PASSWORD } from '../db/seed';
-import { requestJson, type HttpResult } from './http-json';
+import { requestJson, sessionCookieOf, type HttpResult } from './http-json';
 import type { RealLeadline } from './real-engine';
 import { pause, REAL_WAIT_MS, waitUntil, WaitTimeoutError } from './wait-until';
 
@@ -30,8 +30,6 @@ const AUDIO_RATE_HZ = 8000;
 const HEARTBEAT_MS = 5_000;
 /** No new audio for this long means the media stopped. */
 const QUIET_MS = 300;
-/** The session cookie's name. */
-const SESSION_COOKIE = 'leadline_session';
 
 /** Options of {@link AgentClient.login}. */
 export interface AgentClientOptions {
@@ -100,16 +98,6 @@ export class UnmatchedHangupError extends Error {
 }
 
 let outboundCounter = 0;
-
-/** The value of the session cookie in a login answer's `set-cookie` headers. */
-function sessionCookieOf(headers: Headers): string {
-  for (const line of headers.getSetCookie()) {
-    const [pair] = line.split(';');
-    const [name, ...value] = (pair ?? '').split('=');
-    if (name?.trim() === SESSION_COOKIE) return `${SESSION_COOKIE}=${value.join('=')}`;
-  }
-  throw new Error('the login answer set no session cookie');
-}
 
 /** Rejects with a `WaitTimeoutError` naming `what` if `promise` takes longer than `timeoutMs`. */
 async function within<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {

@@ -4,10 +4,8 @@
  * product says (history, presence of other agents) without becoming routable themselves.
  */
 import { DEMO_PASSWORD } from '../db/seed';
-import { requestJson, type HttpResult } from './http-json';
+import { requestJson, sessionCookieOf, type HttpResult } from './http-json';
 
-/** The session cookie's name. */
-const SESSION_COOKIE = 'leadline_session';
 
 /** One row of `GET /api/v1/users/paginated`: an agent and where they are. */
 export interface AgentPresenceRow {
@@ -101,14 +99,4 @@ export class HttpSession {
         throw new Error(`user ${userId} is not in the agent list`);
     }
   }
-}
-
-/** The value of the session cookie in a login answer's `set-cookie` headers. */
-function sessionCookieOf(headers: Headers): string {
-  for (const line of headers.getSetCookie()) {
-    const [pair] = line.split(';');
-    const [name, ...value] = (pair ?? '').split('=');
-    if (name?.trim() === SESSION_COOKIE) return `${SESSION_COOKIE}=${value.join('=')}`;
-  }
-  throw new Error('the login answer set no session cookie');
 }
