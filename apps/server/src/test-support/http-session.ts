@@ -6,7 +6,6 @@
 import { DEMO_PASSWORD } from '../db/seed';
 import { requestJson, sessionCookieOf, type HttpResult } from './http-json';
 
-
 /** One row of `GET /api/v1/users/paginated`: an agent and where they are. */
 export interface AgentPresenceRow {
   id: number;
