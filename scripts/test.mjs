@@ -12,8 +12,9 @@
 // Not beside the e2e specs: tried, the e2e phase took 35 % longer (it is busier than its
 // average suggests, and the PostgreSQL server's own work is not at idle priority).
 //
-// The background jobs' output is printed when they end; the exit code is non-zero when any job
-// or test phase failed. A failed test phase stops the phases after it, as `&&` would.
+// The checks' output is printed after the test phases (a failed check is reported then, not
+// first, as `npm run check` alone would); the exit code is non-zero when the checks or any test
+// phase failed. A failed test phase stops the phases after it, as `&&` would.
 import { spawn, spawnSync } from 'node:child_process';
 
 const root = new URL('..', import.meta.url).pathname;
