@@ -4,7 +4,9 @@
  * stopped as `npm start` is stopped (SIGTERM, then SIGKILL after a grace period).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 const benchDir = fileURLToPath(new URL('..', import.meta.url));
@@ -61,4 +63,29 @@ export function closeOnSignals(product: { close(): Promise<void> }): void {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+}
+
+/** Clock ticks per second of /proc/<pid>/stat (100 on Linux). */
+const CLK_TCK = 100;
+
+/** Resolves with the first JSON line of `child` that has `ready`. */
+export async function ready<T>(child: ChildProcess, what: string): Promise<T> {
+  let errors = '';
+  child.stderr?.on('data', (d: Buffer) => (errors += d.toString()));
+  for await (const line of createInterface({ input: child.stdout! })) {
+    try {
+      const parsed = JSON.parse(line) as { ready?: boolean };
+      if (parsed.ready) return parsed as T;
+    } catch {
+      // Not ours (a log line).
+    }
+  }
+  throw new Error(`${what} did not start: ${errors}`);
+}
+
+/** The CPU time `pid` has used (all its threads), ms. */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // utime and stime are fields 14 and 15 of /proc/pid/stat; index 11 and 12 after the name.
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
 }

@@ -28,7 +28,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { quantile, round } from '../lib/stats';
-import { canPin, startOnCore, stopChild } from '../lib/processes';
+import { canPin, cpuMs, ready, startOnCore, stopChild } from '../lib/processes';
 import { writeSection } from '../lib/report';
 import type { LoadResult } from './load-client';
 
@@ -56,28 +56,6 @@ const CLK_TCK = 100;
 /** Cores: the server on one, the load client on the other. */
 const SERVER_CORE = 0;
 const CLIENT_CORE = 1;
-
-/** Resolves with the first JSON line of `child` that has `ready`. */
-async function ready<T>(child: ChildProcess, what: string): Promise<T> {
-  let errors = '';
-  child.stderr?.on('data', (d: Buffer) => (errors += d.toString()));
-  for await (const line of createInterface({ input: child.stdout! })) {
-    try {
-      const parsed = JSON.parse(line) as { ready?: boolean };
-      if (parsed.ready) return parsed as T;
-    } catch {
-      // Not ours (a log line).
-    }
-  }
-  throw new Error(`${what} did not start: ${errors}`);
-}
-
-/** The CPU time `pid` has used (all its threads), ms. */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  // utime and stime are fields 14 and 15 of /proc/pid/stat; index 11 and 12 after the name.
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
-}
 
 /** CPU time per thread of `pid` (ms), keyed `tid name`. */
 function threadCpuMs(pid: number): Map<string, number> {
