@@ -22,7 +22,6 @@
  * `BENCH_SERVER_STDOUT=<file>` (the product's output after it is ready, one file per round),
  * `BENCH_TRACE=1` (each offered lead's time, in posting order).
  */
-import type { ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
