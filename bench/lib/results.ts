@@ -22,7 +22,7 @@ export interface Measure {
 
 /** A benchmark's headline row. */
 export interface BenchRow {
-  /** The benchmark's name, as `npm run bench -- <name>` takes it. */
+  /** The row's id (a benchmark may record more than one row; its command names it). */
   name: string;
   /** The row's title in the summary, e.g. "call setup". */
   title: string;
@@ -119,7 +119,8 @@ export const SIDE_BY_SIDE = [
   'call-setup',
   'incoming-lead',
   'mouth-to-ear',
-  'api',
+  'api-user',
+  'api-paginated',
   'app-load',
 ] as const;
 
