@@ -1,0 +1,85 @@
+/**
+ * The console benchmarks' product: the built server (`node apps/server/dist/main.js`, as
+ * `npm start` runs it, serving the built console from apps/web/dist) in a child process on a free
+ * loopback port with a fresh data folder (it migrates and seeds the demo on its first start),
+ * stopped with SIGTERM (SIGKILL after 10 s) and its folder removed.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface BuiltProduct {
+  url: string;
+  pid: number;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Starts the built product and resolves once `/healthz` answers 200. */
+export async function startBuiltProduct(env: Record<string, string> = {}): Promise<BuiltProduct> {
+  const main = join(repoRoot, 'apps/server/dist/main.js');
+  const index = join(repoRoot, 'apps/web/dist/index.html');
+  if (!existsSync(main) || !existsSync(index)) {
+    throw new Error('The product is not built: run `npm run build` first.');
+  }
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'leadline-bench-console-'));
+  const child = spawn(process.execPath, [main], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      VOICE_ICE_ADDRESSES: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) {
+      await stop();
+      throw new Error(`The product exited (${child.exitCode}):\n${output}`);
+    }
+    const ok = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) break;
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`The product did not start in 120 s:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { url, pid: child.pid!, output: () => output, stop };
+}
