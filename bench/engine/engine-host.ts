@@ -6,7 +6,9 @@
  *
  * Environment: `PORT` (0: any), `DATA_DIR` (recordings and sandbox files), `WORKERS` (media
  * worker threads), `THREAD_NICE` (their nice value, `none` to leave it; default the engine's). Prints one JSON line `{"ready":true,"port":…}` when it listens; `GET /stats`
- * answers with each media worker's loop statistics since the previous call.
+ * answers with each media worker's loop statistics since the previous call. `GET
+ * /ring?room=<sid>&a=<identity>&b=<identity>` rings two registered clients into one room (a call
+ * between two WebRTC legs, for bench/capacity); it answers `{"ringing":<devices rung>}`.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -54,6 +56,25 @@ engine.subscribe((event) => {
 await engine.start();
 
 const server = createServer((request, response) => {
+  if (request.url?.startsWith('/ring?')) {
+    const query = new URL(request.url, 'http://host').searchParams;
+    const room = query.get('room') ?? '';
+    Promise.all(
+      [query.get('a'), query.get('b')].map((identity) =>
+        engine.ringAgent(room, identity ?? '', {}, { role: 'agent' }),
+      ),
+    ).then(
+      (rung) => {
+        response.setHeader('content-type', 'application/json');
+        response.end(JSON.stringify({ ringing: rung[0]! + rung[1]! }));
+      },
+      (error: unknown) => {
+        response.statusCode = 500;
+        response.end(String(error));
+      },
+    );
+    return;
+  }
   if (request.url === '/stats') {
     media.stats().then(
       (stats) => {

@@ -1,0 +1,215 @@
+/**
+ * The capacity bench's section of docs/benchmarks.md (set-up, a table of every step of each
+ * system, both capacities, the ratio against its target and where our media workers' time goes)
+ * and its row of the side-by-side summary.
+ */
+import { machine, type BenchRow } from '../lib/results';
+import type { Search } from './capacity';
+import type { ProfileSummary } from './profile';
+import type { StepResult } from './step';
+
+export const TARGET = '≥ Janus';
+const COMMAND = 'npm run bench -- engine-capacity';
+
+const f1 = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '–');
+const f0 = (n: number): string => (Number.isFinite(n) ? n.toFixed(0) : '–');
+
+/** Ours / Janus, legs per core (the server has one core). */
+export const ratioOf = (ours: Search, janus: Search): number =>
+  janus.capacity > 0 ? ours.capacity / janus.capacity : Number.NaN;
+
+function stepsTable(search: Search, thresholdMs: number): string {
+  const head = [
+    'Legs (calls)',
+    'Legs up',
+    'Inter-arrival deviation p50 / p99 / max (ms)',
+    'Lateness p99 / max (ms)',
+    'Lost frames',
+    'Server CPU (1 core)',
+    'Load-client CPU (processes)',
+    'Client loop delay p99 (ms)',
+    'Setup (s)',
+    `p99 < ${thresholdMs} ms, all up`,
+  ];
+  const rows = [...search.steps]
+    .sort((a, b) => a.legs - b.legs)
+    .map((s: StepResult) => {
+      const d = s.pacing.interArrivalDeviationMs;
+      return [
+        `${s.legs} (${s.legs / 2})`,
+        `${s.up}/${s.legs}`,
+        `${f1(d.p50)} / ${f1(d.p99)} / ${f0(d.max)}`,
+        `${f1(s.pacing.latenessMs.p99)} / ${f0(s.pacing.latenessMs.max)}`,
+        `${s.pacing.lostFrames} of ${s.pacing.frames + s.pacing.lostFrames}`,
+        `${f0(s.serverCpuPercent)} %`,
+        `${f0(s.clientCpuPercent)} % (${s.loadProcesses})${s.loadBound ? ' **load-bound**' : ''}`,
+        f1(s.clientLoopDelayP99Ms),
+        f1(s.setupMs / 1000),
+        s.pass ? 'yes' : `no${s.error ? ` (${s.error.slice(0, 80)})` : ''}`,
+      ];
+    });
+  return [
+    `| ${head.join(' | ')} |`,
+    `|${head.map(() => '---').join('|')}|`,
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+  ].join('\n');
+}
+
+const capacityText = (search: Search | undefined): string =>
+  !search
+    ? 'not run'
+    : `${search.capacity} legs/core${search.firstFailure === undefined ? ' (no step failed: at least this)' : `, ${search.firstFailure} failed`}${search.loadBound ? ' (the load generator was near a whole core: the capacity may be the client’s)' : ''}`;
+
+/** A few words on the profile, for the summary's `missedBy`. */
+function profileGist(summary: ProfileSummary | undefined): string {
+  if (!summary || summary.busyMs === 0) return 'no profile';
+  const files = summary.files
+    .slice(0, 3)
+    .map((f) => `${f.name} ${Math.round(f.share * 100)} %`)
+    .join(', ');
+  return `media workers' self time: ${files}`;
+}
+
+function profileMarkdown(
+  profile: { step: StepResult; summary: ProfileSummary } | undefined,
+): string[] {
+  if (!profile) return ['*No profile run* (`BENCH_PROFILE=0`, or ours was not run).'];
+  const { step, summary } = profile;
+  if (summary.threads === 0 || summary.busyMs === 0)
+    return ['The profile run wrote no media worker profile with samples in the window.'];
+  const d = step.pacing.interArrivalDeviationMs;
+  const table = (rows: ProfileSummary['functions'], what: string) => [
+    `| ${what} | Self ms | Share of busy |`,
+    '|---|---:|---:|',
+    ...rows.map(
+      (r) => `| \`${r.name.replace(/\|/g, '\\|')}\` | ${f0(r.ms)} | ${f1(r.share * 100)} % |`,
+    ),
+  ];
+  return [
+    `Our engine once more with ${step.legs} legs, run with \`node --cpu-prof\` (every thread writes a profile; profiling slows it, so this run's pacing, p99 ${f1(d.p99)} ms, is not a step of the search). Over the ${f1(summary.windowMs / 1000)} s window the ${summary.threads} media worker threads were busy ${f0(summary.busyMs)} ms in all (${f0((summary.busyMs / summary.windowMs) * 100)} % of one core; the process used ${f0(step.serverCpuPercent)} %, the rest being the main thread, libuv and V8's own threads). Self time by source file, then by function:`,
+    '',
+    ...table(summary.files, 'File'),
+    '',
+    ...table(summary.functions, 'Function (file:line)'),
+  ];
+}
+
+export interface ReportInput {
+  searches: { ours?: Search; janus?: Search };
+  profile: { step: StepResult; summary: ProfileSummary } | undefined;
+  settings: {
+    start: number;
+    max: number;
+    maxSteps: number;
+    windowMs: number;
+    warmupMs: number;
+    legsPerLoadProcess: number;
+    thresholdMs: number;
+  };
+  janusVersion: string;
+  elapsedS: number;
+}
+
+export function reportSection(input: ReportInput): string {
+  const { searches, settings } = input;
+  const m = machine();
+  const { ours, janus } = searches;
+  const ratio = ours && janus ? ratioOf(ours, janus) : Number.NaN;
+  const met = Number.isFinite(ratio) && ratio >= 1;
+  const lines = [
+    '## Engine capacity: legs per core at frame pacing p99 < 5 ms, next to Janus AudioBridge',
+    '',
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, Janus ${input.janusVersion} (Debian), with \`npx tsx bench/capacity/run.ts\` (\`${COMMAND}\`); the whole run took ${Math.round(input.elapsedS / 60)} min. Both systems were measured in this run, one after the other, on the same machine.`,
+    '',
+    '**Call shape, the same on both.** A call is two WebRTC legs (werift, DTLS-SRTP, PCMU 8 kHz) in one room; each leg sends a 1000 Hz PCMU frame every 20 ms and receives the room’s mix (the other leg) from the server every 20 ms; each room’s mix is recorded to a WAV file (the product records every call, and our engine cannot turn that off, so Janus records too). *Legs* counts WebRTC legs (two a call).',
+    '',
+    '- **Ours**: bench/engine/engine-host.ts (the `VoiceEngine` with its `WorkerMediaEngine`, default media workers, no database) pinned to core 0. Each leg logs in and registers on its own PStream socket under its own identity; the host’s `GET /ring` rings both legs of a call into one room as agents, each answers the engine’s offer, and the engine mixes and records them as any call.',
+    `- **Reference**: Janus ${input.janusVersion} (Debian’s \`janus\` package, installed by the bench when missing) pinned to core 0, with a configuration folder of its own: the AudioBridge plugin and the WebSockets transport only, ICE on the loopback interface, RTP ports 30000–39999, logging at level 3. Per call the load generator creates a room (\`sampling_rate: 8000\`, \`record: true\`, private, no audio-level events) and both legs join it with \`codec: "pcmu"\` and their offer; one Janus session per load process, one plugin handle per leg.`,
+    `- **Load generator, the same for both** (bench/capacity/load-client.ts, one process per ${settings.legsPerLoadProcess} legs, pinned to the cores the server does not use: core 1 here, at nice −10): at most 12 calls setting up at a time; a leg not up within 15 s counts as not up. Once every leg is up it waits ${settings.warmupMs / 1000} s, then timestamps for ${settings.windowMs / 1000} s every PCMU datagram from the server when it reaches the leg's socket (before decryption), as the engine pacing bench does.`,
+    `- **Pacing** (definitions of the media engine section): *inter-arrival deviation* is |time between two frames of a leg − 20 ms| over all legs; *lateness* a frame's arrival against its RTP timestamp relative to the leg's earliest frame. With two load processes, each quantile is the worse process's.`,
+    `- **Capacity**: a step passes when every leg is up and the inter-arrival deviation p99 is under ${settings.thresholdMs} ms. Each step starts the server afresh; leg counts double from ${settings.start} while steps pass (up to ${settings.max}), then bisect between the last pass and the first failure (at most ${settings.maxSteps} steps a system). The server has one core, so legs/core is the largest passing count. A step whose load generator used ${90} % or more of its core is marked *load-bound*: there the client, not the server, may be the limit.`,
+    '',
+    `| | Capacity (legs/core) |`,
+    '|---|---|',
+    `| Leadline engine | **${capacityText(ours)}** |`,
+    `| Janus AudioBridge ${input.janusVersion} | ${capacityText(janus)} |`,
+    `| Ratio ours / Janus (target ${TARGET}) | **${Number.isFinite(ratio) ? `${ratio.toFixed(2)}×` : '–'}** — ${met ? 'met' : 'not met'} |`,
+    '',
+  ];
+  if (ours && janus && !met) {
+    const fewer = janus.capacity - ours.capacity;
+    lines.push(
+      `**Target missed** by ${fewer} legs/core (${f0((fewer / janus.capacity) * 100)} % fewer than Janus). ${profileGist(input.profile?.summary)}; see *where the time goes* below.`,
+      '',
+    );
+  }
+  if (ours)
+    lines.push('### Leadline engine, per step', '', stepsTable(ours, settings.thresholdMs), '');
+  if (janus)
+    lines.push(
+      `### Janus AudioBridge ${input.janusVersion}, per step`,
+      '',
+      stepsTable(janus, settings.thresholdMs),
+      '',
+    );
+  lines.push(
+    '### Where the time goes (our media workers)',
+    '',
+    ...profileMarkdown(input.profile),
+    '',
+  );
+  lines.push(
+    '### Reproduce',
+    '',
+    `\`${COMMAND}\` or \`npx tsx bench/capacity/run.ts\` (as root if Janus must be installed), on an otherwise idle machine with 2 cores or more (the server is pinned to core 0, the load to the others). \`BENCH_SYSTEMS=ours\` or \`janus\` runs one side; \`BENCH_CAPACITY_START\`, \`BENCH_CAPACITY_MAX\`, \`BENCH_CAPACITY_STEPS\`, \`BENCH_WINDOW_MS\`, \`BENCH_WARMUP_MS\`, \`BENCH_LEGS_PER_LOAD_PROCESS\` change the search; \`BENCH_PROFILE=0\` skips the profile run; \`BENCH_WRITE=0\` prints this section instead of writing it.`,
+  );
+  return lines.join('\n');
+}
+
+/** The side-by-side summary row. */
+export function summaryRow(
+  ours: Search,
+  janus: Search,
+  janusVersion: string,
+  profile: ProfileSummary | undefined,
+): Omit<BenchRow, 'measuredAt'> {
+  const ratio = ratioOf(ours, janus);
+  const met = Number.isFinite(ratio) && ratio >= 1;
+  const fewer = janus.capacity - ours.capacity;
+  const stepOf = (s: StepResult) => ({
+    legs: s.legs,
+    up: s.up,
+    interArrivalDeviationMs: s.pacing.interArrivalDeviationMs,
+    serverCpuPercent: s.serverCpuPercent,
+    clientCpuPercent: s.clientCpuPercent,
+    pass: s.pass,
+    loadBound: s.loadBound,
+  });
+  return {
+    name: 'engine-capacity',
+    title: 'engine capacity',
+    statistic: 'legs at frame pacing p99 < 5 ms, server on 1 core',
+    ours: { label: 'Leadline engine', value: ours.capacity, unit: 'legs/core' },
+    reference: {
+      label: `Janus AudioBridge ${janusVersion}`,
+      value: janus.capacity,
+      unit: 'legs/core',
+    },
+    ratio,
+    target: TARGET,
+    met,
+    ...(met
+      ? {}
+      : {
+          missedBy: `${fewer} legs/core (${f0((fewer / Math.max(1, janus.capacity)) * 100)} %) fewer; profile: ${profileGist(profile)}`,
+        }),
+    command: COMMAND,
+    details: {
+      oursSteps: ours.steps.map(stepOf),
+      janusSteps: janus.steps.map(stepOf),
+      oursLoadBound: ours.loadBound,
+      janusLoadBound: janus.loadBound,
+      ...(profile ? { profile: { busyMs: profile.busyMs, files: profile.files.slice(0, 8) } } : {}),
+    },
+  };
+}
