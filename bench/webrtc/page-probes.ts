@@ -8,7 +8,8 @@
  *   (|x| > 0.01) after at least `gapMs` below it (a track's first audio is its first onset).
  *   Each peer connection's phases are timestamped (created, offer/answer, descriptions set, ICE
  *   and DTLS connected, first RTP packet received by polling `getStats` every 5 ms), and so is
- *   every click, by a capture-phase listener on the document.
+ *   every click, by a capture-phase listener on the document. The page's peer connections
+ *   are kept in `window.__probePcs` (for `getStats` at the end).
  * - `startStaticServer()`: a plain loopback HTTP server with the floor's pages.
  *
  * Clock: every time is epoch milliseconds in the page's clock, `performance.timeOrigin +
@@ -159,6 +160,8 @@ function probeScript(config: { mic: boolean; gapMs: number; threshold: number })
     constructor(configuration?: RTCConfiguration) {
       super(configuration);
       probe.pcs.push({ id: this.probeId, phases: this.phases });
+      const w = window as unknown as { __probePcs?: RTCPeerConnection[] };
+      (w.__probePcs ??= []).push(this);
       this.addEventListener('iceconnectionstatechange', () =>
         this.mark(`ice-${this.iceConnectionState}`),
       );

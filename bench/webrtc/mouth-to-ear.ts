@@ -1,0 +1,368 @@
+/**
+ * Mouth-to-ear delay through the engine's conference next to a direct peer-to-peer call
+ * (`npx tsx bench/webrtc/mouth-to-ear.ts`, `npm run bench -- mouth-to-ear`).
+ *
+ * The fake microphone of Chromium plays tone bursts (1 kHz, 200 ms, then 800 ms of silence,
+ * looped). Agent A's page times the onsets of its own microphone track, agent B's page the
+ * onsets it receives (page-probes.ts: an AudioWorklet finds the first sample above −40 dBFS
+ * after 300 ms below, on the audio clock, mapped to the page's clock); pages of one browser share
+ * that clock (`performance.timeOrigin + performance.now()`). Each received onset is matched to
+ * the latest microphone onset of A before it, within one period; the difference is the
+ * mouth-to-ear delay from A's microphone track to B's remote track, as Web Audio sees both.
+ *
+ * Ours: A and B are softphone pages (our SDK) on the embedded engine (e2e/support/
+ * engine-harness.ts: a `VoiceEngine` over real werift legs in media workers), both rung into one
+ * call and accepted: a conference room of two, whose audio goes through the engine's jitter
+ * buffer and mixer. B is muted, so A hears nothing that its echo canceller could confuse with
+ * its own bursts. Floor: two more pages in the same browser, A's microphone track sent straight
+ * to B by an RTCPeerConnection (signalling through page.evaluate). The two alternate in windows
+ * (the other one muted), so load drifts hit both; onsets within 50 ms of a switch are left out.
+ * Writes its section of docs/benchmarks.md and its row of the summary.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { generateTone, writeWavFile } from '@leadline/voice/dsp';
+import { launchChromium } from '../../e2e/support/browser';
+import {
+  openSoftphone,
+  startEngineHarness,
+  type EngineHarness,
+} from '../../e2e/support/engine-harness';
+import { machine, recordRow } from '../lib/results';
+import { writeSection } from '../lib/report';
+import { quantile, round } from '../lib/stats';
+import { installProbes, probeRecord, startStaticServer } from './page-probes';
+
+const BURST_MS = 200;
+const PERIOD_MS = 1000;
+/** Windows per side, and their length: 4 × 7 s gives about 24 onsets a side. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const WINDOW_MS = Number(process.env.BENCH_WINDOW_MS ?? 7000);
+/** Onsets of A's microphone this close after a switch are left out (a burst cut by it). */
+const SWITCH_MARGIN_MS = 50;
+
+const cleanups: Array<() => Promise<unknown>> = [];
+async function cleanUp(): Promise<void> {
+  while (cleanups.length > 0) {
+    try {
+      await cleanups.pop()!();
+    } catch (error) {
+      console.error('clean-up:', error);
+    }
+  }
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => void cleanUp().then(() => process.exit(1)));
+}
+
+/** The fake microphone: 1 kHz bursts of 200 ms every second, 48 kHz, 120 s (Chromium loops it). */
+async function burstWav(): Promise<string> {
+  const rate = 48_000;
+  const samples = new Int16Array(rate * 120);
+  const burst = generateTone(
+    { frequencyHz: 1000, sampleRateHz: rate, dbfs: -6 },
+    (rate * BURST_MS) / 1000,
+  );
+  for (let at = 0; at + burst.length <= samples.length; at += (rate * PERIOD_MS) / 1000)
+    samples.set(burst, at);
+  const path = join(mkdtempSync(join(tmpdir(), 'leadline-m2e-')), 'bursts.wav');
+  await writeWavFile(path, samples, rate);
+  return path;
+}
+
+/** The page's clock now (epoch ms). */
+const pageNow = (page: Page) => page.evaluate(() => performance.timeOrigin + performance.now());
+
+/** One side: its pages and how to let A's audio through to B or not. */
+interface Side {
+  a: Page;
+  b: Page;
+  /** Lets A's microphone through (true) or not; resolves with the page time of the switch. */
+  send(on: boolean): Promise<number>;
+}
+
+type SdkCall = { accept(): void; mute(shouldMute?: boolean): void };
+type CallsWindow = { calls: SdkCall[] };
+
+/** Ours: A and B rung into one call on the engine and accepted; B muted. */
+async function oursSide(browser: Browser, harness: EngineHarness): Promise<Side> {
+  const callSid = 'CAm2ebench';
+  const join = async (identity: string, mic: boolean): Promise<Page> => {
+    const page = await (await browser.newContext()).newPage();
+    await installProbes(page, { mic });
+    await openSoftphone(page, harness, identity);
+    await harness.waitFor('device.online', (e) => e.identity === identity);
+    const since = harness.events.length;
+    if ((await harness.engine.ringAgent(callSid, identity, {})) !== 1)
+      throw new Error(`${identity} was not rung`);
+    await page.waitForFunction(() => (window as unknown as CallsWindow).calls.length > 0);
+    await page.evaluate(() => (window as unknown as CallsWindow).calls[0]!.accept());
+    await harness.waitFor(
+      'agent.answered',
+      (e) => e.callSid === callSid && e.identity === identity,
+      15_000,
+      since,
+    );
+    return page;
+  };
+  const a = await join('agent-a', true);
+  const b = await join('agent-b', false);
+  await b.evaluate(() => (window as unknown as CallsWindow).calls[0]!.mute(true));
+  return {
+    a,
+    b,
+    async send(on) {
+      await a.evaluate((mute) => (window as unknown as CallsWindow).calls[0]!.mute(mute), !on);
+      return pageNow(a);
+    },
+  };
+}
+
+/** The floor: A's microphone track sent straight to B by one RTCPeerConnection each. */
+async function floorSide(browser: Browser, url: string): Promise<Side> {
+  const open = async (mic: boolean) => {
+    const page = await (await browser.newContext()).newPage();
+    await installProbes(page, { mic });
+    await page.goto(url);
+    return page;
+  };
+  const a = await open(true);
+  const b = await open(false);
+  type FloorWindow = {
+    pc: RTCPeerConnection;
+    track: MediaStreamTrack;
+  };
+  // Non-trickle: each side's description once its (loopback) candidates are gathered.
+  const offer = await a.evaluate(async () => {
+    const w = window as unknown as FloorWindow;
+    const stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+    w.pc = new RTCPeerConnection();
+    // A clone goes out, so that muting it (as our SDK mutes: `enabled = false`, the packets
+    // go on carrying silence) leaves the microphone probe's track alone.
+    w.track = stream.getAudioTracks()[0]!.clone();
+    w.pc.addTrack(w.track, stream);
+    await w.pc.setLocalDescription(await w.pc.createOffer());
+    while (w.pc.iceGatheringState !== 'complete') await new Promise((r) => setTimeout(r, 10));
+    return w.pc.localDescription!.toJSON();
+  });
+  const answer = await b.evaluate(async (offer) => {
+    const w = window as unknown as FloorWindow;
+    w.pc = new RTCPeerConnection();
+    const out = document.createElement('audio');
+    out.autoplay = true;
+    document.body.append(out);
+    w.pc.ontrack = (e) => {
+      out.srcObject = e.streams[0] ?? new MediaStream([e.track]);
+      void out.play();
+    };
+    await w.pc.setRemoteDescription(offer);
+    await w.pc.setLocalDescription(await w.pc.createAnswer());
+    while (w.pc.iceGatheringState !== 'complete') await new Promise((r) => setTimeout(r, 10));
+    return w.pc.localDescription!.toJSON();
+  }, offer);
+  await a.evaluate(async (answer) => {
+    const w = window as unknown as FloorWindow;
+    await w.pc.setRemoteDescription(answer);
+    while (w.pc.connectionState !== 'connected') await new Promise((r) => setTimeout(r, 10));
+  }, answer);
+  return {
+    a,
+    b,
+    async send(on) {
+      await a.evaluate((on) => {
+        (window as unknown as FloorWindow).track.enabled = on;
+      }, on);
+      return pageNow(a);
+    },
+  };
+}
+
+/** B's receiving figures (getStats): codec, jitter buffer, round trip. */
+async function receiverStats(b: Page): Promise<Record<string, unknown>> {
+  return b.evaluate(async () => {
+    const out: Record<string, unknown> = {};
+    const w = window as unknown as { __probePcs?: RTCPeerConnection[] };
+    for (const pc of w.__probePcs ?? []) {
+      const stats = await pc.getStats();
+      const byId = new Map<string, Record<string, unknown>>();
+      for (const s of stats.values() as IterableIterator<Record<string, unknown>>)
+        byId.set(s.id as string, s);
+      for (const s of byId.values()) {
+        if (s.type === 'inbound-rtp' && s.kind === 'audio') {
+          const emitted = Number(s.jitterBufferEmittedCount ?? 0);
+          out.codec = byId.get(s.codecId as string)?.mimeType ?? null;
+          out.jitterBufferMs = emitted
+            ? Math.round((Number(s.jitterBufferDelay) / emitted) * 10000) / 10
+            : null;
+          out.jitterMs = Math.round(Number(s.jitter ?? 0) * 10000) / 10;
+          out.packetsLost = s.packetsLost;
+          out.concealedSamples = s.concealedSamples;
+        }
+        if (s.type === 'candidate-pair' && s.nominated && s.currentRoundTripTime !== undefined)
+          out.rttMs = Math.round(Number(s.currentRoundTripTime) * 10000) / 10;
+      }
+    }
+    return out;
+  });
+}
+
+/** Mouth-to-ear delays of `side` from the windows it was sending in. */
+async function delaysOf(side: Side, windows: Array<[number, number]>) {
+  const mic = (await probeRecord(side.a)).onsets.filter((o) => o.kind === 'mic').map((o) => o.t);
+  const heard = (await probeRecord(side.b)).onsets
+    .filter((o) => o.kind === 'remote')
+    .map((o) => o.t);
+  const delays: number[] = [];
+  let unmatched = 0;
+  for (const r of heard) {
+    const m = mic.filter((t) => t <= r).at(-1);
+    if (m === undefined || r - m >= PERIOD_MS) {
+      unmatched++;
+      continue;
+    }
+    // Only bursts that started inside a sending window, clear of its switch.
+    if (!windows.some(([from, to]) => m >= from + SWITCH_MARGIN_MS && m <= to)) continue;
+    delays.push(r - m);
+  }
+  return { delays, micOnsets: mic.length, heardOnsets: heard.length, unmatched };
+}
+
+const started = Date.now();
+try {
+  const [harness, pages, wav] = await Promise.all([
+    startEngineHarness(),
+    startStaticServer(),
+    burstWav(),
+  ]);
+  cleanups.push(
+    () => harness.close(),
+    () => pages.close(),
+  );
+  const browser = await launchChromium(wav);
+  cleanups.push(() => browser.close());
+  const chromiumVersion = browser.version();
+  const ours = await oursSide(browser, harness);
+  const floor = await floorSide(browser, pages.url);
+  const windows = new Map<Side, Array<[number, number]>>([
+    [ours, []],
+    [floor, []],
+  ]);
+  await ours.send(false);
+  await floor.send(false);
+  // Let both connections settle (jitter buffers, echo cancellers) before the first window.
+  await new Promise((r) => setTimeout(r, 2000));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const side of [ours, floor]) {
+      const from = await side.send(true);
+      await new Promise((r) => setTimeout(r, WINDOW_MS));
+      const to = await side.send(false);
+      windows.get(side)!.push([from, to]);
+    }
+  }
+  // The last bursts' arrival.
+  await new Promise((r) => setTimeout(r, 500));
+  const o = await delaysOf(ours, windows.get(ours)!);
+  const f = await delaysOf(floor, windows.get(floor)!);
+  const [oursStats, floorStats] = await Promise.all([
+    receiverStats(ours.b),
+    receiverStats(floor.b),
+  ]);
+  await cleanUp();
+  report(o, f, oursStats, floorStats, chromiumVersion);
+  console.log(`done in ${Math.round((Date.now() - started) / 1000)} s`);
+} catch (error) {
+  console.error(error);
+  await cleanUp();
+  process.exit(1);
+}
+
+function report(
+  o: Awaited<ReturnType<typeof delaysOf>>,
+  f: Awaited<ReturnType<typeof delaysOf>>,
+  oursStats: Record<string, unknown>,
+  floorStats: Record<string, unknown>,
+  chromiumVersion: string,
+): void {
+  if (o.delays.length < 10 || f.delays.length < 10)
+    throw new Error(`too few onsets: ours ${o.delays.length}, floor ${f.delays.length}`);
+  const s = (d: number[]) => ({
+    p50: quantile(d, 0.5),
+    p90: quantile(d, 0.9),
+    min: Math.min(...d),
+    max: Math.max(...d),
+  });
+  const os = s(o.delays);
+  const fs = s(f.delays);
+  const difference = os.p50 - fs.p50;
+  const ratio = os.p50 / fs.p50;
+  const met = difference <= 30;
+  const missedBy = met ? undefined : `${round(difference - 30, 1)} ms over floor + 30 ms`;
+  const n = Math.min(o.delays.length, f.delays.length);
+  const m = machine();
+  const stat = (x: Record<string, unknown>, key: string) => {
+    const value = x[key];
+    return typeof value === 'number' || typeof value === 'string' ? String(value) : '–';
+  };
+  const markdown = [
+    '## Mouth-to-ear: agent A → agent B through the engine, next to peer to peer',
+    '',
+    `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, Chromium ${chromiumVersion} headless. Command: \`npm run bench -- mouth-to-ear\` (or \`npx tsx bench/webrtc/mouth-to-ear.ts\`; \`BENCH_ROUNDS\` and \`BENCH_WINDOW_MS\` set the windows, default ${ROUNDS} × ${WINDOW_MS / 1000} s a side).`,
+    '',
+    `The fake microphone plays 1 kHz bursts (${BURST_MS} ms on, ${PERIOD_MS - BURST_MS} ms off, 48 kHz). Timed: from a burst's onset on agent A's own microphone track to its onset on agent B's remote track, both found by the same AudioWorklet probe (first sample above −40 dBFS after 300 ms below, on the audio clock, mapped to the page's clock by the smallest message delay of the last second; pages of one browser share \`performance.timeOrigin + performance.now()\`; bench/webrtc/page-probes.ts). Each received onset is matched to A's latest microphone onset within one period. The method's own delays (the microphone's path into Web Audio, the remote track's into Web Audio, the clock mapping's ≤ 1 audio callback) are the same on both sides; the difference of the two p50s is the engine's part.`,
+    '',
+    "**Ours**: A and B are softphone pages (our SDK) on the embedded engine (`e2e/support/engine-harness.ts`: `VoiceEngine` over werift legs in media workers), both rung into one call and accepted: a two-party conference room, A → engine (decode, jitter buffer, 20 ms mixer tick) → B. B is muted, so that A hears nothing its echo canceller could take for its own bursts. **Floor**: two more pages in the same browser, A's microphone track sent straight to B by an RTCPeerConnection (signalling by page.evaluate). The sides alternate in windows (the other muted: our SDK's mute; the floor's sender track replaced by none), so load drifts hit both; bursts starting within 50 ms of a switch are left out.",
+    '',
+    '| | onsets | p50 ms | p90 ms | min ms | max ms |',
+    '|---|---:|---:|---:|---:|---:|',
+    `| ours: A → engine conference → B | ${o.delays.length} | **${round(os.p50, 1)}** | ${round(os.p90, 1)} | ${round(os.min, 1)} | ${round(os.max, 1)} |`,
+    `| floor: A → B direct peer to peer | ${f.delays.length} | ${round(fs.p50, 1)} | ${round(fs.p90, 1)} | ${round(fs.min, 1)} | ${round(fs.max, 1)} |`,
+    '',
+    `Difference ours p50 − floor p50: **${round(difference, 1)} ms** (ratio ${round(ratio, 2)}×); target ≤ floor + 30 ms: ${met ? '**met**' : `**missed**, ${missedBy}`}.`,
+    '',
+    "B's receiver at the end (`getStats` inbound-rtp and candidate pair): where the floor and ours differ besides the engine itself.",
+    '',
+    '| | codec | jitter buffer ms (mean) | jitter ms | packets lost | concealed samples | RTT ms |',
+    '|---|---|---:|---:|---:|---:|---:|',
+    ...(
+      [
+        ['ours (from the engine)', oursStats],
+        ['floor (from A)', floorStats],
+      ] as const
+    ).map(
+      ([label, x]) =>
+        `| ${label} | ${stat(x, 'codec')} | ${stat(x, 'jitterBufferMs')} | ${stat(x, 'jitterMs')} | ${stat(x, 'packetsLost')} | ${stat(x, 'concealedSamples')} | ${stat(x, 'rttMs')} |`,
+    ),
+    '',
+    `Onsets: ours ${o.micOnsets} on A's microphone, ${o.heardOnsets} heard by B (${o.unmatched} without a microphone onset within a period); floor ${f.micOnsets} and ${f.heardOnsets} (${f.unmatched}).`,
+    '',
+    'Reproduce: `npx tsx bench/webrtc/mouth-to-ear.ts` on an otherwise idle machine (no build needed: the engine runs in the bench process).',
+  ].join('\n');
+  writeSection('mouth-to-ear', markdown);
+  recordRow({
+    name: 'mouth-to-ear',
+    title: 'mouth-to-ear',
+    statistic: `p50 over ${n} onsets`,
+    ours: { label: 'A → engine conference → B', value: round(os.p50, 1), unit: 'ms' },
+    reference: { label: 'direct peer to peer', value: round(fs.p50, 1), unit: 'ms' },
+    ratio: round(ratio, 3),
+    target: '≤ floor + 30 ms',
+    met,
+    ...(missedBy ? { missedBy } : {}),
+    command: 'npm run bench -- mouth-to-ear',
+    details: {
+      chromium: chromiumVersion,
+      differenceMs: round(difference, 1),
+      ours: { ...mapRound(os), onsets: o.delays.length, receiver: oursStats },
+      floor: { ...mapRound(fs), onsets: f.delays.length, receiver: floorStats },
+      oursMs: o.delays.map((d) => round(d, 1)),
+      floorMs: f.delays.map((d) => round(d, 1)),
+    },
+  });
+  console.log(markdown);
+}
+
+function mapRound(x: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(x).map(([k, v]) => [k, round(v, 1)]));
+}
