@@ -89,7 +89,11 @@ export class Leg {
       const { unSubscribe } = this.peer.connectionStateChange.subscribe((state) => {
         if (state === 'connected') resolve();
         else if (state === 'failed' || state === 'closed')
-          reject(new Error(`the connection ${state}`));
+          reject(
+            new Error(
+              `the connection ${state} (ICE ${this.peer.iceConnectionState}, DTLS ${this.peer.dtlsTransports[0]?.state ?? '–'})`,
+            ),
+          );
         else return;
         unSubscribe();
       });

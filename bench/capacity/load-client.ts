@@ -94,6 +94,9 @@ say({
   legs: upLegs.length,
   failed: legs.length - upLegs.length,
   firstError: errors[0],
+  errors: Object.fromEntries(
+    [...new Set(errors)].map((e) => [e, errors.filter((x) => x === e).length]),
+  ),
   allConnectedMs: performance.now() - setupStarted,
 });
 

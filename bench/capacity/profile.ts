@@ -20,50 +20,95 @@ export interface ProfileSummary {
   functions: Array<{ name: string; ms: number; share: number }>;
   /** Self time per source file (or `(garbage collector)`, `(program)`), busiest first. */
   files: Array<{ name: string; ms: number; share: number }>;
+  /** The process's other JavaScript threads (the main thread): busy ms, busiest files. */
+  others: {
+    threads: number;
+    busyMs: number;
+    files: Array<{ name: string; ms: number; share: number }>;
+  };
 }
 
 /** Whether `profile` is a media worker thread's. */
 const isMediaWorker = (profile: Profile): boolean =>
   profile.nodes.some((node) => /media\/(media-worker|media-core)\.ts/.test(node.callFrame.url));
 
-/** The file part of a `summarise` key (`name dir/file.ts:line`), or the key for V8's own. */
-function fileOf(key: string): string {
-  if (key.startsWith('(')) return key.replace(/ .*$/, '');
-  const location = key.slice(key.lastIndexOf(' ') + 1);
-  const file = location.replace(/:\d+$/, '');
-  return file === '' ? '(native)' : file;
+/**
+ * The file of a `summarise` key (`name dir/file:line`, the URL's last two segments), with its
+ * npm package where it is one (`werift lib/index.mjs`), or V8's own entries (`(garbage
+ * collector)`, `(program)`) and `(native)` for code without a URL.
+ */
+function fileOf(key: string, packages: Map<string, string>): string {
+  const file = key.slice(key.lastIndexOf(' ') + 1).replace(/:-?\d+$/, '');
+  if (file !== '') return packages.has(file) ? `${packages.get(file)} ${file}` : file;
+  return /^\((garbage collector|program|idle)\)/.test(key)
+    ? key.replace(/ :-?\d+$/, '')
+    : '(native)';
 }
 
-/** Summarises the media workers' profiles in `dir` over [startUs, endUs] (monotonic clock). */
-export function summariseMediaWorkers(
-  dir: string,
+/** The npm package of each short file name (`dir/file`) of `profile` that is in one. */
+function packagesOf(profile: Profile, into: Map<string, string>): void {
+  for (const { callFrame } of profile.nodes) {
+    const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(callFrame.url);
+    if (match) into.set(callFrame.url.split('/').slice(-2).join('/'), match[1]!);
+  }
+}
+
+/** Self time of `profiles` over [startUs, endUs], summed: per function and per file. */
+function summariseThreads(
+  profiles: Profile[],
   startUs: number,
   endUs: number,
-  top = 15,
-): ProfileSummary {
+  top: number,
+): Omit<ProfileSummary, 'others'> {
   const self = new Map<string, number>();
+  const packages = new Map<string, string>();
   let busy = 0;
-  let threads = 0;
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'))) {
-    const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as Profile;
-    if (!isMediaWorker(profile)) continue;
-    threads++;
+  for (const profile of profiles) {
+    packagesOf(profile, packages);
     const summary = summarise(profile, startUs, endUs);
     busy += summary.busy;
     for (const [key, us] of summary.self) self.set(key, (self.get(key) ?? 0) + us);
   }
   const files = new Map<string, number>();
-  for (const [key, us] of self) files.set(fileOf(key), (files.get(fileOf(key)) ?? 0) + us);
+  for (const [key, us] of self) {
+    const file = fileOf(key, packages);
+    files.set(file, (files.get(file) ?? 0) + us);
+  }
   const rank = (m: Map<string, number>) =>
     [...m]
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
       .map(([name, us]) => ({ name, ms: us / 1000, share: busy > 0 ? us / busy : 0 }));
   return {
-    threads,
+    threads: profiles.length,
     busyMs: busy / 1000,
     windowMs: (endUs - startUs) / 1000,
     functions: rank(self),
     files: rank(files),
+  };
+}
+
+/**
+ * Summarises the profiles in `dir` over [startUs, endUs] (monotonic clock): the media worker
+ * threads in detail, the process's other JavaScript threads (its main thread) by file.
+ */
+export function summariseMediaWorkers(
+  dir: string,
+  startUs: number,
+  endUs: number,
+  top = 15,
+): ProfileSummary {
+  const profiles = readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as Profile);
+  const others = summariseThreads(
+    profiles.filter((p) => !isMediaWorker(p)),
+    startUs,
+    endUs,
+    5,
+  );
+  return {
+    ...summariseThreads(profiles.filter(isMediaWorker), startUs, endUs, top),
+    others: { threads: others.threads, busyMs: others.busyMs, files: others.files },
   };
 }

@@ -12,7 +12,7 @@
  * capacity under `--cpu-prof` to say where the media workers' time goes (profile.ts).
  *
  * Environment: `BENCH_CAPACITY_START` (first leg count, 50), `BENCH_CAPACITY_MAX` (800),
- * `BENCH_CAPACITY_STEPS` (most steps per system, 7), `BENCH_WINDOW_MS` (10000),
+ * `BENCH_CAPACITY_STEPS` (most steps per system, 6), `BENCH_WINDOW_MS` (10000),
  * `BENCH_WARMUP_MS` (3000), `BENCH_LEGS_PER_LOAD_PROCESS` (legs above which a second load process
  * shares the load, 300), `BENCH_SYSTEMS` (`ours,janus`), `BENCH_PROFILE=0` (no profile run),
  * `BENCH_WRITE=0` (print the section instead of writing it).
@@ -35,7 +35,7 @@ const env = (name: string, fallback: number): number =>
 export const settings = {
   start: env('BENCH_CAPACITY_START', 50),
   max: env('BENCH_CAPACITY_MAX', 800),
-  maxSteps: env('BENCH_CAPACITY_STEPS', 7),
+  maxSteps: env('BENCH_CAPACITY_STEPS', 6),
   windowMs: env('BENCH_WINDOW_MS', 10_000),
   warmupMs: env('BENCH_WARMUP_MS', 3000),
   legsPerLoadProcess: env('BENCH_LEGS_PER_LOAD_PROCESS', 300),

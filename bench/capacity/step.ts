@@ -47,6 +47,7 @@ export interface StepResult {
   pass: boolean;
   /** The load generator's CPU was at or near a whole core: it may bound this step. */
   loadBound: boolean;
+  /** Why calls were not set up: each reason with its count of calls. */
   error?: string;
 }
 
@@ -163,7 +164,16 @@ export async function runStep(
     }
     const connected = await Promise.all(loads.map((load) => load.connected));
     const setupMs = Math.max(...connected.map((c) => Number(c.allConnectedMs)));
-    const firstError = connected.map((c) => c.firstError).find(Boolean) as string | undefined;
+    const errorCounts = new Map<string, number>();
+    for (const c of connected)
+      for (const [message, count] of Object.entries((c.errors ?? {}) as Record<string, number>))
+        errorCounts.set(message, (errorCounts.get(message) ?? 0) + count);
+    const firstError = errorCounts.size
+      ? [...errorCounts]
+          .sort((a, b) => b[1] - a[1])
+          .map(([message, count]) => `${count} calls: ${message}`)
+          .join('; ')
+      : undefined;
     for (const load of loads) load.go();
     await Promise.all(loads.map((load) => load.windowStart));
     const ticksBefore = cpuTicks(server.pid);
