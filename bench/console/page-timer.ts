@@ -144,6 +144,22 @@ function install(initial: Appearance | null): void {
     });
   };
   timeAsync(HTMLMediaElement.prototype, 'play', 'media play()');
+  // The page's own fetches (resource timing was seen to miss some of them): when each was made
+  // and when its response came (headers).
+  const nativeFetch = window.fetch.bind(window);
+  window.fetch = (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
+    const path = new URL(url, location.href).pathname;
+    const label = `fetch ${method.toUpperCase()} ${path}`;
+    mark(`${label} called`);
+    const done = nativeFetch(input, init);
+    done.then(
+      () => mark(`${label} resolved`),
+      () => mark(`${label} rejected`),
+    );
+    return done;
+  };
   if (window.RTCPeerConnection) {
     const NativePeer = window.RTCPeerConnection;
     class TimedPeer extends NativePeer {
