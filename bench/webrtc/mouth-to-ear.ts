@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { generateTone, writeWavFile } from '@leadline/voice/dsp';
+import { WorkerMediaEngine } from '@leadline/voice';
 import { launchChromium } from '../../e2e/support/browser';
 import {
   openSoftphone,
@@ -42,6 +43,27 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const WINDOW_MS = Number(process.env.BENCH_WINDOW_MS ?? 7000);
 /** Onsets of A's microphone this close after a switch are left out (a burst cut by it). */
 const SWITCH_MARGIN_MS = 50;
+
+/**
+ * The harness's media engine, caught as it starts, for its workers' frame-loop figures (frames
+ * skipped after a stall, lateness) window by window.
+ */
+const mediaEngines: WorkerMediaEngine[] = [];
+const startMedia = Reflect.get<WorkerMediaEngine, 'start'>(WorkerMediaEngine.prototype, 'start');
+WorkerMediaEngine.prototype.start = function (this: WorkerMediaEngine) {
+  mediaEngines.push(this);
+  return startMedia.call(this);
+};
+
+/** The engine's frame loop since the last call: frames skipped (all time), lateness (ms). */
+async function engineLoop(): Promise<{ framesSkipped: number; lateP99: number; lateMax: number }> {
+  const stats = (await Promise.all(mediaEngines.map((m) => m.stats()))).flat();
+  return {
+    framesSkipped: stats.reduce((sum, s) => sum + s.framesSkipped, 0),
+    lateP99: Math.max(0, ...stats.map((s) => s.frameLateness.p99)),
+    lateMax: Math.max(0, ...stats.map((s) => s.frameLateness.max)),
+  };
+}
 
 const cleanups: Array<() => Promise<unknown>> = [];
 async function cleanUp(): Promise<void> {
@@ -215,6 +237,7 @@ async function delaysOf(side: Side, windows: Array<[number, number]>) {
     .filter((o) => o.kind === 'remote')
     .map((o) => o.t);
   const delays: number[] = [];
+  const perWindow: number[][] = windows.map(() => []);
   let unmatched = 0;
   for (const r of heard) {
     const m = mic.filter((t) => t <= r).at(-1);
@@ -223,10 +246,18 @@ async function delaysOf(side: Side, windows: Array<[number, number]>) {
       continue;
     }
     // Only bursts that started inside a sending window, clear of its switch.
-    if (!windows.some(([from, to]) => m >= from + SWITCH_MARGIN_MS && m <= to)) continue;
+    const w = windows.findIndex(([from, to]) => m >= from + SWITCH_MARGIN_MS && m <= to);
+    if (w < 0) continue;
     delays.push(r - m);
+    perWindow[w]!.push(r - m);
   }
-  return { delays, micOnsets: mic.length, heardOnsets: heard.length, unmatched };
+  return {
+    delays,
+    windowP50s: perWindow.map((d) => (d.length ? round(quantile(d, 0.5), 1) : null)),
+    micOnsets: mic.length,
+    heardOnsets: heard.length,
+    unmatched,
+  };
 }
 
 const started = Date.now();
@@ -253,12 +284,21 @@ try {
   await floor.send(false);
   // Let both connections settle (jitter buffers, echo cancellers) before the first window.
   await new Promise((r) => setTimeout(r, 2000));
+  const loops: Array<Awaited<ReturnType<typeof engineLoop>> & { side: string }> = [];
+  let skippedBefore = (await engineLoop()).framesSkipped;
   for (let round = 0; round < ROUNDS; round++) {
     for (const side of [ours, floor]) {
       const from = await side.send(true);
       await new Promise((r) => setTimeout(r, WINDOW_MS));
       const to = await side.send(false);
       windows.get(side)!.push([from, to]);
+      const loop = await engineLoop();
+      loops.push({
+        ...loop,
+        framesSkipped: loop.framesSkipped - skippedBefore,
+        side: side === ours ? 'ours' : 'floor',
+      });
+      skippedBefore = loop.framesSkipped;
     }
   }
   // The last bursts' arrival.
@@ -270,7 +310,7 @@ try {
     receiverStats(floor.b),
   ]);
   await cleanUp();
-  report(o, f, oursStats, floorStats, chromiumVersion);
+  report(o, f, oursStats, floorStats, loops, chromiumVersion);
   console.log(`done in ${Math.round((Date.now() - started) / 1000)} s`);
 } catch (error) {
   console.error(error);
@@ -283,6 +323,7 @@ function report(
   f: Awaited<ReturnType<typeof delaysOf>>,
   oursStats: Record<string, unknown>,
   floorStats: Record<string, unknown>,
+  loops: Array<{ side: string; framesSkipped: number; lateP99: number; lateMax: number }>,
   chromiumVersion: string,
 ): void {
   if (o.delays.length < 10 || f.delays.length < 10)
@@ -312,7 +353,7 @@ function report(
     '',
     `The fake microphone plays 1 kHz bursts (${BURST_MS} ms on, ${PERIOD_MS - BURST_MS} ms off, 48 kHz). Timed: from a burst's onset on agent A's own microphone track to its onset on agent B's remote track, both found by the same AudioWorklet probe (first sample above −40 dBFS after 300 ms below, on the audio clock, mapped to the page's clock by the smallest message delay of the last second; pages of one browser share \`performance.timeOrigin + performance.now()\`; bench/webrtc/page-probes.ts). Each received onset is matched to A's latest microphone onset within one period. The method's own delays (the microphone's path into Web Audio, the remote track's into Web Audio, the clock mapping's ≤ 1 audio callback) are the same on both sides; the difference of the two p50s is the engine's part.`,
     '',
-    "**Ours**: A and B are softphone pages (our SDK) on the embedded engine (`e2e/support/engine-harness.ts`: `VoiceEngine` over werift legs in media workers), both rung into one call and accepted: a two-party conference room, A → engine (decode, jitter buffer, 20 ms mixer tick) → B. B is muted, so that A hears nothing its echo canceller could take for its own bursts. **Floor**: two more pages in the same browser, A's microphone track sent straight to B by an RTCPeerConnection (signalling by page.evaluate). The sides alternate in windows (the other muted: our SDK's mute; the floor's sender track replaced by none), so load drifts hit both; bursts starting within 50 ms of a switch are left out.",
+    "**Ours**: A and B are softphone pages (our SDK) on the embedded engine (`e2e/support/engine-harness.ts`: `VoiceEngine` over werift legs in media workers), both rung into one call and accepted: a two-party conference room, A → engine (decode, jitter buffer, 20 ms mixer tick) → B. B is muted, so that A hears nothing its echo canceller could take for its own bursts. **Floor**: two more pages in the same browser, A's microphone track sent straight to B by an RTCPeerConnection (signalling by page.evaluate). The sides alternate in windows (the other muted the same way, the sent track disabled so that its packets carry silence: our SDK's `mute()`; the floor sends a clone of the microphone track and disables it), so load drifts hit both; bursts starting within 50 ms of a switch are left out.",
     '',
     '| | onsets | p50 ms | p90 ms | min ms | max ms |',
     '|---|---:|---:|---:|---:|---:|',
@@ -334,6 +375,15 @@ function report(
       ([label, x]) =>
         `| ${label} | ${stat(x, 'codec')} | ${stat(x, 'jitterBufferMs')} | ${stat(x, 'jitterMs')} | ${stat(x, 'packetsLost')} | ${stat(x, 'concealedSamples')} | ${stat(x, 'rttMs')} |`,
     ),
+    '',
+    "Window by window (in the order run): the p50 of each window, and the engine's frame loop in it (frames it skipped after a stall, its frames' lateness p99 and max):",
+    '',
+    '| window | side | p50 ms | frames skipped | late p99 ms | late max ms |',
+    '|---:|---|---:|---:|---:|---:|',
+    ...loops.map((l, i) => {
+      const p50 = (l.side === 'ours' ? o : f).windowP50s[Math.floor(i / 2)];
+      return `| ${i + 1} | ${l.side} | ${p50 ?? '–'} | ${l.framesSkipped} | ${round(l.lateP99, 1)} | ${round(l.lateMax, 1)} |`;
+    }),
     '',
     `Onsets: ours ${o.micOnsets} on A's microphone, ${o.heardOnsets} heard by B (${o.unmatched} without a microphone onset within a period); floor ${f.micOnsets} and ${f.heardOnsets} (${f.unmatched}).`,
     '',
@@ -358,6 +408,10 @@ function report(
       floor: { ...mapRound(fs), onsets: f.delays.length, receiver: floorStats },
       oursMs: o.delays.map((d) => round(d, 1)),
       floorMs: f.delays.map((d) => round(d, 1)),
+      windows: loops.map((l, i) => ({
+        ...l,
+        p50: (l.side === 'ours' ? o : f).windowP50s[Math.floor(i / 2)],
+      })),
     },
   });
   console.log(markdown);
