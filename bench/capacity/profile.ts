@@ -70,9 +70,14 @@ function summariseThreads(
     for (const [key, us] of summary.self) self.set(key, (self.get(key) ?? 0) + us);
   }
   const files = new Map<string, number>();
+  const functions = new Map<string, number>();
   for (const [key, us] of self) {
     const file = fileOf(key, packages);
     files.set(file, (files.get(file) ?? 0) + us);
+    const named = packages.has(file.replace(/^\S+ /, ''))
+      ? key.replace(/ (?=[^ ]*$)/, ` ${file.split(' ')[0]} `)
+      : key;
+    functions.set(named, us);
   }
   const rank = (m: Map<string, number>) =>
     [...m]
@@ -83,7 +88,7 @@ function summariseThreads(
     threads: profiles.length,
     busyMs: busy / 1000,
     windowMs: (endUs - startUs) / 1000,
-    functions: rank(self),
+    functions: rank(functions),
     files: rank(files),
   };
 }

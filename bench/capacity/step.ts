@@ -127,12 +127,18 @@ function startLoad(
   failed.catch(() => undefined);
   const stop = () => stopChild(child, 5000);
   live.add(stop);
+  // Each is awaited in its turn; until then an early exit must not be an unhandled rejection.
+  const orFailed = <T>(phase: Promise<T>): Promise<T> => {
+    const raced = Promise.race([phase, failed]);
+    raced.catch(() => undefined);
+    return raced;
+  };
   return {
     child,
-    connected: Promise.race([connected, failed]),
-    windowStart: Promise.race([windowStart, failed]),
-    windowEnd: Promise.race([windowEnd, failed]),
-    result: Promise.race([result, failed]) as Promise<unknown> as Promise<ClientResult>,
+    connected: orFailed(connected),
+    windowStart: orFailed(windowStart),
+    windowEnd: orFailed(windowEnd),
+    result: orFailed(result) as Promise<unknown> as Promise<ClientResult>,
     go: () => child.kill('SIGUSR2'),
     async stop() {
       await stop();
