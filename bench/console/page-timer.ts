@@ -144,6 +144,9 @@ function install(initial: Appearance | null): void {
     });
   };
   timeAsync(HTMLMediaElement.prototype, 'play', 'media play()');
+  if (window.ServiceWorkerContainer) {
+    timeAsync(ServiceWorkerContainer.prototype, 'register', 'serviceWorker.register()');
+  }
   // The page's own fetches (resource timing was seen to miss some of them): when each was made
   // and when its response came (headers).
   const nativeFetch = window.fetch.bind(window);
