@@ -43,6 +43,11 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const WINDOW_MS = Number(process.env.BENCH_WINDOW_MS ?? 7000);
 /** Onsets of A's microphone this close after a switch are left out (a burst cut by it). */
 const SWITCH_MARGIN_MS = 50;
+/**
+ * Below this a match is not a delay but a burst that arrived after the next one had started on
+ * the microphone (more than a period late): counted, left out.
+ */
+const MIN_PLAUSIBLE_MS = 20;
 
 /**
  * The harness's media engine, caught as it starts, for its workers' frame-loop figures (frames
@@ -142,8 +147,11 @@ async function oursSide(browser: Browser, harness: EngineHarness): Promise<Side>
   };
 }
 
-/** The floor: A's microphone track sent straight to B by one RTCPeerConnection each. */
-async function floorSide(browser: Browser, url: string): Promise<Side> {
+/**
+ * The floor: A's microphone track sent straight to B by one RTCPeerConnection each; with
+ * `pcmu`, B's answer allows PCMU only (the engine's codec), else the browsers pick (Opus).
+ */
+async function floorSide(browser: Browser, url: string, pcmu = false): Promise<Side> {
   const open = async (mic: boolean) => {
     const page = await (await browser.newContext()).newPage();
     await installProbes(page, { mic });
@@ -169,21 +177,30 @@ async function floorSide(browser: Browser, url: string): Promise<Side> {
     while (w.pc.iceGatheringState !== 'complete') await new Promise((r) => setTimeout(r, 10));
     return w.pc.localDescription!.toJSON();
   });
-  const answer = await b.evaluate(async (offer) => {
-    const w = window as unknown as FloorWindow;
-    w.pc = new RTCPeerConnection();
-    const out = document.createElement('audio');
-    out.autoplay = true;
-    document.body.append(out);
-    w.pc.ontrack = (e) => {
-      out.srcObject = e.streams[0] ?? new MediaStream([e.track]);
-      void out.play();
-    };
-    await w.pc.setRemoteDescription(offer);
-    await w.pc.setLocalDescription(await w.pc.createAnswer());
-    while (w.pc.iceGatheringState !== 'complete') await new Promise((r) => setTimeout(r, 10));
-    return w.pc.localDescription!.toJSON();
-  }, offer);
+  const answer = await b.evaluate(
+    async (offer) => {
+      const w = window as unknown as FloorWindow;
+      w.pc = new RTCPeerConnection();
+      const out = document.createElement('audio');
+      out.autoplay = true;
+      document.body.append(out);
+      w.pc.ontrack = (e) => {
+        out.srcObject = e.streams[0] ?? new MediaStream([e.track]);
+        void out.play();
+      };
+      await w.pc.setRemoteDescription(offer.offer);
+      if (offer.pcmu) {
+        const codecs = RTCRtpReceiver.getCapabilities('audio')!.codecs;
+        w.pc
+          .getTransceivers()[0]!
+          .setCodecPreferences(codecs.filter((c) => c.mimeType.toLowerCase() === 'audio/pcmu'));
+      }
+      await w.pc.setLocalDescription(await w.pc.createAnswer());
+      while (w.pc.iceGatheringState !== 'complete') await new Promise((r) => setTimeout(r, 10));
+      return w.pc.localDescription!.toJSON();
+    },
+    { offer, pcmu },
+  );
   await a.evaluate(async (answer) => {
     const w = window as unknown as FloorWindow;
     await w.pc.setRemoteDescription(answer);
@@ -239,6 +256,7 @@ async function delaysOf(side: Side, windows: Array<[number, number]>) {
   const delays: number[] = [];
   const perWindow: number[][] = windows.map(() => []);
   let unmatched = 0;
+  let implausible = 0;
   for (const r of heard) {
     const m = mic.filter((t) => t <= r).at(-1);
     if (m === undefined || r - m >= PERIOD_MS) {
@@ -248,6 +266,10 @@ async function delaysOf(side: Side, windows: Array<[number, number]>) {
     // Only bursts that started inside a sending window, clear of its switch.
     const w = windows.findIndex(([from, to]) => m >= from + SWITCH_MARGIN_MS && m <= to);
     if (w < 0) continue;
+    if (r - m < MIN_PLAUSIBLE_MS) {
+      implausible++;
+      continue;
+    }
     delays.push(r - m);
     perWindow[w]!.push(r - m);
   }
@@ -257,7 +279,17 @@ async function delaysOf(side: Side, windows: Array<[number, number]>) {
     micOnsets: mic.length,
     heardOnsets: heard.length,
     unmatched,
+    implausible,
   };
+}
+
+type Delays = Awaited<ReturnType<typeof delaysOf>>;
+type Loop = Awaited<ReturnType<typeof engineLoop>> & { side: string; p50: number | null };
+interface Measured {
+  name: string;
+  label: string;
+  delays: Delays;
+  receiver: Record<string, unknown>;
 }
 
 const started = Date.now();
@@ -274,43 +306,63 @@ try {
   const browser = await launchChromium(wav);
   cleanups.push(() => browser.close());
   const chromiumVersion = browser.version();
-  const ours = await oursSide(browser, harness);
-  const floor = await floorSide(browser, pages.url);
-  const windows = new Map<Side, Array<[number, number]>>([
-    [ours, []],
-    [floor, []],
-  ]);
-  await ours.send(false);
-  await floor.send(false);
-  // Let both connections settle (jitter buffers, echo cancellers) before the first window.
+  const sides = [
+    {
+      name: 'ours',
+      label: 'ours: A → engine conference → B',
+      side: await oursSide(browser, harness),
+    },
+    {
+      name: 'floor',
+      label: 'floor: A → B direct peer to peer',
+      side: await floorSide(browser, pages.url),
+    },
+    {
+      name: 'floor-pcmu',
+      label: 'floor with PCMU (diagnostic): A → B peer to peer, PCMU only',
+      side: await floorSide(browser, pages.url, true),
+    },
+  ];
+  const windows = sides.map(() => [] as Array<[number, number]>);
+  for (const { side } of sides) await side.send(false);
+  // Let the connections settle (jitter buffers, echo cancellers) before the first window.
   await new Promise((r) => setTimeout(r, 2000));
-  const loops: Array<Awaited<ReturnType<typeof engineLoop>> & { side: string }> = [];
+  const loops: Array<Omit<Loop, 'p50'> & { window: number }> = [];
   let skippedBefore = (await engineLoop()).framesSkipped;
+  const setupSkipped = skippedBefore;
   for (let round = 0; round < ROUNDS; round++) {
-    for (const side of [ours, floor]) {
+    for (const [i, { name, side }] of sides.entries()) {
       const from = await side.send(true);
       await new Promise((r) => setTimeout(r, WINDOW_MS));
       const to = await side.send(false);
-      windows.get(side)!.push([from, to]);
+      windows[i]!.push([from, to]);
       const loop = await engineLoop();
       loops.push({
         ...loop,
         framesSkipped: loop.framesSkipped - skippedBefore,
-        side: side === ours ? 'ours' : 'floor',
+        side: name,
+        window: round,
       });
       skippedBefore = loop.framesSkipped;
     }
   }
   // The last bursts' arrival.
   await new Promise((r) => setTimeout(r, 500));
-  const o = await delaysOf(ours, windows.get(ours)!);
-  const f = await delaysOf(floor, windows.get(floor)!);
-  const [oursStats, floorStats] = await Promise.all([
-    receiverStats(ours.b),
-    receiverStats(floor.b),
-  ]);
+  const measured: Measured[] = [];
+  for (const [i, { name, label, side }] of sides.entries()) {
+    measured.push({
+      name,
+      label,
+      delays: await delaysOf(side, windows[i]!),
+      receiver: await receiverStats(side.b),
+    });
+  }
   await cleanUp();
-  report(o, f, oursStats, floorStats, loops, chromiumVersion);
+  const windowLoops = loops.map(({ window, ...l }) => ({
+    ...l,
+    p50: measured.find((m) => m.name === l.side)!.delays.windowP50s[window] ?? null,
+  }));
+  report(measured, windowLoops, setupSkipped, chromiumVersion);
   console.log(`done in ${Math.round((Date.now() - started) / 1000)} s`);
 } catch (error) {
   console.error(error);
@@ -319,13 +371,14 @@ try {
 }
 
 function report(
-  o: Awaited<ReturnType<typeof delaysOf>>,
-  f: Awaited<ReturnType<typeof delaysOf>>,
-  oursStats: Record<string, unknown>,
-  floorStats: Record<string, unknown>,
-  loops: Array<{ side: string; framesSkipped: number; lateP99: number; lateMax: number }>,
+  measured: Measured[],
+  loops: Loop[],
+  setupSkipped: number,
   chromiumVersion: string,
 ): void {
+  const [ours, floor, floorPcmu] = measured as [Measured, Measured, Measured];
+  const o = ours.delays;
+  const f = floor.delays;
   if (o.delays.length < 10 || f.delays.length < 10)
     throw new Error(`too few onsets: ours ${o.delays.length}, floor ${f.delays.length}`);
   const s = (d: number[]) => ({
@@ -336,6 +389,7 @@ function report(
   });
   const os = s(o.delays);
   const fs = s(f.delays);
+  const ps = s(floorPcmu.delays.delays);
   const difference = os.p50 - fs.p50;
   const ratio = os.p50 / fs.p50;
   const met = difference <= 30;
@@ -346,6 +400,8 @@ function report(
     const value = x[key];
     return typeof value === 'number' || typeof value === 'string' ? String(value) : '–';
   };
+  const row = (x: Measured, st: ReturnType<typeof s>, bold: boolean) =>
+    `| ${x.label} | ${x.delays.delays.length} | ${bold ? `**${round(st.p50, 1)}**` : round(st.p50, 1)} | ${round(st.p90, 1)} | ${round(st.min, 1)} | ${round(st.max, 1)} |`;
   const markdown = [
     '## Mouth-to-ear: agent A → agent B through the engine, next to peer to peer',
     '',
@@ -353,39 +409,35 @@ function report(
     '',
     `The fake microphone plays 1 kHz bursts (${BURST_MS} ms on, ${PERIOD_MS - BURST_MS} ms off, 48 kHz). Timed: from a burst's onset on agent A's own microphone track to its onset on agent B's remote track, both found by the same AudioWorklet probe (first sample above −40 dBFS after 300 ms below, on the audio clock, mapped to the page's clock by the smallest message delay of the last second; pages of one browser share \`performance.timeOrigin + performance.now()\`; bench/webrtc/page-probes.ts). Each received onset is matched to A's latest microphone onset within one period. The method's own delays (the microphone's path into Web Audio, the remote track's into Web Audio, the clock mapping's ≤ 1 audio callback) are the same on both sides; the difference of the two p50s is the engine's part.`,
     '',
-    "**Ours**: A and B are softphone pages (our SDK) on the embedded engine (`e2e/support/engine-harness.ts`: `VoiceEngine` over werift legs in media workers), both rung into one call and accepted: a two-party conference room, A → engine (decode, jitter buffer, 20 ms mixer tick) → B. B is muted, so that A hears nothing its echo canceller could take for its own bursts. **Floor**: two more pages in the same browser, A's microphone track sent straight to B by an RTCPeerConnection (signalling by page.evaluate). The sides alternate in windows (the other muted the same way, the sent track disabled so that its packets carry silence: our SDK's `mute()`; the floor sends a clone of the microphone track and disables it), so load drifts hit both; bursts starting within 50 ms of a switch are left out.",
+    "**Ours**: A and B are softphone pages (our SDK) on the embedded engine (`e2e/support/engine-harness.ts`: `VoiceEngine` over werift legs in media workers), both rung into one call and accepted: a two-party conference room, A → engine (decode, jitter buffer, 20 ms mixer tick, encode) → B. B is muted, so that A hears nothing its echo canceller could take for its own bursts. **Floor**: two more pages in the same browser, A's microphone track sent straight to B by an RTCPeerConnection (signalling by page.evaluate; the browsers pick Opus). A third pair, PCMU only, shows how much of the difference is the codec rather than the engine. The sides take turns in windows (the others muted the same way, the sent track disabled so that its packets carry silence: our SDK's `mute()`; the floors send a clone of the microphone track and disable it), so load drifts hit all; bursts starting within 50 ms of a switch are left out.",
     '',
     '| | onsets | p50 ms | p90 ms | min ms | max ms |',
     '|---|---:|---:|---:|---:|---:|',
-    `| ours: A → engine conference → B | ${o.delays.length} | **${round(os.p50, 1)}** | ${round(os.p90, 1)} | ${round(os.min, 1)} | ${round(os.max, 1)} |`,
-    `| floor: A → B direct peer to peer | ${f.delays.length} | ${round(fs.p50, 1)} | ${round(fs.p90, 1)} | ${round(fs.min, 1)} | ${round(fs.max, 1)} |`,
+    row(ours, os, true),
+    row(floor, fs, false),
+    row(floorPcmu, ps, false),
     '',
-    `Difference ours p50 − floor p50: **${round(difference, 1)} ms** (ratio ${round(ratio, 2)}×); target ≤ floor + 30 ms: ${met ? '**met**' : `**missed**, ${missedBy}`}.`,
+    `Difference ours p50 − floor p50: **${round(difference, 1)} ms** (ratio ${round(ratio, 2)}×); target ≤ floor + 30 ms: ${met ? '**met**' : `**missed**, ${missedBy}`}. Against the PCMU floor: ${round(os.p50 - ps.p50, 1)} ms.`,
     '',
-    "B's receiver at the end (`getStats` inbound-rtp and candidate pair): where the floor and ours differ besides the engine itself.",
+    "B's receiver at the end (`getStats` inbound-rtp and candidate pair):",
     '',
     '| | codec | jitter buffer ms (mean) | jitter ms | packets lost | concealed samples | RTT ms |',
     '|---|---|---:|---:|---:|---:|---:|',
-    ...(
-      [
-        ['ours (from the engine)', oursStats],
-        ['floor (from A)', floorStats],
-      ] as const
-    ).map(
-      ([label, x]) =>
-        `| ${label} | ${stat(x, 'codec')} | ${stat(x, 'jitterBufferMs')} | ${stat(x, 'jitterMs')} | ${stat(x, 'packetsLost')} | ${stat(x, 'concealedSamples')} | ${stat(x, 'rttMs')} |`,
+    ...measured.map(
+      (x) =>
+        `| ${x.name} | ${stat(x.receiver, 'codec')} | ${stat(x.receiver, 'jitterBufferMs')} | ${stat(x.receiver, 'jitterMs')} | ${stat(x.receiver, 'packetsLost')} | ${stat(x.receiver, 'concealedSamples')} | ${stat(x.receiver, 'rttMs')} |`,
     ),
     '',
     "Window by window (in the order run): the p50 of each window, and the engine's frame loop in it (frames it skipped after a stall, its frames' lateness p99 and max):",
     '',
     '| window | side | p50 ms | frames skipped | late p99 ms | late max ms |',
     '|---:|---|---:|---:|---:|---:|',
-    ...loops.map((l, i) => {
-      const p50 = (l.side === 'ours' ? o : f).windowP50s[Math.floor(i / 2)];
-      return `| ${i + 1} | ${l.side} | ${p50 ?? '–'} | ${l.framesSkipped} | ${round(l.lateP99, 1)} | ${round(l.lateMax, 1)} |`;
-    }),
+    ...loops.map(
+      (l, i) =>
+        `| ${i + 1} | ${l.side} | ${l.p50 ?? '–'} | ${l.framesSkipped} | ${round(l.lateP99, 1)} | ${round(l.lateMax, 1)} |`,
+    ),
     '',
-    `Onsets: ours ${o.micOnsets} on A's microphone, ${o.heardOnsets} heard by B (${o.unmatched} without a microphone onset within a period); floor ${f.micOnsets} and ${f.heardOnsets} (${f.unmatched}).`,
+    `Onsets on A's microphone / heard by B (of those: without a microphone onset within a period; matched under ${MIN_PLAUSIBLE_MS} ms, i.e. more than a period late, left out): ${measured.map((x) => `${x.name} ${x.delays.micOnsets} / ${x.delays.heardOnsets} (${x.delays.unmatched}; ${x.delays.implausible})`).join('; ')}. The engine skipped ${setupSkipped} frames before the first window (connections, settling).`,
     '',
     'Reproduce: `npx tsx bench/webrtc/mouth-to-ear.ts` on an otherwise idle machine (no build needed: the engine runs in the bench process).',
   ].join('\n');
@@ -404,14 +456,18 @@ function report(
     details: {
       chromium: chromiumVersion,
       differenceMs: round(difference, 1),
-      ours: { ...mapRound(os), onsets: o.delays.length, receiver: oursStats },
-      floor: { ...mapRound(fs), onsets: f.delays.length, receiver: floorStats },
+      differenceToPcmuFloorMs: round(os.p50 - ps.p50, 1),
+      ours: { ...mapRound(os), onsets: o.delays.length, receiver: ours.receiver },
+      floor: { ...mapRound(fs), onsets: f.delays.length, receiver: floor.receiver },
+      floorPcmu: {
+        ...mapRound(ps),
+        onsets: floorPcmu.delays.delays.length,
+        receiver: floorPcmu.receiver,
+      },
       oursMs: o.delays.map((d) => round(d, 1)),
       floorMs: f.delays.map((d) => round(d, 1)),
-      windows: loops.map((l, i) => ({
-        ...l,
-        p50: (l.side === 'ours' ? o : f).windowP50s[Math.floor(i / 2)],
-      })),
+      floorPcmuMs: floorPcmu.delays.delays.map((d) => round(d, 1)),
+      windows: loops,
     },
   });
   console.log(markdown);
