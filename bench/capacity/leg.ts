@@ -3,11 +3,8 @@
  * offers or answers PCMU (the engine's codecs: PCMU and telephone-event), sends a 1000 Hz PCMU
  * frame every 20 ms once connected (werift's SRTP without its costlier `RTCRtpSender` path), and
  * timestamps every PCMU datagram from the server when it reaches the leg's UDP socket, before
- * werift would decrypt it (RTP headers travel in the clear in SRTP); the media itself is dropped,
- * as bench/engine/bench-client.ts does, so the load generator spends its CPU on timing, not on
- * decrypting what it only times. STUN (consent) and DTLS still reach werift.
+ * werift would decrypt it (bench/lib/socket-timing.ts, as bench/engine/bench-client.ts does).
  */
-import type { Socket } from 'node:dgram';
 import { RTCPeerConnection, type RTCRtpTransceiver } from 'werift';
 import { generateTone } from '@leadline/voice/dsp';
 import {
@@ -16,26 +13,14 @@ import {
   engineAudioCodecs,
   RtpPacketizer,
 } from '@leadline/voice/testing';
-import type { Arrival } from './pacing';
+import type { Arrival } from '../lib/pacing';
+import { timeArrivals } from '../lib/socket-timing';
 
 const FRAME_SAMPLES = 160;
 /** A frame of 1000 Hz: 20 whole cycles, so every frame is the same. */
 const TONE_FRAME = Buffer.from(
   encodeMuLaw(generateTone({ frequencyHz: 1000, sampleRateHz: 8000, dbfs: -10 }, FRAME_SAMPLES)),
 );
-
-/** werift internals reached to timestamp datagrams at the socket. */
-interface WithSockets {
-  connection: {
-    protocols?: Array<{
-      transport?: { socket?: Socket; onData: (data: Buffer, addr: unknown) => void };
-    }>;
-  };
-}
-
-/** RTP and RTCP datagrams start with version 2 (RFC 7983: first byte 128–191). */
-const isRtpOrRtcp = (data: Buffer): boolean =>
-  data.length > 0 && data[0]! >= 128 && data[0]! <= 191;
 
 export class Leg {
   readonly peer: RTCPeerConnection;
@@ -105,21 +90,11 @@ export class Leg {
     const sender = this.transceiver!.sender;
     this.packetizer = new RtpPacketizer({ ssrc: sender.ssrc });
     this.sendRtp = directRtpSend(sender);
-    for (const transport of this.peer.iceTransports as unknown as WithSockets[]) {
-      for (const protocol of transport.connection.protocols ?? []) {
-        const udp = protocol.transport;
-        if (!udp) continue;
-        udp.socket?.prependListener('message', (data: Buffer) => {
-          if (!this.recording || data.length < 12 || data[0]! >> 6 !== 2) return;
-          if ((data[1]! & 0x7f) !== 0) return;
-          this.arrivals.push({ at: performance.now(), rtp: data.readUInt32BE(4) });
-        });
-        const receive = udp.onData;
-        udp.onData = (data, addr) => {
-          if (!isRtpOrRtcp(data)) receive(data, addr);
-        };
-      }
-    }
+    timeArrivals(
+      this.peer,
+      () => this.recording,
+      (at, rtp) => this.arrivals.push({ at, rtp }),
+    );
     this.up = true;
   }
 

@@ -16,7 +16,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { disableDefaultStunServer } from '@leadline/voice/testing';
 import { Leg } from './leg';
-import { pacing } from './pacing';
+import { pacing } from '../lib/pacing';
 import { OursSignalling } from './signal-ours';
 import { JanusSignalling } from './signal-janus';
 import type { CallSignalling } from './signalling';

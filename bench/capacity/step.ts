@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { createInterface } from 'node:readline';
 import { canPin, startOnCore, stopChild } from '../lib/processes';
-import type { Pacing } from './pacing';
+import type { Pacing } from '../lib/pacing';
 import { startServer, type Server, type System } from './servers';
 
 export interface Settings {

@@ -15,7 +15,6 @@
  * Environment: `URL` (ws://…/signal), `TOKEN`, `N`, `TO`, `WARMUP_MS`, `WINDOW_MS`,
  * `SETUP_TIMEOUT_MS` (15000), `CONCURRENCY`, `TRACE=1` (each leg's step times on stderr).
  */
-import type { Socket } from 'node:dgram';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { RTCPeerConnection, type RTCRtpTransceiver } from 'werift';
 import { generateTone } from '@leadline/voice/dsp';
@@ -27,6 +26,8 @@ import {
   PStreamTestClient,
   RtpPacketizer,
 } from '@leadline/voice/testing';
+import { pacing, type Arrival } from '../lib/pacing';
+import { timeArrivals } from '../lib/socket-timing';
 
 const url = process.env.URL ?? 'ws://127.0.0.1:3000/signal';
 const token = process.env.TOKEN ?? 'bench';
@@ -56,25 +57,6 @@ const TONE_FRAME = Buffer.from(
 const say = (line: Record<string, unknown>): void => {
   process.stdout.write(`${JSON.stringify(line)}\n`);
 };
-
-/** One frame's arrival: when (ms, performance clock) and its RTP timestamp. */
-interface Arrival {
-  at: number;
-  rtp: number;
-}
-
-/** werift internals reached to timestamp datagrams at the socket. */
-interface WithSockets {
-  connection: {
-    protocols?: Array<{
-      transport?: { socket?: Socket; onData: (data: Buffer, addr: unknown) => void };
-    }>;
-  };
-}
-
-/** RTP and RTCP datagrams start with version 2 (RFC 7983: first byte 128–191). */
-const isRtpOrRtcp = (data: Buffer): boolean =>
-  data.length > 0 && data[0]! >= 128 && data[0]! <= 191;
 
 /** The steps of a leg's setup, in order; each is timestamped when it completes. */
 const PHASES = [
@@ -225,21 +207,11 @@ class BenchLeg {
    * reach werift, so the engine sees a live peer.
    */
   private listen(): void {
-    for (const transport of this.peer.iceTransports as unknown as WithSockets[]) {
-      for (const protocol of transport.connection.protocols ?? []) {
-        const udp = protocol.transport;
-        if (!udp) continue;
-        udp.socket?.prependListener('message', (data: Buffer) => {
-          if (!this.recording || data.length < 12 || data[0]! >> 6 !== 2) return;
-          if ((data[1]! & 0x7f) !== 0) return;
-          this.arrivals.push({ at: performance.now(), rtp: data.readUInt32BE(4) });
-        });
-        const receive = udp.onData;
-        udp.onData = (data, addr) => {
-          if (!isRtpOrRtcp(data)) receive(data, addr);
-        };
-      }
-    }
+    timeArrivals(
+      this.peer,
+      () => this.recording,
+      (at, rtp) => this.arrivals.push({ at, rtp }),
+    );
   }
 
   sendFrame(): void {
@@ -354,27 +326,8 @@ loopDelay.disable();
 clearInterval(sending);
 
 // Inter-arrival deviation from 20 ms, and lateness against each leg's own best path
-// (arrival minus RTP time, relative to the leg's earliest frame).
-const deviations: number[] = [];
-const lateness: number[] = [];
-let frames = 0;
-let expectedFrames = 0;
-for (const leg of all) {
-  const { arrivals } = leg;
-  if (arrivals.length < 2) continue;
-  frames += arrivals.length;
-  const first = arrivals[0]!;
-  const last = arrivals.at(-1)!;
-  expectedFrames += Math.round(((last.rtp - first.rtp) >>> 0) / FRAME_SAMPLES) + 1;
-  const delays = arrivals.map((a) => a.at - ((a.rtp - first.rtp) >>> 0) / 8);
-  const best = Math.min(...delays);
-  for (let i = 0; i < arrivals.length; i++) {
-    lateness.push(delays[i]! - best);
-    if (i > 0) deviations.push(Math.abs(arrivals[i]!.at - arrivals[i - 1]!.at - FRAME_MS));
-  }
-}
-deviations.sort((a, b) => a - b);
-lateness.sort((a, b) => a - b);
+// (arrival minus RTP time, relative to the leg's earliest frame): bench/lib/pacing.ts.
+const measured = pacing(all);
 const setups = all
   .map((leg) => leg.setupMs)
   .filter(Number.isFinite)
@@ -389,19 +342,11 @@ say({
   failed: failures.length,
   setupMs: { p50: quantile(setups, 0.5), max: setups.at(-1) ?? NaN },
   signallingMs: { p50: quantile(signalling, 0.5), max: signalling.at(-1) ?? NaN },
-  frames,
-  lostFrames: Math.max(0, expectedFrames - frames),
-  interArrivalDeviationMs: {
-    p50: quantile(deviations, 0.5),
-    p99: quantile(deviations, 0.99),
-    max: deviations.at(-1) ?? NaN,
-  },
-  latenessMs: {
-    p50: quantile(lateness, 0.5),
-    p99: quantile(lateness, 0.99),
-    max: lateness.at(-1) ?? NaN,
-  },
-  framesLaterThan60Ms: lateness.filter((value) => value > 60).length,
+  frames: measured.frames,
+  lostFrames: measured.lostFrames,
+  interArrivalDeviationMs: measured.interArrivalDeviationMs,
+  latenessMs: measured.latenessMs,
+  framesLaterThan60Ms: measured.framesLaterThan60Ms,
   client: {
     cpuPercent: ((cpu.user + cpu.system) / 1000 / windowMs) * 100,
     // The histogram holds the sampling timer's whole period: its delay is what exceeds that.

@@ -1,5 +1,5 @@
 /**
- * Frame pacing as a client feels it, with the definitions of the engine bench (docs/benchmarks.md,
+ * Frame pacing as a client feels it (the engine and capacity benches' load generators), with the definitions of the engine bench (docs/benchmarks.md,
  * media engine section): per leg, the arrival of every PCMU frame from the server, timestamped at
  * the client's socket. *Inter-arrival deviation*: |time between two frames of a leg − 20 ms|;
  * *lateness*: a frame's arrival against its RTP timestamp, relative to the leg's earliest frame.
