@@ -365,7 +365,7 @@ function report(ours: Sample[], floor: Sample[], chromiumVersion: string): void 
     '|---|---:|---:|',
     ...intervalP50s.map((i) => `| ${i.label} | ${fmt(i.ours)} | ${fmt(i.floor)} |`),
     '',
-    "Reading: our SDK makes its peer connection when the console rings (before the click), so at the click it only takes the microphone and answers; ICE then connects about as fast as the floor's. The difference is the DTLS handshake with the engine's werift leg (DTLS in JavaScript, in a media worker), where Chromium to Chromium takes a millisecond or two, and the first packets: the lead is dialled by the server once the agent took the call, and its audio goes through the engine's jitter buffer (two 20 ms frames before playout) and mixer tick.",
+    `Reading: our SDK makes its peer connection when the console rings (the phase before the click), so at the click it takes the microphone and answers; ICE connects about as fast as the floor's. The largest difference is the DTLS handshake (ICE connected → DTLS connected): ${fmt(intervalP50s[1]!.ours)} ms with the engine's werift leg (DTLS in JavaScript, in a media worker) against ${fmt(intervalP50s[1]!.floor)} ms Chromium to Chromium. The lead, dialled by the server once the agent took the call, is on the line by then: its first packet follows DTLS by ${fmt(intervalP50s[2]!.ours)} ms.`,
     '',
     'Reproduce: `npm run build` once, then `npx tsx bench/webrtc/call-setup-floor.ts` on an otherwise idle machine (the row of the summary and this section are rewritten).',
   ].join('\n');
