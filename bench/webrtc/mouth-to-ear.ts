@@ -419,6 +419,8 @@ function report(
     '',
     `Difference ours p50 − floor p50: **${round(difference, 1)} ms** (ratio ${round(ratio, 2)}×); target ≤ floor + 30 ms: ${met ? '**met**' : `**missed**, ${missedBy}`}. Against the PCMU floor: ${round(os.p50 - ps.p50, 1)} ms.`,
     '',
+    `Reading: peer to peer, PCMU is ${round(Math.abs(ps.p50 - fs.p50), 1)} ms ${ps.p50 >= fs.p50 ? 'slower' : 'faster'} than Opus, so of the ${round(difference, 1)} ms the engine's own part is about ${round(os.p50 - ps.p50, 1)} ms (ours against the PCMU pair). By its design (packages/voice/src/constants.ts, media/jitter-buffer.ts) the engine holds each leg's audio in a jitter buffer that starts playout at two 20 ms frames (\`JITTER_TARGET_FRAMES\`) and mixes on a 20 ms tick, so 30 to 60 ms over peer to peer is its floor. Beyond that, that buffer never shrinks while audio keeps arriving (no time stretching; only an underrun, or more than ten frames, \`JITTER_MAX_FRAMES\`, resets it to two): a burst of late packets, or frames the mixer skips after a stall (\`WebRtcLeg.skipFrames\` moves only the outgoing RTP clock, not the incoming buffer), adds delay that stays, up to 200 ms, where Chromium's NetEq speeds playout up to shrink its buffer again: on a loaded machine, our windows' p50s below drift up and stay up.`,
+    '',
     "B's receiver at the end (`getStats` inbound-rtp and candidate pair):",
     '',
     '| | codec | jitter buffer ms (mean) | jitter ms | packets lost | concealed samples | RTT ms |',
