@@ -55,7 +55,7 @@ function stepsTable(search: Search, thresholdMs: number): string {
         `${f0(s.clientCpuPercent)} % (${s.loadProcesses})${s.loadBound ? ' **load-bound**' : ''}`,
         f1(s.clientLoopDelayP99Ms),
         f1(s.setupMs / 1000),
-        s.pass ? 'yes' : `no${s.error ? ` (${s.error.slice(0, 160)})` : ''}`,
+        `${s.pass ? 'yes' : `no${s.error ? ` (${s.error.slice(0, 160)})` : ''}`}${s.retried ? ' (second try)' : ''}`,
       ];
     });
   return [
@@ -142,13 +142,13 @@ export function reportSection(input: ReportInput): string {
     `- **Reference**: Janus ${input.janusVersion} (Debian’s \`janus\` package, installed by the bench when missing) pinned to core 0, with a configuration folder of its own: the AudioBridge plugin and the WebSockets transport only, ICE on the loopback interface, RTP ports 30000–39999, logging at level 3, Janus’s defaults otherwise (no shared event loops: a thread per handle; each AudioBridge room mixes in a thread of its own). Per call the load generator creates a room (\`sampling_rate: 8000\`, \`record: true\`, private, no audio-level events) and both legs join it with \`codec: "pcmu"\` and their offer; one Janus session per load process, one plugin handle per leg.`,
     `- **Load generator, the same for both** (bench/capacity/load-client.ts, one process per ${settings.legsPerLoadProcess} legs, pinned to the cores the server does not use: core 1 here, at nice −10): at most 12 calls setting up at a time; a leg not up within 15 s counts as not up. Once every leg is up it waits ${settings.warmupMs / 1000} s, then timestamps for ${settings.windowMs / 1000} s every PCMU datagram from the server when it reaches the leg's socket (before decryption), as the engine pacing bench does.`,
     `- **Pacing** (definitions of the media engine section): *inter-arrival deviation* is |time between two frames of a leg − 20 ms| over all legs; *lateness* a frame's arrival against its RTP timestamp relative to the leg's earliest frame. With two load processes, each quantile is the worse process's.`,
-    `- **Capacity**: a step passes when every leg is up and the inter-arrival deviation p99 is under ${settings.thresholdMs} ms. Each step starts the server afresh; leg counts double from ${settings.start} while steps pass (up to ${settings.max}), then bisect between the last pass and the first failure (at most ${settings.maxSteps} steps a system). The server has one core, so legs/core is the largest passing count. A step whose load generator used ${90} % or more of its core is marked *load-bound*: there the client, not the server, may be the limit.`,
+    `- **Capacity**: a step passes when every leg is up and the inter-arrival deviation p99 is under ${settings.thresholdMs} ms. Each step starts the server afresh; leg counts double from ${settings.start} while steps pass (up to ${settings.max}), then bisect between the last pass and the first failure (at most ${settings.maxSteps} steps a system). The server has one core, so legs/core is the largest passing count. A step whose load generator used ${90} % or more of its core is marked *load-bound*: there the client, not the server, may be the limit. A step that fails while the load generator's own event loop ran ${settings.thresholdMs} ms late or more (p99) runs once more (*second try*), and the second counts.`,
     '',
     `| | Capacity (legs/core) |`,
     '|---|---|',
     `| Leadline engine | **${capacityText(ours)}** |`,
     `| Janus AudioBridge ${input.janusVersion} | ${capacityText(janus)} |`,
-    `| Ratio ours / Janus (target ${TARGET}) | **${Number.isNaN(ratio) ? '–' : `${ratio.toFixed(2)}×`}** — ${met ? 'met' : 'not met'} |`,
+    `| Ratio ours / Janus (target ${TARGET}) | **${Number.isNaN(ratio) ? '–' : Number.isFinite(ratio) ? `${ratio.toFixed(2)}×` : '∞ (Janus passed no step)'}** — ${met ? 'met' : 'not met'} |`,
     '',
   ];
   if (ours && janus && !met) {
@@ -176,7 +176,7 @@ export function reportSection(input: ReportInput): string {
   lines.push(
     '### Reproduce',
     '',
-    `\`${COMMAND}\` or \`npx tsx bench/capacity/run.ts\` (as root if Janus must be installed), on an otherwise idle machine with 2 cores or more (the server is pinned to core 0, the load to the others). \`BENCH_SYSTEMS=ours\` or \`janus\` runs one side; \`BENCH_CAPACITY_START\`, \`BENCH_CAPACITY_MAX\`, \`BENCH_CAPACITY_STEPS\`, \`BENCH_WINDOW_MS\`, \`BENCH_WARMUP_MS\`, \`BENCH_LEGS_PER_LOAD_PROCESS\` change the search; \`BENCH_PROFILE=0\` skips the profile run; \`BENCH_WRITE=0\` prints this section instead of writing it.`,
+    `\`${COMMAND}\` or \`npx tsx bench/capacity/run.ts\` (as root if Janus must be installed), on an otherwise idle machine with 2 cores or more (the server is pinned to core 0, the load to the others). \`BENCH_SYSTEMS=ours\` or \`janus\` runs one side; \`BENCH_CAPACITY_START\`, \`BENCH_CAPACITY_MAX\`, \`BENCH_CAPACITY_STEPS\`, \`BENCH_WINDOW_MS\`, \`BENCH_WARMUP_MS\`, \`BENCH_LEGS_PER_LOAD_PROCESS\`, \`BENCH_CAPACITY_BUDGET_S\` (450: no step starts after a system’s share of it) change the search; \`BENCH_PROFILE=0\` skips the profile run; \`BENCH_WRITE=0\` prints this section instead of writing it.`,
   );
   return lines.join('\n');
 }

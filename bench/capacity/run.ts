@@ -14,7 +14,8 @@
  * Environment: `BENCH_CAPACITY_START` (first leg count, 50), `BENCH_CAPACITY_MAX` (800),
  * `BENCH_CAPACITY_STEPS` (most steps per system, 6), `BENCH_WINDOW_MS` (10000),
  * `BENCH_WARMUP_MS` (3000), `BENCH_LEGS_PER_LOAD_PROCESS` (legs above which a second load process
- * shares the load, 300), `BENCH_SYSTEMS` (`ours,janus`), `BENCH_PROFILE=0` (no profile run),
+ * shares the load, 300), `BENCH_CAPACITY_BUDGET_S` (no step starts after a system's share of
+ * it, 450), `BENCH_SYSTEMS` (`ours,janus`), `BENCH_PROFILE=0` (no profile run),
  * `BENCH_WRITE=0` (print the section instead of writing it).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -39,6 +40,8 @@ export const settings = {
   windowMs: env('BENCH_WINDOW_MS', 10_000),
   warmupMs: env('BENCH_WARMUP_MS', 3000),
   legsPerLoadProcess: env('BENCH_LEGS_PER_LOAD_PROCESS', 300),
+  /** The whole run's time budget (s): no step starts after its share of it. */
+  budgetS: env('BENCH_CAPACITY_BUDGET_S', 450),
   thresholdMs: 5,
 };
 const systems = (process.env.BENCH_SYSTEMS ?? 'ours,janus').split(',') as System[];
@@ -57,9 +60,12 @@ const started = Date.now();
 try {
   if (systems.includes('janus')) ensureJanus();
   const searches: Partial<Record<System, Search>> = {};
-  for (const system of systems) {
+  // Each system gets its share of the budget, less the profile run's (about 40 s).
+  const searchBudgetMs = (settings.budgetS - 40) * 1000;
+  for (const [i, system] of systems.entries()) {
     console.log(`== ${system}`);
-    searches[system] = await findCapacity(settings, (legs) =>
+    const deadline = started + (searchBudgetMs * (i + 1)) / systems.length;
+    searches[system] = await findCapacity({ ...settings, deadline }, (legs) =>
       runStep(system, legs, settings).then((step) => {
         console.log(`  ${describe(step)}`);
         return step;

@@ -47,6 +47,8 @@ export interface StepResult {
   pass: boolean;
   /** The load generator's CPU was at or near a whole core: it may bound this step. */
   loadBound: boolean;
+  /** This is the second try of the step (the first failed with the load generator running late). */
+  retried?: boolean;
   /** Why calls were not set up: each reason with its count of calls. */
   error?: string;
 }
