@@ -16,7 +16,8 @@
  * `performance.now()` ms, i.e. since the navigation started. Also per load: DOMContentLoaded,
  * the load event, the bytes transferred (navigation and resource timing), the requests made
  * before interactive, and Chromium's script/task/layout durations (CDP `Performance.getMetrics`,
- * read right after the load event).
+ * read right after the load event). A third side, not the headline: ours with service workers
+ * blocked (what the console's service worker, registered at the load event, costs a cold load).
  *
  * Environment: `BENCH_LOADS` (20).
  */
@@ -33,7 +34,7 @@ import { ready, stopChild } from '../lib/processes';
 import { writeSection } from '../lib/report';
 import { formatRatio, machine, recordRow } from '../lib/results';
 import { quantile, round } from '../lib/stats';
-import { startBuiltProduct, type BuiltProduct } from './built-product';
+import { killOnExit, startBuiltProduct, type BuiltProduct } from './built-product';
 import {
   installPageTimer,
   type Appearance,
@@ -103,6 +104,7 @@ let product: BuiltProduct | undefined;
 let helloServer: ChildProcess | undefined;
 let browser: Browser | undefined;
 const helloDist = mkdtempSync(join(tmpdir(), 'leadline-bench-hello-'));
+process.once('exit', () => rmSync(helloDist, { recursive: true, force: true }));
 
 async function cleanUp(): Promise<void> {
   await browser?.close().catch(() => undefined);
@@ -201,6 +203,7 @@ try {
     env: { ...process.env, ROOT: helloDist },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  killOnExit(helloServer);
   const { port } = await ready<{ port: number }>(helloServer, 'the hello-world server');
   const urls: Record<Side, string> = {
     ours: `${product.url}/`,
@@ -295,7 +298,7 @@ try {
     '',
     `Run ${date.slice(0, 16).replace('T', ' ')} UTC on ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, ${m.platform}; Chromium ${chromiumVersion} (headless, the e2e flags of e2e/support/browser.ts). Command: \`npm run bench -- app-load\` (alone: \`npx tsx bench/console/app-load.ts\`; ${runSeconds} s).`,
     '',
-    `**Set-up.** *Ours*: the built product (\`node apps/server/dist/main.js\`, fresh data folder, \`LOG_LEVEL=warn\`) serving the built console (apps/web/dist, \`@fastify/static\`) at \`http://127.0.0.1:<port>/\`, the login page (no session). *Reference*: a Vite + React hello world (bench/console/hello: a heading and a button, \`createRoot\` + \`StrictMode\` on \`#app\` as the console mounts) built by the bench with the console's Vite and \`@vitejs/plugin-react\` and the console's build options (apps/web/vite.config.ts: \`react()\`, default minification and target; the console's service-worker plugin left out) into a temporary folder, served by Fastify + \`@fastify/static\` registered with the product's options (bench/console/static-server.ts; no compression on either side, the plugin's default cache headers; the product's helmet headers not added). **Cold**: every load in a fresh browser context (empty HTTP cache, no service worker, new connections). **Interactive**: the start of the first MutationObserver callback (init script bench/console/page-timer.ts, the same on both sides) that finds the app's rendered form in the DOM — ours: the login form's e-mail field and submit button (\`input[type=email]\`, \`button[type=submit]\`), rendered by React once its script has run; hello: its button — in ms since the navigation started (\`performance.now()\`, origin \`performance.timeOrigin\`). DOMContentLoaded and load are the navigation entry's \`…EventEnd\`; bytes are \`transferSize\` over the navigation and resource entries (everything fetched up to the load event); script/task/layout are Chromium's \`Performance.getMetrics\` durations read after the load event. One warm-up load each, then ${LOADS} each, interleaved (the side going first alternating).`,
+    `**Set-up.** *Ours*: the built product (\`node apps/server/dist/main.js\`, fresh data folder, \`LOG_LEVEL=warn\`) serving the built console (apps/web/dist, \`@fastify/static\`) at \`http://127.0.0.1:<port>/\`, the login page (no session). *Reference*: a Vite + React hello world (bench/console/hello: a heading and a button, \`createRoot\` + \`StrictMode\` on \`#app\` as the console mounts) built by the bench with the console's Vite and \`@vitejs/plugin-react\` and the console's build options (apps/web/vite.config.ts: \`react()\`, default minification and target; the console's service-worker plugin left out) into a temporary folder, served by Fastify + \`@fastify/static\` registered with the product's options (bench/console/static-server.ts; no compression on either side, the plugin's default cache headers; the product's helmet headers not added). **Cold**: every load in a fresh browser context (empty HTTP cache, no service worker, new connections). **Interactive**: the start of the first MutationObserver callback (init script bench/console/page-timer.ts, the same on both sides) that finds the app's rendered form in the DOM — ours: the login form's e-mail field and submit button (\`input[type=email]\`, \`button[type=submit]\`), rendered by React once its script has run; hello: its button — in ms since the navigation started (\`performance.now()\`, origin \`performance.timeOrigin\`). DOMContentLoaded and load are the navigation entry's \`…EventEnd\`; bytes are \`transferSize\` over the navigation and resource entries (everything fetched up to the load event); script/task/layout are Chromium's \`Performance.getMetrics\` durations read after the load event. *Not the headline*: ours again in contexts with service workers blocked (Playwright's \`serviceWorkers: 'block'\`): the console registers its service worker at the load event (apps/web/src/sw/register.ts), whose install fetches and caches the build's files (its precache list) while the page is still checking the session; that side shows what this costs a cold load. One warm-up load each, then ${LOADS} each, interleaved (the side going first rotating).`,
     '',
     '| Interactive (cold load) | loads | p50 ms | p90 ms | p50 / hello |',
     '|---|---:|---:|---:|---:|',

@@ -2,9 +2,10 @@
  * The console benchmarks' product: the built server (`node apps/server/dist/main.js`, as
  * `npm start` runs it, serving the built console from apps/web/dist) in a child process on a free
  * loopback port with a fresh data folder (it migrates and seeds the demo on its first start),
- * stopped with SIGTERM (SIGKILL after 10 s) and its folder removed.
+ * stopped with SIGTERM (SIGKILL after 10 s) and its folder removed; and `killOnExit`, so that
+ * no server a benchmark started outlives it, even when it dies of an uncaught error.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -26,6 +27,19 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/**
+ * Kills `child` (SIGKILL) and runs `also` if this process exits while the child still runs (an
+ * uncaught error, `process.exit` in a signal handler); returns a function that cancels it.
+ */
+export function killOnExit(child: ChildProcess, also?: () => void): () => void {
+  const kill = (): void => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    also?.();
+  };
+  process.once('exit', kill);
+  return () => process.removeListener('exit', kill);
 }
 
 /** Starts the built product and resolves once `/healthz` answers 200. */
@@ -54,7 +68,9 @@ export async function startBuiltProduct(env: Record<string, string> = {}): Promi
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));
   const url = `http://127.0.0.1:${port}`;
+  const cancelKill = killOnExit(child, () => rmSync(dataDir, { recursive: true, force: true }));
   const stop = async (): Promise<void> => {
+    cancelKill();
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');

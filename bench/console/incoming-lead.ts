@@ -30,7 +30,7 @@ import { ready, stopChild } from '../lib/processes';
 import { writeSection } from '../lib/report';
 import { formatRatio, machine, recordRow } from '../lib/results';
 import { quantile, round } from '../lib/stats';
-import { startBuiltProduct, type BuiltProduct } from './built-product';
+import { killOnExit, startBuiltProduct, type BuiltProduct } from './built-product';
 import { installPageTimer, type Frame, type Mark, type PageTimer, type Seen } from './page-timer';
 
 const LEADS = Number(process.env.BENCH_LEADS ?? 20);
@@ -189,14 +189,15 @@ async function logIn(page: Page, url: string): Promise<void> {
 
 /** Ignores the ringing lead and waits until the console waits again, Available. */
 async function ignoreLead(page: Page): Promise<void> {
-  const rejected = page.waitForResponse(
-    (r) => r.request().method() === 'POST' && /\/apps\/webrtc\/\d+\/reject$/.test(r.url()),
-    { timeout: 15_000 },
-  );
-  await page.getByRole('button', { name: /^Ignore/ }).click();
   // 409 as well: the softphone's own reject may reach the server first (the call is then no
   // longer ringing when the console's POST arrives).
-  const response = await rejected;
+  const [response] = await Promise.all([
+    page.waitForResponse(
+      (r) => r.request().method() === 'POST' && /\/apps\/webrtc\/\d+\/reject$/.test(r.url()),
+      { timeout: 15_000 },
+    ),
+    page.getByRole('button', { name: /^Ignore/ }).click(),
+  ]);
   if (response.status() >= 500) throw new Error(`Ignore answered ${response.status()}`);
   await page.getByText('Waiting for lead...').waitFor({ timeout: 15_000 });
   await page.getByRole('button', { name: 'Status: Available' }).waitFor({ timeout: 15_000 });
@@ -218,9 +219,12 @@ try {
     cwd: benchDir,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  killOnExit(bare);
   const { port } = await ready<{ port: number }>(bare, 'the bare lead server');
   const bareUrl = `http://127.0.0.1:${port}/`;
   micWav = await toneWav(1000, 5);
+  const wavDir = dirname(micWav);
+  process.once('exit', () => rmSync(wavDir, { recursive: true, force: true }));
   browser = await launchChromium(micWav);
   const chromiumVersion = browser.version();
 
