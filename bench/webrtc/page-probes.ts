@@ -7,9 +7,9 @@
  *   track) is fed through an AudioWorklet that finds onsets: the first sample above −40 dBFS
  *   (|x| > 0.01) after at least `gapMs` below it (a track's first audio is its first onset).
  *   Each peer connection's phases are timestamped (created, offer/answer, descriptions set, ICE
- *   and DTLS connected, first RTP packet received by polling `getStats` every 5 ms), and so is
- *   every click, by a capture-phase listener on the document. The page's peer connections
- *   are kept in `window.__probePcs` (for `getStats` at the end).
+ *   and DTLS connected, the first RTP packet received, from `getStats` polled every 5 ms), and
+ *   so is every click, by a capture-phase listener on the document. The page's peer
+ *   connections are kept in `window.__probePcs` (for `getStats` at the end).
  * - `startStaticServer()`: a plain loopback HTTP server with the floor's pages.
  *
  * Clock: every time is epoch milliseconds in the page's clock, `performance.timeOrigin +
