@@ -351,7 +351,7 @@ function report(ours: Sample[], floor: Sample[], chromiumVersion: string): void 
     '',
     `Ratio ours p50 / floor p50: **${round(ratio, 2)}×**; target ≤ 2×: ${met ? '**met**' : `**missed** by ${missedBy}`}.`,
     '',
-    'Where the time goes, p50 of each phase in ms after the click (from the probes: the `RTCPeerConnection` that carried the first audio, its descriptions, `iceconnectionstatechange` connected, `connectionstatechange` connected = DTLS done, the first `inbound-rtp` packet seen by `getStats` polled every 5 ms once connected; a phase before the click is negative):',
+    "Where the time goes, p50 of each phase in ms after the click (from the probes: the `RTCPeerConnection` that carried the first audio, its descriptions, `iceconnectionstatechange` connected, `connectionstatechange` connected = DTLS done, the first `inbound-rtp` packet seen by `getStats` polled every 5 ms once connected and taken back from the stats' own arrival times; a phase before the click is negative). Events are timed when the page's main thread ran their listener, so on a loaded machine they lag the network thread's figures, and an interval across the two kinds can come out negative):",
     '',
     '| phase | ours p50 ms | floor p50 ms |',
     '|---|---:|---:|',
