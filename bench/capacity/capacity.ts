@@ -25,6 +25,9 @@ export interface Search {
   steps: StepResult[];
 }
 
+/** Above this load-generator CPU (%), its lateness is its own load: no second try. */
+const RETRY_BELOW_CLIENT_CPU = 50;
+
 const even = (n: number): number => Math.max(2, 2 * Math.round(n / 2));
 
 export async function findCapacity(
@@ -36,9 +39,14 @@ export async function findCapacity(
   let fail: number | undefined;
   const run = async (legs: number): Promise<boolean> => {
     let result = await step(legs);
-    // A failure while the load generator's own event loop ran late by the threshold or more
-    // says more about its core than about the server: that step runs once more.
-    if (!result.pass && result.clientLoopDelayP99Ms >= settings.thresholdMs) {
+    // A failure while the load generator's own event loop ran late by the threshold or more,
+    // though it was not busy itself, says more about its core (another process) than about
+    // the server: that step runs once more.
+    if (
+      !result.pass &&
+      result.clientLoopDelayP99Ms >= settings.thresholdMs &&
+      result.clientCpuPercent < RETRY_BELOW_CLIENT_CPU
+    ) {
       const again = await step(legs);
       result = { ...again, retried: true };
     }

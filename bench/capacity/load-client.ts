@@ -118,12 +118,14 @@ await sleep(warmupMs);
 const loopDelay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
 loopDelay.enable();
 const cpuBefore = process.cpuUsage();
+const windowFrom = performance.now();
 say({ phase: 'window-start', at: Date.now() });
 for (const leg of upLegs) leg.recording = true;
 await sleep(windowMs);
 for (const leg of upLegs) leg.recording = false;
 say({ phase: 'window-end', at: Date.now() });
 const cpu = process.cpuUsage(cpuBefore);
+const windowTook = performance.now() - windowFrom;
 loopDelay.disable();
 clearInterval(sending);
 
@@ -133,7 +135,7 @@ say({
   up: upLegs.length,
   ...pacing(upLegs),
   client: {
-    cpuPercent: ((cpu.user + cpu.system) / 1000 / windowMs) * 100,
+    cpuPercent: ((cpu.user + cpu.system) / 1000 / windowTook) * 100,
     loopDelayP99Ms: Math.max(0, loopDelay.percentile(99) / 1e6 - LOOP_RESOLUTION_MS),
     loopDelayMaxMs: Math.max(0, loopDelay.max / 1e6 - LOOP_RESOLUTION_MS),
   },

@@ -15,7 +15,7 @@
  * `BENCH_CAPACITY_STEPS` (most steps per system, 6), `BENCH_WINDOW_MS` (10000),
  * `BENCH_WARMUP_MS` (3000), `BENCH_LEGS_PER_LOAD_PROCESS` (legs above which a second load process
  * shares the load, 300), `BENCH_CAPACITY_BUDGET_S` (no step starts after a system's share of
- * it, 450), `BENCH_SYSTEMS` (`ours,janus`), `BENCH_PROFILE=0` (no profile run),
+ * it, 400), `BENCH_SYSTEMS` (`ours,janus`), `BENCH_PROFILE=0` (no profile run),
  * `BENCH_WRITE=0` (print the section instead of writing it).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -41,7 +41,7 @@ export const settings = {
   warmupMs: env('BENCH_WARMUP_MS', 3000),
   legsPerLoadProcess: env('BENCH_LEGS_PER_LOAD_PROCESS', 300),
   /** The whole run's time budget (s): no step starts after its share of it. */
-  budgetS: env('BENCH_CAPACITY_BUDGET_S', 450),
+  budgetS: env('BENCH_CAPACITY_BUDGET_S', 400),
   thresholdMs: 5,
 };
 const systems = (process.env.BENCH_SYSTEMS ?? 'ours,janus').split(',') as System[];
