@@ -24,7 +24,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
@@ -243,6 +243,7 @@ async function floorCall(page: Page): Promise<Sample> {
 }
 
 const started = Date.now();
+const loadAtStart = loadavg();
 try {
   const [url, pages, wav] = await Promise.all([
     startProduct(),
@@ -338,7 +339,11 @@ function report(ours: Sample[], floor: Sample[], chromiumVersion: string): void 
   const markdown = [
     '## Call setup: Accept in the console → first lead audio, next to the WebRTC floor',
     '',
-    `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, Chromium ${chromiumVersion} headless. Command: \`npm run bench -- call-setup\` (or \`npx tsx bench/webrtc/call-setup-floor.ts\`; \`BENCH_CALLS\` sets the number of calls, default 20).`,
+    `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, Chromium ${chromiumVersion} headless; load average (1/5/15 min) ${loadAtStart.map((x) => x.toFixed(2)).join(' / ')} at the start, ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(
+        ' / ',
+      )} at the end. Command: \`npm run bench -- call-setup\` (or \`npx tsx bench/webrtc/call-setup-floor.ts\`; \`BENCH_CALLS\` sets the number of calls, default 20).`,
     '',
     `**Ours**: the built product (\`apps/server/dist\`, \`VOICE_SANDBOX_ANSWER_MS=0\` so the sandbox test lead answers without a simulated ring) and ${AGENT} logged into the console in Chromium, ready. Each call: a lead is posted (\`POST /api/v1/leads\`, a sandbox test lead playing 440 Hz), the console rings 'Incoming Lead!', the bench clicks Accept (Playwright), and the page hears the lead; then Hang Up, Contacted, Done (the agent ready again). Timed in the page: from the click (a capture-phase listener on the document) to the first sample above −40 dBFS on the call's remote audio track (an AudioWorklet on every remote track, audio time mapped to the page's clock: bench/webrtc/page-probes.ts). That covers the SDK's accept (getUserMedia, the answer), the server's call flow dialling the lead, ICE, DTLS-SRTP and the engine's first frames to the page.`,
     '',
@@ -383,6 +388,7 @@ function report(ours: Sample[], floor: Sample[], chromiumVersion: string): void 
     command: 'npm run bench -- call-setup',
     details: {
       chromium: chromiumVersion,
+      loadAverage: { start: loadAtStart, end: loadavg() },
       ours: {
         p50: round(o.p50, 1),
         p90: round(o.p90, 1),

@@ -20,7 +20,7 @@
  * Writes its section of docs/benchmarks.md and its row of the summary.
  */
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { generateTone, writeWavFile } from '@leadline/voice/dsp';
@@ -293,6 +293,7 @@ interface Measured {
 }
 
 const started = Date.now();
+const loadAtStart = loadavg();
 try {
   const [harness, pages, wav] = await Promise.all([
     startEngineHarness(),
@@ -405,7 +406,11 @@ function report(
   const markdown = [
     '## Mouth-to-ear: agent A → agent B through the engine, next to peer to peer',
     '',
-    `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, Chromium ${chromiumVersion} headless. Command: \`npm run bench -- mouth-to-ear\` (or \`npx tsx bench/webrtc/mouth-to-ear.ts\`; \`BENCH_ROUNDS\` and \`BENCH_WINDOW_MS\` set the windows, default ${ROUNDS} × ${WINDOW_MS / 1000} s a side).`,
+    `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, Chromium ${chromiumVersion} headless; load average (1/5/15 min) ${loadAtStart.map((x) => x.toFixed(2)).join(' / ')} at the start, ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(
+        ' / ',
+      )} at the end. Command: \`npm run bench -- mouth-to-ear\` (or \`npx tsx bench/webrtc/mouth-to-ear.ts\`; \`BENCH_ROUNDS\` and \`BENCH_WINDOW_MS\` set the windows, default ${ROUNDS} × ${WINDOW_MS / 1000} s a side).`,
     '',
     `The fake microphone plays 1 kHz bursts (${BURST_MS} ms on, ${PERIOD_MS - BURST_MS} ms off, 48 kHz). Timed: from a burst's onset on agent A's own microphone track to its onset on agent B's remote track, both found by the same AudioWorklet probe (first sample above −40 dBFS after 300 ms below, on the audio clock, mapped to the page's clock by the smallest message delay of the last second; pages of one browser share \`performance.timeOrigin + performance.now()\`; bench/webrtc/page-probes.ts). Each received onset is matched to A's latest microphone onset within one period. The method's own delays (the microphone's path into Web Audio, the remote track's into Web Audio, the clock mapping's ≤ 1 audio callback) are the same on both sides; the difference of the two p50s is the engine's part.`,
     '',
@@ -457,6 +462,7 @@ function report(
     command: 'npm run bench -- mouth-to-ear',
     details: {
       chromium: chromiumVersion,
+      loadAverage: { start: loadAtStart, end: loadavg() },
       differenceMs: round(difference, 1),
       differenceToPcmuFloorMs: round(os.p50 - ps.p50, 1),
       ours: { ...mapRound(os), onsets: o.delays.length, receiver: ours.receiver },
