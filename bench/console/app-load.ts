@@ -24,7 +24,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
@@ -195,6 +195,7 @@ async function coldLoad(url: string, side: Side): Promise<Load> {
 // ---------------------------------------------------------------- the run
 
 const started = Date.now();
+const loadAtStart = loadavg();
 try {
   const [started1] = await Promise.all([startBuiltProduct(), buildHello()]);
   product = started1;
@@ -301,7 +302,11 @@ try {
   const markdown = [
     '## App load: the login page interactive, cold',
     '',
-    `Run ${date.slice(0, 16).replace('T', ' ')} UTC on ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, ${m.platform}; Chromium ${chromiumVersion} (headless, the e2e flags of e2e/support/browser.ts). Command: \`npm run bench -- app-load\` (alone: \`npx tsx bench/console/app-load.ts\`; ${runSeconds} s).`,
+    `Run ${date.slice(0, 16).replace('T', ' ')} UTC on ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, ${m.platform}; Chromium ${chromiumVersion} (headless, the e2e flags of e2e/support/browser.ts); load average ${loadAtStart.map((n) => n.toFixed(2)).join(' / ')} at the start, ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(
+        ' / ',
+      )} at the end (other work on the machine shows in every figure; the ratio is the figure to read). Command: \`npm run bench -- app-load\` (alone: \`npx tsx bench/console/app-load.ts\`; ${runSeconds} s).`,
     '',
     `**Set-up.** *Ours*: the built product (\`node apps/server/dist/main.js\`, fresh data folder, \`LOG_LEVEL=warn\`) serving the built console (apps/web/dist, \`@fastify/static\`) at \`http://127.0.0.1:<port>/\`, the login page (no session). *Reference*: a Vite + React hello world (bench/console/hello: a heading and a button, \`createRoot\` + \`StrictMode\` on \`#app\` as the console mounts) built by the bench with the console's Vite and \`@vitejs/plugin-react\` and the console's build options (apps/web/vite.config.ts: \`react()\`, default minification and target; the console's service-worker plugin left out) into a temporary folder, served by Fastify + \`@fastify/static\` registered with the product's options (bench/console/static-server.ts; no compression on either side, the plugin's default cache headers; the product's helmet headers not added). **Cold**: every load in a fresh browser context (empty HTTP cache, no service worker, new connections). **Interactive**: the start of the first MutationObserver callback (init script bench/console/page-timer.ts, the same on both sides) that finds the app's rendered form in the DOM — ours: the login form's e-mail field and submit button (\`input[type=email]\`, \`button[type=submit]\`), rendered by React once its script has run; hello: its button — in ms since the navigation started (\`performance.now()\`, origin \`performance.timeOrigin\`). DOMContentLoaded and load are the navigation entry's \`…EventEnd\`; bytes are \`transferSize\` over the navigation and resource entries (everything fetched up to the load event); script/task/layout are Chromium's \`Performance.getMetrics\` durations read after the load event. *Not the headline*: ours again in contexts with service workers blocked (Playwright's \`serviceWorkers: 'block'\`): the console registers its service worker at the load event (apps/web/src/sw/register.ts), whose install fetches and caches the build's files (its precache list) while the page is still checking the session; that side shows what this costs a cold load. One warm-up load each, then ${LOADS} each (the non-headline side ${loads.oursNoSw.length}: every other round), interleaved (the side going first rotating).`,
     '',
@@ -358,6 +363,7 @@ try {
     command: 'npm run bench -- app-load',
     details: {
       chromium: chromiumVersion,
+      loadAverage: { start: loadAtStart, end: loadavg() },
       p50: Object.fromEntries(SIDES.map((side) => [side, q(side, (l) => l.interactive, 0.5)])),
       p90: Object.fromEntries(SIDES.map((side) => [side, q(side, (l) => l.interactive, 0.9)])),
       transferredKiB: Object.fromEntries(

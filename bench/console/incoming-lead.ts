@@ -21,6 +21,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
@@ -213,6 +214,7 @@ async function resetReference(page: Page): Promise<void> {
 // ---------------------------------------------------------------- the run
 
 const started = Date.now();
+const loadAtStart = loadavg();
 try {
   product = await startBuiltProduct();
   bare = spawn(process.execPath, ['--import', 'tsx', 'console/bare-lead-server.ts'], {
@@ -321,7 +323,11 @@ try {
   const markdown = [
     '## Incoming lead: POST → "Incoming Lead!" in the agent\'s page',
     '',
-    `Run ${date.slice(0, 16).replace('T', ' ')} UTC on ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, ${m.platform}; Chromium ${chromiumVersion} (headless, the e2e flags of e2e/support/browser.ts). Command: \`npm run bench -- incoming-lead\` (alone: \`npx tsx bench/console/incoming-lead.ts\`; ${runSeconds} s).`,
+    `Run ${date.slice(0, 16).replace('T', ' ')} UTC on ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, ${m.platform}; Chromium ${chromiumVersion} (headless, the e2e flags of e2e/support/browser.ts); load average ${loadAtStart.map((n) => n.toFixed(2)).join(' / ')} at the start, ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(
+        ' / ',
+      )} at the end (other work on the machine shows in every figure; the ratio is the figure to read). Command: \`npm run bench -- incoming-lead\` (alone: \`npx tsx bench/console/incoming-lead.ts\`; ${runSeconds} s).`,
     '',
     `**Set-up.** *Ours*: the built product (\`node apps/server/dist/main.js\`, fresh data folder with the demo seed, \`LOG_LEVEL=warn\`) on 127.0.0.1; agent1 logged in to the console in Chromium, the softphone registered (the gateway's \`ready\`), status Available, the only agent online. *Reference*: a plain Node HTTP server with a \`ws\` server (bench/console/bare-lead-server.ts) serving a plain page (a few lines of DOM script, no React, no bundle: the floor) that, on a pushed \`invite\` frame, replaces 'Waiting for lead...' with \`<h2>Incoming Lead!</h2>\`; its \`POST /api/v1/leads\` parses the JSON body, pushes one frame and answers 201. Both pages in the same Chromium, each in its own context, with the same init script (bench/console/page-timer.ts). **Timed**: each page posts the lead itself (\`fetch('/api/v1/leads')\`, same origin, \`Authorization: Bearer demo-api-key\`, \`{fname, lname, phone_number}\`, a new number each time) so that both ends are read on the page's one clock: from \`performance.now()\` just before \`fetch\` to the start of the MutationObserver callback that finds 'Incoming Lead!' in \`<body>\` (React's commit, before layout and paint). After each lead ours is ignored (Ignore → \`POST /apps/webrtc/{id}/reject\`; the console waits again, Available; the lead ends missed) and the reference page is reset; 300 ms pause. ${WARMUP} warm-up leads each, then ${LEADS} measured each, interleaved lead by lead (the side going first alternating).`,
     '',
@@ -375,6 +381,7 @@ try {
     command: 'npm run bench -- incoming-lead',
     details: {
       chromium: chromiumVersion,
+      loadAverage: { start: loadAtStart, end: loadavg() },
       p90: {
         ours: stat('ours', (p) => p.total, 0.9),
         reference: stat('reference', (p) => p.total, 0.9),
