@@ -58,6 +58,10 @@ async function cleanUp(): Promise<void> {
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => void cleanUp().then(() => process.exit(1)));
 }
+process.once('unhandledRejection', (error) => {
+  console.error(error);
+  void cleanUp().then(() => process.exit(1));
+});
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -89,6 +93,10 @@ async function startProduct(): Promise<string> {
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
+  // Whatever ends this process (an uncaught error too), the product goes with it.
+  process.once('exit', () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
   cleanups.push(async () => {

@@ -83,6 +83,10 @@ async function cleanUp(): Promise<void> {
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => void cleanUp().then(() => process.exit(1)));
 }
+process.once('unhandledRejection', (error) => {
+  console.error(error);
+  void cleanUp().then(() => process.exit(1));
+});
 
 /** The fake microphone: 1 kHz bursts of 200 ms every second, 48 kHz, 120 s (Chromium loops it). */
 async function burstWav(): Promise<string> {
