@@ -20,6 +20,8 @@ export interface ProfileSummary {
   functions: Array<{ name: string; ms: number; share: number }>;
   /** Self time per source file (or `(garbage collector)`, `(program)`), busiest first. */
   files: Array<{ name: string; ms: number; share: number }>;
+  /** Self time by kind of work (categoryOf), busiest first. */
+  categories: Array<{ name: string; ms: number; share: number }>;
   /** The process's other JavaScript threads (the main thread): busy ms, busiest files. */
   others: {
     threads: number;
@@ -44,6 +46,23 @@ function fileOf(key: string, packages: Map<string, string>): string {
     ? key.replace(/ :-?\d+$/, '')
     : '(native)';
 }
+
+/** Kinds of work, by the file a function's self time is in (first match wins). */
+const CATEGORIES: Array<[string, RegExp]> = [
+  ['SRTP, RTP and ICE (werift, node:crypto)', /^werift |^crypto\/|^node:crypto/],
+  ['UDP sockets and buffers (node:dgram, Buffer)', /^node:dgram|buffer$|^node:internal\/buffer/],
+  [
+    'mixing, codec, jitter buffer, recording (media/room, mixer, codec/)',
+    /^media\/(room|mixer|jitter-buffer)|^codec\/|wav/,
+  ],
+  ['legs and the frame loop (media/webrtc-leg, frame-pacer, media-core, worker)', /^media\//],
+  ['garbage collection', /^\(garbage collector\)/],
+  ['timers and promises (node:timers, task queues)', /timers|task_queues|promise/],
+];
+
+/** The kind of work of a file (`fileOf`). */
+const categoryOf = (file: string): string =>
+  CATEGORIES.find(([, pattern]) => pattern.test(file))?.[0] ?? 'other (V8, native, Node internals)';
 
 /** The npm package of each short file name (`dir/file`) of `profile` that is in one. */
 function packagesOf(profile: Profile, into: Map<string, string>): void {
@@ -79,6 +98,9 @@ function summariseThreads(
       : key;
     functions.set(named, us);
   }
+  const categories = new Map<string, number>();
+  for (const [file, us] of files)
+    categories.set(categoryOf(file), (categories.get(categoryOf(file)) ?? 0) + us);
   const rank = (m: Map<string, number>) =>
     [...m]
       .sort((a, b) => b[1] - a[1])
@@ -90,6 +112,7 @@ function summariseThreads(
     windowMs: (endUs - startUs) / 1000,
     functions: rank(functions),
     files: rank(files),
+    categories: rank(categories),
   };
 }
 

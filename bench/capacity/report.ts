@@ -73,11 +73,11 @@ const capacityText = (search: Search | undefined): string =>
 /** A few words on the profile, for the summary's `missedBy`. */
 function profileGist(summary: ProfileSummary | undefined): string {
   if (!summary || summary.busyMs === 0) return 'no profile';
-  const files = summary.files
+  const kinds = summary.categories
     .slice(0, 3)
     .map((f) => `${f.name} ${Math.round(f.share * 100)} %`)
     .join(', ');
-  return `media workers' self time: ${files}`;
+  return `media workers' self time: ${kinds}`;
 }
 
 function profileMarkdown(
@@ -101,7 +101,9 @@ function profileMarkdown(
       .map((f) => `${f.name} ${f0(f.share * 100)} %`)
       .join(
         ', ',
-      )}); the process used ${f0(step.serverCpuPercent)} % of the core in all, the rest being libuv, V8's own threads (GC, compiler) and the profiler. The media workers' self time by source file, then by function:`,
+      )}); the process used ${f0(step.serverCpuPercent)} % of the core in all, the rest being libuv, V8's own threads (GC, compiler) and the profiler. The media workers' self time by kind of work, by source file, then by function:`,
+    '',
+    ...table(summary.categories, 'Kind of work'),
     '',
     ...table(summary.files, 'File'),
     '',
@@ -151,7 +153,12 @@ export function reportSection(input: ReportInput): string {
     `| Ratio ours / Janus (target ${TARGET}) | **${Number.isNaN(ratio) ? '–' : Number.isFinite(ratio) ? `${ratio.toFixed(2)}×` : '∞ (Janus passed no step)'}** — ${met ? 'met' : 'not met'} |`,
     '',
   ];
-  if (ours && janus && !met) {
+  if (ours && janus && ours.capacity === 0 && janus.capacity === 0) {
+    lines.push(
+      '**Not measured**: neither system passed a step, not even the smallest; the machine was likely too busy (see the load generator’s loop delay per step). Run it again on an idle machine.',
+      '',
+    );
+  } else if (ours && janus && !met) {
     const fewer = janus.capacity - ours.capacity;
     lines.push(
       `**Target missed** by ${fewer} legs/core (${janus.capacity > 0 ? `${f0((fewer / janus.capacity) * 100)} %` : '–'} fewer than Janus). ${profileGist(input.profile?.summary)}; see *where the time goes* below.`,
@@ -215,9 +222,11 @@ export function summaryRow(
     met,
     ...(met
       ? {}
-      : {
-          missedBy: `${fewer} legs/core (${f0((fewer / Math.max(1, janus.capacity)) * 100)} %) fewer; profile: ${profileGist(profile)}`,
-        }),
+      : ours.capacity === 0 && janus.capacity === 0
+        ? { missedBy: 'not measured: neither system passed a step (busy machine?)' }
+        : {
+            missedBy: `${fewer} legs/core (${f0((fewer / Math.max(1, janus.capacity)) * 100)} %) fewer; profile: ${profileGist(profile)}`,
+          }),
     command: COMMAND,
     details: {
       oursSteps: ours.steps.map(stepOf),
