@@ -107,6 +107,6 @@ const markdown = [
   '|---|---:|---:|---:|---:|---:|',
   ...rows,
 ].join('\n');
-writeSection('call-setup', markdown);
+writeSection('sdk-call-setup', markdown);
 console.log(markdown);
 console.log('\nwrote the call-setup section of docs/benchmarks.md');
