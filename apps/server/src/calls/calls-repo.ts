@@ -10,6 +10,7 @@ import {
   callPhones,
   callUsers,
   calls,
+  leads,
   notes,
   profiles,
   tags,
@@ -19,7 +20,7 @@ import {
   type CallStatus,
   type CallUserOutcome,
 } from '../db/schema';
-import { findLead, toLeadResource } from '../leads/leads-repo';
+import { toLeadResource } from '../leads/leads-repo';
 import { LIVE_CALL_STATUSES } from '../users/agents-repo';
 import { nextStatus, type CallEvent } from './call-status';
 
@@ -391,43 +392,63 @@ export async function findUserCallUser(
   return rows[0] ?? null;
 }
 
-/** The call as the console loads it: lead, profile with tags, caller number. */
+/**
+ * The call as the console loads it: lead, profile with tags, caller number, agent. One prepared
+ * statement joins what the call points at (the ringing console waits for this: 'load the call
+ * user, then go to ringing'), and a second reads the profile's tags when it has a profile. The
+ * joins are keyed by the row's own values, so a row just changed in memory is shown as it is.
+ */
 export async function toCallResource(db: Db, call: CallRow, now: Date = new Date()): Promise<Call> {
-  const lead = call.leadId ? await findLead(db, call.accountId, call.leadId) : null;
+  const p = (name: string) => sql.placeholder(name);
+  const statement = prepared(db, 'call-resource', () =>
+    db
+      .select({
+        lead: leads,
+        profile: profiles,
+        number: callerNumbers,
+        agentName: users.fullName,
+      })
+      .from(calls)
+      .leftJoin(leads, and(eq(leads.id, p('leadId')), eq(leads.accountId, p('accountId'))))
+      .leftJoin(profiles, eq(profiles.id, p('profileId')))
+      .leftJoin(callerNumbers, eq(callerNumbers.id, p('callerNumberId')))
+      .leftJoin(users, eq(users.id, p('userId')))
+      .where(eq(calls.id, p('callId')))
+      .prepare('call_resource'),
+  );
+  const [joined] = await statement.execute({
+    callId: call.id,
+    leadId: call.leadId,
+    accountId: call.accountId,
+    profileId: call.profileId,
+    callerNumberId: call.callerNumberId,
+    userId: call.userId,
+  });
+  const lead = joined?.lead ?? null;
+  const profileRow = joined?.profile ?? null;
+  const numberRow = joined?.number ?? null;
   let profile: Call['profile'] = null;
-  if (call.profileId) {
-    const [row] = await db.select().from(profiles).where(eq(profiles.id, call.profileId));
-    if (row) {
-      const tagRows = await db
-        .select()
-        .from(tags)
-        .where(eq(tags.profileId, row.id))
-        .orderBy(asc(tags.id));
-      profile = {
-        id: row.id,
-        is_deal_whispertext: row.isDealWhispertext,
-        auto_answer: row.autoAnswer,
-        tags: tagRows.map((t) => ({ id: t.id, key: t.key, name: t.name, color: t.color })),
-      };
-    }
-  }
-  let number: Call['number'] = null;
-  if (call.callerNumberId) {
-    const [row] = await db
+  if (profileRow) {
+    const tagRows = await db
       .select()
-      .from(callerNumbers)
-      .where(eq(callerNumbers.id, call.callerNumberId));
-    if (row) {
-      number = {
-        name: row.name,
-        account_id: row.accountId,
-        phone_number_formatted: formatPhone(row.phoneNumber),
-      };
-    }
+      .from(tags)
+      .where(eq(tags.profileId, profileRow.id))
+      .orderBy(asc(tags.id));
+    profile = {
+      id: profileRow.id,
+      is_deal_whispertext: profileRow.isDealWhispertext,
+      auto_answer: profileRow.autoAnswer,
+      tags: tagRows.map((t) => ({ id: t.id, key: t.key, name: t.name, color: t.color })),
+    };
   }
-  const [agent] = call.userId
-    ? await db.select({ name: users.fullName }).from(users).where(eq(users.id, call.userId))
-    : [];
+  const number: Call['number'] = numberRow
+    ? {
+        name: numberRow.name,
+        account_id: numberRow.accountId,
+        phone_number_formatted: formatPhone(numberRow.phoneNumber),
+      }
+    : null;
+  const agent = joined?.agentName != null ? { name: joined.agentName } : undefined;
   return {
     id: call.id,
     type: call.type as CallType,
