@@ -93,6 +93,25 @@ export const JITTER_TARGET_FRAMES = 2;
 export const JITTER_MAX_FRAMES = 10;
 
 /**
+ * A WebRTC leg's jitter buffer trims what it holds beyond its target once the depth stayed at
+ * least this far above the target (one frame, 20 ms) at every frame of a settle window.
+ */
+export const JITTER_DRIFT_MARGIN_FRAMES = 1;
+
+/**
+ * Frames of a jitter buffer's settle window (25 frames, 500 ms): the depth must stay above target
+ * + margin that long before it is trimmed, and trimming waits that long again for quiet frames
+ * to drop before it drops the oldest audio instead.
+ */
+export const JITTER_SETTLE_FRAMES = 25;
+
+/**
+ * Peak below which a frame counts as quiet (−40 dBFS): a jitter buffer trimming its excess
+ * drops quiet frames first, so the cut is not heard.
+ */
+export const JITTER_QUIET_PEAK = 328;
+
+/**
  * Frames the mixer loop replays back to back after a stall before it skips ahead instead
  * (40 ms). Replaying more makes a burst that delays the next ticks in turn (docs/benchmarks.md).
  */

@@ -96,3 +96,110 @@ describe('JitterBuffer', () => {
     expect(out.slice(80).every((sample) => sample === 2)).toBe(true);
   });
 });
+
+describe('JitterBuffer converging back to its target depth', () => {
+  /** Target two frames, trimmed once the depth stayed ≥ 3 frames for a window of 5 pulls. */
+  const options = { targetFrames: 2, marginFrames: 1, settleFrames: 5 };
+  const LOUD = 1000;
+
+  /**
+   * A sender of one 160-sample frame per 20 ms tick and the mixer pulling once per tick, the
+   * tick count as the clock. Frame `n` has RTP timestamp `n * 160` and the value `value(n)`.
+   */
+  function call(buffer: JitterBuffer, value: (n: number) => number) {
+    let sent = 0;
+    const heard: Array<number | undefined> = [];
+    /** Frames held before each pull (the last tick's first). */
+    const depths: number[] = [];
+    return {
+      heard,
+      depths,
+      send(frames: number): void {
+        for (let i = 0; i < frames; i++, sent++) buffer.push(sent * 160, frame(value(sent)));
+      },
+      /** `ticks` ticks of one frame sent, then one pulled. */
+      run(ticks: number): void {
+        for (let tick = 0; tick < ticks; tick++) {
+          this.send(1);
+          depths.push(buffer.bufferedSamples / 160);
+          heard.push(pull(buffer));
+        }
+      },
+    };
+  }
+
+  it('drops the quiet frames of a burst of extra frames, back to the target within two windows', () => {
+    const buffer = new JitterBuffer(options);
+    // Tone bursts: four loud frames, four quiet ones, and so on.
+    const value = (n: number) => (Math.floor(n / 4) % 2 === 0 ? LOUD + n : n % 100);
+    const stream = call(buffer, value);
+    // Late packets released at once: nine frames held at the first pull, seven beyond the target.
+    stream.send(8);
+    stream.run(40);
+    // A window (5 pulls) sees the excess; then the quiet frames 4 to 7 go at once, the loud ones
+    // play, and the quiet frames 12 to 14 go: from the tenth pull on it holds the target.
+    expect(stream.depths.slice(0, 10)).toEqual([9, 9, 9, 9, 9, 5, 5, 5, 5, 2]);
+    expect(stream.depths.slice(9)).toEqual(new Array<number>(31).fill(2));
+    // No loud frame was dropped: every one sent up to the last heard was heard, in order.
+    const loudHeard = stream.heard.filter((v): v is number => v !== undefined && v >= LOUD);
+    const lastLoud = Math.max(...loudHeard) - LOUD;
+    const loudSent = Array.from({ length: lastLoud + 1 }, (_, n) => value(n)).filter(
+      (v) => v >= LOUD,
+    );
+    expect(loudHeard).toEqual(loudSent);
+  });
+
+  it('drops the oldest excess at once when no quiet frame comes within the second window', () => {
+    const buffer = new JitterBuffer(options);
+    const stream = call(buffer, (n) => LOUD + n);
+    stream.send(7);
+    stream.run(30);
+    // Held 8 (7 + this tick's) at the first pull, 5 of them beyond the target and its margin.
+    expect(stream.depths[0]).toBe(8);
+    expect(stream.depths.slice(9)).toEqual(new Array<number>(21).fill(2));
+    // A window (5 pulls) to see the excess, a second to wait for quiet frames, then the six
+    // oldest beyond the target (frames 8 to 13) go at once.
+    expect(stream.heard.slice(6, 10)).toEqual([LOUD + 6, LOUD + 7, LOUD + 14, LOUD + 15]);
+  });
+
+  it('trims nothing while the depth keeps dipping to the target (jitter needs it)', () => {
+    const buffer = new JitterBuffer(options);
+    const stream = call(buffer, (n) => LOUD + n);
+    stream.send(1);
+    // Packets in pairs every other tick: the depth at a pull swings between 3 and 2 frames.
+    for (let tick = 0; tick < 40; tick++) {
+      if (tick % 2 === 0) stream.send(2);
+      stream.depths.push(buffer.bufferedSamples / 160);
+      stream.heard.push(pull(buffer));
+    }
+    expect(Math.min(...stream.depths)).toBe(2);
+    expect(stream.heard).toEqual(Array.from({ length: 40 }, (_, n) => LOUD + n));
+  });
+
+  it('drops the frames of ticks the mixer skipped, and their packets arriving late', () => {
+    const buffer = new JitterBuffer(options);
+    const stream = call(buffer, (n) => LOUD + n);
+    stream.send(1);
+    stream.run(4);
+    expect(stream.heard).toEqual([LOUD, LOUD + 1, LOUD + 2, LOUD + 3]);
+    // A stall: the mixer skips three ticks; the packets sent meanwhile come in after it.
+    buffer.skipFrames(3);
+    stream.send(3);
+    stream.run(5);
+    // Frames 4 to 6 were due in the skipped ticks; the next is heard with no added delay.
+    expect(stream.heard.slice(4)).toEqual([LOUD + 7, LOUD + 8, LOUD + 9, LOUD + 10, LOUD + 11]);
+    expect(stream.depths.slice(4)).toEqual([2, 2, 2, 2, 2]);
+  });
+
+  it('drops the frames of skipped ticks that had already arrived', () => {
+    const buffer = new JitterBuffer(options);
+    const stream = call(buffer, (n) => LOUD + n);
+    stream.send(1);
+    stream.run(3);
+    // The packets of the stall arrive before the mixer skips its ticks.
+    stream.send(3);
+    buffer.skipFrames(3);
+    stream.run(3);
+    expect(stream.heard).toEqual([LOUD, LOUD + 1, LOUD + 2, LOUD + 6, LOUD + 7, LOUD + 8]);
+  });
+});

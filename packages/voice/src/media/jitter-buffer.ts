@@ -1,4 +1,11 @@
-import { JITTER_MAX_FRAMES, JITTER_TARGET_FRAMES, SAMPLES_PER_FRAME } from '../constants';
+import {
+  JITTER_DRIFT_MARGIN_FRAMES,
+  JITTER_MAX_FRAMES,
+  JITTER_QUIET_PEAK,
+  JITTER_SETTLE_FRAMES,
+  JITTER_TARGET_FRAMES,
+  SAMPLES_PER_FRAME,
+} from '../constants';
 
 /** Options of a {@link JitterBuffer}; the defaults come from `constants.ts`. */
 export interface JitterBufferOptions {
@@ -8,6 +15,12 @@ export interface JitterBufferOptions {
   targetFrames?: number;
   /** Most frames held; beyond that the oldest audio is dropped. */
   maxFrames?: number;
+  /** Frames above the target the depth must keep for a settle window before it is trimmed. */
+  marginFrames?: number;
+  /** Pulls of a settle window (see {@link JitterBuffer}). */
+  settleFrames?: number;
+  /** Peak below which a frame is quiet, dropped first when trimming. */
+  quietPeak?: number;
 }
 
 /** Samples a packet may lie behind the playout point before it counts as a restarted stream. */
@@ -26,11 +39,26 @@ function distance(a: number, b: number): number {
  * underrun (the sender paused or fell behind) the buffer waits for `targetFrames` again and
  * re-anchors on the next packet, so pauses do not add latency. Packets later than the playout
  * point are dropped; if more than `maxFrames` pile up the oldest audio is skipped.
+ *
+ * Audio that keeps arriving never underruns, so a burst (late packets released at once) would
+ * otherwise leave its delay for the rest of the call. The buffer converges back instead: when
+ * the depth at every pull of a settle window (`settleFrames` pulls) stayed at least
+ * `marginFrames` above the target, the smallest depth of the window minus the target is excess
+ * nobody needed. It drops that excess a quiet frame at a time as quiet frames reach the playout
+ * point; if a second settle window passes without enough of them, it drops the rest of the
+ * oldest audio at once. Jitter (a depth that dips to the target or below) trims nothing.
+ *
+ * The playout point follows the mixer's clock: frames the mixer skipped after a stall
+ * ({@link JitterBuffer.skipFrames}) are dropped too, and their packets count as late when they
+ * arrive afterwards, so a stall costs a glitch rather than lasting delay.
  */
 export class JitterBuffer {
   private readonly frameSamples: number;
   private readonly targetSamples: number;
   private readonly maxSamples: number;
+  private readonly marginSamples: number;
+  private readonly settleFrames: number;
+  private readonly quietPeak: number;
   private readonly ring: Int16Array;
   private readonly mask: number;
   private anchored = false;
@@ -39,12 +67,23 @@ export class JitterBuffer {
   private readAt = 0;
   /** RTP timestamp just after the latest sample written. */
   private writtenUntil = 0;
+  /** Pulls of the current settle window so far. */
+  private settlePulls = 0;
+  /** The smallest depth (samples) at a pull of the current settle window. */
+  private settleLowest = Infinity;
+  /** Excess samples still to drop (trimming), or 0 (watching the depth). */
+  private excessSamples = 0;
+  /** Pulls since trimming started (past a settle window, the oldest audio goes at once). */
+  private trimPulls = 0;
 
   /** Creates an empty buffer. */
   constructor(options: JitterBufferOptions = {}) {
     this.frameSamples = options.frameSamples ?? SAMPLES_PER_FRAME;
     this.targetSamples = (options.targetFrames ?? JITTER_TARGET_FRAMES) * this.frameSamples;
     this.maxSamples = (options.maxFrames ?? JITTER_MAX_FRAMES) * this.frameSamples;
+    this.marginSamples = (options.marginFrames ?? JITTER_DRIFT_MARGIN_FRAMES) * this.frameSamples;
+    this.settleFrames = options.settleFrames ?? JITTER_SETTLE_FRAMES;
+    this.quietPeak = options.quietPeak ?? JITTER_QUIET_PEAK;
     let capacity = 1;
     while (capacity < this.maxSamples + 2 * this.frameSamples) capacity <<= 1;
     this.ring = new Int16Array(capacity);
@@ -80,18 +119,87 @@ export class JitterBuffer {
       return false;
     }
     const buffered = distance(this.writtenUntil, this.readAt);
-    if (!this.playing && buffered >= this.targetSamples) this.playing = true;
+    if (!this.playing && buffered >= this.targetSamples) this.startPlaying();
     if (this.playing && buffered <= 0) this.playing = false;
     if (!this.playing) {
       out.fill(0);
       return false;
     }
+    this.settle(buffered);
     for (let i = 0; i < out.length; i++) {
       const index = (this.readAt + i) & this.mask;
       out[i] = this.ring[index] ?? 0;
       this.ring[index] = 0;
     }
     this.readAt = (this.readAt + out.length) >>> 0;
+    return true;
+  }
+
+  /**
+   * The mixer skipped `frames` frames after a stall: the playout point moves on past them as if
+   * they had been pulled, dropping their audio (or, not yet arrived, making it late).
+   */
+  skipFrames(frames: number): void {
+    if (!this.anchored || frames <= 0) return;
+    this.skip(frames * this.frameSamples);
+    if (distance(this.writtenUntil, this.readAt) <= 0) this.playing = false;
+    this.resetSettle();
+  }
+
+  private startPlaying(): void {
+    this.playing = true;
+    this.resetSettle();
+  }
+
+  private resetSettle(): void {
+    this.settlePulls = 0;
+    this.settleLowest = Infinity;
+    this.excessSamples = 0;
+    this.trimPulls = 0;
+  }
+
+  /** Watches the depth at this pull (`buffered` samples) and trims the excess it finds. */
+  private settle(buffered: number): void {
+    if (this.excessSamples === 0) {
+      this.settleLowest = Math.min(this.settleLowest, buffered);
+      if (++this.settlePulls < this.settleFrames) return;
+      const excess = this.settleLowest - this.targetSamples;
+      this.settlePulls = 0;
+      this.settleLowest = Infinity;
+      if (excess < this.marginSamples) return;
+      this.excessSamples = excess;
+      this.trimPulls = 0;
+    }
+    let chunk = Math.min(this.frameSamples, this.droppable());
+    while (chunk > 0 && this.isQuiet(chunk)) {
+      this.skip(chunk);
+      this.excessSamples -= chunk;
+      chunk = Math.min(this.frameSamples, this.droppable());
+    }
+    if (this.excessSamples > 0 && ++this.trimPulls >= this.settleFrames) {
+      this.skip(Math.max(0, this.droppable()));
+      this.excessSamples = 0;
+    }
+    if (this.droppable() <= 0) this.excessSamples = 0;
+  }
+
+  /**
+   * Samples of the excess that may go now: never below the target, so what is left still covers
+   * this pull and the target after it.
+   */
+  private droppable(): number {
+    return Math.min(
+      this.excessSamples,
+      distance(this.writtenUntil, this.readAt) - this.targetSamples,
+    );
+  }
+
+  /** Whether the next `samples` samples from the playout point are all below the quiet peak. */
+  private isQuiet(samples: number): boolean {
+    for (let i = 0; i < samples; i++) {
+      const sample = this.ring[(this.readAt + i) & this.mask] ?? 0;
+      if (sample >= this.quietPeak || sample <= -this.quietPeak) return false;
+    }
     return true;
   }
 
@@ -112,12 +220,14 @@ export class JitterBuffer {
     this.ring.fill(0);
     this.anchored = true;
     this.playing = false;
+    this.resetSettle();
     this.readAt = start;
     this.writtenUntil = start;
   }
 
   private skip(samples: number): void {
-    for (let i = 0; i < samples; i++) this.ring[(this.readAt + i) & this.mask] = 0;
+    const cleared = Math.min(samples, this.ring.length);
+    for (let i = 0; i < cleared; i++) this.ring[(this.readAt + i) & this.mask] = 0;
     this.readAt = (this.readAt + samples) >>> 0;
   }
 }

@@ -251,10 +251,12 @@ export class WebRtcLeg implements Participant {
 
   /**
    * The mixer skipped `frames` frames after a stall: the RTP timestamp moves past them, so the
-   * browser's jitter buffer sees a gap (concealed as loss) instead of audio that drifts late.
+   * browser's jitter buffer sees a gap (concealed as loss) instead of audio that drifts late; and
+   * the incoming jitter buffer drops what the leg said in them, so it does not play late either.
    */
   skipFrames(frames: number): void {
     this.packetizer?.skip(frames * SAMPLES_PER_FRAME);
+    this.jitter.skipFrames(frames);
   }
 
   async leave(_reason: LeaveReason): Promise<void> {
