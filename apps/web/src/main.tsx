@@ -1,10 +1,11 @@
 /**
  * The entry point: mounts the console on `#app` with the real browser platform and the
  * configured softphone SDK (loaded lazily) behind the phone port, and registers the service
- * worker that keeps the console's shell for offline reloads.
+ * worker that keeps the console's shell for offline reloads once the session check has answered.
  */
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { sessionChecked, createQueryClient } from './api/queries';
 import { App } from './app';
 import { MOUNT_ELEMENT_ID } from './constants';
 import { loadPhone } from './phone/load-phone';
@@ -16,9 +17,10 @@ const root = document.getElementById(MOUNT_ELEMENT_ID);
 if (!root) throw new Error(`The page has no #${MOUNT_ELEMENT_ID} element.`);
 
 const platform = browserPlatform(window);
+const queryClient = createQueryClient();
 createRoot(root).render(
   <StrictMode>
-    <App phoneFactory={loadPhone} platform={platform} />
+    <App phoneFactory={loadPhone} platform={platform} queryClient={queryClient} />
   </StrictMode>,
 );
-registerServiceWorker(window, (message) => platform.log.info(message));
+registerServiceWorker(window, (message) => platform.log.info(message), sessionChecked(queryClient));

@@ -8,7 +8,7 @@ import { createContext, use, useEffect, useState, useSyncExternalStore } from 'r
 import { ApiClient } from './api/api-client';
 import { watchIncomingCalls } from './attention/incoming-alerts';
 import { SoundGate } from './attention/sound-gate';
-import { QUERY_KEYS, callUserQuery, createQueryClient } from './api/queries';
+import { QUERY_KEYS, callUserQuery, createQueryClient, userQuery } from './api/queries';
 import {
   ConsoleController,
   type ConsoleSnapshot,
@@ -61,6 +61,9 @@ export function createServices({
     reload: () => platform.reload(),
     now: () => platform.clock.now(),
   });
+  // The session check starts now, before the first render: the login page or the console waits
+  // for it (and the query is kept for good, so mounting does not ask again).
+  void client.prefetchQuery(userQuery(api));
   const outbox = givenOutbox ?? createBrowserOutbox(platform);
   const writes = new KeptWrites(outbox, api);
   const controller = new ConsoleController({
