@@ -3,8 +3,9 @@
  * SHA-256, so a leaked table does not yield usable cookies. Every session has its CSRF token.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, gt } from 'drizzle-orm';
+import { and, eq, gt, sql } from 'drizzle-orm';
 import type { Db } from '../db/database';
+import { prepared } from '../db/prepared';
 import { sessions, users } from '../db/schema';
 
 /** The session cookie's name. */
@@ -41,16 +42,28 @@ export class SessionStore {
     return { cookie, expiresAt };
   }
 
-  /** The live session and its user for a cookie value, or null. */
+  /**
+   * The live session and its user for a cookie value, or null. Every signed-in request asks
+   * this, so it is a statement prepared once (see db/prepared.ts).
+   */
   async find(cookie: string): Promise<SessionUser | null> {
     const id = sha256(cookie);
-    const rows = await this.db
-      .select({ session: sessions, user: users })
-      .from(sessions)
-      .innerJoin(users, eq(users.id, sessions.userId))
-      .where(and(eq(sessions.id, id), gt(sessions.expiresAt, this.now())))
-      .limit(1);
-    const row = rows[0];
+    const { db } = this;
+    const statement = prepared(db, 'session-find', () =>
+      db
+        .select({ session: sessions, user: users })
+        .from(sessions)
+        .innerJoin(users, eq(users.id, sessions.userId))
+        .where(
+          and(
+            eq(sessions.id, sql.placeholder('id')),
+            gt(sessions.expiresAt, sql`${sql.placeholder('now')}::timestamptz`),
+          ),
+        )
+        .limit(1)
+        .prepare('session_find'),
+    );
+    const [row] = await statement.execute({ id, now: this.now().toISOString() });
     return row ? { sessionId: id, csrfToken: row.session.csrfToken, user: row.user } : null;
   }
 

@@ -2,6 +2,7 @@
 import { and, eq, gt, isNotNull, sql } from 'drizzle-orm';
 import { formatPhone, type PresenceStatus, type User } from '@leadline/contracts';
 import type { Db } from '../db/database';
+import { prepared } from '../db/prepared';
 import { routingChanged } from '../db/routing-changes';
 import { accounts, users } from '../db/schema';
 import { onCallOf, presenceStatus } from './agents-repo';
@@ -46,13 +47,29 @@ export async function toUserResource(
   csrfToken: string,
   now: Date,
 ): Promise<User> {
-  const [[account], presence] = await Promise.all([
+  // The account's settings and the user's presence in one prepared statement: every console
+  // load and reconnect asks for them.
+  const statement = prepared(db, 'user-resource', () =>
     db
-      .select({ settings: accounts.settings })
-      .from(accounts)
-      .where(eq(accounts.id, user.accountId)),
-    presenceOf(db, user.id, now),
-  ]);
+      .select({
+        settings: accounts.settings,
+        isAvailable: users.isAvailable,
+        isOnlineApp: users.isOnlineApp,
+        isMobile: users.isMobile,
+        wrapUpUntil: users.wrapUpUntil,
+        onCallId: onCallOf(sql.raw('"users"."id"')),
+      })
+      .from(users)
+      .innerJoin(accounts, eq(accounts.id, users.accountId))
+      .where(eq(users.id, sql.placeholder('userId')))
+      .prepare('user_resource'),
+  );
+  const [row] = await statement.execute({ userId: user.id });
+  const account = row ? { settings: row.settings } : undefined;
+  const wrapUpUntil = row?.wrapUpUntil && row.wrapUpUntil > now ? row.wrapUpUntil : null;
+  const presence = row
+    ? { isAvailable: row.isAvailable, status: presenceStatus({ ...row, wrapUpUntil }) }
+    : null;
   return {
     id: user.id,
     account_id: user.accountId,
