@@ -2,7 +2,8 @@
  * Janus, the reference of the capacity bench: installed from Debian (`apt-get install -y janus`)
  * when missing, and started with a configuration folder of its own (a temp dir) that loads only
  * the AudioBridge plugin and the WebSockets transport (on 127.0.0.1), gathers ICE candidates on
- * the loopback interface only, and runs pinned to one core like our engine host.
+ * the loopback interface only, and runs pinned to one core like our engine host, at the nice
+ * value of our engine's media threads.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -10,6 +11,9 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { canPin } from '../lib/processes';
+
+/** Janus's nice value: that of our engine's media threads (`MEDIA_THREAD_NICE`, −10). */
+export const JANUS_NICE = -10;
 
 /** Where Debian puts Janus's modules. */
 const LIB_DIR = '/usr/lib/x86_64-linux-gnu/janus';
@@ -132,7 +136,10 @@ export async function startJanus(
   const dir = writeConfig(wsPort, rtpPorts);
   const recordingsDir = join(dir, 'recordings');
   const args = ['-F', dir, '-i', '127.0.0.1', '-r', rtpPorts, '-o'];
-  const command = canPin ? ['taskset', '-c', String(core), 'janus', ...args] : ['janus', ...args];
+  const pinned = canPin ? ['taskset', '-c', String(core), 'janus', ...args] : ['janus', ...args];
+  // At the nice value our engine gives its media threads (where allowed: `nice` runs it
+  // unchanged otherwise), so neither server gets ahead of the other's competitors on its core.
+  const command = ['nice', '-n', String(JANUS_NICE), ...pinned];
   const child = spawn(command[0]!, command.slice(1), {
     stdio: ['ignore', 'pipe', 'pipe'],
     cwd: dir,

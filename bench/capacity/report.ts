@@ -39,6 +39,7 @@ function stepsTable(search: Search, thresholdMs: number): string {
     'Client loop delay p99 (ms)',
     'Setup (s)',
     `p99 < ${thresholdMs} ms, all up`,
+    ...(thresholdMs === SECONDARY_MS ? [] : [`p99 < ${SECONDARY_MS} ms, all up`]),
   ];
   const rows = [...search.steps]
     .sort((a, b) => a.legs - b.legs)
@@ -56,6 +57,9 @@ function stepsTable(search: Search, thresholdMs: number): string {
         f1(s.clientLoopDelayP99Ms),
         f1(s.setupMs / 1000),
         `${s.pass ? 'yes' : `no${s.error ? ` (${s.error.slice(0, 160)})` : ''}`}${s.retried ? ' (second try)' : ''}`,
+        ...(thresholdMs === SECONDARY_MS
+          ? []
+          : [s.up === s.legs && d.p99 < SECONDARY_MS ? 'yes' : 'no']),
       ];
     });
   return [
@@ -64,6 +68,9 @@ function stepsTable(search: Search, thresholdMs: number): string {
     ...rows.map((row) => `| ${row.join(' | ')} |`),
   ].join('\n');
 }
+
+/** "p99 < 10 ms" as well, for the steps of a search at another threshold. */
+const SECONDARY_MS = 10;
 
 const capacityText = (search: Search | undefined): string =>
   !search
@@ -134,17 +141,19 @@ export function reportSection(input: ReportInput): string {
   const ratio = ours && janus ? ratioOf(ours, janus) : Number.NaN;
   const met = ours !== undefined && janus !== undefined && metTarget(ours, janus);
   const lines = [
-    '## Engine capacity: legs per core at frame pacing p99 < 5 ms, next to Janus AudioBridge',
+    `## Engine capacity: legs per core at frame pacing p99 < ${settings.thresholdMs} ms, next to Janus AudioBridge`,
     '',
     `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, Janus ${input.janusVersion} (Debian), with \`npx tsx bench/capacity/run.ts\` (\`${COMMAND}\`); the whole run took ${Math.round(input.elapsedS / 60)} min. Both systems were measured in this run, one after the other, on the same machine.`,
     '',
     '**Call shape, the same on both.** A call is two WebRTC legs (werift, DTLS-SRTP, PCMU 8 kHz) in one room; each leg sends a 1000 Hz PCMU frame every 20 ms and receives the room’s mix (the other leg) from the server every 20 ms; each room’s mix is recorded to a WAV file (the product records every call, and our engine cannot turn that off, so Janus records too). *Legs* counts WebRTC legs (two a call).',
     '',
-    '- **Ours**: bench/engine/engine-host.ts (the `VoiceEngine` with its `WorkerMediaEngine`, default media workers, no database) pinned to core 0. Each leg logs in and registers on its own PStream socket under its own identity; the host’s `GET /ring` rings both legs of a call into one room as agents, each answers the engine’s offer, and the engine mixes and records them as any call.',
-    `- **Reference**: Janus ${input.janusVersion} (Debian’s \`janus\` package, installed by the bench when missing) pinned to core 0, with a configuration folder of its own: the AudioBridge plugin and the WebSockets transport only, ICE on the loopback interface, RTP ports 30000–39999, logging at level 3, Janus’s defaults otherwise (no shared event loops: a thread per handle; each AudioBridge room mixes in a thread of its own). Per call the load generator creates a room (\`sampling_rate: 8000\`, \`record: true\`, private, no audio-level events) and both legs join it with \`codec: "pcmu"\` and their offer; one Janus session per load process, one plugin handle per leg.`,
+    '- **Ours**: bench/engine/engine-host.ts (the `VoiceEngine` with its `WorkerMediaEngine`, default media workers at their default nice −10, no database) pinned to core 0. Each leg logs in and registers on its own PStream socket under its own identity; the host’s `GET /ring` rings both legs of a call into one room as agents, each answers the engine’s offer, and the engine mixes and records them as any call.',
+    `- **Reference**: Janus ${input.janusVersion} (Debian’s \`janus\` package, installed by the bench when missing) pinned to core 0 at nice −10 (the nice value our engine gives its media worker threads by default, so neither server runs at a higher priority than the other), with a configuration folder of its own: the AudioBridge plugin and the WebSockets transport only, ICE on the loopback interface, RTP ports 30000–39999, logging at level 3, Janus’s defaults otherwise (no shared event loops: a thread per handle; each AudioBridge room mixes in a thread of its own). Per call the load generator creates a room (\`sampling_rate: 8000\`, \`record: true\`, private, no audio-level events) and both legs join it with \`codec: "pcmu"\` and their offer; one Janus session per load process, one plugin handle per leg.`,
     `- **Load generator, the same for both** (bench/capacity/load-client.ts, one process per ${settings.legsPerLoadProcess} legs, pinned to the cores the server does not use: core 1 here, at nice −10): at most 12 calls setting up at a time; a leg not up within 15 s counts as not up. Once every leg is up it waits ${settings.warmupMs / 1000} s, then timestamps for ${settings.windowMs / 1000} s every PCMU datagram from the server when it reaches the leg's socket (before decryption), as the engine pacing bench does.`,
     `- **Pacing** (definitions of the media engine section): *inter-arrival deviation* is |time between two frames of a leg − 20 ms| over all legs; *lateness* a frame's arrival against its RTP timestamp relative to the leg's earliest frame. With two load processes, each quantile is the worse process's.`,
     `- **Capacity**: a step passes when every leg is up and the inter-arrival deviation p99 is under ${settings.thresholdMs} ms. Each step starts the server afresh; leg counts double from ${settings.start} while steps pass (up to ${settings.max}), then bisect between the last pass and the first failure (at most ${settings.maxSteps} steps a system). The server has one core, so legs/core is the largest passing count. A step whose load generator used ${90} % or more of its core is marked *load-bound*: there the client, not the server, may be the limit. A step that fails while the load generator's own event loop ran ${settings.thresholdMs} ms late or more (p99) though it used under half its core (another process held the core) runs once more (*second try*), and the second counts.`,
+    '',
+    `**Janus’s own pacing floor.** The AudioBridge mixer of Janus ${input.janusVersion} does not wake on a 20 ms timer: its room thread polls, sleeping 5 ms (\`g_usleep(5000)\`) until at least 15 ms have passed since the frame’s due time, then mixes and sends (checked in the installed \`libjanus_audiobridge.so\`: \`cmp $0x3a97\` then \`g_usleep(0x1388)\`). Its frames therefore leave between about 15 and 20 ms after the previous one’s due time whatever the load, so its inter-arrival deviation p99 sits near 5 ms even with a few legs: at the issue’s p99 < ${settings.thresholdMs} ms it may pass no step at all, and its capacity by that criterion says more about this design than about its CPU. The *server CPU per leg* column compares the work each does per leg at the same counts; \`BENCH_CAPACITY_P99_MS=10\` (the engine pacing bench’s threshold) runs the same search at a criterion both can meet.`,
     '',
     `| | Capacity (legs/core) |`,
     '|---|---|',
@@ -194,6 +203,7 @@ export function summaryRow(
   janus: Search,
   janusVersion: string,
   profile: ProfileSummary | undefined,
+  thresholdMs = 5,
 ): Omit<BenchRow, 'measuredAt'> {
   const ratio = ratioOf(ours, janus);
   const met = metTarget(ours, janus);
@@ -210,7 +220,7 @@ export function summaryRow(
   return {
     name: 'engine-capacity',
     title: 'engine capacity',
-    statistic: 'legs at frame pacing p99 < 5 ms, server on 1 core',
+    statistic: `legs at frame pacing p99 < ${thresholdMs} ms, server on 1 core`,
     ours: { label: 'Leadline engine', value: ours.capacity, unit: 'legs/core' },
     reference: {
       label: `Janus AudioBridge ${janusVersion}`,
