@@ -78,7 +78,7 @@ try {
   let profile: { step: StepResult; summary: ProfileSummary } | undefined;
   const ours = searches.ours;
   if (ours && process.env.BENCH_PROFILE !== '0') {
-    const legs = Math.max(ours.capacity, settings.start);
+    const legs = ours.capacity > 0 ? ours.capacity : settings.start;
     console.log(`== ours under --cpu-prof, ${legs} legs`);
     const dir = mkdtempSync(join(tmpdir(), 'leadline-bench-cpuprof-'));
     try {
