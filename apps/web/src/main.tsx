@@ -5,11 +5,12 @@
  */
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { sessionChecked, createQueryClient } from './api/queries';
+import { sessionChecked } from './api/queries';
 import { App } from './app';
 import { MOUNT_ELEMENT_ID } from './constants';
 import { loadPhone } from './phone/load-phone';
 import { browserPlatform } from './platform/platform';
+import { createServices } from './services';
 import { registerServiceWorker } from './sw/register';
 import './styles.css';
 
@@ -17,10 +18,15 @@ const root = document.getElementById(MOUNT_ELEMENT_ID);
 if (!root) throw new Error(`The page has no #${MOUNT_ELEMENT_ID} element.`);
 
 const platform = browserPlatform(window);
-const queryClient = createQueryClient();
+// Made before React renders: making them starts the session check the first view waits for.
+const services = createServices({ phoneFactory: loadPhone, platform });
 createRoot(root).render(
   <StrictMode>
-    <App phoneFactory={loadPhone} platform={platform} queryClient={queryClient} />
+    <App phoneFactory={loadPhone} platform={platform} services={services} />
   </StrictMode>,
 );
-registerServiceWorker(window, (message) => platform.log.info(message), sessionChecked(queryClient));
+registerServiceWorker(
+  window,
+  (message) => platform.log.info(message),
+  sessionChecked(services.queryClient),
+);
