@@ -11,17 +11,23 @@ const HEADER = `# Benchmarks
 Measured on this project's reference machine (2 cores), each with the command that produced it and as ratios to a reference measured in the same run. Regenerate with \`npm run bench\` (all) or the command of a section. No test asserts a timing.
 `;
 
-/** Replaces (or appends) the section named `id` of docs/benchmarks.md, or of `file`. */
-export function writeSection(id: string, markdown: string, file = FILE): void {
+/**
+ * Replaces the section named `id` of docs/benchmarks.md, or of `file`; a new section goes at the
+ * end, or before every other section with `first`.
+ */
+export function writeSection(id: string, markdown: string, file = FILE, first = false): void {
   const start = `<!-- ${id}:start -->`;
   const end = `<!-- ${id}:end -->`;
   const block = `${start}\n${markdown.trim()}\n${end}`;
   const current = existsSync(file) ? readFileSync(file, 'utf8') : HEADER;
   const from = current.indexOf(start);
   const to = current.indexOf(end);
+  const firstSection = current.indexOf('<!-- ');
   const next =
     from >= 0 && to > from
       ? current.slice(0, from) + block + current.slice(to + end.length)
-      : `${current.trimEnd()}\n\n${block}\n`;
+      : first && firstSection >= 0
+        ? `${current.slice(0, firstSection)}${block}\n\n${current.slice(firstSection)}`
+        : `${current.trimEnd()}\n\n${block}\n`;
   writeFileSync(file, next.endsWith('\n') ? next : `${next}\n`);
 }

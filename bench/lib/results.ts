@@ -89,7 +89,7 @@ export function readLatest(): LatestResults {
 export function writeLatest(latest: LatestResults): void {
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(LATEST_FILE, `${JSON.stringify(latest, null, 2)}\n`);
-  writeSection('side-by-side', summaryMarkdown(latest));
+  writeSection('side-by-side', summaryMarkdown(latest), undefined, true);
 }
 
 /**
