@@ -17,7 +17,8 @@
  * the load event, the bytes transferred (navigation and resource timing), the requests made
  * before interactive, and Chromium's script/task/layout durations (CDP `Performance.getMetrics`,
  * read right after the load event). A third side, not the headline: ours with service workers
- * blocked (what the console's service worker, registered at the load event, costs a cold load).
+ * blocked (what the console's service worker, registered once the first view shows and the
+ * browser is idle, costs a cold load).
  *
  * Environment: `BENCH_LOADS` (20).
  */
@@ -51,8 +52,8 @@ const helloDir = fileURLToPath(new URL('./hello/', import.meta.url));
 
 /**
  * `oursNoSw`: ours again with service workers blocked (Playwright's `serviceWorkers: 'block'`),
- * not the headline: what the console's service worker (registered at the load event, then
- * fetching its precache list) costs the login page.
+ * not the headline: what the console's service worker (registered once the first view shows and
+ * the browser is idle, then fetching its precache list) costs the login page.
  */
 type Side = 'ours' | 'hello' | 'oursNoSw';
 const SIDES: readonly Side[] = ['ours', 'hello', 'oursNoSw'];
@@ -295,7 +296,7 @@ try {
   )?.at;
   const missedBy = met
     ? undefined
-    : `p50 ${ours50} ms against ≤ ${round(hello50 * TARGET, 1)} ms; before interactive ours made ${medianOurs.requests.length} requests, ${kB(bytesBefore('ours'))} kB (hello: ${medianHello.requests.length}, ${kB(bytesBefore('hello'))} kB)${apiBefore.length ? `, and called ${apiBefore.map((r) => `${r.path} (${round(r.start, 0)}–${round(r.end, 0)} ms)`).join(', ')}` : ''}${swRegistered === undefined ? '' : `, the service worker registered at the load event (${round(swRegistered, 0)} ms) installing meanwhile (service workers blocked: ${noSw50} ms, ${formatRatio(noSw50 / hello50)})`}; script ${q('ours', (l) => l.scriptMs, 0.5)} ms against ${q('hello', (l) => l.scriptMs, 0.5)} ms`;
+    : `p50 ${ours50} ms against ≤ ${round(hello50 * TARGET, 1)} ms; before interactive ours made ${medianOurs.requests.length} requests, ${kB(bytesBefore('ours'))} kB (hello: ${medianHello.requests.length}, ${kB(bytesBefore('hello'))} kB)${apiBefore.length ? `, and called ${apiBefore.map((r) => `${r.path} (${round(r.start, 0)}–${round(r.end, 0)} ms)`).join(', ')}` : ''}${swRegistered === undefined ? '' : `, the service worker registered at ${round(swRegistered, 0)} ms and installing meanwhile (service workers blocked: ${noSw50} ms, ${formatRatio(noSw50 / hello50)})`}; script ${q('ours', (l) => l.scriptMs, 0.5)} ms against ${q('hello', (l) => l.scriptMs, 0.5)} ms`;
   const date = new Date().toISOString();
   const m = machine();
   const runSeconds = Math.round((Date.now() - started) / 1000);
@@ -308,7 +309,7 @@ try {
         ' / ',
       )} at the end (other work on the machine shows in every figure; the ratio is the figure to read). Command: \`npm run bench -- app-load\` (alone: \`npx tsx bench/console/app-load.ts\`; ${runSeconds} s).`,
     '',
-    `**Set-up.** *Ours*: the built product (\`node apps/server/dist/main.js\`, fresh data folder, \`LOG_LEVEL=warn\`) serving the built console (apps/web/dist, \`@fastify/static\`) at \`http://127.0.0.1:<port>/\`, the login page (no session). *Reference*: a Vite + React hello world (bench/console/hello: a heading and a button, \`createRoot\` + \`StrictMode\` on \`#app\` as the console mounts) built by the bench with the console's Vite and \`@vitejs/plugin-react\` and the console's build options (apps/web/vite.config.ts: \`react()\`, default minification and target; the console's service-worker plugin left out) into a temporary folder, served by Fastify + \`@fastify/static\` registered with the product's options (bench/console/static-server.ts; no compression on either side, the plugin's default cache headers; the product's helmet headers not added). **Cold**: every load in a fresh browser context (empty HTTP cache, no service worker, new connections). **Interactive**: the start of the first MutationObserver callback (init script bench/console/page-timer.ts, the same on both sides) that finds the app's rendered form in the DOM — ours: the login form's e-mail field and submit button (\`input[type=email]\`, \`button[type=submit]\`), rendered by React once its script has run; hello: its button — in ms since the navigation started (\`performance.now()\`, origin \`performance.timeOrigin\`). DOMContentLoaded and load are the navigation entry's \`…EventEnd\`; bytes are \`transferSize\` over the navigation and resource entries (everything fetched up to the load event); script/task/layout are Chromium's \`Performance.getMetrics\` durations read after the load event. *Not the headline*: ours again in contexts with service workers blocked (Playwright's \`serviceWorkers: 'block'\`): the console registers its service worker at the load event (apps/web/src/sw/register.ts), whose install fetches and caches the build's files (its precache list) while the page is still checking the session; that side shows what this costs a cold load. One warm-up load each, then ${LOADS} each (the non-headline side ${loads.oursNoSw.length}: every other round), interleaved (the side going first rotating).`,
+    `**Set-up.** *Ours*: the built product (\`node apps/server/dist/main.js\`, fresh data folder, \`LOG_LEVEL=warn\`) serving the built console (apps/web/dist, \`@fastify/static\`) at \`http://127.0.0.1:<port>/\`, the login page (no session). *Reference*: a Vite + React hello world (bench/console/hello: a heading and a button, \`createRoot\` + \`StrictMode\` on \`#app\` as the console mounts) built by the bench with the console's Vite and \`@vitejs/plugin-react\` and the console's build options (apps/web/vite.config.ts: \`react()\`, default minification and target; the console's service-worker plugin left out) into a temporary folder, served by Fastify + \`@fastify/static\` registered with the product's options (bench/console/static-server.ts; no compression on either side, the plugin's default cache headers; the product's helmet headers not added). **Cold**: every load in a fresh browser context (empty HTTP cache, no service worker, new connections). **Interactive**: the start of the first MutationObserver callback (init script bench/console/page-timer.ts, the same on both sides) that finds the app's rendered form in the DOM — ours: the login form's e-mail field and submit button (\`input[type=email]\`, \`button[type=submit]\`), rendered by React once its script has run; hello: its button — in ms since the navigation started (\`performance.now()\`, origin \`performance.timeOrigin\`). DOMContentLoaded and load are the navigation entry's \`…EventEnd\`; bytes are \`transferSize\` over the navigation and resource entries (everything fetched up to the load event); script/task/layout are Chromium's \`Performance.getMetrics\` durations read after the load event. *Not the headline*: ours again in contexts with service workers blocked (Playwright's \`serviceWorkers: 'block'\`): the console registers its service worker once its first view (here the login form) is shown and the browser is idle (apps/web/src/sw/register.ts), and its install fetches and caches the build's files (its precache list); that side shows what this costs a cold load, if anything. One warm-up load each, then ${LOADS} each (the non-headline side ${loads.oursNoSw.length}: every other round), interleaved (the side going first rotating).`,
     '',
     '| Interactive (cold load) | loads | p50 ms | p90 ms | p50 / hello |',
     '|---|---:|---:|---:|---:|',

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeApi, demoCallUser, demoUser } from './api/fake-api';
 import { createQueryClient } from './api/queries';
 import { SAVED_SHOWN_MS } from './constants';
+import { createServices } from './services';
 import { App } from './app';
 import { FakePhone, type FakeCall } from './phone/fake-phone';
 import { createFakePlatform } from './platform/fake-platform';
@@ -67,6 +68,31 @@ function renderApp(
 function banner(): HTMLElement {
   return screen.getByRole('status', { name: 'Call status' });
 }
+
+describe('first view', () => {
+  it('is marked shown once the session check has answered, not while it is pending', async () => {
+    const server = new FakeApi([{ user: demoUser(), password: 'correct horse' }]);
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    let asked = false;
+    const fetch: typeof server.fetch = async (input, init) => {
+      asked = true;
+      await answered;
+      return server.fetch(input, init);
+    };
+    const platform = createFakePlatform(fetch);
+    const services = createServices({ phoneFactory: new FakePhone().factory, platform });
+    let shown = false;
+    void services.firstView.shown.then(() => (shown = true));
+    render(<App phoneFactory={new FakePhone().factory} platform={platform} services={services} />);
+    await waitFor(() => expect(asked).toBe(true));
+    await act(() => Promise.resolve());
+    expect(shown).toBe(false);
+    answer();
+    expect(await screen.findByRole('heading', { name: 'Log in' })).toBeVisible();
+    await waitFor(() => expect(shown).toBe(true));
+  });
+});
 
 describe('login', () => {
   it('shows the login view when there is no session', async () => {

@@ -1,11 +1,10 @@
 /**
  * The entry point: mounts the console on `#app` with the real browser platform and the
  * configured softphone SDK (loaded lazily) behind the phone port, and registers the service
- * worker that keeps the console's shell for offline reloads once the session check has answered.
+ * worker that keeps the console's shell for offline reloads once the first view is on screen.
  */
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { sessionChecked } from './api/queries';
 import { App } from './app';
 import { MOUNT_ELEMENT_ID } from './constants';
 import { loadPhone } from './phone/load-phone';
@@ -25,8 +24,4 @@ createRoot(root).render(
     <App phoneFactory={loadPhone} platform={platform} services={services} />
   </StrictMode>,
 );
-registerServiceWorker(
-  window,
-  (message) => platform.log.info(message),
-  sessionChecked(services.queryClient),
-);
+registerServiceWorker(window, (message) => platform.log.info(message), services.firstView.shown);

@@ -37,6 +37,18 @@ export interface Services {
   readonly soundGate: SoundGate;
   /** Teammates' and the agent's own status, live (pusher-js); started for the signed-in user. */
   readonly realtime: RealtimeFeed;
+  /** The console's first view (login or the console itself) has been shown: set by the screen. */
+  readonly firstView: FirstView;
+}
+
+/** Resolves `shown` once the console has shown its first view, past the loading screen. */
+export class FirstView {
+  #markShown: () => void = () => undefined;
+  readonly shown = new Promise<void>((resolve) => (this.#markShown = resolve));
+
+  markShown(): void {
+    this.#markShown();
+  }
 }
 
 /** What the app is built from. */
@@ -87,7 +99,17 @@ export function createServices({
     queryClient: client,
     log: platform.log,
   });
-  return { platform, api, queryClient: client, controller, outbox, writes, soundGate, realtime };
+  return {
+    platform,
+    api,
+    queryClient: client,
+    controller,
+    outbox,
+    writes,
+    soundGate,
+    realtime,
+    firstView: new FirstView(),
+  };
 }
 
 /**

@@ -57,25 +57,6 @@ export function userQuery(api: ApiClient) {
   });
 }
 
-/**
- * Resolves once the session check (the user query) has answered, signed in or not; while the
- * server cannot be reached it keeps trying and this waits.
- */
-export function sessionChecked(client: QueryClient): Promise<void> {
-  const answered = () => {
-    const state = client.getQueryState(QUERY_KEYS.user);
-    return state !== undefined && state.status !== 'pending';
-  };
-  return new Promise((resolve) => {
-    if (answered()) return resolve();
-    const unsubscribe = client.getQueryCache().subscribe(() => {
-      if (!answered()) return;
-      unsubscribe();
-      resolve();
-    });
-  });
-}
-
 /** A call user, always fetched fresh for an incoming call. */
 export function callUserQuery(api: ApiClient, callUserId: number) {
   return queryOptions({

@@ -1,6 +1,4 @@
 import { describe, expect, it, vi } from 'vitest';
-import { QueryClient } from '@tanstack/react-query';
-import { QUERY_KEYS, sessionChecked } from '../api/queries';
 import { registerServiceWorker } from './register';
 
 /** A window whose document is loading until `load()`, with a recording service worker container. */
@@ -11,6 +9,7 @@ function fakeWindow() {
     navigator: { serviceWorker: { register } },
     document: { readyState: 'loading' },
     addEventListener: (_type: string, listener: () => void) => listeners.push(listener),
+    setTimeout: (callback: () => void, ms: number) => setTimeout(callback, ms),
   };
   const load = () => {
     win.document.readyState = 'complete';
@@ -22,19 +21,19 @@ function fakeWindow() {
 const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe('registerServiceWorker', () => {
-  it('registers once the page has loaded and the session check has answered, not before', async () => {
+  it('registers once the page has loaded and the first view is shown, not before', async () => {
     const { win, register, load } = fakeWindow();
-    let answer!: () => void;
-    const settled = new Promise<void>((resolve) => (answer = resolve));
-    registerServiceWorker(win, () => undefined, settled, true);
+    let show!: () => void;
+    const shown = new Promise<void>((resolve) => (show = resolve));
+    registerServiceWorker(win, () => undefined, shown, true);
     load();
     await flush();
     expect(register).not.toHaveBeenCalled();
-    answer();
+    show();
     await vi.waitFor(() => expect(register).toHaveBeenCalledWith('/sw.js'));
   });
 
-  it('waits for the load event when the session check answered first', async () => {
+  it('waits for the load event when the first view showed first', async () => {
     const { win, register, load } = fakeWindow();
     registerServiceWorker(win, () => undefined, Promise.resolve(), true);
     await flush();
@@ -43,28 +42,23 @@ describe('registerServiceWorker', () => {
     await vi.waitFor(() => expect(register).toHaveBeenCalledTimes(1));
   });
 
+  it('waits for the browser to be idle where it can tell', async () => {
+    const { win, register, load } = fakeWindow();
+    const idle: Array<() => void> = [];
+    Object.assign(win, { requestIdleCallback: (callback: () => void) => idle.push(callback) });
+    registerServiceWorker(win, () => undefined, Promise.resolve(), true);
+    load();
+    await vi.waitFor(() => expect(idle).toHaveLength(1));
+    expect(register).not.toHaveBeenCalled();
+    idle[0]!();
+    expect(register).toHaveBeenCalledWith('/sw.js');
+  });
+
   it('registers in development builds never', async () => {
     const { win, register, load } = fakeWindow();
     registerServiceWorker(win, () => undefined, Promise.resolve(), false);
     load();
     await flush();
     expect(register).not.toHaveBeenCalled();
-  });
-});
-
-describe('sessionChecked', () => {
-  it('resolves when the user query answers, signed in or not, and not while it is pending', async () => {
-    const client = new QueryClient();
-    let answered = false;
-    let answer!: (user: null) => void;
-    void client.prefetchQuery({
-      queryKey: QUERY_KEYS.user,
-      queryFn: () => new Promise<null>((resolve) => (answer = resolve)),
-    });
-    void sessionChecked(client).then(() => (answered = true));
-    await flush();
-    expect(answered).toBe(false);
-    answer(null);
-    await vi.waitFor(() => expect(answered).toBe(true));
   });
 });

@@ -30,7 +30,7 @@ import { LoadingView, WaitingView } from './waiting-view';
  * phone (one tab of the agent's does; the others show its state: `phone-owner/`).
  */
 export function ConsoleScreen() {
-  const { api, controller, platform, writes, soundGate, realtime } = useServices();
+  const { api, controller, platform, writes, soundGate, realtime, firstView } = useServices();
   const snapshot = useConsoleSnapshot();
   const userResult = useQuery(userQuery(api));
   // `?url=tel:/…` opens New Call once (spec section 2); anything else in `url` is ignored.
@@ -53,6 +53,12 @@ export function ConsoleScreen() {
   useEffect(() => {
     if (noSession) controller.userMissing();
   }, [noSession, controller]);
+
+  // The session check has answered: the login view or the console is on screen from now on.
+  const checked = !userResult.isPending;
+  useEffect(() => {
+    if (checked) firstView.markShown();
+  }, [checked, firstView]);
 
   const sessionError = userResult.error;
   useEffect(() => {
