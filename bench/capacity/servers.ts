@@ -5,11 +5,10 @@
  * with `--cpu-prof` when asked; the reference is Janus (janus.ts).
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { startOnCore, stopChild } from '../lib/processes';
+import { freePort, startOnCore, stopChild } from '../lib/processes';
 import { startJanus } from './janus';
 
 export type System = 'ours' | 'janus';
@@ -29,14 +28,6 @@ export interface Server {
 const SERVER_CORE = 0;
 /** Janus's RTP/RTCP ports (two per leg with rtcp-mux off; muxed in practice). */
 const JANUS_RTP_PORTS = '30000-39999';
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Our engine host on core 0; with `cpuProfDir`, every thread is profiled into it. */
 async function startOurs(cpuProfDir?: string): Promise<Server> {

@@ -31,7 +31,7 @@ import { ready, stopChild } from '../lib/processes';
 import { writeSection } from '../lib/report';
 import { formatRatio, machine, recordRow } from '../lib/results';
 import { quantile, round } from '../lib/stats';
-import { killOnExit, startBuiltProduct, type BuiltProduct } from './built-product';
+import { killOnExit, startBuiltProduct, type BuiltProduct } from '../lib/built-product';
 import { installPageTimer, type Frame, type Mark, type PageTimer, type Seen } from './page-timer';
 
 const LEADS = Number(process.env.BENCH_LEADS ?? 20);

@@ -16,14 +16,14 @@
  * `BENCH_SETUP_CONCURRENCY` (legs setting up at a time; default 25, 0 = all at once),
  * `BENCH_API=0` to skip the product run, `BENCH_WRITE=0` to print instead of writing the doc.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_MEDIA_WORKERS, type WorkerStats } from '@leadline/voice';
+import { startBuiltProduct } from '../lib/built-product';
 import { startOnCore, stopChild } from '../lib/processes';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -107,14 +107,6 @@ async function cpuOver(pid: number, ms: number): Promise<number> {
   const before = cpuTicks(pid);
   await sleep(ms);
   return ((cpuTicks(pid) - before) / CLK_TCK / (ms / 1000)) * 100;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Starts the engine host on core 0; resolves with it and its port. */
@@ -315,38 +307,11 @@ async function productRuns(legs: number): Promise<Run[]> {
     console.log('building the product (npm run build)…');
     spawnSync('npm', ['run', 'build'], { cwd: repoRoot, stdio: 'inherit' });
   }
-  const dataDir = mkdtempSync(join(tmpdir(), 'leadline-bench-product-'));
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const server = spawn('taskset', ['-c', '0', process.execPath, main], {
-    cwd: repoRoot,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      VOICE_ICE_ADDRESSES: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  server.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-  server.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const product = await startBuiltProduct({}, { core: 0 });
+  const base = product.url;
+  const port = new URL(base).port;
   try {
-    for (let i = 0; ; i++) {
-      if (server.exitCode !== null) throw new Error(`the product exited:\n${output}`);
-      if (
-        await fetch(`${base}/healthz`).then(
-          (r) => r.ok,
-          () => false,
-        )
-      )
-        break;
-      if (i > 300) throw new Error(`the product did not start:\n${output}`);
-      await sleep(200);
-    }
-    const pid = server.pid!;
+    const pid = product.pid;
     const { cookie, token } = await demoAgent(base);
     await sleep(2000);
     const idleCpuPercent = await cpuOver(pid, 3000);
@@ -384,8 +349,7 @@ async function productRuns(legs: number): Promise<Run[]> {
       },
     ];
   } finally {
-    await stopChild(server, 10_000);
-    rmSync(dataDir, { recursive: true, force: true });
+    await product.stop();
   }
 }
 

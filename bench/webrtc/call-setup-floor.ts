@@ -21,15 +21,11 @@
  * Per-phase times (getUserMedia, descriptions, ICE connected, DTLS connected, first RTP packet)
  * are recorded for both. Writes its section of docs/benchmarks.md and its row of the summary.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { loadavg } from 'node:os';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, toneWav } from '../../e2e/support/browser';
 import { recordRow, machine } from '../lib/results';
+import { startBuiltProduct } from '../lib/built-product';
 import { writeSection } from '../lib/report';
 import { quantile, round } from '../lib/stats';
 import { installProbes, probeRecord, startStaticServer, type ProbeRecord } from './page-probes';
@@ -37,7 +33,6 @@ import { installProbes, probeRecord, startStaticServer, type ProbeRecord } from 
 const CALLS = Number(process.env.BENCH_CALLS ?? 20);
 const AGENT = 'agent1@example.com';
 const PASSWORD = 'leadline-demo';
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 /** One measured call: accept click → first audio, and the phases after the click (ms). */
 interface Sample {
@@ -63,64 +58,12 @@ process.once('unhandledRejection', (error) => {
   void cleanUp().then(() => process.exit(1));
 });
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /** The built product on a free loopback port, as `npm start` runs it; resolves with its URL. */
 async function startProduct(): Promise<string> {
-  const port = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), 'leadline-bench-call-setup-'));
-  let output = '';
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [join(repoRoot, 'apps/server/dist/main.js')],
-    {
-      cwd: repoRoot,
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATA_DIR: dataDir,
-        VOICE_ICE_ADDRESSES: '127.0.0.1',
-        VOICE_SANDBOX_ANSWER_MS: '0',
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  // Whatever ends this process (an uncaught error too), the product goes with it.
-  process.once('exit', () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    }
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the product exited:\n${output}`);
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) return url;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`the product did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  // The sandbox's lead answers at once: its simulated ring is not the console's call setup.
+  const product = await startBuiltProduct({ VOICE_SANDBOX_ANSWER_MS: '0' });
+  cleanups.push(() => product.stop());
+  return product.url;
 }
 
 /** The console logged in as `AGENT`, 'Waiting for lead...' with its softphone registered. */

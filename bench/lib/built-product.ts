@@ -1,5 +1,5 @@
 /**
- * The console benchmarks' product: the built server (`node apps/server/dist/main.js`, as
+ * The product as the browser benchmarks run it: the built server (`node apps/server/dist/main.js`, as
  * `npm start` runs it, serving the built console from apps/web/dist) in a child process on a free
  * loopback port with a fresh data folder (it migrates and seeds the demo on its first start),
  * stopped with SIGTERM (SIGKILL after 10 s) and its folder removed; and `killOnExit`, so that
@@ -7,10 +7,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { canPin, freePort } from './processes';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -19,14 +19,6 @@ export interface BuiltProduct {
   pid: number;
   output(): string;
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**
@@ -42,8 +34,14 @@ export function killOnExit(child: ChildProcess, also?: () => void): () => void {
   return () => process.removeListener('exit', kill);
 }
 
-/** Starts the built product and resolves once `/healthz` answers 200. */
-export async function startBuiltProduct(env: Record<string, string> = {}): Promise<BuiltProduct> {
+/**
+ * Starts the built product (with `env` over this process's environment; pinned to `core` where
+ * the machine allows it) and resolves once `/healthz` answers 200.
+ */
+export async function startBuiltProduct(
+  env: Record<string, string> = {},
+  options: { core?: number } = {},
+): Promise<BuiltProduct> {
   const main = join(repoRoot, 'apps/server/dist/main.js');
   const index = join(repoRoot, 'apps/web/dist/index.html');
   if (!existsSync(main) || !existsSync(index)) {
@@ -51,7 +49,11 @@ export async function startBuiltProduct(env: Record<string, string> = {}): Promi
   }
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'leadline-bench-console-'));
-  const child = spawn(process.execPath, [main], {
+  const command =
+    options.core !== undefined && canPin
+      ? ['taskset', '-c', String(options.core), process.execPath, main]
+      : [process.execPath, main];
+  const child = spawn(command[0]!, command.slice(1), {
     cwd: repoRoot,
     env: {
       ...process.env,
