@@ -33,8 +33,9 @@ import { build, type PluginOption } from 'vite';
 import { CHROMIUM_ARGS } from '../../e2e/support/browser';
 import { ready, stopChild } from '../lib/processes';
 import { writeSection } from '../lib/report';
-import { formatRatio, machine, recordRow } from '../lib/results';
+import { formatRatio, recordRow } from '../lib/results';
 import { quantile, round } from '../lib/stats';
+import { runLine } from './run-line';
 import { killOnExit, startBuiltProduct, type BuiltProduct } from '../lib/built-product';
 import {
   installPageTimer,
@@ -297,17 +298,17 @@ try {
   const missedBy = met
     ? undefined
     : `p50 ${ours50} ms against ≤ ${round(hello50 * TARGET, 1)} ms; before interactive ours made ${medianOurs.requests.length} requests, ${kB(bytesBefore('ours'))} kB (hello: ${medianHello.requests.length}, ${kB(bytesBefore('hello'))} kB)${apiBefore.length ? `, and called ${apiBefore.map((r) => `${r.path} (${round(r.start, 0)}–${round(r.end, 0)} ms)`).join(', ')}` : ''}${swRegistered === undefined ? '' : `${swRegistered > ours50 ? '; the service worker registered' : ', the service worker registered'} at ${round(swRegistered, 0)} ms${swRegistered > ours50 ? ', after the form was interactive' : ' and installing meanwhile'} (service workers blocked: ${noSw50} ms, ${formatRatio(noSw50 / hello50)})`}; script ${q('ours', (l) => l.scriptMs, 0.5)} ms against ${q('hello', (l) => l.scriptMs, 0.5)} ms`;
-  const date = new Date().toISOString();
-  const m = machine();
   const runSeconds = Math.round((Date.now() - started) / 1000);
   const markdown = [
     '## App load: the login page interactive, cold',
     '',
-    `Run ${date.slice(0, 16).replace('T', ' ')} UTC on ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, ${m.platform}; Chromium ${chromiumVersion} (headless, the e2e flags of e2e/support/browser.ts); load average ${loadAtStart.map((n) => n.toFixed(2)).join(' / ')} at the start, ${loadavg()
-      .map((n) => n.toFixed(2))
-      .join(
-        ' / ',
-      )} at the end (other work on the machine shows in every figure; the ratio is the figure to read). Command: \`npm run bench -- app-load\` (alone: \`npx tsx bench/console/app-load.ts\`; ${runSeconds} s).`,
+    runLine({
+      name: 'app-load',
+      script: 'bench/console/app-load.ts',
+      chromiumVersion,
+      loadAtStart,
+      startedAt: started,
+    }),
     '',
     `**Set-up.** *Ours*: the built product (\`node apps/server/dist/main.js\`, fresh data folder, \`LOG_LEVEL=warn\`) serving the built console (apps/web/dist, \`@fastify/static\`) at \`http://127.0.0.1:<port>/\`, the login page (no session). *Reference*: a Vite + React hello world (bench/console/hello: a heading and a button, \`createRoot\` + \`StrictMode\` on \`#app\` as the console mounts) built by the bench with the console's Vite and \`@vitejs/plugin-react\` and the console's build options (apps/web/vite.config.ts: \`react()\`, default minification and target; the console's service-worker plugin left out) into a temporary folder, served by Fastify + \`@fastify/static\` registered with the product's options (bench/console/static-server.ts; no compression on either side, the plugin's default cache headers; the product's helmet headers not added). **Cold**: every load in a fresh browser context (empty HTTP cache, no service worker, new connections). **Interactive**: the start of the first MutationObserver callback (init script bench/console/page-timer.ts, the same on both sides) that finds the app's rendered form in the DOM — ours: the login form's e-mail field and submit button (\`input[type=email]\`, \`button[type=submit]\`), rendered by React once its script has run; hello: its button — in ms since the navigation started (\`performance.now()\`, origin \`performance.timeOrigin\`). DOMContentLoaded and load are the navigation entry's \`…EventEnd\`; bytes are \`transferSize\` over the navigation and resource entries (everything fetched up to the load event); script/task/layout are Chromium's \`Performance.getMetrics\` durations read after the load event. *Not the headline*: ours again in contexts with service workers blocked (Playwright's \`serviceWorkers: 'block'\`): the console registers its service worker once its first view (here the login form) is shown and the browser is idle (apps/web/src/sw/register.ts), and its install fetches and caches the build's files (its precache list); that side shows what this costs a cold load, if anything. One warm-up load each, then ${LOADS} each (the non-headline side ${loads.oursNoSw.length}: every other round), interleaved (the side going first rotating).`,
     '',

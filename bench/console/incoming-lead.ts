@@ -29,8 +29,9 @@ import { launchChromium, toneWav } from '../../e2e/support/browser';
 import { DEMO_PASSWORD } from '../../e2e/support/console';
 import { ready, stopChild } from '../lib/processes';
 import { writeSection } from '../lib/report';
-import { formatRatio, machine, recordRow } from '../lib/results';
+import { formatRatio, recordRow } from '../lib/results';
 import { quantile, round } from '../lib/stats';
+import { runLine } from './run-line';
 import { killOnExit, startBuiltProduct, type BuiltProduct } from '../lib/built-product';
 import { installPageTimer, type Frame, type Mark, type PageTimer, type Seen } from './page-timer';
 
@@ -317,17 +318,17 @@ try {
   const missedBy = met
     ? undefined
     : `p50 ${oursTotal} ms against ≤ ${round(p50('reference') * TARGET, 1)} ms (medians after the POST): the invite frame reaches the page at ${fmt(oursFrame)} ms (bare push: ${fmt(median('reference', (p) => p.frame))} ms); the softphone SDK hands the call to the console once its ringtone plays (play() resolved at ${fmt(ringtone)} ms); ${callUser ? `the console then loads ${callUser.path} (${fmt(callUser.start)}–${fmt(callUser.end)} ms; the same GET alone, 100 ms later: ${fmt(callUserAgain)} ms; the POST itself answered at ${fmt(median('ours', (p) => p.answered))} ms) and` : ''} React renders the ringing view`;
-  const date = new Date().toISOString();
-  const m = machine();
   const runSeconds = Math.round((Date.now() - started) / 1000);
   const markdown = [
     '## Incoming lead: POST → "Incoming Lead!" in the agent\'s page',
     '',
-    `Run ${date.slice(0, 16).replace('T', ' ')} UTC on ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, ${m.platform}; Chromium ${chromiumVersion} (headless, the e2e flags of e2e/support/browser.ts); load average ${loadAtStart.map((n) => n.toFixed(2)).join(' / ')} at the start, ${loadavg()
-      .map((n) => n.toFixed(2))
-      .join(
-        ' / ',
-      )} at the end (other work on the machine shows in every figure; the ratio is the figure to read). Command: \`npm run bench -- incoming-lead\` (alone: \`npx tsx bench/console/incoming-lead.ts\`; ${runSeconds} s).`,
+    runLine({
+      name: 'incoming-lead',
+      script: 'bench/console/incoming-lead.ts',
+      chromiumVersion,
+      loadAtStart,
+      startedAt: started,
+    }),
     '',
     `**Set-up.** *Ours*: the built product (\`node apps/server/dist/main.js\`, fresh data folder with the demo seed, \`LOG_LEVEL=warn\`) on 127.0.0.1; agent1 logged in to the console in Chromium, the softphone registered (the gateway's \`ready\`), status Available, the only agent online. *Reference*: a plain Node HTTP server with a \`ws\` server (bench/console/bare-lead-server.ts) serving a plain page (a few lines of DOM script, no React, no bundle: the floor) that, on a pushed \`invite\` frame, replaces 'Waiting for lead...' with \`<h2>Incoming Lead!</h2>\`; its \`POST /api/v1/leads\` parses the JSON body, pushes one frame and answers 201. Both pages in the same Chromium, each in its own context, with the same init script (bench/console/page-timer.ts). **Timed**: each page posts the lead itself (\`fetch('/api/v1/leads')\`, same origin, \`Authorization: Bearer demo-api-key\`, \`{fname, lname, phone_number}\`, a new number each time) so that both ends are read on the page's one clock: from \`performance.now()\` just before \`fetch\` to the start of the MutationObserver callback that finds 'Incoming Lead!' in \`<body>\` (React's commit, before layout and paint). After each lead ours is ignored (Ignore → \`POST /apps/webrtc/{id}/reject\`; the console waits again, Available; the lead ends missed) and the reference page is reset; 300 ms pause. ${WARMUP} warm-up leads each, then ${LEADS} measured each, interleaved lead by lead (the side going first alternating).`,
     '',

@@ -26,6 +26,7 @@ import type { Browser, Page } from 'playwright-core';
 import { launchChromium, toneWav } from '../../e2e/support/browser';
 import { recordRow, machine } from '../lib/results';
 import { startBuiltProduct } from '../lib/built-product';
+import { cleanUp, cleanups } from '../lib/cleanups';
 import { writeSection } from '../lib/report';
 import { quantile, round } from '../lib/stats';
 import { installProbes, probeRecord, startStaticServer, type ProbeRecord } from './page-probes';
@@ -39,24 +40,6 @@ interface Sample {
   ms: number;
   phases: Record<string, number>;
 }
-
-const cleanups: Array<() => Promise<unknown>> = [];
-async function cleanUp(): Promise<void> {
-  while (cleanups.length > 0) {
-    try {
-      await cleanups.pop()!();
-    } catch (error) {
-      console.error('clean-up:', error);
-    }
-  }
-}
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void cleanUp().then(() => process.exit(1)));
-}
-process.once('unhandledRejection', (error) => {
-  console.error(error);
-  void cleanUp().then(() => process.exit(1));
-});
 
 /** The built product on a free loopback port, as `npm start` runs it; resolves with its URL. */
 async function startProduct(): Promise<string> {

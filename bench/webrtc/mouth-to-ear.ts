@@ -32,6 +32,7 @@ import {
   type EngineHarness,
 } from '../../e2e/support/engine-harness';
 import { machine, recordRow } from '../lib/results';
+import { cleanUp, cleanups } from '../lib/cleanups';
 import { writeSection } from '../lib/report';
 import { quantile, round } from '../lib/stats';
 import { installProbes, probeRecord, startStaticServer } from './page-probes';
@@ -69,24 +70,6 @@ async function engineLoop(): Promise<{ framesSkipped: number; lateP99: number; l
     lateMax: Math.max(0, ...stats.map((s) => s.frameLateness.max)),
   };
 }
-
-const cleanups: Array<() => Promise<unknown>> = [];
-async function cleanUp(): Promise<void> {
-  while (cleanups.length > 0) {
-    try {
-      await cleanups.pop()!();
-    } catch (error) {
-      console.error('clean-up:', error);
-    }
-  }
-}
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void cleanUp().then(() => process.exit(1)));
-}
-process.once('unhandledRejection', (error) => {
-  console.error(error);
-  void cleanUp().then(() => process.exit(1));
-});
 
 /** The fake microphone: 1 kHz bursts of 200 ms every second, 48 kHz, 120 s (Chromium loops it). */
 async function burstWav(): Promise<string> {
