@@ -10,6 +10,16 @@ import { onCallOf, presenceStatus } from './agents-repo';
 /** A user row. */
 export type UserRow = typeof users.$inferSelect;
 
+/** The columns a user's presence is worked out from (`presenceOf`, the user resource). */
+const PRESENCE_COLUMNS = {
+  accountId: users.accountId,
+  isAvailable: users.isAvailable,
+  isOnlineApp: users.isOnlineApp,
+  isMobile: users.isMobile,
+  wrapUpUntil: users.wrapUpUntil,
+  onCallId: onCallOf(sql.raw('"users"."id"')),
+};
+
 /** The user with this e-mail (case-insensitive), or null. */
 export async function findUserByEmail(db: Db, email: string): Promise<UserRow | null> {
   const rows = await db
@@ -51,25 +61,14 @@ export async function toUserResource(
   // load and reconnect asks for them.
   const statement = prepared(db, 'user-resource', () =>
     db
-      .select({
-        settings: accounts.settings,
-        isAvailable: users.isAvailable,
-        isOnlineApp: users.isOnlineApp,
-        isMobile: users.isMobile,
-        wrapUpUntil: users.wrapUpUntil,
-        onCallId: onCallOf(sql.raw('"users"."id"')),
-      })
+      .select({ settings: accounts.settings, ...PRESENCE_COLUMNS })
       .from(users)
       .innerJoin(accounts, eq(accounts.id, users.accountId))
       .where(eq(users.id, sql.placeholder('userId')))
       .prepare('user_resource'),
   );
   const [row] = await statement.execute({ userId: user.id });
-  const account = row ? { settings: row.settings } : undefined;
-  const wrapUpUntil = row?.wrapUpUntil && row.wrapUpUntil > now ? row.wrapUpUntil : null;
-  const presence = row
-    ? { isAvailable: row.isAvailable, status: presenceStatus({ ...row, wrapUpUntil }) }
-    : null;
+  const presence = row ? toPresence(row, now) : null;
   return {
     id: user.id,
     account_id: user.accountId,
@@ -84,7 +83,7 @@ export async function toUserResource(
       salesforce_domain: user.integrations.salesforce_domain ?? null,
       activecampaign_domain: user.integrations.activecampaign_domain ?? null,
     },
-    settings: account?.settings ?? {},
+    settings: row?.settings ?? {},
     autoaccept: user.autoaccept,
     is_available: presence?.isAvailable ?? user.isAvailable,
     status: presence?.status ?? 'offline',
@@ -179,18 +178,22 @@ export interface Presence {
 
 /** Where the user is now (see `PresenceStatus`), or null for an unknown user. */
 export async function presenceOf(db: Db, userId: number, now: Date): Promise<Presence | null> {
-  const [row] = await db
-    .select({
-      accountId: users.accountId,
-      isAvailable: users.isAvailable,
-      isOnlineApp: users.isOnlineApp,
-      isMobile: users.isMobile,
-      wrapUpUntil: users.wrapUpUntil,
-      onCallId: onCallOf(sql.raw('"users"."id"')),
-    })
-    .from(users)
-    .where(eq(users.id, userId));
-  if (!row) return null;
+  const [row] = await db.select(PRESENCE_COLUMNS).from(users).where(eq(users.id, userId));
+  return row ? toPresence(row, now) : null;
+}
+
+/** A presence row (`PRESENCE_COLUMNS`) as of `now`: a wrap-up already over counts as none. */
+function toPresence(
+  row: {
+    accountId: number;
+    isAvailable: boolean;
+    isOnlineApp: boolean;
+    isMobile: boolean;
+    wrapUpUntil: Date | null;
+    onCallId: number | null;
+  },
+  now: Date,
+): Presence {
   const wrapUpUntil = row.wrapUpUntil && row.wrapUpUntil > now ? row.wrapUpUntil : null;
   return {
     accountId: row.accountId,
