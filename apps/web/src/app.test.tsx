@@ -3,7 +3,7 @@ import { act, render, screen, waitFor, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { FakeApi, demoCallUser, demoUser } from './api/fake-api';
-import { createQueryClient } from './api/queries';
+import { QUERY_KEYS, createQueryClient } from './api/queries';
 import { SAVED_SHOWN_MS } from './constants';
 import { createServices } from './services';
 import { App } from './app';
@@ -91,6 +91,30 @@ describe('first view', () => {
     answer();
     expect(await screen.findByRole('heading', { name: 'Log in' })).toBeVisible();
     await waitFor(() => expect(shown).toBe(true));
+  });
+});
+
+describe('session check', () => {
+  it('goes to the login view as soon as it finds no session, before anything renders', async () => {
+    const server = new FakeApi();
+    const services = createServices({
+      phoneFactory: new FakePhone().factory,
+      platform: createFakePlatform(server.fetch),
+    });
+    await waitFor(() => expect(services.controller.state.view).toBe('login'));
+    expect(server.requestsTo('GET', '/api/v1/user')).toHaveLength(1);
+  });
+
+  it('leaves the console waiting for its user when there is a session', async () => {
+    const server = new FakeApi().signIn();
+    const services = createServices({
+      phoneFactory: new FakePhone().factory,
+      platform: createFakePlatform(server.fetch),
+    });
+    await waitFor(() =>
+      expect(services.queryClient.getQueryState(QUERY_KEYS.user)?.status).toBe('success'),
+    );
+    expect(services.controller.state.view).toBe('waiting');
   });
 });
 

@@ -75,7 +75,7 @@ export function createServices({
   });
   // The session check starts now, before the first render: the login page or the console waits
   // for it (and the query is kept for good, so mounting does not ask again).
-  void client.prefetchQuery(userQuery(api));
+  const session = client.fetchQuery(userQuery(api));
   const outbox = givenOutbox ?? createBrowserOutbox(platform);
   const writes = new KeptWrites(outbox, api);
   const controller = new ConsoleController({
@@ -90,6 +90,14 @@ export function createServices({
     desktop: platform.attention.desktop.isDesktop,
     loadCallUser: (callUserId) => client.fetchQuery(callUserQuery(api, callUserId)),
   });
+  // No session: the login view, as soon as the answer is in (the screen's own check, for any
+  // later answer, comes a render after the query's observers hear of it).
+  session.then(
+    (user) => {
+      if (user === null) controller.userMissing();
+    },
+    () => controller.userMissing(),
+  );
   refreshHistoryOnChange(client, controller, outbox);
   // A ringing call is signalled to the desktop wrapper and, out of view, notified.
   watchIncomingCalls(controller, platform.attention);

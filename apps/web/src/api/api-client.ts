@@ -35,6 +35,7 @@ import type {
 import { HISTORY_LIMIT, IDEMPOTENCY_KEY } from '../constants';
 import { WebError } from '../errors';
 import type { FetchLike } from '../platform/platform';
+import { USER_PATH } from './early-user';
 
 /** The server refused a request; `message` is its `error` text when it sent one. */
 export class ApiError extends WebError {
@@ -131,7 +132,7 @@ export class ApiClient {
    * (401 or `{ success: false }`). Remembers the CSRF token for later mutations.
    */
   async getUser(): Promise<User | null> {
-    const response = await this.#send('GET', `/api/v1/user?time=${this.#options.now()}`);
+    const response = await this.#send('GET', `${USER_PATH}?time=${this.#options.now()}`);
     if (response.status === 401) return null;
     const payload = await readPayload(response);
     if (isRefusal(payload)) return null;
