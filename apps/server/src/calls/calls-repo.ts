@@ -377,26 +377,48 @@ export async function settleCallUsers(
   routingChanged();
 }
 
-/** A call-user row of the user, with its call, or null (another user's row is not found). */
+/**
+ * A call-user row of the user, with its call, or null (another user's row is not found). A
+ * prepared statement: the ringing console loads its call user with it first
+ * (`GET /api/v1/callusers/{id}`, then `toCallResource`).
+ */
 export async function findUserCallUser(
   db: Db,
   userId: number,
   callUserId: number,
 ): Promise<{ callUser: CallUserRow; call: CallRow } | null> {
-  const rows = await db
-    .select({ callUser: callUsers, call: calls })
-    .from(callUsers)
-    .innerJoin(calls, eq(calls.id, callUsers.callId))
-    .where(and(eq(callUsers.id, callUserId), eq(callUsers.userId, userId)))
-    .limit(1);
-  return rows[0] ?? null;
+  const p = (name: string) => sql.placeholder(name);
+  const statement = prepared(db, 'user-call-user', () =>
+    db
+      .select({ callUser: callUsers, call: calls })
+      .from(callUsers)
+      .innerJoin(calls, eq(calls.id, callUsers.callId))
+      .where(and(eq(callUsers.id, p('callUserId')), eq(callUsers.userId, p('userId'))))
+      .limit(1)
+      .prepare('user_call_user'),
+  );
+  const [row] = await statement.execute({ callUserId, userId });
+  return row ?? null;
 }
+
+/** A tag of the call resource's profile. */
+type TagResource = NonNullable<Call['profile']>['tags'][number];
+
+/** The joined profile's tags in id order, as one JSON column (no second statement for them). */
+const PROFILE_TAGS = sql<TagResource[] | null>`(
+  select coalesce(
+    json_agg(json_build_object('id', t.id, 'key', t.key, 'name', t.name, 'color', t.color)
+      order by t.id),
+    '[]'::json)
+  from tags t where t.profile_id = ${profiles.id})`;
 
 /**
  * The call as the console loads it: lead, profile with tags, caller number, agent. One prepared
- * statement joins what the call points at (the ringing console waits for this: 'load the call
- * user, then go to ringing'), and a second reads the profile's tags when it has a profile. The
- * joins are keyed by the row's own values, so a row just changed in memory is shown as it is.
+ * statement joins what the call points at, the profile's tags included (the ringing console
+ * waits for this: 'load the call user, then go to ringing'). The joins are keyed by the row's
+ * own values, so a row just changed in memory is shown as it is. (Folding the call-user lookup
+ * in as well, joins keyed by the call's columns, costs PGlite more planning than the statement
+ * it saves.)
  */
 export async function toCallResource(db: Db, call: CallRow, now: Date = new Date()): Promise<Call> {
   const p = (name: string) => sql.placeholder(name);
@@ -405,6 +427,7 @@ export async function toCallResource(db: Db, call: CallRow, now: Date = new Date
       .select({
         lead: leads,
         profile: profiles,
+        tags: PROFILE_TAGS,
         number: callerNumbers,
         agentName: users.fullName,
       })
@@ -427,20 +450,14 @@ export async function toCallResource(db: Db, call: CallRow, now: Date = new Date
   const lead = joined?.lead ?? null;
   const profileRow = joined?.profile ?? null;
   const numberRow = joined?.number ?? null;
-  let profile: Call['profile'] = null;
-  if (profileRow) {
-    const tagRows = await db
-      .select()
-      .from(tags)
-      .where(eq(tags.profileId, profileRow.id))
-      .orderBy(asc(tags.id));
-    profile = {
-      id: profileRow.id,
-      is_deal_whispertext: profileRow.isDealWhispertext,
-      auto_answer: profileRow.autoAnswer,
-      tags: tagRows.map((t) => ({ id: t.id, key: t.key, name: t.name, color: t.color })),
-    };
-  }
+  const profile: Call['profile'] = profileRow
+    ? {
+        id: profileRow.id,
+        is_deal_whispertext: profileRow.isDealWhispertext,
+        auto_answer: profileRow.autoAnswer,
+        tags: joined?.tags ?? [],
+      }
+    : null;
   const number: Call['number'] = numberRow
     ? {
         name: numberRow.name,

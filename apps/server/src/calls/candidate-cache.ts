@@ -13,7 +13,7 @@
  */
 import type { Db } from '../db/database';
 import { routingChanges } from '../db/routing-changes';
-import { eligibleAgents, teamStaffing, type RoutableAgent } from './routing-repo';
+import { routingCandidates, type RoutableAgent } from './routing-repo';
 
 /** Longest a remembered list is used, whatever was written. */
 export const CANDIDATES_MAX_AGE_MS = 2_000;
@@ -59,16 +59,13 @@ export class CandidateCache {
     if (!entry || entry.changes !== routingChanges() || now.getTime() >= entry.validUntil) {
       // Counted before reading: a write during the read leaves the entry already stale.
       const changes = routingChanges();
-      const [agents, staffing] = await Promise.all([
-        eligibleAgents(this.db, accountId, teamId, now),
-        teamStaffing(this.db, accountId, teamId, now),
-      ]);
+      const read = await routingCandidates(this.db, accountId, teamId, now);
       const expires = now.getTime() + this.maxAgeMs;
       entry = {
         changes,
-        validUntil: Math.min(expires, staffing.nextWrapUpEnd?.getTime() ?? expires),
-        agents: agents.filter((agent) => !pending.has(agent.id)),
-        staffed: staffing.staffed,
+        validUntil: Math.min(expires, read.nextWrapUpEnd?.getTime() ?? expires),
+        agents: read.agents.filter((agent) => !pending.has(agent.id)),
+        staffed: read.staffed,
       };
       this.#entries.set(key, entry);
     }

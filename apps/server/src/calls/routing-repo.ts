@@ -152,63 +152,59 @@ const onDutyIn = (teamId: number | null): SQL =>
     teamId === null ? undefined : inTeam(sql.placeholder('teamId')),
   )!;
 
-/**
- * Every agent the account's team may be offered a new call now, longest idle first (the pick of
- * `nextEligibleAgent` for a call nobody was tried for yet, without its limit): the router's
- * memory of eligible agents (`CandidateCache`) is read from it.
- */
-export async function eligibleAgents(
-  db: Db,
-  accountId: number,
-  teamId: number | null,
-  now: Date,
-): Promise<RoutableAgent[]> {
-  const shape = `eligible:${teamId === null ? 'all' : 'team'}`;
-  const statement = prepared(db, shape, () =>
-    db
-      .select({ id: users.id, accountId: users.accountId, autoaccept: users.autoaccept })
-      .from(users)
-      .where(
-        and(
-          onDutyIn(teamId),
-          or(isNull(users.wrapUpUntil), lte(users.wrapUpUntil, sql.placeholder('now'))),
-          sql`${USERS_ID} not in ${BUSY_USERS}`,
-        ),
-      )
-      .orderBy(sql`${users.idleSince} asc nulls first`, asc(users.id))
-      .prepare(shape.replace(/:/g, '_')),
-  );
-  return statement.execute({ accountId, teamId, now });
+/** Who of a team may take a new call now (`routingCandidates`). */
+export interface RoutingCandidates {
+  /** Every agent the team may be offered a new call now, longest idle first. */
+  agents: RoutableAgent[];
+  /** Whether any agent of the team is online and available (busy or not). */
+  staffed: boolean;
+  /** The earliest end of a wrap-up among them still to come, or null. */
+  nextWrapUpEnd: Date | null;
 }
 
 /**
- * Whether any agent of the team is online and available (busy or not: if so, a call nobody can
- * take now is "all agents busy", else "no agents online"), and the earliest end of a wrap-up
- * among them still to come (who is eligible changes then without any write).
+ * Who of the account's team may be offered a new call now, in one statement (the router's
+ * memory of eligible agents, `CandidateCache`, is read from it): the agents online and
+ * available, each marked eligible as `nextEligibleAgent` picks for a call nobody was tried for
+ * yet (not wrapping up, not rung for or on a call), longest idle first. Whether the team is
+ * staffed at all (if so, a call nobody can take now is "all agents busy", else "no agents
+ * online") and the earliest end of a wrap-up still to come among them (who is eligible changes
+ * then without any write) come with every row.
  */
-export async function teamStaffing(
+export async function routingCandidates(
   db: Db,
   accountId: number,
   teamId: number | null,
   now: Date,
-): Promise<{ staffed: boolean; nextWrapUpEnd: Date | null }> {
-  const shape = `staffing:${teamId === null ? 'all' : 'team'}`;
-  const statement = prepared(db, shape, () =>
-    db
+): Promise<RoutingCandidates> {
+  const shape = `candidates:${teamId === null ? 'all' : 'team'}`;
+  const statement = prepared(db, shape, () => {
+    const at = sql.placeholder('now');
+    return db
       .select({
-        staffed: sql<number>`count(*)::int`,
+        id: users.id,
+        accountId: users.accountId,
+        autoaccept: users.autoaccept,
+        eligible: sql<boolean>`coalesce(
+          (${users.wrapUpUntil} is null or ${users.wrapUpUntil} <= ${at})
+            and ${USERS_ID} not in ${BUSY_USERS},
+          false)`,
         nextWrapUpEndMs: sql<
           number | null
-        >`(extract(epoch from min(${users.wrapUpUntil}) filter (where ${users.wrapUpUntil} > ${sql.placeholder('now')})) * 1000)::float8`,
+        >`(extract(epoch from min(${users.wrapUpUntil}) filter (where ${users.wrapUpUntil} > ${at}) over ()) * 1000)::float8`,
       })
       .from(users)
       .where(onDutyIn(teamId))
-      .prepare(shape.replace(/:/g, '_')),
-  );
-  const [row] = await statement.execute({ accountId, teamId, now });
-  const end = row?.nextWrapUpEndMs ?? null;
+      .orderBy(sql`${users.idleSince} asc nulls first`, asc(users.id))
+      .prepare(shape.replace(/:/g, '_'));
+  });
+  const rows = await statement.execute({ accountId, teamId, now });
+  const end = rows[0]?.nextWrapUpEndMs ?? null;
   return {
-    staffed: (row?.staffed ?? 0) > 0,
+    agents: rows
+      .filter((row) => row.eligible)
+      .map(({ id, accountId, autoaccept }) => ({ id, accountId, autoaccept })),
+    staffed: rows.length > 0,
     nextWrapUpEnd: end === null ? null : new Date(Number(end)),
   };
 }
