@@ -42,6 +42,8 @@ const PERIOD_MS = 1000;
 /** Windows per side, and their length: 4 × 7 s gives about 24 onsets a side. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const WINDOW_MS = Number(process.env.BENCH_WINDOW_MS ?? 7000);
+/** Rounds of windows run first and not counted (as the other benchmarks warm up). */
+const WARMUP_ROUNDS = Number(process.env.BENCH_WARMUP_ROUNDS ?? 1);
 /** Onsets of A's microphone this close after a switch are left out (a burst cut by it). */
 const SWITCH_MARGIN_MS = 50;
 /**
@@ -315,6 +317,15 @@ try {
   for (const { side } of sides) await side.send(false);
   // Let the connections settle (jitter buffers, echo cancellers) before the first window.
   await new Promise((r) => setTimeout(r, 2000));
+  // Warm-up: every side's window once, not counted (first bursts through the engine's workers
+  // and each receiver's jitter buffer).
+  for (let round = 0; round < WARMUP_ROUNDS; round++) {
+    for (const { side } of sides) {
+      await side.send(true);
+      await new Promise((r) => setTimeout(r, WINDOW_MS));
+      await side.send(false);
+    }
+  }
   const loops: Array<Omit<Loop, 'p50'> & { window: number }> = [];
   let skippedBefore = (await engineLoop()).framesSkipped;
   const setupSkipped = skippedBefore;
@@ -397,7 +408,7 @@ function report(
       .map((x) => x.toFixed(2))
       .join(
         ' / ',
-      )} at the end. Command: \`npm run bench -- mouth-to-ear\` (or \`npx tsx bench/webrtc/mouth-to-ear.ts\`; \`BENCH_ROUNDS\` and \`BENCH_WINDOW_MS\` set the windows, default ${ROUNDS} × ${WINDOW_MS / 1000} s a side).`,
+      )} at the end. Command: \`npm run bench -- mouth-to-ear\` (or \`npx tsx bench/webrtc/mouth-to-ear.ts\`; \`BENCH_ROUNDS\` and \`BENCH_WINDOW_MS\` set the windows, default ${ROUNDS} × ${WINDOW_MS / 1000} s a side, after ${WARMUP_ROUNDS} warm-up round${WARMUP_ROUNDS === 1 ? '' : 's'} not counted, \`BENCH_WARMUP_ROUNDS\`).`,
     '',
     `The fake microphone plays 1 kHz bursts (${BURST_MS} ms on, ${PERIOD_MS - BURST_MS} ms off, 48 kHz). Timed: from a burst's onset on agent A's own microphone track to its onset on agent B's remote track, both found by the same AudioWorklet probe (first sample above −40 dBFS after 300 ms below, on the audio clock, mapped to the page's clock by the smallest message delay of the last second; pages of one browser share \`performance.timeOrigin + performance.now()\`; bench/webrtc/page-probes.ts). Each received onset is matched to A's latest microphone onset within one period. The method's own delays (the microphone's path into Web Audio, the remote track's into Web Audio, the clock mapping's ≤ 1 audio callback) are the same on both sides; the difference of the two p50s is the engine's part.`,
     '',
@@ -431,7 +442,7 @@ function report(
         `| ${i + 1} | ${l.side} | ${l.p50 ?? '–'} | ${l.framesSkipped} | ${round(l.lateP99, 1)} | ${round(l.lateMax, 1)} |`,
     ),
     '',
-    `Onsets on A's microphone / heard by B (of those: without a microphone onset within a period; matched under ${MIN_PLAUSIBLE_MS} ms, i.e. more than a period late, left out): ${measured.map((x) => `${x.name} ${x.delays.micOnsets} / ${x.delays.heardOnsets} (${x.delays.unmatched}; ${x.delays.implausible})`).join('; ')}. The engine skipped ${setupSkipped} frames before the first window (connections, settling).`,
+    `Onsets on A's microphone / heard by B (of those: without a microphone onset within a period; matched under ${MIN_PLAUSIBLE_MS} ms, i.e. more than a period late, left out): ${measured.map((x) => `${x.name} ${x.delays.micOnsets} / ${x.delays.heardOnsets} (${x.delays.unmatched}; ${x.delays.implausible})`).join('; ')}. The engine skipped ${setupSkipped} frames before the first counted window (connections, settling, warm-up).`,
     '',
     'Reproduce: `npx tsx bench/webrtc/mouth-to-ear.ts` on an otherwise idle machine (no build needed: the engine runs in the bench process).',
   ].join('\n');
