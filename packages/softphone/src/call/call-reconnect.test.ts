@@ -97,7 +97,7 @@ describe('media reconnect', () => {
     expect(call.status()).toBe('reconnecting');
     await advance(env, 1_000, { receive: false });
     expect(call.status()).toBe('closed');
-    expect(log).toEqual(['reconnecting 53405', 'error 53405', 'disconnect']);
+    expect(log).toEqual(['reconnecting 53405', 'error 31003', 'disconnect']);
     expect(env.socket().last('hangup')).toMatchObject({ callsid: 'CA1' });
   });
 });

@@ -10,6 +10,13 @@
  * A media outage ends when audio arrives again (not when ICE says `connected`), and an ICE
  * restart that brings no audio within 2,000 ms is followed by another: one outage is one
  * `reconnecting` and one `reconnected`.
+ *
+ * Its media errors are the spec's (section 8): a 31000 UnknownError for an offer or answer that
+ * fails ('Error creating the offer', 'Error processing answer', …) and for signalling lost
+ * before the call opened ('Cannot establish connection. Client is disconnected'); a 31003 when
+ * the media connection is lost for good (ICE failed before the call opened, or not restored
+ * within 30,000 ms). `reconnecting` says what was lost as the official SDK does: 53405 for the
+ * media, 53001 for the signalling (which ends the call with 53001 if it stays away).
  */
 import type { GatewayPayload } from '@leadline/contracts/signalling';
 import { StateMachine, TypedEmitter } from '@leadline/contracts/lib';
@@ -142,6 +149,9 @@ export interface CallOptions {
   /** Called once when the call reaches `closed`, whichever way (the Device frees its slot). */
   onClosed?: () => void;
 }
+
+/** Why a call whose media connection is lost for good ends (31003; spec section 8). */
+const MEDIA_INTERRUPTED = 'Media connection was interrupted.';
 
 /** What a call may lose while open. */
 type Connection = 'media' | 'signalling';
@@ -617,7 +627,7 @@ export class Call extends TypedEmitter<CallEvents> {
       this.#close('cancel');
       this.emit('cancel');
     } else if (state === 'connecting' || state === 'ringing') {
-      this.#fail(createError(53001, 'Cannot establish connection. Client is disconnected'));
+      this.#fail(createError(31000, 'Cannot establish connection. Client is disconnected'));
     } else if (state !== 'closed') {
       const timeoutMs = this.#o.maxCallSignalingTimeoutMs ?? CALL_SIGNALING_TIMEOUT_MS;
       if (!this.#reconnectToken || timeoutMs <= 0) return this.#fail(createError(53001));
@@ -693,7 +703,7 @@ export class Call extends TypedEmitter<CallEvents> {
     } else if (state === 'open' || state === 'reconnecting') {
       this.#startMediaReconnect();
     } else if (state === 'connecting' || state === 'ringing') {
-      this.#fail(createError(53405));
+      this.#fail(createError(31003, MEDIA_INTERRUPTED), MEDIA_INTERRUPTED);
     }
   }
 
@@ -708,7 +718,7 @@ export class Call extends TypedEmitter<CallEvents> {
 
   #giveUp(): void {
     if (this.#down.has('media'))
-      this.#fail(createError(53405), 'Media connection was interrupted.');
+      this.#fail(createError(31003, MEDIA_INTERRUPTED), MEDIA_INTERRUPTED);
   }
 
   /** Runs `run` in `delayMs` on the timer `name`, replacing what that timer held. */

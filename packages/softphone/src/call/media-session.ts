@@ -51,6 +51,14 @@ export function microphoneError(error: unknown): SoftphoneError {
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/**
+ * A failed offer or answer: a 31000 media error whose message starts with what failed (spec
+ * section 8: 'Error creating the offer', 'Error processing answer'), then the browser's reason.
+ * The official SDK raises 53400/53402 for these; its own legacy code, and the spec's, is 31000.
+ */
+const sdpError = (what: string, error: unknown): SoftphoneError =>
+  createError(31000, `${what}: ${describe(error)}`, error);
+
 /** Checks an input stream: it must exist and have an audio track. */
 export function checkInputStream(stream: MediaStream | null): MediaStream {
   if (!stream) throw new InvalidArgumentError('Can not set input stream to null while in a call');
@@ -191,7 +199,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> {
     try {
       await this.#pc.setLocalDescription(await this.#pc.createOffer(options));
     } catch (error) {
-      throw createError(53400, `Error creating the offer: ${describe(error)}`, error);
+      throw sdpError('Error creating the offer', error);
     }
     return this.#gatheredSdp();
   }
@@ -201,13 +209,13 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> {
     try {
       await this.#pc.setRemoteDescription({ type: 'offer', sdp: offerSdp });
     } catch (error) {
-      throw createError(53402, `Error processing the offer: ${describe(error)}`, error);
+      throw sdpError('Error processing the offer', error);
     }
     await this.#attachMicrophone();
     try {
       await this.#pc.setLocalDescription(await this.#pc.createAnswer());
     } catch (error) {
-      throw createError(53400, `Error creating the answer: ${describe(error)}`, error);
+      throw sdpError('Error creating the answer', error);
     }
     return this.#gatheredSdp();
   }
@@ -229,7 +237,7 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> {
     const applying = this.#pc
       .setRemoteDescription({ type: 'answer', sdp })
       .catch((error: unknown) => {
-        throw createError(53402, `Error processing answer: ${describe(error)}`, error);
+        throw sdpError('Error processing answer', error);
       })
       .finally(() => {
         if (this.#applyingAnswer === applying) this.#applyingAnswer = null;

@@ -76,12 +76,24 @@ export const ERROR_TABLE = {
     'Decline (SIP)',
     'The callee does not wish to participate in the call.',
   ],
+  /**
+   * Raised by the SDK for the spec's media errors (section 8), with what failed as the message:
+   * 'Error creating the offer', 'Error processing answer' (and the incoming side's 'Error
+   * processing the offer', 'Error creating the answer'), 'Cannot establish connection. Client is
+   * disconnected'. The official SDK gives these its legacy code 31000 too, but raises them as
+   * 53400, 53402 and 53001 (the console's phone port maps them back; docs/signalling.md).
+   */
   31000: [
     'GeneralErrors',
     'UnknownError',
     'Unknown Error',
     'An unknown error has occurred. See error details for more information.',
   ],
+  /**
+   * A connection that timed out: the gateway's, or the call's media connection lost for good
+   * (its ICE checks failed and no restart brought it back; spec section 8, "media connection
+   * interrupted"). The official SDK's legacy code for the latter is 31003 too; it raises 53405.
+   */
   31003: [
     'GeneralErrors',
     'ConnectionTimeoutError',
@@ -130,24 +142,31 @@ export const ERROR_TABLE = {
     'Signaling connection error',
     'Raised whenever a signaling connection error occurs that is not covered by a more specific error code.',
   ],
+  /** An open call lost its signalling (`reconnecting`; the call ends if it stays away). */
   53001: [
     'SignalingErrors',
     'ConnectionDisconnected',
     'Signaling connection disconnected',
     'Raised whenever the signaling connection is unexpectedly disconnected.',
   ],
+  /** Not raised by this SDK (its failed offers and answers are 31000); the official API's. */
   53400: [
     'MediaErrors',
     'ClientLocalDescFailed',
     'Client is unable to create or apply a local media description',
     'Raised whenever a Client is unable to create or apply a local media description.',
   ],
+  /** Not raised by this SDK (as 53400). */
   53402: [
     'MediaErrors',
     'ClientRemoteDescFailed',
     'Client is unable to apply a remote media description',
     'Raised whenever the Client receives a remote media description but is unable to apply it.',
   ],
+  /**
+   * An open call lost its media and restarts ICE (`reconnecting`, as the official SDK says it);
+   * if the media stays away the call ends with 31003.
+   */
   53405: [
     'MediaErrors',
     'ConnectionError',

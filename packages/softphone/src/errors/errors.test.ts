@@ -28,6 +28,19 @@ describe('the error table', () => {
     }
   });
 
+  it("raises the spec's media errors (section 8) as general errors with stable names", () => {
+    const offer = createError(31000, 'Error creating the offer');
+    expect(offer).toBeInstanceOf(GeneralErrors.UnknownError);
+    expect(offer).toBeInstanceOf(GeneralError);
+    expect(offer.message).toBe('UnknownError (31000): Error creating the offer');
+    const interrupted = createError(31003, 'Media connection was interrupted.');
+    expect(interrupted).toBeInstanceOf(GeneralErrors.ConnectionTimeoutError);
+    expect(interrupted).toBeInstanceOf(GeneralError);
+    expect(interrupted.message).toBe(
+      'ConnectionTimeoutError (31003): Media connection was interrupted.',
+    );
+  });
+
   it.each(CODES)('%i is a class of its group with a stable name and message', (code) => {
     const [group, name, description, explanation] = ERROR_TABLE[code];
     const error = createError(code);

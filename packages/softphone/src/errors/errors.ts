@@ -6,7 +6,7 @@
  * ├── SoftphoneError (code, name, description, explanation, originalError)
  * │   ├── AuthorizationError ── AuthorizationErrors.AccessTokenInvalid (20101), …
  * │   ├── SipError ──────────── ClientErrors.BusyHere (31486), SIPServerErrors.Decline, …
- * │   ├── GeneralError ──────── GeneralErrors.ConnectionError (31005), …
+ * │   ├── GeneralError ──────── GeneralErrors.UnknownError (31000), ConnectionError (31005), …
  * │   ├── MalformedRequestError MalformedRequestErrors.MalformedRequestError (31100)
  * │   ├── UserMediaError ────── UserMediaErrors.PermissionDeniedError (31401), …
  * │   ├── SignalingError ────── SignalingErrors.ConnectionDisconnected (53001), …
@@ -14,7 +14,9 @@
  * ├── InvalidArgumentError, InvalidStateError, NotSupportedError (misuse; no code)
  * ```
  * A coded error's message reads `Name (code): message`, the message defaulting to the row's
- * explanation, as in the official SDK.
+ * explanation, as in the official SDK. A call's media errors are the spec's (section 8): 31000
+ * for a failed offer or answer and for signalling gone before the call opened, 31003 for a media
+ * connection lost for good; 53405 and 53001 only say what a `reconnecting` call lost.
  */
 import {
   ERROR_TABLE,

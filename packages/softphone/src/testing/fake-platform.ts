@@ -121,7 +121,14 @@ export class FakePeerConnection extends EventTarget {
   hasDtmf = true;
   readonly transceivers: RTCRtpTransceiver[] = [];
 
-  constructor(private readonly clock: FakeClock) {
+  /**
+   * @param refusal - when it gives a reason, `createOffer` rejects with it (as a browser that
+   *   cannot make an offer, e.g. with no codec in common)
+   */
+  constructor(
+    private readonly clock: FakeClock,
+    private readonly refusal: () => string | null = () => null,
+  ) {
     super();
     this.dtmf = new FakeDtmfSender(clock);
   }
@@ -152,6 +159,8 @@ export class FakePeerConnection extends EventTarget {
     return this.transceivers;
   }
   async createOffer(options: RTCOfferOptions = {}): Promise<RTCSessionDescriptionInit> {
+    const refusal = this.refusal();
+    if (refusal) throw new DOMException(refusal, 'OperationError');
     this.offers.push(options);
     return { type: 'offer', sdp: `v=0 fake-offer ${this.offers.length}` };
   }
@@ -317,6 +326,8 @@ export interface FakeEnvironment {
   pc(): FakePeerConnection;
   /** What `getUserMedia` does next (default: a stream with one audio track). */
   microphone: () => Promise<MediaStream>;
+  /** When set, every peer connection's `createOffer` rejects with this reason (default null). */
+  offerRefusal: string | null;
 }
 
 /** Makes a fake environment. */
@@ -340,6 +351,7 @@ export function fakeEnvironment(): FakeEnvironment {
     socket: () => env.sockets.at(-1)!,
     pc: () => env.peerConnections.at(-1)!,
     microphone: () => Promise.resolve(fakeStream()),
+    offerRefusal: null,
     platform: {
       clock,
       random: () => 0.5,
@@ -350,7 +362,7 @@ export function fakeEnvironment(): FakeEnvironment {
         return socket;
       },
       createPeerConnection: () => {
-        const pc = new FakePeerConnection(clock);
+        const pc = new FakePeerConnection(clock, () => env.offerRefusal);
         env.peerConnections.push(pc);
         return pc as unknown as RTCPeerConnection;
       },
