@@ -11,10 +11,15 @@ describe('phoneErrorPolicy (spec section 8)', () => {
     [31401, 'microphone'],
     [31402, 'microphone'],
     [31208, 'microphone'],
+    // "Other errors are logged with a timestamp and reset the call state", the media errors
+    // (31000, 31003) among them.
     [31000, 'reset'],
     [31003, 'reset'],
     [31201, 'reset'],
     [31204, 'reset'],
     [53000, 'reset'],
+    // The official SDK's codes for a device's socket errors and a reconnecting call's losses.
+    [53001, 'reset'],
+    [53405, 'reset'],
   ] as const)('%i → %s', (code, policy) => expect(phoneErrorPolicy(code)).toBe(policy));
 });

@@ -1,6 +1,10 @@
 /**
  * What the console does with a softphone error, by code (spec section 8). The table is data;
- * any code not in it is logged with a timestamp and resets the call state.
+ * any code not in it is logged with a timestamp and resets the call state: among them the media
+ * errors, 31000 ('Error creating the offer', 'Error processing answer', 'Cannot establish
+ * connection. Client is disconnected') and 31003 (media connection interrupted), which both
+ * SDKs' ports report in those codes (the official SDK's 53xxx are restated in
+ * `twilio-adapter.ts`).
  */
 
 /** The console's reaction to a softphone error. */

@@ -148,6 +148,37 @@ describe('the phone port over an SDK', () => {
     expect(sdk.updateToken).toHaveBeenCalledWith('t2');
     expect(sdk.destroy).toHaveBeenCalled();
   });
+
+  it("passes a call's errors as the SDK raised them, unless the adapter restates them", async () => {
+    // Our SDK raises spec section 8's codes itself: its adapter restates nothing.
+    const sdk = new SdkDevice();
+    const call = await adaptDevice(sdk).connect({ To: '+15550100042' });
+    const seen: unknown[] = [];
+    call.on('error', (error) => seen.push(error));
+    const failedOffer = {
+      code: 31000,
+      name: 'UnknownError',
+      message: 'UnknownError (31000): Error creating the offer: no codec in common',
+    };
+    const sdkCall = (await sdk.connect.mock.results[0]!.value) as SdkCall;
+    sdkCall.emit('error', failedOffer);
+    expect(seen).toEqual([failedOffer]);
+
+    // An adapter's `callError` gets the error and the SDK's call, for the call's `error` only.
+    const restating = new SdkDevice();
+    const restated = { code: 31003, name: 'ConnectionTimeoutError', message: 'restated' };
+    const callError = vi.fn(() => restated);
+    const other = await adaptDevice(restating, { callError }).connect({ To: '+15550100042' });
+    const otherSeen: unknown[] = [];
+    other.on('error', (error) => otherSeen.push(error));
+    other.on('reconnecting', (error) => otherSeen.push(error));
+    const otherSdkCall = (await restating.connect.mock.results[0]!.value) as SdkCall;
+    const original = { code: 53405, name: 'ConnectionError', message: 'x' };
+    otherSdkCall.emit('error', original);
+    otherSdkCall.emit('reconnecting', original);
+    expect(otherSeen).toEqual([restated, original]);
+    expect(callError).toHaveBeenCalledExactlyOnceWith(original, otherSdkCall);
+  });
 });
 
 /** A browser's `MediaDeviceInfo`. */

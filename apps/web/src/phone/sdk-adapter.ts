@@ -1,9 +1,11 @@
 /**
  * The phone port over an SDK with the official Voice SDK's surface: ours (`@leadline/softphone`)
  * and the official `@twilio/voice-sdk` share it, so one pass-through serves both. It only hands
- * listeners the port's call objects instead of the SDK's (one wrapper per call) and unsubscribes
- * through the SDK's `off`. `device.audio` passes through as it is (the official SDK drops it when
- * the device is destroyed; the port's audio then lists nothing and refuses every choice).
+ * listeners the port's call objects instead of the SDK's (one wrapper per call), unsubscribes
+ * through the SDK's `off`, and lets an SDK's adapter restate a call's errors in the spec's codes
+ * ({@link AdapterOptions.callError}). `device.audio` passes through as it is (the official SDK
+ * drops it when the device is destroyed; the port's audio then lists nothing and refuses every
+ * choice).
  */
 import type {
   PhoneAudio,
@@ -19,6 +21,7 @@ import type {
   PhoneDevice,
   PhoneDeviceEventName,
   PhoneDeviceEvents,
+  PhoneError,
   PhoneOutputDevices,
 } from './phone-port';
 
@@ -33,6 +36,8 @@ interface SdkEmitter {
 /** The part of an SDK `Call` the port uses. */
 export interface SdkCall extends SdkEmitter {
   readonly parameters: Record<string, string | undefined>;
+  /** `'INCOMING'` or `'OUTGOING'` (both SDKs' `Call.CallDirection`). */
+  readonly direction?: string;
   accept(): void;
   reject(): void;
   ignore(): void;
@@ -73,6 +78,15 @@ export interface SdkDevice<C extends SdkCall = SdkCall> extends SdkEmitter {
   destroy(): void;
 }
 
+/** What an SDK's adapter changes in what the SDK reports, before the console sees it. */
+export interface AdapterOptions {
+  /**
+   * The error the console sees for an error of `call`: on the call's `error`, and on the
+   * device's `error` when that names the call. Default: the SDK's own error.
+   */
+  readonly callError?: (error: PhoneError, call: SdkCall) => PhoneError;
+}
+
 /** An SDK-side listener and the emitter it was added to. */
 interface Forward {
   readonly target: SdkEmitter;
@@ -110,9 +124,9 @@ class Subscriptions {
 const wrappers = new WeakMap<SdkCall, AdaptedCall>();
 
 /** The port's view of one SDK call (one wrapper per call). */
-function wrapCall(call: SdkCall): AdaptedCall {
+function wrapCall(call: SdkCall, options: AdapterOptions): AdaptedCall {
   let wrapper = wrappers.get(call);
-  if (!wrapper) wrappers.set(call, (wrapper = new AdaptedCall(call)));
+  if (!wrapper) wrappers.set(call, (wrapper = new AdaptedCall(call, options)));
   return wrapper;
 }
 
@@ -120,13 +134,23 @@ const isSdkCall = (value: unknown): value is SdkCall =>
   typeof value === 'object' && value !== null && 'parameters' in value && 'accept' in value;
 
 /** Replaces SDK calls among an event's arguments by their port wrappers. */
-const toPort = (args: unknown[]): unknown[] =>
-  args.map((arg) => (isSdkCall(arg) ? wrapCall(arg) : arg));
+const toPort = (args: unknown[], options: AdapterOptions): unknown[] =>
+  args.map((arg) => (isSdkCall(arg) ? wrapCall(arg, options) : arg));
+
+/** An `error` event's arguments with the error restated for its call (when it names one). */
+function errorArgs(args: unknown[], call: unknown, options: AdapterOptions): unknown[] {
+  const [error, ...rest] = args;
+  if (!options.callError || !isSdkCall(call)) return args;
+  return [options.callError(error as PhoneError, call), ...rest];
+}
 
 class AdaptedCall implements PhoneCall {
   readonly #subscriptions: Subscriptions;
 
-  constructor(private readonly call: SdkCall) {
+  constructor(
+    private readonly call: SdkCall,
+    private readonly options: AdapterOptions,
+  ) {
     this.#subscriptions = new Subscriptions(() => call);
   }
 
@@ -161,8 +185,10 @@ class AdaptedCall implements PhoneCall {
   }
 
   on<E extends PhoneCallEventName>(event: E, listener: PhoneCallEvents[E]): void {
-    const forward = (...args: unknown[]) =>
-      (listener as (...args: unknown[]) => void)(...toPort(args));
+    const forward = (...args: unknown[]) => {
+      const restated = event === 'error' ? errorArgs(args, this.call, this.options) : args;
+      (listener as (...args: unknown[]) => void)(...toPort(restated, this.options));
+    };
     this.#subscriptions.add(event, listener, forward);
   }
 
@@ -236,7 +262,10 @@ class AdaptedDevice implements PhoneDevice {
   readonly audio: PhoneAudio;
   readonly #subscriptions: Subscriptions;
 
-  constructor(private readonly device: SdkDevice) {
+  constructor(
+    private readonly device: SdkDevice,
+    private readonly options: AdapterOptions,
+  ) {
     this.#subscriptions = new Subscriptions(() => device);
     this.audio = new AdaptedAudio(() => device.audio);
   }
@@ -245,7 +274,7 @@ class AdaptedDevice implements PhoneDevice {
     return this.device.register();
   }
   async connect(params: PhoneConnectParams): Promise<PhoneCall> {
-    return wrapCall(await this.device.connect({ params: { ...params } }));
+    return wrapCall(await this.device.connect({ params: { ...params } }), this.options);
   }
   updateToken(token: string): void {
     this.device.updateToken(token);
@@ -255,8 +284,10 @@ class AdaptedDevice implements PhoneDevice {
   }
 
   on<E extends PhoneDeviceEventName>(event: E, listener: PhoneDeviceEvents[E]): void {
-    const forward = (...args: unknown[]) =>
-      (listener as (...args: unknown[]) => void)(...toPort(args));
+    const forward = (...args: unknown[]) => {
+      const restated = event === 'error' ? errorArgs(args, args[1], this.options) : args;
+      (listener as (...args: unknown[]) => void)(...toPort(restated, this.options));
+    };
     this.#subscriptions.add(event, listener, forward);
   }
 
@@ -270,6 +301,9 @@ class AdaptedDevice implements PhoneDevice {
  * one structural type can state for both; the adapter forwards whatever each event carries, so
  * it takes the device as the common shape; the rest of its audio helper is checked here.
  */
-export function adaptDevice(device: { readonly audio: SdkAudioHelper | null }): PhoneDevice {
-  return new AdaptedDevice(device as SdkDevice);
+export function adaptDevice(
+  device: { readonly audio: SdkAudioHelper | null },
+  options: AdapterOptions = {},
+): PhoneDevice {
+  return new AdaptedDevice(device as SdkDevice, options);
 }
