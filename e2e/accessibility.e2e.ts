@@ -14,6 +14,7 @@ import { request, type APIRequestContext, type Browser, type Page } from 'playwr
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { launchChromium, loopbackOnlyContext, toneWav } from './support/browser';
 import {
+  answerButton,
   DEMO_PASSWORD,
   doneAndReady,
   logInToConsole,
@@ -173,7 +174,7 @@ it('a lead: ringing, on the call with each panel, Call Result, Send SMS, Thank y
   await postLead('+15550100051', 'Robin');
   await shows('Incoming Lead!');
   await looksRight('ringing');
-  await button('Accept').click();
+  await answerButton(page, 'Call').click();
   await untilVisible(page.getByRole('timer'));
   await looksRight('on-call');
 
@@ -209,7 +210,7 @@ it('a lead: ringing, on the call with each panel, Call Result, Send SMS, Thank y
 it('Contacted on a profile with tags: Tags & Stages', async () => {
   await postLead('+15550100052', 'Kim');
   await shows('Incoming Lead!');
-  await button('Accept').click();
+  await answerButton(page, 'Call').click();
   await untilVisible(page.getByRole('timer'));
   await button('Hang Up').click();
   await button('Contacted').click();
@@ -228,7 +229,7 @@ it('an inbound caller: its ringing banner, and Add Lead on the call', async () =
   expect(inbound.ok()).toBe(true);
   await shows('Acme Solar main line');
   await looksRight('ringing-inbound');
-  await button('Accept').click();
+  await answerButton(page, 'Accept').click();
   await button('Add Lead').click();
   await untilVisible(region('Add Lead'));
   await looksRight('on-call-add-lead');
@@ -248,7 +249,7 @@ it('dialing a number that does not answer', async () => {
     .getByRole('button', { name: /^Hang Up/ })
     .click();
   await untilVisible(page.getByRole('heading', { name: 'Call Result' }));
-  await recordResultAndFinish(page, 'Missed');
+  await recordResultAndFinish(page, 'Missed', 'Send SMS');
 });
 
 it('History with calls', async () => {

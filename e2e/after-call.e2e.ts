@@ -14,7 +14,12 @@ import {
   loopbackOnlyContext,
   toneWav,
 } from './support/browser';
-import { doneAndReady, logInToConsole, screenshotsAtBothWidths } from './support/console';
+import {
+  answerButton,
+  doneAndReady,
+  logInToConsole,
+  screenshotsAtBothWidths,
+} from './support/console';
 import { seriousViolations } from './support/page-checks';
 import { startProduct, type Product } from './support/product';
 import { letAudioFlow } from './support/softphone-page';
@@ -78,7 +83,7 @@ async function callAndHangUp(phone: string, fname: string): Promise<void> {
   });
   expect(posted.status()).toBe(201);
   await untilVisible('Incoming Lead!');
-  await button('Accept').click();
+  await answerButton(page, 'Call').click();
   await untilAgentHearsLead();
   await button('Hang Up').click();
   await untilVisible('Call Result');
@@ -164,7 +169,7 @@ it('Retry calls the same lead again: it rings the agent, who hears the lead', as
   await callAndHangUp(phone, 'Rita');
   await button('Retry').click();
   await untilVisible('Incoming Lead!');
-  await button('Accept').click();
+  await answerButton(page, 'Call').click();
   await untilAgentHearsLead();
   // Two calls to the lead: the first and the retry.
   expect(await historyRowsOf(phone)).toHaveLength(2);
@@ -211,7 +216,7 @@ it("the lead card links the lead's record in the agent's CRMs, each in a new tab
     ['Salesforce', 'https://acme-solar.my.salesforce.com/90210', '_blank'],
   ]);
   await lookedAt('lead-card-crm');
-  await button('Accept').click();
+  await answerButton(page, 'Call').click();
   await untilAgentHearsLead();
   await button('Hang Up').click();
   await button('Remove').click();

@@ -14,7 +14,7 @@
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { launchChromium, toneWav } from './support/browser';
-import { logInToConsole, recordResultAndFinish } from './support/console';
+import { answerButton, logInToConsole, recordResultAndFinish } from './support/console';
 import { consoleWorld } from './support/console-world';
 import { letAudioFlow } from './support/softphone-page';
 import { auditViews } from './support/view-audit';
@@ -34,13 +34,13 @@ async function postLead(fname: string, phone: string): Promise<void> {
   await world.postLead({ fname, phone });
 }
 
-const ringing = (page: Page) => page.getByRole('button', { name: /^Accept/ });
+const ringing = (page: Page) => answerButton(page, 'Call');
 
 /** Accepts the ringing lead, hangs up and records Remove: the agent is ready again. */
 async function answerAndFinish(page: Page): Promise<void> {
   await ringing(page).click();
   await page.getByRole('button', { name: /^Hang Up/ }).click();
-  await recordResultAndFinish(page, 'Remove');
+  await recordResultAndFinish(page, 'Remove', 'Thank you!');
 }
 
 it('the desktop wrapper: a ringing lead is signalled to it; outbound calls say interface desktop', async () => {
@@ -88,7 +88,7 @@ it('the desktop wrapper: a ringing lead is signalled to it; outbound calls say i
   // Hung up at once, while dialing: the server withdraws the call then (not at its 30 s
   // connect timeout), so the next test's lead rings this agent straight away.
   await page.getByRole('button', { name: /^Hang Up/ }).click();
-  await recordResultAndFinish(page, 'Remove');
+  await recordResultAndFinish(page, 'Remove', 'Thank you!');
   await context.close();
 }, 120_000);
 
@@ -252,7 +252,7 @@ it("with Chromium's own autoplay policy, a console opened afresh rings audibly: 
     await ringing(agent).click();
     await expect.poll(async () => (await ringtones())[0]?.paused).toBe(true);
     await agent.getByRole('button', { name: /^Hang Up/ }).click();
-    await recordResultAndFinish(agent, 'Remove');
+    await recordResultAndFinish(agent, 'Remove', 'Thank you!');
     await fresh.close();
   } finally {
     await strict.close();

@@ -13,7 +13,12 @@ import {
   loopbackOnlyContext,
   toneWav,
 } from './support/browser';
-import { logInToConsole, recordResultAndFinish, screenshotsAtBothWidths } from './support/console';
+import {
+  answerButton,
+  logInToConsole,
+  recordResultAndFinish,
+  screenshotsAtBothWidths,
+} from './support/console';
 import { startProduct, type Product } from './support/product';
 import { heardTones, remoteToneLevels } from './support/remote-tones';
 
@@ -69,14 +74,14 @@ it('after a call, the history lists it with its status and plays its recording, 
   await expect
     .poll(() => page.getByText('Incoming Lead!').isVisible(), { timeout: 15_000 })
     .toBe(true);
-  await page.getByRole('button', { name: /^Accept/ }).click();
+  await answerButton(page, 'Call').click();
   await expect
     .poll(async () => heardTones(await remoteToneLevels(page, [440, 1000])), { timeout: 20_000 })
     .toEqual([440]);
   // Let both parties be recorded a while.
   await new Promise((resolve) => setTimeout(resolve, 2_000));
   await page.getByRole('button', { name: /^Hang Up/ }).click();
-  await recordResultAndFinish(page, 'Contacted');
+  await recordResultAndFinish(page, 'Contacted', 'Tags & Stages');
 
   const panel = await openHistory(page);
   const item = panel.getByRole('listitem').filter({ hasText: 'Jordan Miles' });

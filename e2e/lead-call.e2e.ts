@@ -19,7 +19,7 @@ import {
   remoteDominantFrequency,
   toneWav,
 } from './support/browser';
-import { logInToConsole, recordResultAndFinish } from './support/console';
+import { answerButton, logInToConsole, recordResultAndFinish } from './support/console';
 import { startProduct, type Product } from './support/product';
 
 /** Polls `read` until `accept` holds or the time is up; returns the last value. */
@@ -82,7 +82,7 @@ describe.each<{ sdk: string; env: Record<string, string> }>([
     await expect
       .poll(() => page.getByText('Incoming Lead!').isVisible(), { timeout: 15_000 })
       .toBe(true);
-    await page.getByRole('button', { name: /^Accept/ }).click();
+    await answerButton(page, 'Call').click();
 
     // The agent hears the lead's 440 Hz.
     const heard = await poll(
@@ -104,7 +104,7 @@ describe.each<{ sdk: string; env: Record<string, string> }>([
     await expect
       .poll(() => page.getByText('Call Ended').isVisible(), { timeout: 10_000 })
       .toBe(true);
-    await recordResultAndFinish(page, 'Contacted');
+    await recordResultAndFinish(page, 'Contacted', 'Tags & Stages');
     await expect
       .poll(() => page.getByText('Waiting for lead...').isVisible(), { timeout: 10_000 })
       .toBe(true);

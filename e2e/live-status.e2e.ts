@@ -11,7 +11,12 @@ import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { loopbackOnlyContext } from './support/browser';
-import { logInToConsole, overflowingElements, recordResultAndFinish } from './support/console';
+import {
+  answerButton,
+  logInToConsole,
+  overflowingElements,
+  recordResultAndFinish,
+} from './support/console';
 import { consoleWorld } from './support/console-world';
 
 const world = consoleWorld(1000);
@@ -65,7 +70,7 @@ it("shows B going on a call, wrapping up, Away and closing the tab in A's open T
   await expect
     .poll(() => pageA.getByText('Incoming Lead!').isVisible(), { timeout: 15_000 })
     .toBe(true);
-  await pageA.getByRole('button', { name: /^Accept/ }).click();
+  await answerButton(pageA, 'Call').click();
   const onCall = pageA.getByRole('region', { name: 'On call' });
   await onCall.getByRole('button', { name: /^Transfer/ }).click();
   const panel = pageA.getByRole('region', { name: 'Transfer' });
@@ -107,9 +112,7 @@ it("shows B going on a call, wrapping up, Away and closing the tab in A's open T
   await expect
     .poll(() => pageB.getByText('Incoming Lead!').isVisible(), { timeout: 15_000 })
     .toBe(true);
-  await change('B accepts a lead', 'on_call', 'On call', () =>
-    pageB.getByRole('button', { name: /^Accept/ }).click(),
-  );
+  await change('B accepts a lead', 'on_call', 'On call', () => answerButton(pageB, 'Call').click());
   await change('B hangs up', 'wrap_up', 'Wrapping up', () =>
     pageB
       .getByRole('region', { name: 'On call' })
@@ -117,7 +120,7 @@ it("shows B going on a call, wrapping up, Away and closing the tab in A's open T
       .click(),
   );
   await change('B records the result and is done', 'available', 'Available', () =>
-    recordResultAndFinish(pageB, 'Contacted'),
+    recordResultAndFinish(pageB, 'Contacted', 'Tags & Stages'),
   );
 
   const statusButton = pageB.getByRole('button', { name: 'Status: Available' });
@@ -138,7 +141,7 @@ it("shows B going on a call, wrapping up, Away and closing the tab in A's open T
   expect(reloads).toEqual([]);
 
   await onCall.getByRole('button', { name: /^Hang Up/ }).click();
-  await recordResultAndFinish(pageA, 'Contacted');
+  await recordResultAndFinish(pageA, 'Contacted', 'Tags & Stages');
   await contextA.close();
   await contextB.close();
 }, 180_000);

@@ -119,7 +119,7 @@ async function endTheDial(page: Page): Promise<void> {
       .click();
     await callResult.waitFor({ timeout: 10_000 });
   }
-  if (await callResult.isVisible()) await recordResultAndFinish(page, 'Missed');
+  if (await callResult.isVisible()) await recordResultAndFinish(page, 'Missed', 'Send SMS');
   await waiting.waitFor({ timeout: 10_000 });
 }
 
@@ -259,7 +259,7 @@ it("calls a sandbox lead: 'Dialing...', then on the call with the timer, then Ca
   await page.getByRole('button', { name: /^Hang Up/ }).click();
   await page.getByRole('heading', { name: 'Call Result' }).waitFor({ timeout: 10_000 });
   expect(await page.getByText('Call Ended').isVisible()).toBe(true);
-  await recordResultAndFinish(page, 'Contacted');
+  await recordResultAndFinish(page, 'Contacted', 'Tags & Stages');
   expect(recorder.alerts).toEqual([]);
   await page.context().close();
 

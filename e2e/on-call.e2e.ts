@@ -10,7 +10,7 @@ import { type Page, type WebSocketRoute } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { holdMusicShare } from '@leadline/voice/testing';
 import { captureRemoteAudio, loopbackOnlyContext } from './support/browser';
-import { logInToConsole, overflowingElements } from './support/console';
+import { answerButton, logInToConsole, overflowingElements } from './support/console';
 import { partyRecording, sandboxCallOf, seriousViolations } from './support/page-checks';
 import { consoleWorld } from './support/console-world';
 import { heardTones, remoteToneLevels, toneLevels } from './support/remote-tones';
@@ -44,7 +44,7 @@ it('Hold: the lead hears music and not the agent, the agent hears nothing; Resum
   await expect
     .poll(() => page.getByText('Incoming Lead!').isVisible(), { timeout: 15_000 })
     .toBe(true);
-  await page.getByRole('button', { name: /^Accept/ }).click();
+  await answerButton(page, 'Call').click();
   await untilAgentHears(page, [LEAD_HZ]);
 
   const onCall = page.getByRole('region', { name: 'On call' });
@@ -153,7 +153,7 @@ it("the signalling socket cut on a call: 'Reconnecting…' shows until the call 
   await expect
     .poll(() => page.getByText('Incoming Lead!').isVisible(), { timeout: 15_000 })
     .toBe(true);
-  await page.getByRole('button', { name: /^Accept/ }).click();
+  await answerButton(page, 'Call').click();
   await untilAgentHears(page, [LEAD_HZ]);
   const onCall = page.getByRole('region', { name: 'On call' });
   const banner = onCall.getByRole('status').filter({ hasText: 'Reconnecting' });

@@ -9,7 +9,12 @@
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { captureRemoteAudio, loopbackOnlyContext } from './support/browser';
-import { logInToConsole, recordResultAndFinish, screenshotsAtBothWidths } from './support/console';
+import {
+  answerButton,
+  logInToConsole,
+  recordResultAndFinish,
+  screenshotsAtBothWidths,
+} from './support/console';
 import { seriousViolations } from './support/page-checks';
 import { consoleWorld } from './support/console-world';
 import { heardTones, remoteToneLevels } from './support/remote-tones';
@@ -93,7 +98,7 @@ async function postLead(phone: string): Promise<void> {
 /** Waits for the ringing lead in `page`, accepts it and waits until the call is on. */
 async function acceptWhenRinging(page: Page): Promise<void> {
   await shows(page, 'Incoming Lead!');
-  await page.getByRole('button', { name: /^Accept/ }).click();
+  await answerButton(page, 'Call').click();
   await expect
     .poll(() => page.getByRole('button', { name: /^Hang Up/ }).isVisible(), { timeout: 15_000 })
     .toBe(true);
@@ -115,7 +120,7 @@ it('only the owning tab rings; closing it moves the phone to the other, which ri
   await acceptWhenRinging(first.page);
   await shows(second.page, 'Phone in another tab — On a call');
   await first.page.getByRole('button', { name: /^Hang Up/ }).click();
-  await recordResultAndFinish(first.page, 'Contacted');
+  await recordResultAndFinish(first.page, 'Contacted', 'Tags & Stages');
   await shows(second.page, 'Phone in another tab — Ready');
   expect(await second.rang()).toBe(false);
   expect(await second.microphoneRequests()).toBe(0);
@@ -138,7 +143,7 @@ it('only the owning tab rings; closing it moves the phone to the other, which ri
     })
     .toEqual([LEAD_HZ]);
   await second.page.getByRole('button', { name: /^Hang Up/ }).click();
-  await recordResultAndFinish(second.page, 'Remove');
+  await recordResultAndFinish(second.page, 'Remove', 'Thank you!');
   await context.close();
 }, 180_000);
 
@@ -159,7 +164,7 @@ it('"Use phone here" takes the phone with one click; logging out there logs the 
   await shows(first.page, 'Phone in another tab — On a call');
   expect(await first.rang()).toBe(false);
   await second.page.getByRole('button', { name: /^Hang Up/ }).click();
-  await recordResultAndFinish(second.page, 'Remove');
+  await recordResultAndFinish(second.page, 'Remove', 'Thank you!');
 
   // Logging out in the owning tab: the session is gone, and the other tab shows the login view.
   await second.page.getByRole('button', { name: /^Alex Rivera/ }).click();

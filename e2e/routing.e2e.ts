@@ -13,7 +13,7 @@ import {
   remoteDominantFrequency,
   toneWav,
 } from './support/browser';
-import { logInToConsole } from './support/console';
+import { answerButton, logInToConsole } from './support/console';
 import { startProduct, type Product } from './support/product';
 
 const LEAD_HZ = 440;
@@ -71,7 +71,7 @@ it('agent1 ignores the lead: it rings agent2, who accepts and hears the lead', a
 
   // The next agent rings, takes it, and hears the lead.
   await expect.poll(() => ringing(second).isVisible(), { timeout: 15_000 }).toBe(true);
-  await second.getByRole('button', { name: /^Accept/ }).click();
+  await answerButton(second, 'Call').click();
   await expect
     .poll(
       async () => {

@@ -8,7 +8,12 @@
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { captureRemoteAudio, loopbackOnlyContext } from './support/browser';
-import { logInToConsole, recordResultAndFinish, screenshotsAtBothWidths } from './support/console';
+import {
+  answerButton,
+  logInToConsole,
+  recordResultAndFinish,
+  screenshotsAtBothWidths,
+} from './support/console';
 import { leadHearing, sandboxCallOf, seriousViolations } from './support/page-checks';
 import { consoleWorld } from './support/console-world';
 import { letAudioFlow } from './support/softphone-page';
@@ -68,7 +73,7 @@ async function secondMicrophoneTone(page: Page, toneHz: number): Promise<void> {
 
 /** Waits for the ringing lead and accepts it. */
 async function acceptWhenRinging(page: Page): Promise<void> {
-  const accept = page.getByRole('button', { name: /^Accept/ });
+  const accept = answerButton(page, 'Call');
   await expect.poll(() => accept.isVisible(), { timeout: 15_000 }).toBe(true);
   await accept.click();
 }
@@ -114,7 +119,7 @@ it('lists the fake audio devices; Auto Accept ON connects the next lead without 
     })
     .toEqual([LEAD_HZ]);
   await page.getByRole('button', { name: /^Hang Up/ }).click();
-  await recordResultAndFinish(page, 'Remove');
+  await recordResultAndFinish(page, 'Remove', 'Thank you!');
 
   // OFF again: the next lead rings and waits for Accept.
   const again = await openSettings(page);
@@ -124,9 +129,7 @@ it('lists the fake audio devices; Auto Accept ON connects the next lead without 
     .toBe('false');
   await again.getByRole('button', { name: 'Close' }).click();
   await postLead('+15550100092');
-  await expect
-    .poll(() => page.getByRole('button', { name: /^Accept/ }).isVisible(), { timeout: 15_000 })
-    .toBe(true);
+  await expect.poll(() => answerButton(page, 'Call').isVisible(), { timeout: 15_000 }).toBe(true);
   expect(await page.getByRole('region', { name: 'On call' }).isVisible()).toBe(false);
   await page.context().close();
 }, 120_000);
@@ -164,7 +167,7 @@ it('Auto Accept ON does not answer a lead on a profile with auto-answer off (770
 
   // It rings and waits for Accept: not on the call, and the lead not dialled (it is dialled when
   // the agent accepts).
-  const accept = page.getByRole('button', { name: /^Accept/ });
+  const accept = answerButton(page, 'Call');
   await expect.poll(() => accept.isVisible(), { timeout: 15_000 }).toBe(true);
   expect(await page.getByRole('status', { name: 'Call status' }).textContent()).toBe(
     'Incoming Lead!',
@@ -183,7 +186,7 @@ it('Auto Accept ON does not answer a lead on a profile with auto-answer off (770
     })
     .toEqual([LEAD_HZ]);
   await page.getByRole('button', { name: /^Hang Up/ }).click();
-  await recordResultAndFinish(page, 'Remove');
+  await recordResultAndFinish(page, 'Remove', 'Thank you!');
   await context.close();
 }, 120_000);
 
@@ -225,7 +228,7 @@ it('a microphone chosen mid-call is heard by the lead at once, and remembered', 
   expect(heard(afterFrom + 500, afterTo)).toEqual([SECOND_MIC_HZ]);
   // Remembered in this browser for the next page.
   expect(await page.evaluate(() => localStorage.getItem('leadline.audio.input'))).not.toBeNull();
-  await recordResultAndFinish(page, 'Remove');
+  await recordResultAndFinish(page, 'Remove', 'Thank you!');
   await context.close();
 }, 120_000);
 

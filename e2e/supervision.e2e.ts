@@ -15,7 +15,12 @@ import {
   loopbackOnlyContext,
   toneWav,
 } from './support/browser';
-import { logInToConsole, recordResultAndFinish, screenshotsAtBothWidths } from './support/console';
+import {
+  answerButton,
+  logInToConsole,
+  recordResultAndFinish,
+  screenshotsAtBothWidths,
+} from './support/console';
 import { leadHearing } from './support/page-checks';
 import { startProduct, type Product } from './support/product';
 import { heardTones, remoteToneLevels } from './support/remote-tones';
@@ -79,7 +84,7 @@ it('a supervisor listens, then whispers, then barges on one call, each heard as 
   const agent = await consoleOf('agent1');
   await postLead(phone);
   await shows(agent, 'Incoming Lead!');
-  await agent.getByRole('button', { name: /^Accept/ }).click();
+  await answerButton(agent, 'Call').click();
   await untilHears(agent, [LEAD]);
 
   // The supervisor comes online after the lead was taken (they are in agent1's team).
@@ -137,7 +142,7 @@ it('a supervisor listens, then whispers, then barges on one call, each heard as 
   expect(leadHeard(whisperFrom + 300, whisperTo)).toEqual([AGENT1]);
   expect(leadHeard(bargeFrom + 500, bargeTo)).toEqual([AGENT1, SUPERVISOR]);
   expect(leadHeard(aloneFrom + 500, aloneTo)).toEqual([AGENT1]);
-  await recordResultAndFinish(agent, 'Contacted');
+  await recordResultAndFinish(agent, 'Contacted', 'Tags & Stages');
   await agent.context().close();
   await supervisor.context().close();
 }, 180_000);
@@ -147,7 +152,7 @@ it("conference: agent1 adds agent2, who rings 'Incoming Conference!'; all three 
   const first = await consoleOf('agent1');
   await postLead(phone);
   await shows(first, 'Incoming Lead!');
-  await first.getByRole('button', { name: /^Accept/ }).click();
+  await answerButton(first, 'Call').click();
   await untilHears(first, [LEAD]);
   const second = await consoleOf('agent2');
 
@@ -160,7 +165,7 @@ it("conference: agent1 adds agent2, who rings 'Incoming Conference!'; all three 
   await add.click();
 
   await shows(second, 'Incoming Conference!');
-  await second.getByRole('button', { name: /^Accept/ }).click();
+  await answerButton(second, 'Call').click();
   await untilHears(second, [LEAD, AGENT1]);
   await untilHears(first, [LEAD, AGENT2]);
   const threeFrom = Date.now();

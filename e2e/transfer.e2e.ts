@@ -18,6 +18,7 @@ import {
   toneWav,
 } from './support/browser';
 import {
+  answerButton,
   doneAndReady,
   logInToConsole,
   overflowingElements,
@@ -106,7 +107,7 @@ async function postLead(phone: string): Promise<number> {
 /** From the Call Result view (or Thank you) back to waiting: the agent is routable again. */
 async function finish(page: Page): Promise<void> {
   if (await page.getByRole('button', { name: /^Contacted/ }).isVisible()) {
-    await recordResultAndFinish(page, 'Contacted');
+    await recordResultAndFinish(page, 'Contacted', 'Tags & Stages');
     return;
   }
   await doneAndReady(page);
@@ -125,7 +126,7 @@ async function transferCase(phone: string, to: 'user' | 'team'): Promise<void> {
   const a = await postLead(phone);
   const b = 1 - a;
   const [first, second] = [pages[a]!, pages[b]!];
-  await first.getByRole('button', { name: /^Accept/ }).click();
+  await answerButton(first, 'Call').click();
   await untilHears(first, [LEAD_HZ]);
 
   const onCall = first.getByRole('region', { name: 'On call' });
@@ -156,7 +157,7 @@ async function transferCase(phone: string, to: 'user' | 'team'): Promise<void> {
 
   // The other agent rings 'Incoming Transfer!', accepts, and hears the lead.
   await shows(second, 'Incoming Transfer!');
-  await second.getByRole('button', { name: /^Accept/ }).click();
+  await answerButton(second, 'Accept').click();
   await untilHears(second, [LEAD_HZ]);
   // The first agent's call ended for them: the Call Result view.
   await shows(first, 'Call Ended');
@@ -193,7 +194,7 @@ it('Add Lead on an inbound call that has none: the lead answers, the card fills 
     .poll(
       async () => {
         for (const [i, page] of pages.entries()) {
-          if (await page.getByRole('button', { name: /^Accept/ }).isVisible()) rung = i;
+          if (await answerButton(page, 'Accept').isVisible()) rung = i;
         }
         return rung;
       },
@@ -201,7 +202,7 @@ it('Add Lead on an inbound call that has none: the lead answers, the card fills 
     )
     .toBeGreaterThanOrEqual(0);
   const page = pages[rung]!;
-  await page.getByRole('button', { name: /^Accept/ }).click();
+  await answerButton(page, 'Accept').click();
   const onCall = page.getByRole('region', { name: 'On call' });
   await expect.poll(() => onCall.getByRole('button', { name: /^Add Lead/ }).isVisible()).toBe(true);
   // No lead yet: no Hold, no Transfer.

@@ -144,7 +144,12 @@ async function ourCall(page: Page, url: string): Promise<Sample> {
   });
   if (posted.status !== 201) throw new Error(`POST /api/v1/leads: ${posted.status}`);
   await page.getByText('Incoming Lead!').waitFor({ timeout: 20_000 });
-  const sample = await timeClick(page, () => page.getByRole('button', { name: /^Accept/ }).click());
+  const sample = await timeClick(page, () =>
+    page
+      .getByRole('region', { name: 'Incoming call' })
+      .getByRole('button', { name: /^Call/ })
+      .click(),
+  );
   await page.getByRole('button', { name: /^Hang Up/ }).click();
   await page.getByRole('button', { name: /^Contacted/ }).click();
   const heading = (name: string) => page.getByRole('heading', { name, exact: true });

@@ -1,7 +1,7 @@
 /** The call console as an agent opens it: log in and wait until the softphone is registered. */
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 
 /** The demo accounts' password (README). */
 export const DEMO_PASSWORD = 'leadline-demo';
@@ -27,6 +27,17 @@ export async function logInToConsole(page: Page, url: string, email: string): Pr
     .poll(() => page.getByText('Waiting for lead...').isVisible(), { timeout: 20_000 })
     .toBe(true);
   await registered;
+}
+
+/**
+ * The ringing view's answer button: 'Call' for a rung lead or a conference invitation,
+ * 'Accept' for an inbound call or a transfer (spec section 2). Inside the ringing view, as the
+ * waiting view's navigation has a Call button of its own.
+ */
+export function answerButton(page: Page, word: 'Accept' | 'Call'): Locator {
+  return page
+    .getByRole('region', { name: 'Incoming call' })
+    .getByRole('button', { name: new RegExp(`^${word}`) });
 }
 
 /**
@@ -61,23 +72,33 @@ export async function screenshotsAtBothWidths(
 /** A Call Result button. */
 export type CallResult = 'Contacted' | 'Voicemail' | 'Missed' | 'Remove';
 
+/** The view a Call Result leads to (spec section 4, "Disposition choice"), by its heading. */
+export type FollowUpView = 'Thank you!' | 'Tags & Stages' | 'Send SMS';
+
 /**
- * Records `result` on the Call Result view and goes back to waiting the quickest way: past the
- * follow-up the result leads to (Tags & Stages: Skip; Send SMS: Cancel), then Done.
+ * Records `result` on the Call Result view, checks that the console goes to `then`, the view
+ * the spec names for it (spec section 4: voicemail or missed with app-sms → Send SMS;
+ * contacted on a profile flagged is_deal_whispertext → Tags & Stages; otherwise Thank you),
+ * and goes back to waiting the quickest way: past that view (Tags & Stages: Skip; Send SMS:
+ * Cancel), then Done.
  */
-export async function recordResultAndFinish(page: Page, result: CallResult): Promise<void> {
+export async function recordResultAndFinish(
+  page: Page,
+  result: CallResult,
+  then: FollowUpView,
+): Promise<void> {
   await page.getByRole('button', { name: new RegExp(`^${result}`) }).click();
-  const heading = (name: string) => page.getByRole('heading', { name, exact: true });
-  const next = async () => {
-    for (const name of ['Thank you!', 'Tags & Stages', 'Send SMS']) {
+  const heading = (name: FollowUpView) => page.getByRole('heading', { name, exact: true });
+  const shown = async (): Promise<FollowUpView | null> => {
+    for (const name of ['Thank you!', 'Tags & Stages', 'Send SMS'] as const) {
       if (await heading(name).isVisible()) return name;
     }
     return null;
   };
-  await expect.poll(next, { timeout: 10_000 }).not.toBeNull();
-  const view = await next();
-  if (view === 'Tags & Stages') await page.getByRole('button', { name: /^Skip/ }).click();
-  if (view === 'Send SMS') await page.getByRole('button', { name: /^Cancel/ }).click();
+  await expect.poll(shown, { timeout: 10_000 }).not.toBeNull();
+  expect(await shown(), `${result} leads to ${then}`).toBe(then);
+  if (then === 'Tags & Stages') await page.getByRole('button', { name: /^Skip/ }).click();
+  if (then === 'Send SMS') await page.getByRole('button', { name: /^Cancel/ }).click();
   await doneAndReady(page);
 }
 

@@ -9,6 +9,7 @@ import { createServices } from './services';
 import { App } from './app';
 import { FakePhone, type FakeCall } from './phone/fake-phone';
 import { createFakePlatform } from './platform/fake-platform';
+import { findAnswerButton } from './views/console-under-test';
 
 const LEAD = 42;
 const INBOUND = 43;
@@ -48,7 +49,7 @@ function renderApp(
   /** Rings a call and waits for the ringing view. */
   async function ring(callUserId = LEAD): Promise<FakeCall> {
     const call = ringOnly(callUserId);
-    await screen.findByRole('button', { name: 'Accept' });
+    await findAnswerButton();
     return call;
   }
 
@@ -194,7 +195,7 @@ describe('the call flow', () => {
     expect(within(lead).getByText('Brightwater Solar')).toBeVisible();
     expect(within(lead).getByRole('link', { name: 'maya@brightwater.example' })).toBeVisible();
     expect(within(lead).getByText('Solar quote')).toBeVisible();
-    const accept = screen.getByRole('button', { name: 'Accept' });
+    const accept = screen.getByRole('button', { name: 'Call' });
     expect(accept).toHaveFocus();
     expect(accept).toHaveAttribute('aria-keyshortcuts', 'a');
     expect(screen.getByRole('button', { name: 'Ignore' })).toBeEnabled();
@@ -247,7 +248,7 @@ describe('the call flow', () => {
     const { user, server, ready, ring } = renderApp();
     await ready();
     await ring();
-    await user.click(screen.getByRole('button', { name: 'Accept' }));
+    await user.click(screen.getByRole('button', { name: 'Call' }));
     await user.click(await screen.findByRole('button', { name: 'Hang Up' }));
     await user.click(await screen.findByRole('button', { name: 'Voicemail' }));
     await user.click(await screen.findByRole('button', { name: 'Add Note' }));
@@ -274,7 +275,7 @@ describe('the call flow', () => {
     const { user, server, ready, ring } = renderApp();
     await ready();
     await ring();
-    await user.click(screen.getByRole('button', { name: 'Accept' }));
+    await user.click(screen.getByRole('button', { name: 'Call' }));
     await user.click(await screen.findByRole('button', { name: 'Hang Up' }));
     await user.click(await screen.findByRole('button', { name: 'Missed' }));
     await user.click(await screen.findByRole('button', { name: 'Add Note' }));
@@ -333,7 +334,7 @@ describe('the call flow', () => {
     const call = ringOnly();
     expect(await screen.findByRole('timer')).toHaveTextContent('00:00');
     expect(call.invocations).toEqual(['accept']);
-    expect(screen.queryByRole('button', { name: 'Accept' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Call' })).toBeNull();
     expect(screen.getByRole('button', { name: 'Hang Up' })).toBeEnabled();
     act(() => platform.clock.tick(61_000));
     expect(screen.getByRole('timer')).toHaveTextContent('01:01');
@@ -358,7 +359,7 @@ describe('the call flow', () => {
     const { user, platform, ready, ring } = renderApp();
     await ready();
     const call = await ring();
-    await user.click(screen.getByRole('button', { name: 'Accept' }));
+    await user.click(screen.getByRole('button', { name: 'Call' }));
     await screen.findByRole('timer');
     act(() => void call.fail(31000, 'Error processing answer'));
     expect(await screen.findByRole('heading', { name: 'Waiting for lead...' })).toBeVisible();
@@ -377,7 +378,7 @@ describe('the call flow', () => {
     const { user, server, ready, ring } = renderApp();
     await ready();
     await ring();
-    await user.click(screen.getByRole('button', { name: 'Accept' }));
+    await user.click(screen.getByRole('button', { name: 'Call' }));
     await user.click(await screen.findByRole('button', { name: 'Hang Up' }));
     server.refuseNext('POST', '/apps/webrtc/9001/disposition', 422, 'The call has ended long ago.');
     await user.click(await screen.findByRole('button', { name: 'Contacted' }));
@@ -392,7 +393,7 @@ describe('the call flow', () => {
     const { user, server, ready, ring, platform } = renderApp();
     await ready();
     await ring();
-    await user.click(screen.getByRole('button', { name: 'Accept' }));
+    await user.click(screen.getByRole('button', { name: 'Call' }));
     await user.click(await screen.findByRole('button', { name: 'Hang Up' }));
     const release = server.hold();
     await user.click(await screen.findByRole('button', { name: 'Voicemail' }));

@@ -1,4 +1,5 @@
 import { eq } from 'drizzle-orm';
+import type { CallUserResponse, OutboundCallResponse } from '@leadline/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { routingChanged } from '../db/routing-changes';
 import { callUsers, calls, leads, notes, users } from '../db/schema';
@@ -170,6 +171,34 @@ describe('lead intake', () => {
 });
 
 describe('New Call', () => {
+  it("answers with the whole call, as GET /api/v1/callusers/{id} gives it: the lead's profile and its tags (Tags & Stages)", async () => {
+    await online(agent.userId);
+    const placed = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/calls/twilio/outbound',
+      headers: { cookie: agent.cookie, 'x-csrf-token': agent.csrf },
+      payload: { fname: 'Tagged', phone_number: '+15550100776', agent_id: agent.userId },
+    });
+    expect(placed.statusCode).toBe(200);
+    const answer = placed.json<OutboundCallResponse>();
+    // The demo account's default profile asks for Tags & Stages and has tags.
+    expect(answer.call.profile).toMatchObject({ is_deal_whispertext: true });
+    expect(answer.call.profile!.tags.length).toBeGreaterThan(0);
+    expect(answer.call).toMatchObject({
+      type: 'lead',
+      direction: 'outbound',
+      lead: { fname: 'Tagged', phone_number: '+15550100776' },
+      phone_number: '+15550100776',
+    });
+    const loaded = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/callusers/${answer.call_user_id}`,
+      headers: { cookie: agent.cookie },
+    });
+    expect(loaded.statusCode).toBe(200);
+    expect(answer.call).toEqual(loaded.json<CallUserResponse>().call);
+  });
+
   it('withdraws a call the console never connects, and the agent takes leads again', async () => {
     await online(agent.userId);
     const placed = await t.app.inject({

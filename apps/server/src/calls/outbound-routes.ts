@@ -8,6 +8,7 @@ import { AppError } from '../http/errors';
 import { parseWith } from '../http/validate';
 import { toLeadResource } from '../leads/leads-repo';
 import { NOBODY_MESSAGES, type CallFlows } from './call-flows';
+import { toCallResource } from './calls-repo';
 
 /** Routes of placing calls. */
 export function outboundRoutes(deps: { db: Db; flows: CallFlows }) {
@@ -19,10 +20,13 @@ export function outboundRoutes(deps: { db: Db; flows: CallFlows }) {
         throw new AppError('VALIDATION_FAILED', 'The agent id must be your own user id.');
       }
       const { call, callUser, lead } = await deps.flows.placeOutbound(user, body);
+      // The whole call, as GET /api/v1/callusers/{id} gives it: the console goes on from this
+      // answer without loading the call, so its profile (Tags & Stages) must be in it.
+      const resource = await toCallResource(deps.db, call);
       return {
         success: true,
         call_user_id: callUser.id,
-        call: { id: call.id, lead: toLeadResource(lead), phone_number: lead.phoneNumber },
+        call: { ...resource, lead: toLeadResource(lead), phone_number: lead.phoneNumber },
       };
     });
 

@@ -7,7 +7,14 @@
  * (Mute is M on a call, so Missed is N on the Call Result view that follows a hang-up).
  */
 import type { Disposition } from '@leadline/contracts';
-import { canHoldOrTransfer, canMute, hasLead, showsKeypad, type ConsoleCall } from './call-rules';
+import {
+  answerWord,
+  canHoldOrTransfer,
+  canMute,
+  hasLead,
+  showsKeypad,
+  type ConsoleCall,
+} from './call-rules';
 import type { ConsoleCommands } from './console-controller';
 import { canTransition, type ConsoleState, type ConsoleView } from './console-machine';
 
@@ -113,9 +120,10 @@ function dispositionAction(status: Disposition, label: string, key: string): Con
 /** Every agent command, in the order the buttons appear. */
 export const CONSOLE_ACTIONS: readonly ConsoleAction[] = [
   {
+    // Accept or Call by the call's kind (answerWord); one shortcut for both.
     name: 'accept',
     view: 'ringing',
-    label: () => 'Accept',
+    label: (state) => answerWord(state.call),
     key: { key: 'a' },
     tone: 'accept',
     predicate: inView('ringing'),

@@ -54,6 +54,19 @@ export function incomingBanner(call: ConsoleCall, settings: AccountSettings): st
   return INCOMING_LEAD_BANNER;
 }
 
+/** What the ringing view's answer button says (spec section 2). */
+export type AnswerWord = 'Accept' | 'Call';
+
+/**
+ * The ringing view's answer button (spec section 2: "Accept (inbound or transfer) or Call"):
+ * an inbound call or a transfer is accepted; a rung lead, a conference invitation (and a
+ * supervisor's own listen, whisper or barge) is a call the agent places by answering.
+ */
+export function answerWord(call: ConsoleCall | null): AnswerWord {
+  if (call === null) return 'Accept';
+  return call.call.direction === 'inbound' || call.type === 'transfer' ? 'Accept' : 'Call';
+}
+
 /** Auto-accept when the server says so, unless the call's profile turns auto-answer off. */
 export function shouldAutoAccept(call: ConsoleCall): boolean {
   return call.autoaccept && call.call.profile?.auto_answer !== false;

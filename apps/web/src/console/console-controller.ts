@@ -517,7 +517,7 @@ export class ConsoleController implements ConsoleCommands {
     this.#requireIdle();
     this.send({
       type: 'dial',
-      call: outboundConsoleCall(answer, user, request.callerId),
+      call: outboundConsoleCall(answer),
       followUps: followUpsOf(user.permissions),
     });
     // This dial is current while the console is still dialing in the epoch `dial` started.

@@ -1,6 +1,7 @@
 import type { OutboundCallResponse } from '@leadline/contracts';
 import { describe, expect, it } from 'vitest';
-import { demoLead, demoUser } from '../api/fake-api';
+import { demoCallUser, demoLead, demoUser } from '../api/fake-api';
+import { wantsTags } from './call-rules';
 import {
   callerIdLabel,
   outboundCallBody,
@@ -13,10 +14,25 @@ import { TEL_HANDLER_URL_TEMPLATE } from '../constants';
 
 const LINE = { id: 3, name: 'Acme Solar main line', phone_number_formatted: '+1 555 014 2000' };
 const CHOSEN: ChosenCallerId = { number: LINE, e164: '+15550142000' };
+const LEAD = demoLead({ id: 5, phone_number: '+442079460958' });
+const TAG = { id: 1, key: 'demo', name: 'Demo booked', color: '#2e7d32' };
 const ANSWER: OutboundCallResponse = {
   success: true,
   call_user_id: 812,
-  call: { id: 77, lead: demoLead({ id: 5 }), phone_number: '+442079460958' },
+  call: {
+    ...demoCallUser().call,
+    id: 77,
+    status: 'queued',
+    lead: LEAD,
+    lead_id: 5,
+    phone_number: '+442079460958',
+    profile: { id: 12, is_deal_whispertext: true, auto_answer: true, tags: [TAG] },
+    number: {
+      name: LINE.name,
+      account_id: 100,
+      phone_number_formatted: LINE.phone_number_formatted,
+    },
+  },
 };
 
 describe('outbound call: body and connect params (spec section 7)', () => {
@@ -50,18 +66,16 @@ describe('outbound call: body and connect params (spec section 7)', () => {
     });
   });
 
-  it('turns the answer into the console’s outbound lead call', () => {
-    const call = outboundConsoleCall(ANSWER, demoUser(), CHOSEN);
+  it('turns the answer into the console’s outbound lead call, the answer’s call as it is', () => {
+    const call = outboundConsoleCall(ANSWER);
     expect(call).toMatchObject({ callUserId: 812, type: 'lead', autoaccept: false });
-    expect(call.call).toMatchObject({
-      id: 77,
-      direction: 'outbound',
-      lead_id: 5,
-      account_id: 100,
-      phone_number: '+442079460958',
-      number: { name: 'Acme Solar main line', phone_number_formatted: '+1 555 014 2000' },
-    });
-    expect(outboundConsoleCall(ANSWER, demoUser(), null).call.number).toBeNull();
+    expect(call.call).toEqual(ANSWER.call);
+  });
+
+  it('keeps the profile: Contacted on a profile flagged is_deal_whispertext wants Tags & Stages', () => {
+    expect(wantsTags(outboundConsoleCall(ANSWER))).toBe(true);
+    const untagged = { ...ANSWER, call: { ...ANSWER.call, profile: null } };
+    expect(wantsTags(outboundConsoleCall(untagged))).toBe(false);
   });
 });
 

@@ -72,42 +72,19 @@ export function outboundConnectParams(
 }
 
 /**
- * The call the console shows while dialing and on the call, from the server's answer. The
- * answer carries the call's id, lead and number; the rest is what an outbound lead call is.
+ * The call the console shows while dialing and on the call: the server's answer carries the
+ * whole call (lead, caller number, profile and its tags), as `GET /api/v1/callusers/{id}`
+ * would give it, so a Contacted result on a profile with tags reaches Tags & Stages (spec
+ * section 4). The agent joins it as an ordinary lead call, answered by the far end.
  */
-export function outboundConsoleCall(
-  answer: OutboundCallResponse,
-  user: User,
-  callerId: ChosenCallerId | null,
-): ConsoleCall {
-  const { id, lead, phone_number } = answer.call;
+export function outboundConsoleCall(answer: OutboundCallResponse): ConsoleCall {
   return {
     // The gateway names the call once it is placed; the console does not need the sid.
     callSid: '',
     callUserId: answer.call_user_id,
     type: 'lead',
     autoaccept: false,
-    call: {
-      id,
-      type: 'lead',
-      direction: 'outbound',
-      status: 'queued',
-      lead,
-      lead_id: lead.id,
-      account_id: user.account_id,
-      profile_id: null,
-      profile: null,
-      number: callerId
-        ? {
-            name: callerId.number.name,
-            account_id: user.account_id,
-            phone_number_formatted: callerId.number.phone_number_formatted,
-          }
-        : null,
-      phone_number,
-      seconds_since_started_at: 0,
-      held: false,
-    },
+    call: answer.call,
   };
 }
 

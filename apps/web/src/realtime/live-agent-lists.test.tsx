@@ -14,6 +14,7 @@ import { App } from '../app';
 import { AGENT_LISTS_REFRESH_MS } from '../constants';
 import { FakePhone } from '../phone/fake-phone';
 import { createFakePlatform } from '../platform/fake-platform';
+import { findAnswerButton } from '../views/console-under-test';
 
 const SELF = 7;
 const ACCOUNT = 100;
@@ -45,7 +46,7 @@ async function signedIn() {
   const realtime = platform.realtime;
   const openTransfer = async () => {
     act(() => void phone.device.ring(CALL_USER));
-    await user.click(await screen.findByRole('button', { name: 'Accept' }));
+    await user.click(await findAnswerButton('Call'));
     const panel = await screen.findByRole('region', { name: 'On call' });
     await user.click(within(panel).getByRole('button', { name: 'Transfer' }));
     const transfer = within(panel).getByRole('region', { name: 'Transfer' });

@@ -15,7 +15,7 @@ import {
   SOUND_BLOCKED_TEXT,
   TEL_HANDLER_ASKED_TEXT,
 } from '../constants';
-import { CALL_USER_UNDER_TEST, consoleUnderTest } from './console-under-test';
+import { CALL_USER_UNDER_TEST, consoleUnderTest, findAnswerButton } from './console-under-test';
 
 describe('a lead ringing while the console is out of view', () => {
   it('raises a notification (with the lead) whose click focuses the console; it closes once answered', async () => {
@@ -25,7 +25,7 @@ describe('a lead ringing while the console is out of view', () => {
     const { attention } = platform;
     attention.setInView(false);
     act(() => void phone.device.ring(CALL_USER_UNDER_TEST));
-    await screen.findByRole('button', { name: 'Accept' });
+    await findAnswerButton('Call');
     expect(attention.shown).toHaveLength(1);
     const [notification] = attention.shown;
     expect(notification).toMatchObject({
@@ -35,7 +35,7 @@ describe('a lead ringing while the console is out of view', () => {
     });
     notification!.click();
     expect(attention.focusCount).toBe(1);
-    await user.click(screen.getByRole('button', { name: 'Accept' }));
+    await user.click(screen.getByRole('button', { name: 'Call' }));
     await screen.findByRole('button', { name: 'Hang Up' });
     expect(notification!.closed).toBe(true);
   });
@@ -47,7 +47,7 @@ describe('a lead ringing while the console is out of view', () => {
     platform.attention.setInView(false);
     let call!: ReturnType<typeof phone.device.ring>;
     act(() => void (call = phone.device.ring(CALL_USER_UNDER_TEST)));
-    await screen.findByRole('button', { name: 'Accept' });
+    await findAnswerButton('Call');
     act(() => call.cancelByCaller());
     await screen.findByRole('heading', { name: 'Waiting for lead...' });
     expect(platform.attention.shown.map((shown) => shown.closed)).toEqual([true]);
@@ -63,7 +63,7 @@ describe('a lead ringing while the console is out of view', () => {
     });
     platform.attention.setInView(inView);
     act(() => void phone.device.ring(CALL_USER_UNDER_TEST));
-    await screen.findByRole('button', { name: 'Accept' });
+    await findAnswerButton('Call');
     expect(platform.attention.shown).toEqual([]);
     // Never asked on its own: only the Settings button asks.
     expect(platform.attention.permissionRequests).toBe(0);
@@ -76,7 +76,7 @@ describe('the desktop wrapper', () => {
       attention: { desktop: true },
     });
     act(() => void phone.device.ring(CALL_USER_UNDER_TEST, { callSid: 'CA-desktop-1' }));
-    await user.click(await screen.findByRole('button', { name: 'Accept' }));
+    await user.click(await findAnswerButton('Call'));
     expect(platform.attention.desktopSignals).toEqual([
       {
         banner: 'Incoming Lead!',
@@ -90,7 +90,7 @@ describe('the desktop wrapper', () => {
   it('outside the wrapper nothing is signalled', async () => {
     const { phone, platform } = await consoleUnderTest([]);
     act(() => void phone.device.ring(CALL_USER_UNDER_TEST));
-    await screen.findByRole('button', { name: 'Accept' });
+    await findAnswerButton('Call');
     expect(platform.attention.desktopSignals).toEqual([]);
   });
 });

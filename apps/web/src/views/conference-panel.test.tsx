@@ -12,6 +12,7 @@ import { createQueryClient } from '../api/queries';
 import { App } from '../app';
 import { FakePhone } from '../phone/fake-phone';
 import { createFakePlatform } from '../platform/fake-platform';
+import { findAnswerButton } from './console-under-test';
 
 const SELF = 7;
 const CALL_USER = 42;
@@ -43,8 +44,7 @@ function renderApp(user: Partial<User> = {}, callUser: CallUserResponse = demoCa
     await ready();
     act(() => void phone.device.ring(CALL_USER));
     // Listen, whisper and barge calls answer by themselves (the server asks it: autoaccept).
-    if (!callUser.autoaccept)
-      await events.click(await screen.findByRole('button', { name: 'Accept' }));
+    if (!callUser.autoaccept) await events.click(await findAnswerButton('Call'));
     return screen.findByRole('region', { name: 'On call' });
   };
   return { server, platform, phone, user: events, ready, answer };

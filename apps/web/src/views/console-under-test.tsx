@@ -15,6 +15,16 @@ import { createFakePlatform, type FakePlatformOptions } from '../platform/fake-p
 /** The call user the console under test is rung for. */
 export const CALL_USER_UNDER_TEST = 42;
 
+/**
+ * The ringing view's answer button once a call rings: 'Call' for a rung lead or a conference,
+ * 'Accept' for an inbound call or a transfer (spec section 2); either when `word` is omitted.
+ * Looked up inside the ringing view: the waiting view's navigation has a Call button too.
+ */
+export async function findAnswerButton(word?: 'Accept' | 'Call'): Promise<HTMLElement> {
+  const ringing = await screen.findByRole('region', { name: 'Incoming call' });
+  return within(ringing).getByRole('button', { name: word ?? /^(Accept|Call)$/ });
+}
+
 /** Renders the console and waits until its phone is ready. */
 export async function consoleUnderTest(
   permissions: string[],
@@ -33,7 +43,7 @@ export async function consoleUnderTest(
   /** Rings, accepts and hangs up: the Call Result view shows. */
   const toCallResult = async () => {
     act(() => void phone.device.ring(CALL_USER_UNDER_TEST));
-    await user.click(await screen.findByRole('button', { name: 'Accept' }));
+    await user.click(await findAnswerButton());
     await user.click(await screen.findByRole('button', { name: 'Hang Up' }));
     await screen.findByRole('heading', { name: 'Call Result' });
   };

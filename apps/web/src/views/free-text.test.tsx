@@ -45,7 +45,7 @@ import type { ConsoleCall } from '../console/call-rules';
 import { FakePhone } from '../phone/fake-phone';
 import { createFakePlatform } from '../platform/fake-platform';
 import { HOSTILE_TEXTS, hostileTextOfLength } from '../test-support/hostile-text';
-import { consoleUnderTest } from './console-under-test';
+import { consoleUnderTest, findAnswerButton } from './console-under-test';
 import { LeadCard } from './lead-card';
 import { SEARCH_DEBOUNCE_MS } from './transfer-panel';
 
@@ -182,7 +182,7 @@ describe('a call in the console', EVERY_TEXT, () => {
     const { phone, user } = await renderConsole(server);
     for (const [i, text] of TEXTS.entries()) {
       act(() => void phone.device.ring(100 + i));
-      const accept = await screen.findByRole('button', { name: 'Accept' });
+      const accept = await findAnswerButton('Accept');
       await waitFor(() => expect(banner().textContent).toBe(text));
       expectNoMarkupMade();
       await user.click(accept);
@@ -215,7 +215,7 @@ describe('forms: what was typed is sent, refusals show as text', EVERY_TEXT, () 
     server.addCallUser(42, demoCallUser({ call: { lead: null, lead_id: null } }));
     const { phone, user } = await renderConsole(server);
     act(() => void phone.device.ring(42));
-    await user.click(await screen.findByRole('button', { name: 'Accept' }));
+    await user.click(await findAnswerButton('Call'));
     const panel = await screen.findByRole('region', { name: 'On call' });
     await user.click(within(panel).getByRole('button', { name: 'Add Lead' }));
     const form = await within(panel).findByRole('region', { name: 'Add Lead' });
@@ -459,7 +459,7 @@ describe('agent lists and their search boxes', EVERY_TEXT, () => {
     server.addCallUser(42, demoCallUser()).setAgents(AGENTS).setTeams(TEAMS);
     const { phone, platform, user } = await renderConsole(server);
     act(() => void phone.device.ring(42));
-    await user.click(await screen.findByRole('button', { name: 'Accept' }));
+    await user.click(await findAnswerButton('Call'));
     const panel = await screen.findByRole('region', { name: 'On call' });
     await user.click(within(panel).getByRole('button', { name: 'Transfer' }));
     const transfer = within(panel).getByRole('region', { name: 'Transfer' });

@@ -11,6 +11,7 @@ import { createQueryClient } from '../api/queries';
 import { App } from '../app';
 import { FakePhone, type FakeCall } from '../phone/fake-phone';
 import { createFakePlatform } from '../platform/fake-platform';
+import { findAnswerButton } from './console-under-test';
 
 const CALL_USER = 42;
 const CALL_ID = 9001;
@@ -30,7 +31,7 @@ async function onCall(callUser: CallUserResponse = demoCallUser()) {
     call = phone.device.ring(CALL_USER);
   });
   // Listen, whisper and barge calls may be auto-accepted; others are accepted by the agent.
-  const accept = await screen.findByRole('button', { name: 'Accept' });
+  const accept = await findAnswerButton();
   await user.click(accept);
   const panel = await screen.findByRole('region', { name: 'On call' });
   return { server, platform, call: call!, user, panel };

@@ -14,6 +14,7 @@ import { App } from '../app';
 import { MICROPHONE_ERROR_ALERT } from '../constants';
 import { FakePhone } from '../phone/fake-phone';
 import { createFakePlatform } from '../platform/fake-platform';
+import { findAnswerButton } from './console-under-test';
 
 const CALL_USER = 42;
 /** §8: 'Connection error: alert 'Connection error code 8''. */
@@ -34,7 +35,7 @@ async function consoleOnACall(settings: AccountSettings = {}) {
   expect(await screen.findByText('Phone ready')).toBeVisible();
   let call!: ReturnType<typeof phone.device.ring>;
   act(() => void (call = phone.device.ring(CALL_USER)));
-  await user.click(await screen.findByRole('button', { name: 'Accept' }));
+  await user.click(await findAnswerButton('Call'));
   await screen.findByRole('region', { name: 'On call' });
   const errorLines = () => platform.logs.filter((line) => line.level === 'error');
   return { server, platform, phone, call, errorLines };

@@ -59,7 +59,7 @@ describe('one tab owns the phone', () => {
     expect(useHere).toBeDisabled();
     expect(first.view.getByText('Incoming Lead!')).toBeVisible();
     expect(second.view.queryByText('Incoming Lead!')).toBeNull();
-    act(() => first.view.getByRole('button', { name: 'Accept' }).click());
+    act(() => first.view.getByRole('button', { name: 'Call' }).click());
     expect(await second.view.findByText('Phone in another tab — On a call')).toBeVisible();
     act(() => first.view.getByRole('button', { name: 'Hang Up' }).click());
     expect(await second.view.findByText('Phone in another tab — After a call')).toBeVisible();

@@ -13,6 +13,7 @@ import { App } from '../app';
 import { FakePhone } from '../phone/fake-phone';
 import { createFakePlatform } from '../platform/fake-platform';
 import { SEARCH_DEBOUNCE_MS, AGENT_LISTS_REFRESH_MS, canTakeTransfer } from './transfer-panel';
+import { findAnswerButton } from './console-under-test';
 
 const CALL_USER = 42;
 const CALL_ID = 9001;
@@ -52,7 +53,7 @@ async function onCall(
   );
   expect(await screen.findByText('Phone ready')).toBeVisible();
   act(() => void phone.device.ring(CALL_USER));
-  await user.click(await screen.findByRole('button', { name: 'Accept' }));
+  await user.click(await findAnswerButton('Call'));
   const panel = await screen.findByRole('region', { name: 'On call' });
   return { server, platform, user, panel };
 }
