@@ -160,6 +160,12 @@ export function useConsoleSnapshot(): ConsoleSnapshot {
   return useSyncExternalStore(controller.subscribe, controller.getSnapshot);
 }
 
+/** The console's timestamped error log (Copy Error Logs), re-rendering with each new line. */
+export function useErrorLog(): readonly string[] {
+  const { errors } = useServices().controller;
+  return useSyncExternalStore(errors.subscribe, errors.getSnapshot);
+}
+
 /** The outbox's status: pending writes, saving or waiting, saved, the last refusal. */
 export function useOutboxStatus(): OutboxSnapshot {
   const { outbox } = useServices();

@@ -24,11 +24,11 @@ import {
   AUTO_RESET_AFTER_CALL_MS,
   CONNECTION_ERROR_ALERT,
   CHECK_FOR_LEAD_RANG,
-  ERROR_LOG_MAX_LINES,
   MICROPHONE_ERROR_ALERT,
   NETWORK_TEST_ERRORS,
 } from '../constants';
 import { WebError, errorMessage } from '../errors';
+import { ErrorLog } from './error-log';
 import { phoneErrorPolicy } from '../phone/phone-errors';
 import { applyRememberedAudioDevices } from '../phone/audio-devices';
 import type {
@@ -225,7 +225,8 @@ export class ConsoleController implements ConsoleCommands {
   readonly #listeners = new Set<() => void>();
   #volume: VolumeLevels = SILENCE;
   readonly #volumeListeners = new Set<() => void>();
-  readonly #errorLog: string[] = [];
+  /** The timestamped error log (Settings' Copy Error Logs subscribes to it). */
+  readonly errors: ErrorLog;
 
   /** Attempt id of the phone session; bumps on start and stop. */
   #session = 0;
@@ -244,6 +245,7 @@ export class ConsoleController implements ConsoleCommands {
   constructor(options: ConsoleControllerOptions) {
     this.#options = options;
     this.#writes = options.writes;
+    this.errors = new ErrorLog(options.clock, options.log);
   }
 
   /** The current snapshot (stable between changes). */
@@ -276,7 +278,7 @@ export class ConsoleController implements ConsoleCommands {
 
   /** Timestamped error lines, oldest first (for "Copy Error Logs"). */
   get errorLog(): readonly string[] {
-    return this.#errorLog;
+    return this.errors.getSnapshot();
   }
 
   /** Applies `event`; throws `ConsoleTransitionError` if the current view refuses it. */
@@ -976,10 +978,6 @@ export class ConsoleController implements ConsoleCommands {
   }
 
   #writeLog(message: string): void {
-    const line = `[${new Date(this.#options.clock.now()).toISOString()}] ${message}`;
-    this.#errorLog.push(line);
-    // Bounded: a shift-long session keeps the newest lines.
-    if (this.#errorLog.length > ERROR_LOG_MAX_LINES) this.#errorLog.shift();
-    this.#options.log.error(line);
+    this.errors.write(message);
   }
 }

@@ -12,7 +12,7 @@ import { useId } from 'react';
 import { QUERY_KEYS } from '../api/queries';
 import { APP_VERSION, COPIED_LOGS_ALERT, PERMISSION_AUTOACCEPT } from '../constants';
 import { errorMessage } from '../errors';
-import { useServices } from '../services';
+import { useErrorLog, useServices } from '../services';
 import { ErrorBanner } from './action-button';
 import { AttentionSettings } from './attention-settings';
 import { AudioDeviceSettings } from './audio-device-settings';
@@ -31,7 +31,7 @@ export interface SettingsPanelProps {
 export function SettingsPanel({ user, id, onClose }: SettingsPanelProps) {
   const { controller, platform } = useServices();
   const titleId = useId();
-  const errorLog = controller.errorLog;
+  const errorLog = useErrorLog();
   const copy = useMutation({
     mutationFn: () => platform.copyText(errorLog.join('\n')),
     onSuccess: () => platform.alert(COPIED_LOGS_ALERT),
