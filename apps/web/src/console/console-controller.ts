@@ -392,11 +392,25 @@ export class ConsoleController implements ConsoleCommands {
     if (!KEYPAD_DIGITS.includes(digit) || this.state.view !== 'oncall') return;
     const call = this.#activeCall;
     if (!call) return;
+    // Both SDKs refuse a digit they cannot send (signalling down, spec section 8) by emitting a
+    // 31005 on the call during sendDigits, an error the console otherwise ignores (31005 and
+    // 31009): caught here, the digit is not listed as sent and the keypad says why.
+    const refusals: PhoneError[] = [];
+    const onRefused = (error: PhoneError) => void refusals.push(error);
+    call.on('error', onRefused);
     try {
       // The SDK paces the digits (200 ms apart) and plays each one's tone locally.
       call.sendDigits(digit);
     } catch (error) {
       this.#logError(`sending digit ${digit} failed`, error);
+      return;
+    } finally {
+      call.off('error', onRefused);
+    }
+    const [refused] = refusals;
+    if (refused) {
+      this.#logPhoneError('call', refused);
+      this.send({ type: 'digitRefused', message: refused.message });
       return;
     }
     this.send({ type: 'digit', digit });

@@ -45,6 +45,10 @@ const EVENTS: Record<ConsoleEventType, ConsoleEvent> = {
   hold: { type: 'hold', held: true },
   panel: { type: 'panel', panel: 'keypad' },
   digit: { type: 'digit', digit: '5' },
+  digitRefused: {
+    type: 'digitRefused',
+    message: 'Could not send DTMF: Signaling channel is disconnected',
+  },
   role: { type: 'role', role: 'whisper' },
   leadAdded: { type: 'leadAdded', lead: demoCallUser().call.lead! },
   reconnecting: { type: 'reconnecting', atMs: 9_000 },
@@ -96,6 +100,7 @@ const EXPECTED: Record<ConsoleView, Partial<Record<ConsoleEventType, ConsoleView
     hold: 'oncall',
     panel: 'oncall',
     digit: 'oncall',
+    digitRefused: 'oncall',
     role: 'oncall',
     leadAdded: 'oncall',
     reconnecting: 'oncall',
@@ -153,6 +158,7 @@ describe('console machine: states and events', () => {
       held: false,
       panel: null,
       digits: '',
+      keypadError: null,
       reconnectingSinceMs: null,
       connectedAtMs: null,
       autoReset: false,
@@ -304,6 +310,19 @@ describe('console machine: state carried along', () => {
     });
   });
 
+  it('a refused digit is not listed and says why, until a digit goes out or the panel changes', () => {
+    const open = transition(stateIn('oncall'), { type: 'panel', panel: 'keypad' });
+    const sent = transition(open, { type: 'digit', digit: '1' });
+    const message = 'Could not send DTMF: Signaling channel is disconnected';
+    const refused = transition(sent, { type: 'digitRefused', message });
+    expect(refused).toMatchObject({ digits: '1', keypadError: message });
+    expect(transition(refused, { type: 'digit', digit: '2' })).toMatchObject({
+      digits: '12',
+      keypadError: null,
+    });
+    expect(transition(refused, { type: 'panel', panel: null }).keypadError).toBeNull();
+  });
+
   it('a lead added to a call without one fills the call’s lead and closes Add Lead', () => {
     const bare = consoleCall({ call: { lead: null, lead_id: null } });
     const state = { ...stateIn('oncall', bare), panel: 'addLead' as const };
@@ -368,6 +387,7 @@ describe('console machine: state carried along', () => {
       held: true,
       panel: 'keypad',
       digits: '12#',
+      keypadError: 'Could not send DTMF: Signaling channel is disconnected',
       reconnectingSinceMs: 4_000,
       autoReset: true,
       followUps: followUpsOf(['app-sms', 'app-retry']),
@@ -383,6 +403,7 @@ describe('console machine: state carried along', () => {
       held: false,
       panel: null,
       digits: '',
+      keypadError: null,
       reconnectingSinceMs: null,
       connectedAtMs: null,
       autoReset: false,

@@ -13,8 +13,8 @@
  *   incoming │ │ ignore | cancel | disconnect               │
  *            ▼ │                                            ▼
  *          ringing ──────────────accept──────────────────▶ oncall ──mute | hold | panel | digit |
- *                                                           │      role | leadAdded | reconnecting |
- *                                                           │      reconnected──▶ oncall
+ *                                                           │      digitRefused | role | leadAdded |
+ *                                                           │      reconnecting | reconnected──▶ oncall
  *                                                           │
  *                  disconnect from oncall, or from dialing  │  (banner 'Call Ended')
  *                  ┌────────────────────────────────────────┴───────┐
@@ -79,6 +79,8 @@ export type ConsoleEvent =
   | { readonly type: 'panel'; readonly panel: OnCallPanel | null }
   /** A keypad digit went out on the call. */
   | { readonly type: 'digit'; readonly digit: string }
+  /** The softphone refused a keypad digit (signalling down); `message` is its error. */
+  | { readonly type: 'digitRefused'; readonly message: string }
   /** The supervisor's role on the call changed (listen → whisper → barge). */
   | { readonly type: 'role'; readonly role: CallType }
   /** A lead was added to the call (Add Lead) and answered: the lead card fills in. */
@@ -135,6 +137,7 @@ const EVENT_TYPE_SET: Record<ConsoleEventType, true> = {
   hold: true,
   panel: true,
   digit: true,
+  digitRefused: true,
   role: true,
   leadAdded: true,
   reconnecting: true,
@@ -239,6 +242,7 @@ export const CONSOLE_TRANSITIONS = defineTransitions({
     hold: 'oncall',
     panel: 'oncall',
     digit: 'oncall',
+    digitRefused: 'oncall',
     role: 'oncall',
     leadAdded: 'oncall',
     reconnecting: 'oncall',
@@ -301,6 +305,8 @@ export interface ConsoleState {
   readonly panel: OnCallPanel | null;
   /** The digits sent from the keypad on this call, in order. */
   readonly digits: string;
+  /** Why the last keypad digit was not sent (the softphone's error), until one is or the panel changes. */
+  readonly keypadError: string | null;
   /** Since when the call is reconnecting (injected clock), or null while it is connected. */
   readonly reconnectingSinceMs: number | null;
   /** When the call was answered (injected clock), for the call timer; null when not on a call. */
@@ -387,9 +393,13 @@ export function transition(state: ConsoleState, event: ConsoleEvent): ConsoleSta
     case 'hold':
       return state.held === event.held ? state : { ...state, held: event.held };
     case 'panel':
-      return state.panel === event.panel ? state : { ...state, panel: event.panel };
+      return state.panel === event.panel
+        ? state
+        : { ...state, panel: event.panel, keypadError: null };
     case 'digit':
-      return { ...state, digits: state.digits + event.digit };
+      return { ...state, digits: state.digits + event.digit, keypadError: null };
+    case 'digitRefused':
+      return { ...state, keypadError: event.message };
     case 'role':
       return state.call === null || state.call.type === event.role
         ? state
@@ -439,6 +449,7 @@ function cleanState(view: ConsoleView, epoch: number): ConsoleState {
     held: false,
     panel: null,
     digits: '',
+    keypadError: null,
     reconnectingSinceMs: null,
     connectedAtMs: null,
     autoReset: false,

@@ -102,8 +102,22 @@ export class FakeCall implements PhoneCall {
     return this.#muted;
   }
 
+  /**
+   * The signalling channel is down: `sendDigits` sends nothing and emits the 31005
+   * ConnectionError both SDKs emit then (spec section 8).
+   */
+  signallingDown = false;
+
   sendDigits(digits: string): void {
     if (!/^[0-9*#w]*$/.test(digits)) throw new Error('Illegal character passed into sendDigits');
+    if (this.signallingDown) {
+      this.#events.emit('error', {
+        code: 31005,
+        name: 'ConnectionError',
+        message: 'Could not send DTMF: Signaling channel is disconnected',
+      });
+      return;
+    }
     this.invocations.push(`sendDigits(${digits})`);
   }
 

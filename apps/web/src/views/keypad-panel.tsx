@@ -2,6 +2,7 @@ import { useEffect, useEffectEvent } from 'react';
 import { matchesKey } from '../console/actions';
 import { KEYPAD_DIGITS } from '../console/console-controller';
 import { useConsoleSnapshot, useServices } from '../services';
+import { ErrorBanner } from './action-button';
 
 /** Spoken names of the two symbol keys (a digit's name is the digit). */
 const SYMBOL_NAMES: Readonly<Record<string, string>> = { '*': 'Star', '#': 'Pound' };
@@ -9,7 +10,8 @@ const SYMBOL_NAMES: Readonly<Record<string, string>> = { '*': 'Star', '#': 'Poun
 /**
  * The keypad (spec section 2): 0-9, * and # as buttons and from the keyboard while it is open
  * (not while typing in a text field). Each digit goes out on the call as a DTMF tone (the SDK
- * paces them 200 ms apart and plays each locally); the digits sent show above the keys.
+ * paces them 200 ms apart and plays each locally); the digits sent show above the keys. A digit
+ * the softphone refuses (signalling down) is not listed; its error shows instead.
  */
 export function KeypadPanel() {
   const { controller } = useServices();
@@ -34,6 +36,7 @@ export function KeypadPanel() {
       <output className="keypad-digits" aria-label="Digits sent" aria-live="polite">
         {state.digits}
       </output>
+      <ErrorBanner message={state.keypadError} />
       <div className="keypad-keys">
         {KEYPAD_DIGITS.map((digit) => (
           <button

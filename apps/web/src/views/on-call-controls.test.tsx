@@ -174,6 +174,30 @@ describe('the keypad', () => {
     expect(call.invocations).not.toContain('sendDigits(5)');
   });
 
+  it('while the signalling is down a digit is not listed as sent, and the keypad shows the softphone’s error', async () => {
+    const { call, user, panel, platform } = await onCall();
+    await user.click(within(panel).getByRole('button', { name: 'Keypad' }));
+    const keypad = within(panel).getByRole('region', { name: 'Keypad' });
+    await user.click(within(keypad).getByRole('button', { name: '1' }));
+    call.signallingDown = true;
+    await user.click(within(keypad).getByRole('button', { name: '2' }));
+    expect(within(keypad).getByRole('status', { name: 'Digits sent' })).toHaveTextContent(/^1$/);
+    expect(within(keypad).getByRole('alert')).toHaveTextContent(
+      'Could not send DTMF: Signaling channel is disconnected',
+    );
+    // Not a call failure: still on the call, no alert; logged for Copy Error Logs.
+    expect(within(panel).getByRole('button', { name: 'Hang Up' })).toBeEnabled();
+    expect(platform.alerts).toEqual([]);
+    expect(platform.logs.at(-1)?.message).toContain(
+      'ConnectionError (31005): Could not send DTMF: Signaling channel is disconnected',
+    );
+    // Back: the next digit goes out and the error goes away.
+    call.signallingDown = false;
+    await user.keyboard('3');
+    expect(within(keypad).getByRole('status', { name: 'Digits sent' })).toHaveTextContent(/^13$/);
+    expect(within(keypad).queryByRole('alert')).toBeNull();
+  });
+
   it('is not offered on a listen call, and its shortcut does nothing there', async () => {
     const { call, user, panel } = await onCall(demoCallUser({ type: 'listen' }));
     await user.keyboard('k');

@@ -315,21 +315,23 @@ export class Call extends TypedEmitter<CallEvents> {
   /**
    * Sends DTMF digits (0-9, `*`, `#`, `w` for a 500 ms pause) as RFC 4733 events: 160 ms tones
    * at least 200 ms apart, paced by the browser; over signalling when the browser cannot send
-   * them; a 31005 ConnectionError when signalling is down too.
+   * them. While the signalling channel is down it sends nothing and emits a 31005
+   * ConnectionError 'Could not send DTMF: Signaling channel is disconnected' (spec section 8),
+   * even where the browser could send RFC 4733: the call is reconnecting then and its media may
+   * be gone too, so tones would be lost unseen (the official SDK sends them over media anyway;
+   * docs/signalling.md).
    */
   sendDigits(digits: string): void {
     checkDigits(digits);
-    const sender = this.#media.dtmfSender;
-    if (!sender) {
-      if (!this.#o.stream.isOpen) {
-        this.emit(
-          'error',
-          createError(31005, 'Could not send DTMF: Signaling channel is disconnected'),
-        );
-        return;
-      }
-      this.#send('dtmf', { callsid: this.#callSid(), dtmf: digits });
+    if (!this.#o.stream.isOpen) {
+      this.emit(
+        'error',
+        createError(31005, 'Could not send DTMF: Signaling channel is disconnected'),
+      );
+      return;
     }
+    const sender = this.#media.dtmfSender;
+    if (!sender) this.#send('dtmf', { callsid: this.#callSid(), dtmf: digits });
     this.#dtmf.push(digits, sender);
   }
 

@@ -148,6 +148,21 @@ describe('call.sendDigits', () => {
     ]);
   });
 
+  it('is the same 31005 while signalling is down, even when the browser could send RFC 4733: nothing is sent or played', async () => {
+    const env = fakeEnvironment();
+    const { call } = await openCall(env);
+    const errors: string[] = [];
+    call.on('error', (e) => errors.push(e.message));
+    env.socket().close();
+    call.sendDigits('1');
+    expect(errors).toEqual([
+      'ConnectionError (31005): Could not send DTMF: Signaling channel is disconnected',
+    ]);
+    await advance(env, 1_000, {}, 100);
+    expect(env.pc().dtmf.inserted).toEqual([]);
+    expect(env.pc().dtmf.played).toEqual([]);
+  });
+
   it("refuses other characters: 'Illegal character passed into sendDigits'", async () => {
     const { call } = await openCall(fakeEnvironment());
     expect(() => call.sendDigits('12a')).toThrow('Illegal character passed into sendDigits');
