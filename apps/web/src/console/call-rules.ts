@@ -125,10 +125,11 @@ export function callStatusText(call: ConsoleCall | null, held: boolean): string 
       return agent ? `Whispering to ${agent}` : 'Whispering';
     case 'barge':
       return agent ? `Barged into ${agent}'s call` : 'Barged in';
-    case 'conference':
-      return 'Conference';
     default:
-      return 'On call';
+      // Joined as a conference, or this agent added someone to the call (spec section 7).
+      return call?.type === 'conference' || call?.call.type === 'conference'
+        ? 'Conference'
+        : 'On call';
   }
 }
 

@@ -383,6 +383,14 @@ export class ConsoleController implements ConsoleCommands {
     this.#sendIfAllowed({ type: 'role', role });
   }
 
+  /**
+   * The server took the agent's request to add another agent to the call (Conference): the
+   * panel closes and the call is labelled Conference (spec section 7).
+   */
+  conferenced(): void {
+    this.#sendIfAllowed({ type: 'conferenced' });
+  }
+
   /** A lead added to the call answered (Add Lead): the lead card fills in. */
   leadAdded(lead: Lead): void {
     this.#sendIfAllowed({ type: 'leadAdded', lead });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { demoCallUser } from '../api/fake-api';
 import { CALL_ENDED_BANNER } from '../constants';
-import { NO_FOLLOW_UPS, followUpsOf, type ConsoleCall } from './call-rules';
+import { NO_FOLLOW_UPS, callStatusText, followUpsOf, type ConsoleCall } from './call-rules';
 import {
   APP_STATUS_BY_VIEW,
   CONSOLE_EVENT_TYPES,
@@ -50,6 +50,7 @@ const EVENTS: Record<ConsoleEventType, ConsoleEvent> = {
     message: 'Could not send DTMF: Signaling channel is disconnected',
   },
   role: { type: 'role', role: 'whisper' },
+  conferenced: { type: 'conferenced' },
   leadAdded: { type: 'leadAdded', lead: demoCallUser().call.lead! },
   reconnecting: { type: 'reconnecting', atMs: 9_000 },
   reconnected: { type: 'reconnected' },
@@ -102,6 +103,7 @@ const EXPECTED: Record<ConsoleView, Partial<Record<ConsoleEventType, ConsoleView
     digit: 'oncall',
     digitRefused: 'oncall',
     role: 'oncall',
+    conferenced: 'oncall',
     leadAdded: 'oncall',
     reconnecting: 'oncall',
     reconnected: 'oncall',
@@ -321,6 +323,14 @@ describe('console machine: state carried along', () => {
       keypadError: null,
     });
     expect(transition(refused, { type: 'panel', panel: null }).keypadError).toBeNull();
+  });
+
+  it('a conference request that succeeded closes the panel and labels the call Conference', () => {
+    const state = { ...stateIn('oncall'), panel: 'conference' as const };
+    const next = transition(state, { type: 'conferenced' });
+    expect(next.panel).toBeNull();
+    expect(callStatusText(next.call, next.held)).toBe('Conference');
+    expect(callStatusText(state.call, state.held)).toBe('On call');
   });
 
   it('a lead added to a call without one fills the call’s lead and closes Add Lead', () => {

@@ -13,8 +13,8 @@
  *   incoming │ │ ignore | cancel | disconnect               │
  *            ▼ │                                            ▼
  *          ringing ──────────────accept──────────────────▶ oncall ──mute | hold | panel | digit |
- *                                                           │      digitRefused | role | leadAdded |
- *                                                           │      reconnecting | reconnected──▶ oncall
+ *                                                           │      digitRefused | role | conferenced |
+ *                                                           │      leadAdded | reconnecting | reconnected──▶ oncall
  *                                                           │
  *                  disconnect from oncall, or from dialing  │  (banner 'Call Ended')
  *                  ┌────────────────────────────────────────┴───────┐
@@ -83,6 +83,8 @@ export type ConsoleEvent =
   | { readonly type: 'digitRefused'; readonly message: string }
   /** The supervisor's role on the call changed (listen → whisper → barge). */
   | { readonly type: 'role'; readonly role: CallType }
+  /** The server took this agent's request to add an agent to the call (Conference). */
+  | { readonly type: 'conferenced' }
   /** A lead was added to the call (Add Lead) and answered: the lead card fills in. */
   | { readonly type: 'leadAdded'; readonly lead: Lead }
   /** The call lost its connection at `atMs` (injected clock) and is reconnecting. */
@@ -139,6 +141,7 @@ const EVENT_TYPE_SET: Record<ConsoleEventType, true> = {
   digit: true,
   digitRefused: true,
   role: true,
+  conferenced: true,
   leadAdded: true,
   reconnecting: true,
   reconnected: true,
@@ -244,6 +247,7 @@ export const CONSOLE_TRANSITIONS = defineTransitions({
     digit: 'oncall',
     digitRefused: 'oncall',
     role: 'oncall',
+    conferenced: 'oncall',
     leadAdded: 'oncall',
     reconnecting: 'oncall',
     reconnected: 'oncall',
@@ -404,6 +408,16 @@ export function transition(state: ConsoleState, event: ConsoleEvent): ConsoleSta
       return state.call === null || state.call.type === event.role
         ? state
         : { ...state, call: { ...state.call, type: event.role } };
+    case 'conferenced':
+      // Spec section 7: the conference request succeeded: the panel closes and the call is
+      // labelled Conference (the call's type, as the server records it once the agent joins).
+      return state.call === null
+        ? { ...state, panel: null }
+        : {
+            ...state,
+            panel: null,
+            call: { ...state.call, call: { ...state.call.call, type: 'conference' } },
+          };
     case 'leadAdded':
       return state.call === null
         ? state

@@ -145,6 +145,7 @@ describe('Conference on a call', () => {
   it('adds an available agent online in the app or on mobile to the call', async () => {
     const { server, user, answer } = renderApp();
     const panel = await answer();
+    expect(within(panel).getByText('On call')).toBeVisible();
     await user.click(within(panel).getByRole('button', { name: 'Conference' }));
     const list = await within(within(panel).getByRole('region', { name: 'Conference' })).findByRole(
       'list',
@@ -165,6 +166,9 @@ describe('Conference on a call', () => {
     expect(server.requestsTo('POST', '/api/v1/calls/conference').map((r) => r.body)).toEqual([
       { user_id: 11 },
     ]);
+    // Spec section 7: success closes the panel and labels the call Conference.
+    expect(within(panel).getByText('Conference', { selector: '.call-status-text' })).toBeVisible();
+    expect(within(panel).queryByText('On call')).toBeNull();
   });
 
   it('is not offered on a listen call', async () => {

@@ -89,7 +89,7 @@ export function OnCallView({
         />
       ) : null}
       {panel === 'conference' ? (
-        <ConferencePanel user={user} onCall onDone={() => controller.togglePanel('conference')} />
+        <ConferencePanel user={user} onCall onDone={() => controller.conferenced()} />
       ) : null}
       {panel === 'audio' ? (
         <section className="subpanel" aria-label="Audio devices">
