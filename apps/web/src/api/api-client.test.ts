@@ -62,7 +62,8 @@ describe('ApiClient', () => {
     const { api } = client(server.fetch);
     const error = await rejection(api.login({ email: 'dana@example.com', password: 'wrong' }));
     expect(error).toBeInstanceOf(ApiError);
-    expect(error).toMatchObject({ message: LOGIN_FAILED_MESSAGE, status: 200, code: 9101 });
+    // The server refuses a login with 401 (not 200) and `{ success: false, error }`.
+    expect(error).toMatchObject({ message: LOGIN_FAILED_MESSAGE, status: 401, code: 9101 });
   });
 
   it('shows the server message of a validation error ({ error })', async () => {

@@ -2,7 +2,8 @@
  * The shared in-memory fake of the server endpoints the console uses (spec section 7), for tests.
  * `fakeApi.fetch` is a {@link FetchLike}: it checks the session cookie, the CSRF header and the
  * bodies (with the contracts' zod schemas) like the real server, records every request, and
- * answers with real `Response`s.
+ * answers with real `Response`s. Its answers are held to the real server's, status, schema and
+ * shape, by the contract test (`contract/fake-api.contract.test.ts`): change them together.
  */
 import {
   ConferenceBody,
@@ -23,6 +24,7 @@ import {
   NetworkTestBody,
   NoteBody,
   OutboundCallBody,
+  SOFTPHONE_SOUND_NAMES,
   formatPhone,
   type Call,
   type CallType,
@@ -32,10 +34,29 @@ import {
   type NetworkTestResponse,
   type OutboundCallResponse,
   type RealtimeSettings,
+  type RetryCallResponse,
+  type SoftphoneSettings,
+  type Tag,
   type User,
   type UserStatusResponse,
 } from '@leadline/contracts';
 import type { FetchLike } from '../platform/platform';
+
+/** The server's answer to a request without a session (401, `apps/server/src/http/errors.ts`). */
+const UNAUTHENTICATED = { success: false, error: 'Unauthenticated.' } as const;
+
+/** The server's answer to a write without the session's CSRF token (403). */
+const CSRF_MISMATCH = {
+  error: 'CSRF token mismatch: send the csrf_token of GET /api/v1/user as X-CSRF-TOKEN.',
+} as const;
+
+/** The server's refusal (403) of a request the user lacks `permission` for, to do `action`. */
+function forbidden(permission: string, action: string): Response {
+  return json(403, {
+    success: false,
+    error: `You need the ${permission} permission to ${action}.`,
+  });
+}
 
 /** One request the fake received. */
 export interface RecordedRequest {
@@ -103,6 +124,19 @@ export function demoRealtime(
   };
 }
 
+/**
+ * The `softphone` block of the fake's `GET /api/v1/user`, as the embedded server sends it: our
+ * SDK and the product's own sound files.
+ */
+export function demoSoftphone(): SoftphoneSettings {
+  return {
+    sdk: 'leadline',
+    sounds: Object.fromEntries(
+      SOFTPHONE_SOUND_NAMES.map((name) => [name, `/sounds/${name}.wav`]),
+    ) as SoftphoneSettings['sounds'],
+  };
+}
+
 /** The demo lead. */
 export function demoLead(overrides: Partial<Lead> = {}): Lead {
   return {
@@ -123,32 +157,41 @@ export function demoLead(overrides: Partial<Lead> = {}): Lead {
   };
 }
 
-/** A call-user answer for a call of `type`; `call` overrides fields of the call. */
+/** A tag of a call's profile (Tags & Stages). */
+export function demoTag(overrides: Partial<Tag> = {}): Tag {
+  return { id: 1, key: 'hot', name: 'Hot lead', color: '#d93025', ...overrides };
+}
+
+/**
+ * A call-user answer for a call of `type`; `call` overrides fields of the call. As the server
+ * does, `phone_number_formatted` follows `phone_number` unless given.
+ */
 export function demoCallUser(
   options: { type?: CallType; autoaccept?: boolean; call?: Partial<Call> } = {},
 ): CallUserResponse {
   const type = options.type ?? 'lead';
   const lead = demoLead();
-  return {
+  const call: Call = {
+    id: 9001,
     type,
-    autoaccept: options.autoaccept ?? false,
-    call: {
-      id: 9001,
-      type,
-      direction: 'outbound',
-      status: 'ringing',
-      lead,
-      lead_id: lead.id,
-      account_id: 100,
-      profile_id: 12,
-      profile: { id: 12, is_deal_whispertext: false, auto_answer: true, tags: [] },
-      number: { name: 'Sales line', account_id: 100, phone_number_formatted: '+1 555 010 0100' },
-      phone_number: lead.phone_number,
-      seconds_since_started_at: 0,
-      held: false,
-      ...options.call,
-    },
+    direction: 'outbound',
+    status: 'ringing',
+    lead,
+    lead_id: lead.id,
+    account_id: 100,
+    profile_id: 12,
+    profile: { id: 12, is_deal_whispertext: false, auto_answer: true, tags: [] },
+    number: { name: 'Sales line', account_id: 100, phone_number_formatted: '+1 555 010 0100' },
+    phone_number: lead.phone_number,
+    seconds_since_started_at: 0,
+    held: false,
+    agent_name: null,
+    ...options.call,
   };
+  if (options.call?.phone_number_formatted === undefined) {
+    call.phone_number_formatted = call.phone_number ? formatPhone(call.phone_number) : null;
+  }
+  return { type, autoaccept: options.autoaccept ?? false, call };
 }
 
 /** An agent row of the agent lists: available and online in the app unless overridden. */
@@ -166,6 +209,52 @@ export function demoAgent(
     is_app_only: false,
     is_online_app: true,
     is_mobile: false,
+    ...overrides,
+  };
+}
+
+/** A caller number of the New Call panel's list (`GET /api/v1/callerids`). */
+export function demoCallerNumber(overrides: Partial<CallerNumber> = {}): CallerNumber {
+  return { id: 41, name: 'Sales line', phone_number_formatted: '+1 555 010 0100', ...overrides };
+}
+
+/** A team of the transfer panel's list (`GET /api/v1/teams`): someone in it can take a call. */
+export function demoTeam(overrides: Partial<TeamRow> = {}): TeamRow {
+  return { id: 51, name: 'Sales', is_available: true, ...overrides };
+}
+
+/**
+ * A row of the call history (`GET /api/v1/mycalls`): a completed, answered call with the demo
+ * lead, which the user may retry, tagged and with a note.
+ */
+export function demoHistoryRow(overrides: Partial<HistoryRow> = {}): HistoryRow {
+  const lead = demoLead();
+  return {
+    id: 9001,
+    direction: 'outbound',
+    type: 'lead',
+    recording_url: '/api/v1/calls/9001/recording',
+    created_at: '2026-11-22T10:04:00.000Z',
+    time_formatted: 'Nov 22, 2026, 10:04 AM',
+    status: 'completed',
+    status_display: '01:05',
+    reason: null,
+    seconds: 65,
+    duration: '01:05',
+    retry: true,
+    lead_retry: { fname: lead.fname, lname: lead.lname, phone_number: lead.phone_number },
+    disposition: 'contacted',
+    stage: { key: 'hot', name: 'Hot lead', color: '#d93025' },
+    notes: [{ id: 1, content: 'Wants a quote.', created_at: '2026-11-22T10:06:00.000Z' }],
+    user: { name: 'Dana Whitfield' },
+    lead: {
+      fname: lead.fname,
+      lname: lead.lname,
+      label: lead.label,
+      phone_number: lead.phone_number,
+      phone_number_formatted: lead.phone_number_formatted,
+    },
+    phone_number_formatted: lead.phone_number_formatted,
     ...overrides,
   };
 }
@@ -191,6 +280,7 @@ export class FakeApi {
   readonly #callUsers = new Map<number, CallUserResponse>();
   #session: User | null = null;
   #tokens = 0;
+  #notes = 0;
   #held: Promise<void> | null = null;
   readonly #refusals = new Map<string, { status: number; error: string }>();
   #callerNumbers: CallerNumber[] = [];
@@ -209,6 +299,12 @@ export class FakeApi {
 
   /** Whether single sign-on is configured (`GET /api/v1/login/options`). */
   sso = true;
+
+  /**
+   * The profile of the calls New Call places (on the server, the caller number's or the
+   * account's default profile): the demo call's, which has no tags, unless a test sets one.
+   */
+  outboundProfile: Call['profile'] = demoCallUser().call.profile;
 
   constructor(accounts: FakeAccount[] = [{ user: demoUser(), password: 'correct horse' }]) {
     this.#accounts = accounts;
@@ -346,18 +442,19 @@ export class FakeApi {
       return json(200, { success: true, sso: this.sso });
     }
     if (method === 'GET' && path === '/api/v1/user') {
-      if (!this.#session) return json(401, { error: 'Unauthenticated.' });
+      if (!this.#session) return json(401, UNAUTHENTICATED);
       return json(200, {
         success: true,
         user: this.#session,
         csrf_token: this.#session.csrf_token,
+        softphone: demoSoftphone(),
         realtime: demoRealtime(this.#session),
       });
     }
     const user = this.#session;
-    if (!user) return json(401, { error: 'Unauthenticated.' });
+    if (!user) return json(401, UNAUTHENTICATED);
     if (method !== 'GET' && headers.get('X-CSRF-TOKEN') !== user.csrf_token) {
-      return json(419, { error: 'CSRF token mismatch.' });
+      return json(403, CSRF_MISMATCH);
     }
     if (method === 'POST' && path === '/api/v1/user/logout') {
       this.#session = null;
@@ -374,7 +471,12 @@ export class FakeApi {
     }
     const webrtc = /^\/apps\/webrtc\/(\d+)\/(reject|disposition|disposition2|sms)$/.exec(path);
     if (method === 'POST' && webrtc) {
-      if (!this.#knowsCall(Number(webrtc[1]))) return json(404, { error: 'Call not found.' });
+      // The server checks the permission first (`calls-routes.ts`).
+      if (webrtc[2] === 'sms' && !user.permissions.includes('app-sms')) {
+        return forbidden('app-sms', 'send an SMS');
+      }
+      const callId = Number(webrtc[1]);
+      if (!this.#knowsCall(callId)) return json(404, { error: 'Call not found.' });
       const schema = {
         reject: null,
         disposition: DispositionBody,
@@ -383,18 +485,27 @@ export class FakeApi {
       }[webrtc[2] as 'reject' | 'disposition' | 'disposition2' | 'sms'];
       const parsed = schema?.safeParse(body);
       if (parsed && !parsed.success) return json(422, { error: parsed.error.issues[0]?.message });
-      if (webrtc[2] === 'sms' && !user.permissions.includes('app-sms')) {
-        return json(403, { error: 'You do not have permission to send an SMS.' });
+      // Ignore: the server answers what became of the call (here: nobody else took it).
+      if (webrtc[2] === 'reject') {
+        return json(200, { success: true, call: { id: callId, status: 'missed' } });
       }
       return json(200, { success: true });
     }
     if (method === 'POST' && path === '/api/v1/calls/twilio') {
-      if (!user.permissions.includes('app-retry')) {
-        return json(403, { error: 'You do not have permission to retry calls.' });
-      }
+      if (!user.permissions.includes('app-retry')) return forbidden('app-retry', 'retry calls');
       const parsed = RetryCallBody.safeParse(body);
       if (!parsed.success) return json(422, { error: parsed.error.issues[0]?.message });
-      return json(200, { success: true, call: { id: 9500, status: 'ringing', agent_id: user.id } });
+      const { fname, lname, phone_number } = parsed.data;
+      const answer: RetryCallResponse = {
+        success: true,
+        call: {
+          id: 9500,
+          status: 'ringing',
+          agent_id: user.id,
+          lead: newLead(500, { fname, lname, phone_number }),
+        },
+      };
+      return json(200, answer);
     }
     if (method === 'POST' && path === '/twilio/debug/webrtc') {
       const parsed = DebugWebrtcBody.safeParse(body);
@@ -403,7 +514,7 @@ export class FakeApi {
     }
     if (method === 'PUT' && path === '/api/v1/user/settings') {
       if (!user.permissions.includes('app-autoaccept')) {
-        return json(403, { error: 'You do not have permission to change Auto Accept.' });
+        return forbidden('app-autoaccept', 'change Auto Accept');
       }
       const parsed = UserSettingsBody.safeParse(body);
       if (!parsed.success) return json(422, { error: parsed.error.issues[0]?.message });
@@ -473,6 +584,10 @@ export class FakeApi {
     }
     const supervise = /^\/api\/v1\/calls\/(\d+)\/(listen|whisper|barge)$/.exec(path);
     if (method === 'POST' && supervise) {
+      const mode = supervise[2] as 'listen' | 'whisper' | 'barge';
+      if (!user.permissions.includes(mode)) {
+        return forbidden(mode, `${mode} ${mode === 'barge' ? 'into' : 'to'} calls`);
+      }
       const callId = Number(supervise[1]);
       const onCall = this.#agents.some((a) => a.on_call_id === callId);
       if (!onCall && !this.#knowsCall(callId)) return json(404, { error: 'Call not found.' });
@@ -482,22 +597,12 @@ export class FakeApi {
       const parsed = ConferenceLeadBody.safeParse(body);
       if (!parsed.success) return json(422, { error: parsed.error.issues[0]?.message });
       if (!this.#knowsCall(parsed.data.call_id)) return json(404, { error: 'Call not found.' });
-      const { fname, lname, phone_number } = parsed.data;
-      const name = [fname, lname].filter(Boolean).join(' ');
-      const lead = demoLead({
-        id: 600 + this.addedLeads.length,
-        fname,
-        lname,
-        name,
-        label: name || formatPhone(phone_number),
-        phone_number,
-        phone_number_formatted: formatPhone(phone_number),
-        company: null,
-        email: null,
-        category: null,
-      });
+      const { call_id: callId, fname, lname, phone_number } = parsed.data;
+      const lead = newLead(600 + this.addedLeads.length, { fname, lname, phone_number });
       this.addedLeads.push(lead);
-      return json(200, { success: true, outcome: 'answered', lead });
+      // The call as it is now, with the lead that answered and joined it.
+      const call = this.#updateCall(callId, { lead, lead_id: lead.id });
+      return json(200, { success: true, outcome: 'answered', call, lead });
     }
     if (method === 'GET' && path === '/api/v1/callerids') {
       return json(200, { data: this.#callerNumbers });
@@ -523,7 +628,8 @@ export class FakeApi {
       const parsed = NoteBody.safeParse(body);
       if (!parsed.success) return json(422, { error: parsed.error.issues[0]?.message });
       if (!this.#knowsCall(parsed.data.call_id)) return json(404, { error: 'Call not found.' });
-      return json(200, { success: true });
+      this.#notes += 1;
+      return json(201, { success: true, note: { id: this.#notes } });
     }
     return json(404, { error: `No route for ${method} ${path}.` });
   }
@@ -534,7 +640,7 @@ export class FakeApi {
     const account = this.#accounts.find(
       (a) => a.user.email === parsed.data.email && a.password === parsed.data.password,
     );
-    if (!account) return json(200, { success: false, error: LOGIN_FAILED_MESSAGE });
+    if (!account) return json(401, { success: false, error: LOGIN_FAILED_MESSAGE });
     this.#session = account.user;
     return json(200, { success: true });
   }
@@ -553,37 +659,76 @@ export class FakeApi {
       return json(422, { error: 'The caller id is not one of your caller numbers.' });
     }
     const n = this.placedCalls.length;
-    const name = [request.fname, request.lname].filter(Boolean).join(' ');
-    const lead = demoLead({
-      id: 400 + n,
-      fname: request.fname,
-      lname: request.lname,
-      name,
-      label: name || formatPhone(request.phone_number),
-      phone_number: request.phone_number,
-      phone_number_formatted: formatPhone(request.phone_number),
-      company: null,
-      email: null,
-      category: null,
+    const lead = newLead(400 + n, request);
+    const callerNumber =
+      this.#callerNumbers.find((number) => number.id === request.caller_id) ??
+      this.#callerNumbers[0];
+    // The whole call resource, as GET /api/v1/callusers/{id} would answer it: its profile is
+    // what Tags & Stages shows after the call.
+    const { call } = demoCallUser({
+      call: {
+        id: FIRST_OUTBOUND_CALL_ID + n,
+        lead,
+        lead_id: lead.id,
+        status: 'queued',
+        account_id: user.account_id,
+        profile_id: this.outboundProfile?.id ?? null,
+        profile: this.outboundProfile,
+        phone_number: request.phone_number,
+        agent_name: user.full_name,
+        ...(callerNumber
+          ? {
+              number: {
+                name: callerNumber.name,
+                account_id: user.account_id,
+                phone_number_formatted: callerNumber.phone_number_formatted,
+              },
+            }
+          : {}),
+      },
     });
-    const callUser = demoCallUser({
-      call: { id: FIRST_OUTBOUND_CALL_ID + n, lead, lead_id: lead.id, status: 'queued' },
-    });
-    callUser.call.phone_number = request.phone_number;
     const callUserId = FIRST_OUTBOUND_CALL_USER_ID + n;
-    this.#callUsers.set(callUserId, callUser);
+    this.#callUsers.set(callUserId, { type: 'lead', autoaccept: false, call });
     const answer: OutboundCallResponse = {
       success: true,
       call_user_id: callUserId,
-      call: { id: callUser.call.id, lead, phone_number: request.phone_number },
+      call: { ...call, lead, phone_number: request.phone_number },
     };
     this.placedCalls.push({ body: request, answer });
     return json(200, answer);
   }
 
+  /** Changes the call `callId` of every call user that has it; answers the call as it is now. */
+  #updateCall(callId: number, change: Partial<Call>): Call | undefined {
+    let updated: Call | undefined;
+    for (const [id, callUser] of this.#callUsers) {
+      if (callUser.call.id !== callId) continue;
+      updated = { ...callUser.call, ...change };
+      this.#callUsers.set(id, { ...callUser, call: updated });
+    }
+    return updated;
+  }
+
   #knowsCall(callId: number): boolean {
     return [...this.#callUsers.values()].some((c) => c.call.id === callId);
   }
+}
+
+/** A lead the server creates for a number (New Call, Retry, a lead added to a call). */
+function newLead(id: number, person: { fname: string; lname: string; phone_number: string }): Lead {
+  const name = [person.fname, person.lname].filter(Boolean).join(' ');
+  return demoLead({
+    id,
+    fname: person.fname,
+    lname: person.lname,
+    name,
+    label: name || formatPhone(person.phone_number),
+    phone_number: person.phone_number,
+    phone_number_formatted: formatPhone(person.phone_number),
+    company: null,
+    email: null,
+    category: null,
+  });
 }
 
 function json(status: number, payload: unknown): Response {

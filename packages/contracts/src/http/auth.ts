@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { RealtimeSettings } from '../realtime/realtime-settings';
-import type { PresenceStatus } from './users';
+import { RefusalSchema } from './common';
+import { PRESENCE_STATUSES } from './users';
 
 /** The one message a failed login shows (spec section 8). */
 export const LOGIN_FAILED_MESSAGE = 'Your login credentials are invalid.';
@@ -12,45 +13,60 @@ export const LoginBody = z.object({
 });
 export type LoginBody = z.infer<typeof LoginBody>;
 
+/** Answer of POST /api/v1/user/login: signed in, or refused (401, `{ success: false, error }`). */
+export const LoginResponseSchema = z.union([
+  z.strictObject({ success: z.literal(true) }),
+  RefusalSchema,
+]);
 /** Answer of POST /api/v1/user/login. */
-export type LoginResponse = { success: true } | { success: false; error: string };
+export type LoginResponse = z.infer<typeof LoginResponseSchema>;
 
 export * from './sso';
 
+/** Answer of GET /api/v1/login/options (public), as `LoginOptionsResponse` in `sso.ts` says. */
+export const LoginOptionsResponseSchema = z.strictObject({
+  success: z.literal(true),
+  sso: z.boolean(),
+});
+
 /** Account feature flags the console needs (the spec's account ids, as settings). */
-export interface AccountSettings {
-  hide_lead_email?: boolean;
-  history_shows_lead_name?: boolean;
-  external_crm_link_template?: string;
-  lead_card_shows_phone?: boolean;
-  inbound_banner_shows_number?: boolean;
-  no_token_refetch?: boolean;
-}
+export const AccountSettingsSchema = z.strictObject({
+  hide_lead_email: z.boolean().optional(),
+  history_shows_lead_name: z.boolean().optional(),
+  external_crm_link_template: z.string().optional(),
+  lead_card_shows_phone: z.boolean().optional(),
+  inbound_banner_shows_number: z.boolean().optional(),
+  no_token_refetch: z.boolean().optional(),
+});
+/** Account feature flags the console needs (the spec's account ids, as settings). */
+export type AccountSettings = z.infer<typeof AccountSettingsSchema>;
 
 /** The signed-in user, as GET /api/v1/user returns it (spec section 3). */
-export interface User {
-  id: number;
-  account_id: number;
-  full_name: string;
-  email: string;
-  phone_number_formatted: string | null;
-  profile_picture: string | null;
-  permissions: string[];
-  country_code: string;
-  integrations: {
-    hubspot_id: string | null;
-    salesforce_domain: string | null;
-    activecampaign_domain: string | null;
-  };
-  settings: AccountSettings;
+export const UserSchema = z.strictObject({
+  id: z.int(),
+  account_id: z.int(),
+  full_name: z.string(),
+  email: z.string(),
+  phone_number_formatted: z.string().nullable(),
+  profile_picture: z.string().nullable(),
+  permissions: z.array(z.string()),
+  country_code: z.string(),
+  integrations: z.strictObject({
+    hubspot_id: z.string().nullable(),
+    salesforce_domain: z.string().nullable(),
+    activecampaign_domain: z.string().nullable(),
+  }),
+  settings: AccountSettingsSchema,
   /** Incoming calls are answered automatically (the Settings panel's Auto Accept). */
-  autoaccept: boolean;
+  autoaccept: z.boolean(),
   /** The agent takes calls when free (Available) or not (Away). */
-  is_available: boolean;
+  is_available: z.boolean(),
   /** Where the agent is now (routing's view): available, away, on a call, wrapping up, offline. */
-  status: PresenceStatus;
-  csrf_token: string;
-}
+  status: z.enum(PRESENCE_STATUSES),
+  csrf_token: z.string().min(1),
+});
+/** The signed-in user, as GET /api/v1/user returns it (spec section 3). */
+export type User = z.infer<typeof UserSchema>;
 
 /** The sounds a softphone plays, by the official Voice SDK's names (`dtmfs` `*`, `dtmfh` `#`). */
 export const SOFTPHONE_SOUND_NAMES = [
@@ -75,17 +91,55 @@ export const SOFTPHONE_SOUND_NAMES = [
 export type SoftphoneSoundName = (typeof SOFTPHONE_SOUND_NAMES)[number];
 
 /** How the console reaches the phone: which SDK to load and the product's own sounds. */
-export interface SoftphoneSettings {
+export const SoftphoneSettingsSchema = z.strictObject({
   /** `leadline`: our SDK against the embedded engine; `twilio`: the official Voice SDK. */
-  sdk: 'leadline' | 'twilio';
+  sdk: z.enum(['leadline', 'twilio']),
   /** Sound URLs (served by the product; nothing comes from a CDN). */
-  sounds: Record<SoftphoneSoundName, string>;
+  sounds: z.record(z.enum(SOFTPHONE_SOUND_NAMES), z.string().min(1)),
   /**
    * `twilio`: the SDK connects to Twilio's own edge (`TELEPHONY_PROVIDER=twilio`); absent: to
    * the embedded engine on the page's host.
    */
-  edge?: 'twilio';
-}
+  edge: z.literal('twilio').optional(),
+});
+/** How the console reaches the phone: which SDK to load and the product's own sounds. */
+export type SoftphoneSettings = z.infer<typeof SoftphoneSettingsSchema>;
+
+/**
+ * `realtime` of GET /api/v1/user: what the console passes to pusher-js (the
+ * {@link RealtimeSettings} type, `realtime/realtime-settings.ts`).
+ */
+export const RealtimeSettingsSchema = z.strictObject({
+  key: z.string().min(1),
+  options: z.strictObject({
+    cluster: z.string(),
+    forceTLS: z.boolean(),
+    wsHost: z.string().optional(),
+    wsPort: z.int().optional(),
+    wssPort: z.int().optional(),
+    enabledTransports: z.array(z.enum(['ws', 'wss'])).optional(),
+    disableStats: z.boolean().optional(),
+    channelAuthorization: z.strictObject({
+      endpoint: z.string().min(1),
+      transport: z.literal('ajax'),
+      headers: z.record(z.string(), z.string()),
+    }),
+    activityTimeout: z.number().positive(),
+    pongTimeout: z.number().positive(),
+    unavailableTimeout: z.number().positive(),
+  }),
+  channels: z.strictObject({ user: z.string().min(1), account: z.string().min(1) }),
+});
+
+/** Answer of GET /api/v1/user. */
+export const UserResponseSchema = z.strictObject({
+  success: z.literal(true),
+  user: UserSchema,
+  csrf_token: z.string().min(1),
+  softphone: SoftphoneSettingsSchema,
+  /** How the console connects its realtime client (pusher-js). */
+  realtime: RealtimeSettingsSchema,
+});
 
 /** Answer of GET /api/v1/user. */
 export interface UserResponse {
@@ -97,7 +151,7 @@ export interface UserResponse {
   realtime: RealtimeSettings;
 }
 
+/** Answer of GET /api/v1/twilio/token2: the softphone's access token. */
+export const TokenResponseSchema = z.strictObject({ token: z.string().min(1) });
 /** Answer of GET /api/v1/twilio/token2. */
-export interface TokenResponse {
-  token: string;
-}
+export type TokenResponse = z.infer<typeof TokenResponseSchema>;

@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { CallSchema } from './calls';
+import { RefusalSchema, SuccessResponseSchema } from './common';
+import { LeadSchema } from './leads';
 import { PhoneNumber } from './phone';
 
 const positiveId = (field: string) =>
@@ -44,6 +47,16 @@ export const SmsBody = z.object({
 });
 export type SmsBody = z.infer<typeof SmsBody>;
 
+/** Answer of POST /apps/webrtc/{id}/sms: sent, or the sender's refusal in its words. */
+export const SmsResponseSchema = z.union([SuccessResponseSchema, RefusalSchema]);
+/** Answer of POST /apps/webrtc/{id}/sms. */
+export type SmsResponse = z.infer<typeof SmsResponseSchema>;
+
+/** Answer of PUT /api/v1/calls/{id}/hold and /unhold: whether the lead is on hold now. */
+export const HoldResponseSchema = z.strictObject({ success: z.literal(true), held: z.boolean() });
+/** Answer of PUT /api/v1/calls/{id}/hold and /unhold. */
+export type HoldResponse = z.infer<typeof HoldResponseSchema>;
+
 /** POST /api/v1/calls/conferencelead: add a lead to a call that has none, and dial it in. */
 export const ConferenceLeadBody = z.object({
   call_id: positiveId('call id'),
@@ -52,6 +65,32 @@ export const ConferenceLeadBody = z.object({
   phone_number: PhoneNumber,
 });
 export type ConferenceLeadBody = z.infer<typeof ConferenceLeadBody>;
+
+/** What the added lead's phone did: answered (it joined the call), or why it did not. */
+export const ADD_LEAD_OUTCOMES = ['answered', 'busy', 'no-answer', 'failed', 'timeout'] as const;
+
+/**
+ * Answer of POST /api/v1/calls/conferencelead: `success` when the lead answered and joined;
+ * otherwise `error` says why and the call goes on without it. `call` is the call as it is now
+ * (with the lead when it joined), `lead` the lead that was created.
+ */
+export const ConferenceLeadResponseSchema = z.union([
+  z.strictObject({
+    success: z.literal(true),
+    outcome: z.literal('answered'),
+    call: CallSchema,
+    lead: LeadSchema,
+  }),
+  z.strictObject({
+    success: z.literal(false),
+    outcome: z.enum(ADD_LEAD_OUTCOMES).exclude(['answered']),
+    error: z.string().min(1),
+    call: CallSchema,
+    lead: LeadSchema,
+  }),
+]);
+/** Answer of POST /api/v1/calls/conferencelead. */
+export type ConferenceLeadResponse = z.infer<typeof ConferenceLeadResponseSchema>;
 
 /** POST /twilio/debug/webrtc: the console reports a disconnect that was not a clean close. */
 export const DebugWebrtcBody = z.object({

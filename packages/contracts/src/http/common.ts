@@ -1,15 +1,20 @@
 import { z } from 'zod';
 
 /** Body of a 4xx answer for a request that failed validation (422) or was refused. */
-export interface ErrorResponse {
-  error: string;
-}
+export const ErrorResponseSchema = z.strictObject({ error: z.string().min(1) });
+/** Body of a 4xx answer for a request that failed validation (422) or was refused. */
+export type ErrorResponse = z.infer<typeof ErrorResponseSchema>;
 
 /** A domain refusal the views show in their banner: `{ success: false, error }`. */
-export interface Refusal {
-  success: false;
-  error: string;
-}
+export const RefusalSchema = z.strictObject({
+  success: z.literal(false),
+  error: z.string().min(1),
+});
+/** A domain refusal the views show in their banner: `{ success: false, error }`. */
+export type Refusal = z.infer<typeof RefusalSchema>;
+
+/** Answer of the mutating endpoints whose answer the spec says is 'not shown': `{ success: true }`. */
+export const SuccessResponseSchema = z.strictObject({ success: z.literal(true) });
 
 /** The `time` cache-busting query some GETs carry (spec section 7); ignored by the server. */
 export const TimeQuery = z.object({ time: z.optional(z.union([z.string(), z.number()])) });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TimeQuery } from './common';
-import { PageField } from './paging';
+import { PageField, pagedSchema } from './paging';
 
 /** History page size (spec section 9). */
 export const HISTORY_PAGE_SIZE = 5;
@@ -45,57 +45,70 @@ export const CALL_REASON_TEXT = {
 /** A call's reason code. */
 export type CallReasonCode = keyof typeof CALL_REASON_TEXT;
 
+/** A supervisor's action on a call, as the history shows it. */
+export const SupervisionEntrySchema = z.strictObject({
+  name: z.string(),
+  role: z.enum(['listen', 'whisper', 'barge']),
+  /** ISO time. */
+  at: z.iso.datetime(),
+});
+/** A supervisor's action on a call, as the history shows it. */
+export type SupervisionEntry = z.infer<typeof SupervisionEntrySchema>;
+
 /** A row of the call history (spec section 3 'Call history row'). */
-export interface HistoryRow {
-  id: number;
-  direction: 'inbound' | 'outbound';
-  type: string;
-  recording_url: string | null;
+export const HistoryRowSchema = z.strictObject({
+  id: z.int(),
+  direction: z.enum(['inbound', 'outbound']),
+  type: z.string(),
+  recording_url: z.string().nullable(),
   /** ISO time the call was created. */
-  created_at: string;
+  created_at: z.iso.datetime(),
   /** The same, readable ('Nov 22, 2026, 10:04 AM', UTC). */
-  time_formatted: string;
+  time_formatted: z.string(),
   /** The call's stored status (queued, ringing, in-progress, completed, missed, busy, …). */
-  status: string;
+  status: z.string(),
   /**
    * What the history shows: missed, busy, offline, in-progress, ringing (and queued, a web lead
    * waiting for an agent); otherwise the duration, or 'No Answer' when seconds is 0.
    */
-  status_display: string;
+  status_display: z.string(),
   /** Why it was not answered (or waits), else null. */
-  reason: string | null;
-  seconds: number;
+  reason: z.string().nullable(),
+  seconds: z.int().nonnegative(),
   /** `mm:ss` (or `h:mm:ss`). */
-  duration: string;
+  duration: z.string(),
   /** The Retry button applies (the call has a lead and the user has app-retry). */
-  retry: boolean;
+  retry: z.boolean(),
   /** The retry payload (POST /api/v1/calls/twilio), or null. */
-  lead_retry: { fname: string; lname: string; phone_number: string } | null;
-  disposition: string | null;
+  lead_retry: z
+    .strictObject({ fname: z.string(), lname: z.string(), phone_number: z.string() })
+    .nullable(),
+  disposition: z.string().nullable(),
   /** The tag chosen in Tags & Stages (disposition2), or null. */
-  stage: { key: string; name: string; color: string } | null;
+  stage: z.strictObject({ key: z.string(), name: z.string(), color: z.string() }).nullable(),
   /** The notes written about the call, oldest first. */
-  notes: { id: number; content: string; created_at: string }[];
-  user: { name: string } | null;
-  lead: {
-    fname: string;
-    lname: string;
-    label: string;
-    phone_number: string;
-    phone_number_formatted: string;
-  } | null;
-  phone_number_formatted: string | null;
+  notes: z.array(
+    z.strictObject({ id: z.int(), content: z.string(), created_at: z.iso.datetime() }),
+  ),
+  user: z.strictObject({ name: z.string() }).nullable(),
+  lead: z
+    .strictObject({
+      fname: z.string(),
+      lname: z.string(),
+      label: z.string(),
+      phone_number: z.string(),
+      phone_number_formatted: z.string(),
+    })
+    .nullable(),
+  phone_number_formatted: z.string().nullable(),
   /**
    * Supervisors who joined the call, as what and when (oldest first); only for users who may
    * supervise (listen, whisper or barge), absent for everyone else.
    */
-  supervision?: SupervisionEntry[];
-}
+  supervision: z.array(SupervisionEntrySchema).optional(),
+});
+/** A row of the call history (spec section 3 'Call history row'). */
+export type HistoryRow = z.infer<typeof HistoryRowSchema>;
 
-/** A supervisor's action on a call, as the history shows it. */
-export interface SupervisionEntry {
-  name: string;
-  role: 'listen' | 'whisper' | 'barge';
-  /** ISO time. */
-  at: string;
-}
+/** Answer of GET /api/v1/mycalls: one page of the user's call history, newest first. */
+export const HistoryPageSchema = pagedSchema(HistoryRowSchema);

@@ -15,22 +15,26 @@ export const LeadIntakeBody = z.object({
 });
 export type LeadIntakeBody = z.infer<typeof LeadIntakeBody>;
 
+/** A lead as the console shows it (spec section 3): the schema of the server's answers. */
+export const LeadSchema = z.strictObject({
+  id: z.int(),
+  /** The name to show: first and last name, else the formatted number. */
+  label: z.string(),
+  fname: z.string(),
+  lname: z.string(),
+  name: z.string(),
+  /** E.164. */
+  phone_number: z.string(),
+  phone_number_formatted: z.string(),
+  company: z.string().nullable(),
+  email: z.string().nullable(),
+  category: z.string().nullable(),
+  crm: z.string().nullable(),
+  source_id: z.string().nullable(),
+  profile_picture: z.string().nullable(),
+});
 /** A lead as the console shows it (spec section 3). */
-export interface Lead {
-  id: number;
-  label: string;
-  fname: string;
-  lname: string;
-  name: string;
-  phone_number: string;
-  phone_number_formatted: string;
-  company: string | null;
-  email: string | null;
-  category: string | null;
-  crm: string | null;
-  source_id: string | null;
-  profile_picture: string | null;
-}
+export type Lead = z.infer<typeof LeadSchema>;
 
 /** Answer of POST /api/v1/leads: the lead is stored either way; the call says what happened. */
 export interface LeadIntakeResponse {

@@ -20,14 +20,16 @@ export type NetworkTestBody = z.infer<typeof NetworkTestBody>;
  * Answer of POST /api/v1/network-test: what the softphone connects with. The test call creates
  * no call, lead or history row, and routing rings the agent with no lead while it lasts.
  */
-export interface NetworkTestResponse {
-  success: true;
+export const NetworkTestResponseSchema = z.strictObject({
+  success: z.literal(true),
   /** The test's id (opaque); good for one call, placed within `connect_within_seconds`. */
-  test_id: string;
+  test_id: z.string().min(1),
   /** The connect params of the test call: `device.connect({ params })`. */
-  params: { [NETWORK_TEST_PARAM]: string };
+  params: z.strictObject({ [NETWORK_TEST_PARAM]: z.string().min(1) }),
   /** The server hangs the test call up this long after it was placed, at the latest. */
-  max_seconds: number;
+  max_seconds: z.number().positive(),
   /** The test lapses (and the agent is routed leads again) if no call is placed within this. */
-  connect_within_seconds: number;
-}
+  connect_within_seconds: z.number().positive(),
+});
+/** Answer of POST /api/v1/network-test. */
+export type NetworkTestResponse = z.infer<typeof NetworkTestResponseSchema>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PhoneNumber } from './phone';
-import type { Lead } from './leads';
+import { CallSchema, type Call } from './calls';
+import { LeadSchema, type Lead } from './leads';
 
 const name = z.string().trim().max(100);
 
@@ -21,11 +22,23 @@ export const OutboundCallBody = z.object({
 });
 export type OutboundCallBody = z.infer<typeof OutboundCallBody>;
 
+/**
+ * Answer of POST /api/v1/calls/twilio/outbound: the call user the softphone connects with, and
+ * the call as GET /api/v1/callusers/{id} would give it (the console goes on from this call
+ * without loading it again: its profile is what Tags & Stages shows), with its lead and number.
+ */
+export const OutboundCallResponseSchema = z.strictObject({
+  success: z.literal(true),
+  call_user_id: z.int(),
+  call: CallSchema.extend({ lead: LeadSchema, phone_number: z.string().min(1) }),
+});
+
 /** Answer of POST /api/v1/calls/twilio/outbound. */
 export interface OutboundCallResponse {
   success: true;
   call_user_id: number;
-  call: { id: number; lead: Lead; phone_number: string };
+  /** The whole call resource; a placed call always has its lead and number. */
+  call: Call & { lead: Lead; phone_number: string };
 }
 
 /** POST /api/v1/calls/twilio (Retry): call the same lead again. */
@@ -38,9 +51,33 @@ export const RetryCallBody = z.object({
 });
 export type RetryCallBody = z.infer<typeof RetryCallBody>;
 
+/** The call Retry placed: its id and status, the agent rung for it (or null), and its lead. */
+const RetriedCallSchema = z.strictObject({
+  id: z.int(),
+  status: z.string().min(1),
+  agent_id: z.int().nullable(),
+  lead: LeadSchema,
+});
+
+/**
+ * Answer of POST /api/v1/calls/twilio (Retry): `success` only when an agent is being rung for
+ * the call; otherwise `error` says why nobody is (the call was placed either way).
+ */
+export const RetryCallResponseSchema = z.union([
+  z.strictObject({ success: z.literal(true), call: RetriedCallSchema }),
+  z.strictObject({ success: z.literal(false), error: z.string().min(1), call: RetriedCallSchema }),
+]);
+/** Answer of POST /api/v1/calls/twilio (Retry). */
+export type RetryCallResponse = z.infer<typeof RetryCallResponseSchema>;
+
 /** A caller number as GET /api/v1/callerids lists it. */
-export interface CallerNumber {
-  id: number;
-  name: string;
-  phone_number_formatted: string;
-}
+export const CallerNumberSchema = z.strictObject({
+  id: z.int(),
+  name: z.string(),
+  phone_number_formatted: z.string(),
+});
+/** A caller number as GET /api/v1/callerids lists it. */
+export type CallerNumber = z.infer<typeof CallerNumberSchema>;
+
+/** Answer of GET /api/v1/callerids: the account's caller numbers. */
+export const CallerNumbersResponseSchema = z.strictObject({ data: z.array(CallerNumberSchema) });

@@ -9,15 +9,22 @@ export const PageField = z.coerce
   .default(1);
 
 /** Paging of a list (spec section 3). */
-export interface PageMeta {
-  current_page: number;
-  last_page: number;
-  per_page: number;
-  total: number;
-}
+export const PageMetaSchema = z.strictObject({
+  current_page: z.int().positive(),
+  last_page: z.int().positive(),
+  per_page: z.int().positive(),
+  total: z.int().nonnegative(),
+});
+/** Paging of a list (spec section 3). */
+export type PageMeta = z.infer<typeof PageMetaSchema>;
 
 /** A paged list: `data` and `meta`. */
 export interface Paged<T> {
   data: T[];
   meta: PageMeta;
+}
+
+/** The schema of a paged list of `item`s: `{ data, meta }`. */
+export function pagedSchema<T extends z.ZodType>(item: T) {
+  return z.strictObject({ data: z.array(item), meta: PageMetaSchema });
 }
