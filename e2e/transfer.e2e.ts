@@ -182,6 +182,58 @@ it('transfer to a team: an agent of that team rings, takes the lead; the first g
   await transferCase('+15550100062', 'team');
 }, 120_000);
 
+/** Turns the agent's Auto Accept switch (Settings) to `on`. */
+async function setAutoAccept(page: Page, on: boolean): Promise<void> {
+  await page
+    .getByRole('navigation', { name: 'Console' })
+    .getByRole('button', { name: 'Settings' })
+    .click();
+  const settings = page.getByRole('region', { name: 'Settings' });
+  const toggle = settings.getByRole('switch', { name: 'Auto Accept' });
+  if ((await toggle.getAttribute('aria-checked')) !== String(on)) await toggle.click();
+  await expect.poll(() => toggle.getAttribute('aria-checked')).toBe(String(on));
+  await settings.getByRole('button', { name: 'Close' }).click();
+}
+
+/** Clicks the agent's status button, which reads `from`, and waits until it reads `to`. */
+async function setStatus(page: Page, from: string, to: string): Promise<void> {
+  await page.getByRole('button', { name: `Status: ${from}` }).click();
+  await expect
+    .poll(() => page.getByRole('button', { name: `Status: ${to}` }).isVisible(), {
+      timeout: 10_000,
+    })
+    .toBe(true);
+}
+
+it('with Auto Accept on, a transfer is answered without a click', async () => {
+  const [withAutoAccept, asking] = await consoles();
+  // Agent1 (app-autoaccept) turns Auto Accept on and steps away, so the lead rings agent2.
+  await setAutoAccept(withAutoAccept!, true);
+  await setStatus(withAutoAccept!, 'Available', 'Away');
+  expect(await postLead('+15550100064')).toBe(1);
+  await setStatus(withAutoAccept!, 'Away', 'Available');
+  await answerButton(asking!, 'Call').click();
+  await untilHears(asking!, [LEAD_HZ]);
+
+  await asking!.getByRole('button', { name: /^Transfer/ }).click();
+  const target = asking!
+    .getByRole('region', { name: 'Transfer' })
+    .getByRole('button', { name: `Transfer to ${AGENTS[0].name}` });
+  await expect.poll(() => target.isEnabled(), { timeout: 15_000 }).toBe(true);
+  await target.click();
+
+  // On the call without a click, hearing the lead; the Accept button never waited.
+  const onCall = withAutoAccept!.getByRole('region', { name: 'On call' });
+  await expect.poll(() => onCall.isVisible(), { timeout: 15_000 }).toBe(true);
+  await untilHears(withAutoAccept!, [LEAD_HZ]);
+  await shows(asking!, 'Call Ended');
+  await onCall.getByRole('button', { name: /^Hang Up/ }).click();
+  await shows(withAutoAccept!, 'Call Ended');
+  await finish(asking!);
+  await finish(withAutoAccept!);
+  await setAutoAccept(withAutoAccept!, false);
+}, 120_000);
+
 it('Add Lead on an inbound call that has none: the lead answers, the card fills in, the agent hears it', async () => {
   await consoles();
   const inbound = await http.post(`${product.url}/api/v1/sandbox/inbound`, {

@@ -73,7 +73,14 @@ export class CallControl {
     if (!canJoinConference(target)) throw new AppError('AGENT_UNAVAILABLE');
     await this.flows.exclusive(call.sid, async () => {
       const fresh = await this.#fresh(call);
-      const rung = await this.flows.ringParticipant(fresh, target.id, 'conference', false, user.id);
+      // Auto Accept covers a conference invitation (spec section 4), as it does a lead.
+      const rung = await this.flows.ringParticipant(
+        fresh,
+        target.id,
+        'conference',
+        target.autoaccept,
+        user.id,
+      );
       if (!rung) throw new AppError('AGENT_UNAVAILABLE', 'This agent could not be rung.');
     });
   }

@@ -163,7 +163,8 @@ export class Router {
           callId: call.id,
           userId: agent.id,
           type: request.type,
-          autoaccept: request.type === 'lead' ? agent.autoaccept : false,
+          // Auto Accept covers a lead and a transfer alike (spec section 4).
+          autoaccept: agent.autoaccept,
           invitedByUserId: request.invitedByUserId ?? null,
           teamId: request.type === 'transfer' ? teamId : null,
         });

@@ -7,6 +7,7 @@
  * Demo account: agent1 (Alex), agent2 (Blake) and the supervisor (Sam) all take leads; the
  * profile 'Solar leads' routes to everyone (no team).
  */
+import type { CallUserResponse } from '@leadline/contracts';
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { between, soundsLikeSpeech, tonesIn } from '@leadline/voice/testing';
@@ -610,6 +611,48 @@ describe('transfers', () => {
       held: false,
     });
     expect(await agent1.hears(TONES.lead, 1)).toBe(true);
+  });
+
+  it("Auto Accept covers a transfer and a conference invitation: each is rung with the target's setting", async () => {
+    const [agent2, agent1, supervisor] = await loginInOrder('agent2', 'agent1', 'supervisor');
+    const call = await postLead();
+    const invite = await agent2.nextInvite();
+    await takeLeadCall(agent2, invite);
+    const callUserOf = async (agent: AgentClient, offered: Invite) =>
+      (await agent.api<CallUserResponse>('GET', `/api/v1/callusers/${offered.callUserId}`)).body;
+
+    // The supervisor's Auto Accept is off: a conference invitation waits for them.
+    await agent2.api('POST', '/api/v1/calls/conference', { user_id: supervisor.userId });
+    const invited = await supervisor.nextInvite();
+    expect(await callUserOf(supervisor, invited)).toMatchObject({
+      type: 'conference',
+      autoaccept: false,
+    });
+    await supervisor.ignore(invited);
+    await product.flows.idle();
+
+    // Agent1's is on: a transfer and a conference invitation are answered without a click.
+    const set = await agent1.api('PUT', '/api/v1/user/settings', { autoaccept: true });
+    expect(set.body).toEqual({ success: true, autoaccept: true });
+    const asked = await agent2.api('POST', `/api/v1/calls/${call.id}/transfer`, {
+      user_id: agent1.userId,
+      call_user_id: invite.callUserId,
+    });
+    expect(asked.body).toEqual({ success: true });
+    const transferred = await agent1.nextInvite();
+    expect(await callUserOf(agent1, transferred)).toMatchObject({
+      type: 'transfer',
+      autoaccept: true,
+    });
+    await agent1.ignore(transferred);
+    await product.flows.idle();
+    await agent2.api('POST', '/api/v1/calls/conference', { user_id: agent1.userId });
+    const conference = await agent1.nextInvite();
+    expect(await callUserOf(agent1, conference)).toMatchObject({
+      type: 'conference',
+      autoaccept: true,
+    });
+    await agent1.ignore(conference);
   });
 
   it('listen and whisper calls cannot transfer', async () => {

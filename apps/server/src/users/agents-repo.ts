@@ -200,6 +200,8 @@ export interface AgentState {
   ringing: boolean;
   /** Wrapping up after a call now. */
   wrappingUp: boolean;
+  /** Their Auto Accept setting: a lead, a transfer or a conference they are rung for is answered. */
+  autoaccept: boolean;
 }
 
 /** The availability facts of one user of the account, or null if there is none. */
@@ -217,6 +219,7 @@ export async function agentState(
       isOnlineApp: users.isOnlineApp,
       isMobile: users.isMobile,
       wrapUpUntil: users.wrapUpUntil,
+      autoaccept: users.autoaccept,
       onCallId: onCallOf(USERS_ID),
       ringing: sql<boolean>`${USERS_ID} in ${USERS_RINGING}`,
     })

@@ -79,6 +79,18 @@ describe('shouldAutoAccept', () => {
   it('does not when the server does not', () => {
     expect(shouldAutoAccept(consoleCall({ autoaccept: false }))).toBe(false);
   });
+  it.each<CallType>(['transfer', 'conference'])(
+    'a %s too, when the server says autoaccept (the agent’s Auto Accept)',
+    (type) => {
+      expect(shouldAutoAccept(consoleCall({ type, autoaccept: true }))).toBe(true);
+      const on7703 = consoleCall({
+        type,
+        autoaccept: true,
+        call: { profile: { id: 7703, is_deal_whispertext: false, auto_answer: false, tags: [] } },
+      });
+      expect(shouldAutoAccept(on7703)).toBe(false);
+    },
+  );
   it('does not when the profile turns auto-answer off', () => {
     const call = consoleCall({
       autoaccept: true,
