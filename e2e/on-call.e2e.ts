@@ -132,7 +132,7 @@ it('Hold: the lead hears music and not the agent, the agent hears nothing; Resum
   expect(holdMusicShare(after.samples, after.sampleRateHz)).toBe(0);
 }, 120_000);
 
-it("the signalling socket cut on a call: 'Reconnecting…' shows until the call is back, by itself, and the call goes on", async () => {
+it("the signalling socket cut on a call: 'Reconnecting…' shows until the call is back, by itself, and the call goes on; a keypad digit meanwhile is refused and said so", async () => {
   const { context, foreignRequests } = await loopbackOnlyContext(world.browser);
   const page = await context.newPage();
   // The page's signalling sockets pass through here, so the test can cut them and, for a while,
@@ -158,6 +158,11 @@ it("the signalling socket cut on a call: 'Reconnecting…' shows until the call 
   const onCall = page.getByRole('region', { name: 'On call' });
   const banner = onCall.getByRole('status').filter({ hasText: 'Reconnecting' });
   expect(await banner.count()).toBe(0);
+  await onCall.getByRole('button', { name: /^Keypad/ }).click();
+  const keypad = page.getByRole('region', { name: 'Keypad' });
+  const sent = keypad.getByRole('status', { name: 'Digits sent' });
+  await keypad.getByRole('button', { name: '1', exact: true }).click();
+  await expect.poll(() => sent.textContent()).toBe('1');
 
   refusing = true;
   for (const ws of open.splice(0)) await ws.close({ code: 1006, reason: 'cut by the test' });
@@ -165,16 +170,35 @@ it("the signalling socket cut on a call: 'Reconnecting…' shows until the call 
   await expect
     .poll(() => banner.textContent(), { timeout: 10_000 })
     .toMatch(/Reconnecting… [2-9] s/);
+  // Spec section 8: a digit while the signalling is down is not sent; the softphone says why.
+  await keypad.getByRole('button', { name: '2', exact: true }).click();
+  const refused = keypad.getByRole('alert');
+  await expect
+    .poll(() => refused.textContent(), { timeout: 5_000 })
+    .toBe('Could not send DTMF: Signaling channel is disconnected');
+  expect(await sent.textContent()).toBe('1');
+  expect(await banner.isVisible()).toBe(true);
   for (const width of [360, 1280]) {
     await page.setViewportSize({ width, height: 800 });
     await page.screenshot({ path: join(world.product.dataDir, `reconnecting-${width}.png`) });
     expect(await overflowingElements(page)).toEqual([]);
   }
+  expect(await seriousViolations(page)).toEqual([]);
   refusing = false;
   // Back by itself: the agent does nothing; the banner goes and the lead is heard again.
   await expect.poll(() => banner.count(), { timeout: 30_000 }).toBe(0);
   await untilAgentHears(page, [LEAD_HZ]);
   expect(open.length).toBeGreaterThan(0);
+  // Digits go out again; the lead got 1 and 3, never the refused 2.
+  await keypad.getByRole('button', { name: '3', exact: true }).click();
+  await expect.poll(() => sent.textContent()).toBe('13');
+  expect(await refused.count()).toBe(0);
+  await context.request.get(`${world.product.url}/api/v1/user`);
+  await expect
+    .poll(async () => (await sandboxCallOf(page, world.product.url, '+15550100043'))?.digits, {
+      timeout: 10_000,
+    })
+    .toBe('13');
   await onCall.getByRole('button', { name: /^Hang Up/ }).click();
   await expect.poll(() => page.getByText('Call Ended').isVisible(), { timeout: 10_000 }).toBe(true);
   expect(foreignRequests).toEqual([]);

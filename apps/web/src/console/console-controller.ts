@@ -29,7 +29,7 @@ import {
 } from '../constants';
 import { WebError, errorMessage } from '../errors';
 import { ErrorLog } from './error-log';
-import { phoneErrorPolicy } from '../phone/phone-errors';
+import { phoneErrorPolicy, phoneErrorText } from '../phone/phone-errors';
 import { applyRememberedAudioDevices } from '../phone/audio-devices';
 import type {
   PhoneAudio,
@@ -418,7 +418,7 @@ export class ConsoleController implements ConsoleCommands {
     const [refused] = refusals;
     if (refused) {
       this.#logPhoneError('call', refused);
-      this.send({ type: 'digitRefused', message: refused.message });
+      this.send({ type: 'digitRefused', message: phoneErrorText(refused) });
       return;
     }
     this.send({ type: 'digit', digit });

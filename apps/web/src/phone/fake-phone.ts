@@ -114,7 +114,8 @@ export class FakeCall implements PhoneCall {
       this.#events.emit('error', {
         code: 31005,
         name: 'ConnectionError',
-        message: 'Could not send DTMF: Signaling channel is disconnected',
+        // As both SDKs word it: the name and code, then the message.
+        message: 'ConnectionError (31005): Could not send DTMF: Signaling channel is disconnected',
       });
       return;
     }

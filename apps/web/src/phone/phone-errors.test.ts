@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { phoneErrorPolicy } from './phone-errors';
+import { phoneErrorPolicy, phoneErrorText } from './phone-errors';
 
 describe('phoneErrorPolicy (spec section 8)', () => {
   it.each([
@@ -22,4 +22,23 @@ describe('phoneErrorPolicy (spec section 8)', () => {
     [53001, 'reset'],
     [53405, 'reset'],
   ] as const)('%i → %s', (code, policy) => expect(phoneErrorPolicy(code)).toBe(policy));
+});
+
+describe('phoneErrorText', () => {
+  it('drops the SDKs’ `Name (code): ` prefix, which is for the log', () => {
+    const refused = {
+      name: 'ConnectionError',
+      code: 31005,
+      message: 'ConnectionError (31005): Could not send DTMF: Signaling channel is disconnected',
+    };
+    expect(phoneErrorText(refused)).toBe('Could not send DTMF: Signaling channel is disconnected');
+  });
+  it('keeps a message without it, and a prefix of another error', () => {
+    expect(phoneErrorText({ name: 'ConnectionError', code: 31005, message: 'Gone.' })).toBe(
+      'Gone.',
+    );
+    expect(
+      phoneErrorText({ name: 'ConnectionError', code: 31005, message: 'UnknownError (31000): x' }),
+    ).toBe('UnknownError (31000): x');
+  });
 });

@@ -42,3 +42,16 @@ export const PHONE_ERROR_POLICIES: Readonly<Record<number, PhoneErrorPolicy>> = 
 export function phoneErrorPolicy(code: number): PhoneErrorPolicy {
   return PHONE_ERROR_POLICIES[code] ?? 'reset';
 }
+
+/**
+ * The words of a softphone error for a person: both SDKs put `Name (code): ` before the message
+ * itself ('ConnectionError (31005): Could not send DTMF: …'); that prefix is for the log.
+ */
+export function phoneErrorText(error: {
+  readonly name: string;
+  readonly code: number;
+  readonly message: string;
+}): string {
+  const prefix = `${error.name} (${error.code}): `;
+  return error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+}
