@@ -162,9 +162,15 @@ it("conference: agent1 adds agent2, who rings 'Incoming Conference!'; all three 
   const add = panel.getByRole('button', { name: 'Add Blake Chen to the call' });
   await expect.poll(() => add.isEnabled(), { timeout: 15_000 }).toBe(true);
   await screenshotsAtBothWidths(first, product.dataDir, 'conference-agent');
+  const status = onCall.locator('.call-status-text');
+  expect(await status.textContent()).toBe('On call');
   await add.click();
+  // Spec section 7: success closes the panel and labels the call Conference.
+  await expect.poll(() => panel.count(), { timeout: 10_000 }).toBe(0);
+  expect(await status.textContent()).toBe('Conference');
 
   await shows(second, 'Incoming Conference!');
+  await screenshotsAtBothWidths(second, product.dataDir, 'ringing-conference');
   await answerButton(second, 'Call').click();
   await untilHears(second, [LEAD, AGENT1]);
   await untilHears(first, [LEAD, AGENT2]);

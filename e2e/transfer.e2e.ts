@@ -23,6 +23,7 @@ import {
   logInToConsole,
   overflowingElements,
   recordResultAndFinish,
+  screenshotsAtBothWidths,
 } from './support/console';
 import {
   partyRecording,
@@ -157,6 +158,7 @@ async function transferCase(phone: string, to: 'user' | 'team'): Promise<void> {
 
   // The other agent rings 'Incoming Transfer!', accepts, and hears the lead.
   await shows(second, 'Incoming Transfer!');
+  if (to === 'user') await screenshotsAtBothWidths(second, product.dataDir, 'ringing-transfer');
   await answerButton(second, 'Accept').click();
   await untilHears(second, [LEAD_HZ]);
   // The first agent's call ended for them: the Call Result view.
