@@ -13,7 +13,10 @@ export const RINGTONE_WAIT_MS = 2_000;
 export const ICE_GATHERING_TIMEOUT_MS = 15_000;
 /** Volume events are emitted this often during a call. */
 export const VOLUME_INTERVAL_MS = 50;
-/** A `constant-audio-input-level` warning after this many identical volume readings. */
+/**
+ * A `constant-audio-input-level` warning after this many identical volume readings (section 9's
+ * volume warning threshold), once warnings are enabled; it clears as the others do.
+ */
 export const VOLUME_WARNING_STREAK = 10;
 /** Gap between DTMF tones (on the wire and between the local feedback sounds). */
 export const DTMF_GAP_MS = 200;

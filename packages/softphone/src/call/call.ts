@@ -30,6 +30,7 @@ import {
   SAMPLES_BATCH_SIZE,
   VOLUME_INTERVAL_MS,
   VOLUME_WARNING_STREAK,
+  WARNING_CLEAR_MS,
 } from '../constants';
 import {
   createError,
@@ -211,6 +212,8 @@ export class Call extends TypedEmitter<CallEvents> {
   #mediaLostAt = 0;
   #lastInput = -1;
   #inputStreak = 0;
+  /** While `constant-audio-input-level` stands: since when the readings change (or null). */
+  #inputVariedSince: number | null = null;
 
   /** @internal Made by the Device. */
   constructor(options: CallOptions) {
@@ -541,12 +544,31 @@ export class Call extends TypedEmitter<CallEvents> {
     }, VOLUME_INTERVAL_MS);
   }
 
-  /** `constant-audio-input-level` after 10 identical readings (not while muted). */
+  /**
+   * `constant-audio-input-level`: the microphone reads the same level 10 times running (a
+   * silent or stuck input; a live one, even a steady tone, never reads exactly the same). As the
+   * other warnings (spec section 9): raised only from 5,000 ms into the call (a microphone may
+   * start silent), and cleared once the readings have changed for 5,000 ms, so a microphone
+   * that goes silent between words does not flicker it. Not while muted: muting clears it.
+   */
   #checkInputLevel(input: number): void {
+    const name = 'constant-audio-input-level';
     this.#inputStreak = input === this.#lastInput ? this.#inputStreak + 1 : 0;
     this.#lastInput = input;
-    const constant = this.#inputStreak >= VOLUME_WARNING_STREAK && !this.#muted;
-    this.#warn('constant-audio-input-level', constant);
+    if (this.#muted) {
+      this.#inputVariedSince = null;
+      this.#warn(name, false);
+    } else if (this.#inputStreak >= VOLUME_WARNING_STREAK) {
+      this.#inputVariedSince = null;
+      if (this.#monitor.warningsEnabled) this.#warn(name, true);
+    } else if (this.#warnings.has(name)) {
+      const now = this.#o.platform.clock.now();
+      this.#inputVariedSince ??= now;
+      if (now - this.#inputVariedSince >= WARNING_CLEAR_MS) {
+        this.#inputVariedSince = null;
+        this.#warn(name, false);
+      }
+    }
   }
 
   #warn(name: CallWarningName, raised: boolean): void {

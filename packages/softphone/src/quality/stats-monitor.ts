@@ -121,6 +121,11 @@ export class StatsMonitor extends TypedEmitter<StatsMonitorEvents> {
     this.#volumes.push([input, output]);
   }
 
+  /** Whether warnings are enabled: from 5,000 ms after `start` on (spec section 9). */
+  get warningsEnabled(): boolean {
+    return this.#warningsEnabled;
+  }
+
   /** Whether a warning is raised now. */
   hasActiveWarning(name: QualityWarningName): boolean {
     return this.#active.has(name);
