@@ -232,3 +232,16 @@ export const AGENT_STATUS_EVENT = 'agent-status' satisfies (typeof ACCOUNT_EVENT
  * and team lists (Transfer, Conference) are read again this often; once connected, never.
  */
 export const AGENT_LISTS_REFRESH_MS = 5_000;
+
+/**
+ * §9 (call-quality warnings; issue 35 item 5): what the on-call view says while a warning of
+ * each kind stands, in plain words: `connection` for the network warnings (jitter, rtt, MOS,
+ * packet loss, no audio arriving, the connection lost), `microphone` for a microphone whose level
+ * does not change (`constant-audio-input-level`: silent or stuck), `sending` for no audio going
+ * out (`low-bytes-sent`).
+ */
+export const CALL_QUALITY_NOTICE_TEXT = {
+  connection: 'Poor connection: audio may break up',
+  microphone: 'No sound from your microphone',
+  sending: 'Your voice is not getting through',
+} as const;

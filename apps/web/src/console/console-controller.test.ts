@@ -343,6 +343,50 @@ describe('ConsoleController: on a call', () => {
     );
   });
 
+  it('a call quality warning stands while raised and goes into the error log, raised and cleared', async () => {
+    const { controller, ring } = await setup();
+    const call = await ring();
+    controller.accept();
+    call.raiseWarning('high-jitter', {
+      threshold: { name: 'max', value: 30 },
+      values: [12, 35.456, 41, 52],
+    });
+    expect(controller.state.qualityWarnings).toEqual(['high-jitter']);
+    call.clearWarning('high-jitter');
+    expect(controller.state.qualityWarnings).toEqual([]);
+    expect(controller.state.view).toBe('oncall');
+    expect(controller.errors.getSnapshot()).toEqual([
+      '[2025-01-06T09:00:00.000Z] call quality warning raised: high-jitter, "Poor connection: audio may break up" (max 30; values 12, 35.46, 41, 52)',
+      '[2025-01-06T09:00:00.000Z] call quality warning cleared: high-jitter',
+    ]);
+  });
+
+  it('a warning without data (ours for the microphone) is logged by name and words', async () => {
+    const { controller, ring } = await setup();
+    const call = await ring();
+    controller.accept();
+    call.raiseWarning('constant-audio-input-level');
+    expect(controller.errorLog).toEqual([
+      '[2025-01-06T09:00:00.000Z] call quality warning raised: constant-audio-input-level, "No sound from your microphone"',
+    ]);
+  });
+
+  it('warnings left standing end with the call; a late one of that call changes nothing', async () => {
+    const { controller, ring } = await setup();
+    const call = await ring();
+    controller.accept();
+    call.raiseWarning('low-bytes-sent');
+    call.raiseWarning('high-rtt');
+    expect(controller.state.qualityWarnings).toEqual(['low-bytes-sent', 'high-rtt']);
+    controller.hangUp();
+    expect(controller.state).toMatchObject({ view: 'disposition', qualityWarnings: [] });
+    // The call is released: nothing it still says reaches the console or its log.
+    call.clearWarning('high-rtt');
+    expect(call.listenerCount('warning')).toBe(0);
+    expect(call.listenerCount('warning-cleared')).toBe(0);
+    expect(controller.errorLog).toHaveLength(2);
+  });
+
   it.each([31401, 31402])(
     'microphone error %i alerts that the microphone cannot be accessed',
     async (code) => {

@@ -29,6 +29,7 @@ import {
 } from '../constants';
 import { WebError, errorMessage } from '../errors';
 import { ErrorLog } from './error-log';
+import { qualityWarningLogLine } from './call-quality';
 import { phoneErrorPolicy, phoneErrorText } from '../phone/phone-errors';
 import { applyRememberedAudioDevices } from '../phone/audio-devices';
 import type {
@@ -36,6 +37,8 @@ import type {
   PhoneCall,
   PhoneConnectParams,
   PhoneDevice,
+  PhoneCallWarningData,
+  PhoneCallWarningName,
   PhoneError,
   PhoneFactory,
 } from '../phone/phone-port';
@@ -866,6 +869,12 @@ export class ConsoleController implements ConsoleCommands {
     const onVolume = (input: number, output: number) => {
       if (isActive() && this.state.view === 'oncall') this.#setVolume({ input, output });
     };
+    const onWarning = (name: PhoneCallWarningName, data?: PhoneCallWarningData | null) => {
+      if (isActive()) this.#qualityWarning(name, 'raised', data);
+    };
+    const onWarningCleared = (name: PhoneCallWarningName) => {
+      if (isActive()) this.#qualityWarning(name, 'cleared');
+    };
     const onError = (error: PhoneError) => {
       if (session !== this.#session) return;
       if (this.#pendingCall === call) {
@@ -883,6 +892,8 @@ export class ConsoleController implements ConsoleCommands {
     call.on('error', onError);
     call.on('reconnecting', onReconnecting);
     call.on('reconnected', onReconnected);
+    call.on('warning', onWarning);
+    call.on('warning-cleared', onWarningCleared);
     this.#detachers.set(call, () => {
       call.off('accept', onAccept);
       call.off('cancel', onCancel);
@@ -892,7 +903,29 @@ export class ConsoleController implements ConsoleCommands {
       call.off('error', onError);
       call.off('reconnecting', onReconnecting);
       call.off('reconnected', onReconnected);
+      call.off('warning', onWarning);
+      call.off('warning-cleared', onWarningCleared);
     });
+  }
+
+  /**
+   * A call quality warning of the active call raised or cleared (spec section 9): the on-call
+   * view's notices follow it, and the error log gets a line when it changed what stands.
+   */
+  #qualityWarning(
+    name: string,
+    change: 'raised' | 'cleared',
+    data?: PhoneCallWarningData | null,
+  ): void {
+    const before = this.state.qualityWarnings;
+    this.#sendIfAllowed(
+      change === 'raised'
+        ? { type: 'qualityWarning', name }
+        : { type: 'qualityWarningCleared', name },
+    );
+    if (this.state.qualityWarnings !== before) {
+      this.#writeLog(qualityWarningLogLine(name, change, data));
+    }
   }
 
   /** Spec section 8 for device errors: ignore, refresh the token, or log and reset a live call. */

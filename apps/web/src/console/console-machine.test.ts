@@ -54,6 +54,8 @@ const EVENTS: Record<ConsoleEventType, ConsoleEvent> = {
   leadAdded: { type: 'leadAdded', lead: demoCallUser().call.lead! },
   reconnecting: { type: 'reconnecting', atMs: 9_000 },
   reconnected: { type: 'reconnected' },
+  qualityWarning: { type: 'qualityWarning', name: 'high-jitter' },
+  qualityWarningCleared: { type: 'qualityWarningCleared', name: 'high-jitter' },
   disconnect: { type: 'disconnect' },
   dispose: { type: 'dispose', status: 'contacted' },
   smsChosen: { type: 'smsChosen' },
@@ -87,7 +89,15 @@ const EXPECTED: Record<ConsoleView, Partial<Record<ConsoleEventType, ConsoleView
     dial: 'dialing',
     notice: 'waiting',
   },
-  dialing: { ...RESETS, accept: 'oncall', disconnect: 'disposition' },
+  // Spec section 9's warnings may come before the far end answers (the official SDK measures
+  // from the start); the dialing view keeps them for the call.
+  dialing: {
+    ...RESETS,
+    accept: 'oncall',
+    disconnect: 'disposition',
+    qualityWarning: 'dialing',
+    qualityWarningCleared: 'dialing',
+  },
   ringing: {
     ...RESETS,
     accept: 'oncall',
@@ -107,6 +117,8 @@ const EXPECTED: Record<ConsoleView, Partial<Record<ConsoleEventType, ConsoleView
     leadAdded: 'oncall',
     reconnecting: 'oncall',
     reconnected: 'oncall',
+    qualityWarning: 'oncall',
+    qualityWarningCleared: 'oncall',
     disconnect: 'disposition',
   },
   // Without app-sms and app-retry (see the branches below for them).
@@ -162,6 +174,7 @@ describe('console machine: states and events', () => {
       digits: '',
       keypadError: null,
       reconnectingSinceMs: null,
+      qualityWarnings: [],
       connectedAtMs: null,
       autoReset: false,
       followUps: NO_FOLLOW_UPS,
@@ -367,6 +380,37 @@ describe('console machine: state carried along', () => {
     expect(transition(lost, { type: 'disconnect' }).reconnectingSinceMs).toBeNull();
   });
 
+  it('quality warnings stand each once, in the order raised, until each clears', () => {
+    const raise = (state: ConsoleState, name: string) =>
+      transition(state, { type: 'qualityWarning', name });
+    const clear = (state: ConsoleState, name: string) =>
+      transition(state, { type: 'qualityWarningCleared', name });
+    const jitter = raise(stateIn('oncall'), 'high-jitter');
+    expect(jitter.qualityWarnings).toEqual(['high-jitter']);
+    // Raised again while it stands: nothing changes.
+    expect(raise(jitter, 'high-jitter')).toBe(jitter);
+    const both = raise(jitter, 'constant-audio-input-level');
+    expect(both.qualityWarnings).toEqual(['high-jitter', 'constant-audio-input-level']);
+    const one = clear(both, 'high-jitter');
+    expect(one.qualityWarnings).toEqual(['constant-audio-input-level']);
+    // Cleared when not standing: nothing changes.
+    expect(clear(one, 'high-jitter')).toBe(one);
+    expect(clear(one, 'constant-audio-input-level').qualityWarnings).toEqual([]);
+    expect(both).toMatchObject({ view: 'oncall', epoch: 3 });
+  });
+
+  it('a warning raised while dialing stands once the far end answers', () => {
+    const dialing = transition(INITIAL_CONSOLE_STATE, EVENTS.dial);
+    const warned = transition(dialing, { type: 'qualityWarning', name: 'high-rtt' });
+    expect(warned).toMatchObject({ view: 'dialing', qualityWarnings: ['high-rtt'] });
+    expect(transition(warned, { type: 'accept', atMs: 1 }).qualityWarnings).toEqual(['high-rtt']);
+  });
+
+  it("a call's end forgets its quality warnings", () => {
+    const warned = transition(stateIn('oncall'), { type: 'qualityWarning', name: 'low-mos' });
+    expect(transition(warned, { type: 'disconnect' }).qualityWarnings).toEqual([]);
+  });
+
   it('a hang-up closes the panel and forgets the hold', () => {
     const state = { ...stateIn('oncall'), held: true, panel: 'keypad' as const };
     expect(transition(state, { type: 'disconnect' })).toMatchObject({ held: false, panel: null });
@@ -399,6 +443,7 @@ describe('console machine: state carried along', () => {
       digits: '12#',
       keypadError: 'Could not send DTMF: Signaling channel is disconnected',
       reconnectingSinceMs: 4_000,
+      qualityWarnings: ['high-jitter', 'constant-audio-input-level'],
       autoReset: true,
       followUps: followUpsOf(['app-sms', 'app-retry']),
       notice: 'No leads waiting.',
@@ -415,6 +460,7 @@ describe('console machine: state carried along', () => {
       digits: '',
       keypadError: null,
       reconnectingSinceMs: null,
+      qualityWarnings: [],
       connectedAtMs: null,
       autoReset: false,
       followUps: NO_FOLLOW_UPS,

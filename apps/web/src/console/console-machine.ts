@@ -14,7 +14,8 @@
  *            ▼ │                                            ▼
  *          ringing ──────────────accept──────────────────▶ oncall ──mute | hold | panel | digit |
  *                                                           │      digitRefused | role | conferenced |
- *                                                           │      leadAdded | reconnecting | reconnected──▶ oncall
+ *                                                           │      leadAdded | reconnecting | reconnected |
+ *                                                           │      qualityWarning | qualityWarningCleared──▶ oncall
  *                                                           │
  *                  disconnect from oncall, or from dialing  │  (banner 'Call Ended')
  *                  ┌────────────────────────────────────────┴───────┐
@@ -31,12 +32,14 @@
  *   thankyou ──addNote──▶ note ──saveNote | skipNote──▶ waiting
  *   thankyou ──done | autoReset──▶ waiting
  *   waiting ──notice──▶ waiting (a line for the agent: Retry's or Check for lead's answer)
+ *   dialing ──qualityWarning | qualityWarningCleared──▶ dialing (kept for when the far end answers)
  *   every view but login ──connectionError | phoneError──▶ waiting
  * ```
  *
- * Entering `waiting` or `login` is the spec's cleanup: the call, banner, timer and mute state are
- * cleared and the epoch moves on, so async results tagged with an older epoch are dropped. A new
- * call (`incoming`, `dial`) also starts a new epoch.
+ * Entering `waiting` or `login` is the spec's cleanup: the call, banner, timer, mute state and
+ * call quality warnings are cleared (a call's end already forgets its warnings) and the epoch
+ * moves on, so async results tagged with an older epoch are dropped. A new call (`incoming`,
+ * `dial`) also starts a new epoch.
  */
 import type { CallType, Disposition, Lead } from '@leadline/contracts';
 import { CALL_ENDED_BANNER, DIALING_BANNER } from '../constants';
@@ -91,6 +94,10 @@ export type ConsoleEvent =
   | { readonly type: 'reconnecting'; readonly atMs: number }
   /** The call's connection is back. */
   | { readonly type: 'reconnected' }
+  /** The softphone raised call quality warning `name` (spec section 9). */
+  | { readonly type: 'qualityWarning'; readonly name: string }
+  /** Call quality warning `name` cleared. */
+  | { readonly type: 'qualityWarningCleared'; readonly name: string }
   /** The call ended (hung up on either side). */
   | { readonly type: 'disconnect' }
   /** The agent recorded the call's result (kept in the outbox, saved on the server). */
@@ -145,6 +152,8 @@ const EVENT_TYPE_SET: Record<ConsoleEventType, true> = {
   leadAdded: true,
   reconnecting: true,
   reconnected: true,
+  qualityWarning: true,
+  qualityWarningCleared: true,
   disconnect: true,
   dispose: true,
   smsChosen: true,
@@ -229,6 +238,8 @@ export const CONSOLE_TRANSITIONS = defineTransitions({
   },
   dialing: {
     ...RESETS,
+    qualityWarning: 'dialing',
+    qualityWarningCleared: 'dialing',
     accept: 'oncall',
     disconnect: [{ when: 'endsInThankyou', to: 'thankyou' }, { to: 'disposition' }],
   },
@@ -251,6 +262,8 @@ export const CONSOLE_TRANSITIONS = defineTransitions({
     leadAdded: 'oncall',
     reconnecting: 'oncall',
     reconnected: 'oncall',
+    qualityWarning: 'oncall',
+    qualityWarningCleared: 'oncall',
     disconnect: [{ when: 'endsInThankyou', to: 'thankyou' }, { to: 'disposition' }],
   },
   disposition: {
@@ -313,6 +326,11 @@ export interface ConsoleState {
   readonly keypadError: string | null;
   /** Since when the call is reconnecting (injected clock), or null while it is connected. */
   readonly reconnectingSinceMs: number | null;
+  /**
+   * The softphone's call quality warnings standing now (spec section 9), each once, in the order
+   * raised; the on-call view shows their notices (`call-quality.ts`).
+   */
+  readonly qualityWarnings: readonly string[];
   /** When the call was answered (injected clock), for the call timer; null when not on a call. */
   readonly connectedAtMs: number | null;
   /** Thank-you resets by itself (the call was inbound, listen or whisper). */
@@ -322,6 +340,9 @@ export interface ConsoleState {
   /** A line for the agent in the waiting view (Retry's or Check for lead's answer), or none. */
   readonly notice: string | null;
 }
+
+/** No call quality warning standing. */
+const NO_QUALITY_WARNINGS: readonly string[] = [];
 
 /** A panel the on-call view opens under its controls. */
 export type OnCallPanel = 'keypad' | 'transfer' | 'addLead' | 'conference' | 'audio';
@@ -436,6 +457,14 @@ export function transition(state: ConsoleState, event: ConsoleEvent): ConsoleSta
         : { ...state, reconnectingSinceMs: event.atMs };
     case 'reconnected':
       return state.reconnectingSinceMs === null ? state : { ...state, reconnectingSinceMs: null };
+    case 'qualityWarning':
+      return state.qualityWarnings.includes(event.name)
+        ? state
+        : { ...state, qualityWarnings: [...state.qualityWarnings, event.name] };
+    case 'qualityWarningCleared':
+      return state.qualityWarnings.includes(event.name)
+        ? { ...state, qualityWarnings: state.qualityWarnings.filter((n) => n !== event.name) }
+        : state;
     case 'disconnect':
       return {
         ...state,
@@ -445,6 +474,7 @@ export function transition(state: ConsoleState, event: ConsoleEvent): ConsoleSta
         held: false,
         panel: null,
         reconnectingSinceMs: null,
+        qualityWarnings: NO_QUALITY_WARNINGS,
         connectedAtMs: null,
         autoReset: view === 'thankyou',
       };
@@ -465,6 +495,7 @@ function cleanState(view: ConsoleView, epoch: number): ConsoleState {
     digits: '',
     keypadError: null,
     reconnectingSinceMs: null,
+    qualityWarnings: NO_QUALITY_WARNINGS,
     connectedAtMs: null,
     autoReset: false,
     followUps: NO_FOLLOW_UPS,

@@ -17,6 +17,8 @@ import type {
   PhoneCallParameters,
   PhoneCallSample,
   PhoneCallStatus,
+  PhoneCallWarningData,
+  PhoneCallWarningName,
   PhoneConnectParams,
   PhoneDevice,
   PhoneDeviceEventName,
@@ -48,6 +50,8 @@ export class FakeCall implements PhoneCall {
   readonly #events = new TypedEmitter<PhoneCallEvents>();
   #status: PhoneCallStatus;
   #muted = false;
+  /** The quality warnings raised now. */
+  readonly #warnings = new Set<PhoneCallWarningName>();
 
   constructor(
     parameters: PhoneCallParameters,
@@ -209,6 +213,25 @@ export class FakeCall implements PhoneCall {
     };
     this.#events.emit('sample', sample);
     return sample;
+  }
+
+  /**
+   * The SDK raises a call quality warning (spec section 9) on a connected call, as both SDKs do:
+   * once until it clears (raising it again while it stands emits nothing).
+   */
+  raiseWarning(name: PhoneCallWarningName, data: PhoneCallWarningData | null = null): void {
+    if (this.#status !== 'open' && this.#status !== 'reconnecting') {
+      throw new Error(`a ${this.#status} call raises no warnings`);
+    }
+    if (this.#warnings.has(name)) return;
+    this.#warnings.add(name);
+    this.#events.emit('warning', name, data);
+  }
+
+  /** A raised warning clears (`warning-cleared`); nothing happens for one not raised. */
+  clearWarning(name: PhoneCallWarningName): void {
+    if (!this.#warnings.delete(name)) return;
+    this.#events.emit('warning-cleared', name);
   }
 }
 

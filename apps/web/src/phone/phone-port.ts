@@ -57,6 +57,41 @@ export interface PhoneCallSample {
   readonly bytesReceived: number;
 }
 
+/**
+ * The call quality warnings both SDKs raise (spec section 9's thresholds), by the official SDK's
+ * names: the stats monitor's (`high-jitter` above 30 ms, `high-rtt` above 400 ms, `low-mos`
+ * below 3, `high-packet-loss` above 1 %, `high-packets-lost-fraction` averaging above 3 % over 7
+ * samples, `low-bytes-received` and `low-bytes-sent` below 1 byte in 3 samples), the media
+ * connection's (`ice-connectivity-lost`: ICE disconnected) and the microphone's
+ * (`constant-audio-input-level`: its level does not change, a silent or stuck input; not raised
+ * while muted). The official SDK never emits `constant-audio-output-level` (it only publishes
+ * it). An SDK may add names; a listener should expect others.
+ */
+export type PhoneCallWarningName =
+  | 'high-jitter'
+  | 'high-rtt'
+  | 'low-mos'
+  | 'high-packet-loss'
+  | 'high-packets-lost-fraction'
+  | 'low-bytes-received'
+  | 'low-bytes-sent'
+  | 'ice-connectivity-lost'
+  | 'constant-audio-input-level';
+
+/**
+ * What a raised warning comes with: the official SDK's `RTCWarning`, our SDK's `QualityWarning`
+ * (the same shape). Both SDKs give none (null or nothing) for `ice-connectivity-lost`, and ours
+ * none for `constant-audio-input-level`.
+ */
+export interface PhoneCallWarningData {
+  /** The threshold crossed: its kind (`max`, `min`, `maxAverage`, `minStandardDeviation`…) and value. */
+  readonly threshold?: { readonly name: string; readonly value: number };
+  /** The recent values of the stat that decided it (the stats warnings). */
+  readonly values?: readonly number[];
+  /** The one value that decided it (the official SDK's audio level warning: a deviation). */
+  readonly value?: number;
+}
+
 /** Listener signatures of {@link PhoneCall} events, by event name. */
 export interface PhoneCallEvents {
   /** The call was answered (incoming: by this side; outgoing: by the far end). */
@@ -79,6 +114,13 @@ export interface PhoneCallEvents {
   volume: (inputVolume: number, outputVolume: number) => void;
   /** A quality sample from the SDK's quality monitor, about every second while open. */
   sample: (sample: PhoneCallSample) => void;
+  /**
+   * A call quality warning was raised (spec section 9): emitted once until it clears. Stats
+   * warnings come only after the call's first 5000 ms.
+   */
+  warning: (name: PhoneCallWarningName, data?: PhoneCallWarningData | null) => void;
+  /** A raised warning cleared (a stats warning: after 5000 ms back within its threshold). */
+  'warning-cleared': (name: PhoneCallWarningName) => void;
 }
 
 /** The name of a {@link PhoneCall} event. */

@@ -1,8 +1,19 @@
 import { EventEmitter } from 'node:events';
-import { Device as LeadlineDevice, type CallSample, type Platform } from '@leadline/softphone';
-import type { AudioHelper, OutputDeviceCollection, RTCSample } from '@twilio/voice-sdk';
+import {
+  Device as LeadlineDevice,
+  type CallSample,
+  type CallWarningName,
+  type Platform,
+  type QualityWarning,
+} from '@leadline/softphone';
+import type { AudioHelper, OutputDeviceCollection, RTCSample, RTCWarning } from '@twilio/voice-sdk';
 import { describe, expect, it, vi } from 'vitest';
-import type { PhoneAudioDevice, PhoneCallSample } from './phone-port';
+import type {
+  PhoneAudioDevice,
+  PhoneCallSample,
+  PhoneCallWarningData,
+  PhoneCallWarningName,
+} from './phone-port';
 import { adaptDevice } from './sdk-adapter';
 
 /** An SDK call shaped like both SDKs' (Node-style emitter, as the official SDK's). */
@@ -134,6 +145,45 @@ describe('the phone port over an SDK', () => {
     expect(samples).toEqual([official, ours]);
     call.off('sample', listener);
     expect(sdkCall.listenerCount('sample')).toBe(0);
+  });
+
+  it('passes the call quality warnings through as the SDKs emit them, raised and cleared', async () => {
+    const sdk = new SdkDevice();
+    const call = await adaptDevice(sdk).connect({ To: '+15550100042' });
+    const seen: unknown[][] = [];
+    const onWarning = (name: PhoneCallWarningName, data?: PhoneCallWarningData | null) =>
+      seen.push(['warning', name, data]);
+    const onCleared = (name: PhoneCallWarningName) => seen.push(['warning-cleared', name]);
+    call.on('warning', onWarning);
+    call.on('warning-cleared', onCleared);
+    // Both SDKs' names and data are the port's (checked by the compiler here).
+    const ours: { name: CallWarningName; data: QualityWarning } = {
+      name: 'high-jitter',
+      data: { name: 'high-jitter', threshold: { name: 'max', value: 30 }, values: [31, 40, 35] },
+    };
+    // Every name our SDK raises is one of the port's.
+    const portName = (name: CallWarningName): PhoneCallWarningName => name;
+    const official: RTCWarning = {
+      name: 'audioInputLevel',
+      threshold: { name: 'minStandardDeviation', value: 327.67 },
+      value: 12,
+    };
+    const sdkCall = (await sdk.connect.mock.results[0]!.value) as SdkCall;
+    sdkCall.emit('warning', portName(ours.name), ours.data satisfies PhoneCallWarningData);
+    sdkCall.emit('warning', 'constant-audio-input-level', official satisfies PhoneCallWarningData);
+    // The official SDK emits `ice-connectivity-lost` with no data at all.
+    sdkCall.emit('warning', 'ice-connectivity-lost');
+    sdkCall.emit('warning-cleared', 'high-jitter');
+    expect(seen).toEqual([
+      ['warning', 'high-jitter', ours.data],
+      ['warning', 'constant-audio-input-level', official],
+      ['warning', 'ice-connectivity-lost', undefined],
+      ['warning-cleared', 'high-jitter'],
+    ]);
+    call.off('warning', onWarning);
+    call.off('warning-cleared', onCleared);
+    expect(sdkCall.listenerCount('warning')).toBe(0);
+    expect(sdkCall.listenerCount('warning-cleared')).toBe(0);
   });
 
   it('connects with the params and wraps the new call', async () => {

@@ -8,6 +8,7 @@ import { ActionButton, ErrorBanner } from './action-button';
 import { elapsedSeconds, formatDuration } from './format';
 import { useConsoleActions } from './use-console-actions';
 import { AudioDeviceSettings } from './audio-device-settings';
+import { CallQualityNotices } from './call-quality-notices';
 import { ConferencePanel } from './conference-panel';
 import { KeypadPanel } from './keypad-panel';
 import { SuperviseSwitch } from './supervise-switch';
@@ -46,7 +47,7 @@ function ReconnectingBanner({ sinceMs }: { readonly sinceMs: number }) {
 }
 
 /**
- * On a call: the timer, the volume meters, the on-call controls the call's rules show
+ * On a call: the timer, the volume meters, the call quality notices, the on-call controls the call's rules show
  * (Hold/Resume, Keypad, Mute/Muted, Hang Up) and the panel one of them opened. Focus goes to the
  * call panel, not to Hang Up, so a second Enter after Accept cannot end the call.
  */
@@ -72,6 +73,7 @@ export function OnCallView({
       {actions.context.state.reconnectingSinceMs === null ? null : (
         <ReconnectingBanner sinceMs={actions.context.state.reconnectingSinceMs} />
       )}
+      <CallQualityNotices state={actions.context.state} />
       <ErrorBanner message={actions.error} />
       <div className="action-row">
         {ON_CALL_ACTIONS.filter((action) => action.visible?.(actions.context.state) ?? true).map(
