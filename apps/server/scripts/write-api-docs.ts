@@ -92,7 +92,7 @@ const DOCS: Doc[] = [
     method: 'GET',
     path: '/api/v1/mycalls',
     auth: 'session',
-    what: 'The user\'s call history, newest first: calls they took or were rung for. `limit` (1–50, default 5) and `page`. Rows as the spec\'s "Call history row" plus `status_display` and `reason` computed as section 4 says (missed / busy / offline / in-progress / ringing, else the duration or "No Answer"; reasons "No agents answered", "Outside availability hours", "All agents busy"), `retry` (the Retry button applies: a lead and the app-retry permission) and `lead_retry` (its payload).',
+    what: 'The user\'s call history, newest first: calls they took or were rung for. `limit` (1–50, default 5) and `page`. Rows as the spec\'s "Call history row" plus `status_display` and `reason` computed as section 4 says (missed / busy / offline / in-progress / ringing, else the duration or "No Answer"; reasons "No agents answered", "Outside availability hours", "All agents busy"), `retry` (the Retry button applies: a lead and the app-retry permission) and `lead_retry` (its payload). `created_at` is the ISO time (UTC); `time_formatted` is the same time written out in UTC and saying so ("Nov 25, 2026, 6:40 PM UTC"): the server does not know the reader\'s zone, so the console shows `created_at` in the browser\'s zone instead (a call of today as its time, older ones with the date).',
     example: async (f) => {
       const { call } = await f.liveCall(f.agent1, '+15550100042');
       f.clock.advance(83_000);

@@ -36,6 +36,8 @@ describe('history status (spec section 4)', () => {
   it('formats durations and times', () => {
     expect(formatDuration(0)).toBe('00:00');
     expect(formatDuration(59.9)).toBe('00:59');
-    expect(formatTime(new Date('2026-11-22T10:04:00Z'))).toBe('Nov 22, 2026, 10:04 AM');
+    // In UTC, and saying so: the server does not know the agent's zone.
+    expect(formatTime(new Date('2026-11-22T10:04:00Z'))).toBe('Nov 22, 2026, 10:04 AM UTC');
+    expect(formatTime(new Date('2026-11-22T23:59:00Z'))).toBe('Nov 22, 2026, 11:59 PM UTC');
   });
 });

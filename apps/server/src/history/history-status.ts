@@ -35,10 +35,18 @@ export function historyStatus(
 }
 
 const TIME_FORMAT = new Intl.DateTimeFormat('en-US', {
-  dateStyle: 'medium',
-  timeStyle: 'short',
+  month: 'short',
+  day: 'numeric',
+  year: 'numeric',
+  hour: 'numeric',
+  minute: '2-digit',
   timeZone: 'UTC',
+  timeZoneName: 'short',
 });
 
-/** The readable time of a row ('Nov 22, 2026, 10:04 AM', UTC). */
+/**
+ * The readable time of a row, in UTC and saying so ('Nov 22, 2026, 10:04 AM UTC'): the spec's
+ * `time_formatted`, for API clients that show it as it is. The server does not know the agent's
+ * zone; the console formats `created_at` in the browser's zone instead.
+ */
 export const formatTime = (at: Date): string => TIME_FORMAT.format(at);
