@@ -74,12 +74,18 @@ export function launchChromium(
  * A browser context that refuses (and records) any request to a host other than 127.0.0.1, and
  * records any WebSocket opened to another host. Every console view its pages show is checked
  * with axe-core (support/view-audit.ts), and every Content-Security-Policy violation in its pages
- * is reported (support/csp-violations.ts).
+ * is reported (support/csp-violations.ts). `timezoneId` and `locale` set the browser's zone and
+ * language (an agent far from UTC); the machine's by default.
  */
 export async function loopbackOnlyContext(
   browser: Browser,
+  options: { readonly timezoneId?: string; readonly locale?: string } = {},
 ): Promise<{ context: BrowserContext; foreignRequests: string[] }> {
-  const context = await browser.newContext({ ignoreHTTPSErrors: true });
+  const context = await browser.newContext({
+    ignoreHTTPSErrors: true,
+    ...(options.timezoneId === undefined ? {} : { timezoneId: options.timezoneId }),
+    ...(options.locale === undefined ? {} : { locale: options.locale }),
+  });
   await auditViews(context);
   await watchCspViolations(context);
   const foreignRequests: string[] = [];

@@ -169,4 +169,24 @@ describe('ApiClient', () => {
       message: 'The status must be available or away.',
     });
   });
+
+  it("retries a lead with POST /api/v1/calls/twilio and answers whom the server rings; a refusal throws the server's text", async () => {
+    const server = new FakeApi([
+      { user: demoUser({ permissions: ['app-retry'] }), password: 'pw' },
+    ]).signIn();
+    const { api } = client(server.fetch);
+    await api.getUser();
+    const body = { fname: 'Maya', lname: 'Okafor', phone_number: '+15550100042' };
+    expect(await api.retryLead(body)).toEqual({ agentId: 7 });
+    expect(server.requestsTo('POST', '/api/v1/calls/twilio')[0]?.body).toEqual(body);
+    server.refuseNext('POST', '/api/v1/calls/twilio', 200, 'All agents are busy.');
+    expect(await rejection(api.retryLead(body))).toMatchObject({
+      message: 'All agents are busy.',
+    });
+    // Another agent rung; an answer that names nobody.
+    const answering = (payload: unknown) => client(() => Promise.resolve(Response.json(payload)));
+    const other = answering({ success: true, call: { id: 3, status: 'ringing', agent_id: 12 } });
+    expect(await other.api.retryLead(body)).toEqual({ agentId: 12 });
+    expect(await answering({ success: true }).api.retryLead(body)).toEqual({ agentId: null });
+  });
 });

@@ -233,7 +233,20 @@ export class ApiClient {
    * (this one first); `{ success: false, error }` throws {@link ApiError} with its text.
    */
   async retryCall(body: RetryCallBody): Promise<void> {
-    await this.#json('POST', '/api/v1/calls/twilio', body);
+    await this.retryLead(body);
+  }
+
+  /**
+   * {@link retryCall}, answering the id of the agent being rung (`call.agent_id`; null if the
+   * answer has none), for a console that says who the lead will ring (History's Retry).
+   */
+  async retryLead(body: RetryCallBody): Promise<{ readonly agentId: number | null }> {
+    const answer = await this.#json<{ call?: { agent_id?: number | null } }>(
+      'POST',
+      '/api/v1/calls/twilio',
+      body,
+    );
+    return { agentId: answer.call?.agent_id ?? null };
   }
 
   /** `POST /apps/webrtc/check` (Check for lead); 'No leads waiting.' and the like throw. */

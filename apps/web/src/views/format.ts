@@ -9,6 +9,46 @@ export function formatDuration(totalSeconds: number): string {
   return `${mm}:${ss}`;
 }
 
+/** How {@link formatCallTime} reads a call's time: which day is today, in which zone and locale. */
+export interface CallTimeOptions {
+  /** Now, in milliseconds since the epoch (the platform's clock): it says which day is today. */
+  readonly nowMs: number;
+  /** The IANA zone to show the time in (e.g. 'Pacific/Kiritimati'); the browser's own if left out. */
+  readonly timeZone?: string;
+  /** The BCP 47 locale to write it in (e.g. 'en-US'); the browser's own if left out. */
+  readonly locale?: string;
+}
+
+/**
+ * A call's time (an ISO string, as the server sends it) in the agent's zone: a call of today
+ * (the same calendar day as `nowMs`, in that zone) as its time only ('9:05 PM'), any other with
+ * the date ('Nov 25, 2026, 9:05 PM'). Text that is not a time is shown as it came.
+ */
+export function formatCallTime(iso: string, options: CallTimeOptions): string {
+  const atMs = Date.parse(iso);
+  if (Number.isNaN(atMs)) return iso;
+  const zone: Intl.DateTimeFormatOptions =
+    options.timeZone === undefined ? {} : { timeZone: options.timeZone };
+  const today = calendarDay(atMs, zone) === calendarDay(options.nowMs, zone);
+  const style: Intl.DateTimeFormatOptions = today
+    ? { timeStyle: 'short' }
+    : { dateStyle: 'medium', timeStyle: 'short' };
+  return new Intl.DateTimeFormat(options.locale, { ...style, ...zone }).format(atMs);
+}
+
+/** The calendar day of `atMs` in a zone, as 'year-month-day' (for comparing days). */
+function calendarDay(atMs: number, zone: Intl.DateTimeFormatOptions): string {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    ...zone,
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+  }).formatToParts(atMs);
+  const part = (type: Intl.DateTimeFormatPartTypes) =>
+    parts.find((p) => p.type === type)?.value ?? '';
+  return `${part('year')}-${part('month')}-${part('day')}`;
+}
+
 /** Whole seconds between `fromMs` and `nowMs`, never negative. */
 export function elapsedSeconds(fromMs: number, nowMs: number): number {
   return Math.max(0, Math.floor((nowMs - fromMs) / 1000));

@@ -1,17 +1,38 @@
 /**
  * The History panel in the whole app, with the fake server: opened from the bottom navigation,
- * its rows as the server words them, the account's lead-name setting, supervisors shown to
- * supervisors, paging, the recording played in the page, the empty text, New Call.
+ * its rows as the server words them, times in the browser's zone (today's as a time, older ones
+ * with the date, by the platform's clock), the account's lead-name setting, supervisors shown to
+ * supervisors, paging, the recording played in the page, Retry (by permission and by row, what
+ * it posts, disabled while it runs, its refusal under the row), the empty text, New Call.
  */
 import type { HistoryRow, User } from '@leadline/contracts';
 import { render, screen, waitFor, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { FakeApi, demoUser } from '../api/fake-api';
+import { PERMISSION_RETRY } from '../constants';
 import { createQueryClient } from '../api/queries';
 import { App } from '../app';
 import { FakePhone } from '../phone/fake-phone';
 import { createFakePlatform } from '../platform/fake-platform';
+import { retryStartedText } from './history-panel';
+
+/** Where the fake platform's clock starts (`FakeClock`): the tests' "now". */
+const NOW_ISO = '2025-01-06T09:00:00.000Z';
+
+/** How a browser writes a time in its own zone and locale: written here, not taken from the app. */
+const browserTime = (iso: string) =>
+  new Intl.DateTimeFormat(undefined, { timeStyle: 'short' }).format(new Date(iso));
+const browserDateAndTime = (iso: string) =>
+  new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' }).format(
+    new Date(iso),
+  );
+
+/** A row whose lead may be called again (the server offers Retry for it). */
+const RETRYABLE: Partial<HistoryRow> = {
+  retry: true,
+  lead_retry: { fname: 'Maya', lname: 'Okafor', phone_number: '+15550100042' },
+};
 
 function row(id: number, overrides: Partial<HistoryRow> = {}): HistoryRow {
   return {
@@ -20,7 +41,7 @@ function row(id: number, overrides: Partial<HistoryRow> = {}): HistoryRow {
     type: 'lead',
     recording_url: null,
     created_at: '2026-11-24T10:04:00.000Z',
-    time_formatted: 'Nov 24, 2026, 10:04 AM',
+    time_formatted: 'Nov 24, 2026, 10:04 AM UTC',
     status: 'completed',
     status_display: '01:05',
     reason: null,
@@ -57,12 +78,13 @@ async function openHistory(rows: HistoryRow[], user: Partial<User> = {}) {
     />,
   );
   expect(await screen.findByText('Phone ready')).toBeVisible();
+  expect(platform.clock.now()).toBe(Date.parse(NOW_ISO));
   const entry = within(screen.getByRole('navigation', { name: 'Console' })).getByRole('button', {
     name: 'History',
   });
   await events.click(entry);
   const panel = screen.getByRole('region', { name: 'Call History' });
-  return { server, user: events, panel, entry };
+  return { server, user: events, panel, entry, platform };
 }
 
 describe('the History panel', () => {
@@ -96,7 +118,7 @@ describe('the History panel', () => {
     const [first, second, third] = within(list).getAllByRole('listitem');
     expect(first).toHaveTextContent('Outbound call to Maya Okafor');
     expect(first).toHaveTextContent('+1 555 010 0042');
-    expect(first).toHaveTextContent('Nov 24, 2026, 10:04 AM');
+    expect(first).toHaveTextContent(browserDateAndTime('2026-11-24T10:04:00.000Z'));
     expect(first).toHaveTextContent('Duration 01:05');
     expect(first).toHaveTextContent('Dana Whitfield');
     expect(second).toHaveTextContent('Inbound call from +1 555 010 7001');
@@ -104,6 +126,151 @@ describe('the History panel', () => {
     expect(second).toHaveTextContent('No agents answered');
     expect(third).toHaveTextContent('Conference');
     expect(within(first!).queryByRole('button', { name: /recording/ })).toBeNull();
+  });
+
+  it("shows times in the browser's zone: today's call as its time, an older one with the date, never the server's UTC text", async () => {
+    const today = NOW_ISO;
+    const older = '2025-01-03T09:00:00.000Z';
+    const { user, panel, entry, platform } = await openHistory([
+      row(1, { created_at: today, time_formatted: 'Jan 6, 2025, 9:00 AM UTC' }),
+      row(2, { created_at: older, time_formatted: 'Jan 3, 2025, 9:00 AM UTC' }),
+    ]);
+    const list = await within(panel).findByRole('list', { name: 'Calls' });
+    const times = () => [...list.querySelectorAll('time')];
+    expect(times().map((t) => t.textContent)).toEqual([
+      browserTime(today),
+      browserDateAndTime(older),
+    ]);
+    expect(times().map((t) => t.getAttribute('datetime'))).toEqual([today, older]);
+    expect(list).not.toHaveTextContent('UTC');
+
+    // Two days later (by the platform's clock), the first call is no longer today's.
+    platform.clock.tick(2 * 24 * 3600 * 1000);
+    await user.click(entry);
+    await user.click(entry);
+    const again = await screen.findByRole('list', { name: 'Calls' });
+    await waitFor(() =>
+      expect([...again.querySelectorAll('time')].map((t) => t.textContent)).toEqual([
+        browserDateAndTime(today),
+        browserDateAndTime(older),
+      ]),
+    );
+  });
+
+  describe('Retry', () => {
+    it.each([
+      // [the agent's permissions, the row, Retry shown]
+      [[PERMISSION_RETRY], RETRYABLE, true],
+      [[PERMISSION_RETRY], { retry: false, lead_retry: null }, false],
+      // A row that says retry without the lead to call has nothing to post.
+      [[PERMISSION_RETRY], { retry: true, lead_retry: null }, false],
+      // The server's word decides: a payload alone does not offer Retry.
+      [[PERMISSION_RETRY], { ...RETRYABLE, retry: false }, false],
+      [[], RETRYABLE, false],
+      [[], { retry: false, lead_retry: null }, false],
+      [['app-sms'], RETRYABLE, false],
+    ] as const)(
+      'with permissions %j and a row %j: Retry shown %s',
+      async (permissions, offer, shown) => {
+        const { panel } = await openHistory([row(1, offer)], { permissions: [...permissions] });
+        const item = within(await within(panel).findByRole('list', { name: 'Calls' })).getByRole(
+          'listitem',
+        );
+        expect(within(item).queryAllByRole('button', { name: /^Retry/ })).toHaveLength(
+          shown ? 1 : 0,
+        );
+      },
+    );
+
+    it("posts the row's lead_retry, is disabled while it runs, then says the lead is being called", async () => {
+      const { server, user, panel } = await openHistory(
+        [
+          row(1, RETRYABLE),
+          row(2, {
+            retry: true,
+            lead_retry: { fname: 'Jordan', lname: 'Miles', phone_number: '+15550100081' },
+            lead: {
+              fname: 'Jordan',
+              lname: 'Miles',
+              label: 'Jordan Miles',
+              phone_number: '+15550100081',
+              phone_number_formatted: '+1 555 010 0081',
+            },
+          }),
+        ],
+        { permissions: [PERMISSION_RETRY] },
+      );
+      const retry = await within(panel).findByRole('button', { name: 'Retry Jordan Miles' });
+      const other = within(panel).getByRole('button', { name: 'Retry Maya Okafor' });
+      expect(retry).toHaveTextContent('Retry');
+      const release = server.hold();
+      await user.click(retry);
+      await waitFor(() =>
+        expect(server.requestsTo('POST', '/api/v1/calls/twilio')).toHaveLength(1),
+      );
+      expect(server.requestsTo('POST', '/api/v1/calls/twilio')[0]?.body).toEqual({
+        fname: 'Jordan',
+        lname: 'Miles',
+        phone_number: '+15550100081',
+      });
+      // One Retry at a time.
+      expect(retry).toBeDisabled();
+      expect(retry).toHaveAttribute('aria-busy', 'true');
+      expect(other).toBeDisabled();
+      release();
+      const status = within(panel).getByRole('status');
+      await waitFor(() => expect(status).toHaveTextContent('Calling Jordan Miles again…'));
+      expect(retry).toBeEnabled();
+      expect(within(panel).queryByRole('alert')).toBeNull();
+      expect(server.requestsTo('POST', '/api/v1/calls/twilio')).toHaveLength(1);
+    });
+
+    it('works from the keyboard', async () => {
+      const { server, user, panel } = await openHistory([row(1, RETRYABLE)], {
+        permissions: [PERMISSION_RETRY],
+      });
+      const retry = await within(panel).findByRole('button', { name: 'Retry Maya Okafor' });
+      retry.focus();
+      await user.keyboard('{Enter}');
+      await waitFor(() =>
+        expect(within(panel).getByRole('status')).toHaveTextContent('Calling Maya Okafor again…'),
+      );
+      await user.keyboard(' ');
+      await waitFor(() =>
+        expect(server.requestsTo('POST', '/api/v1/calls/twilio')).toHaveLength(2),
+      );
+    });
+
+    it("shows the server's refusal under the row, as text", async () => {
+      const { server, user, panel } = await openHistory(
+        [row(1, RETRYABLE), row(2, { ...RETRYABLE, lead: { ...row(2).lead!, label: 'Lead 2' } })],
+        { permissions: [PERMISSION_RETRY] },
+      );
+      const refusal = '<b>All agents are busy.</b>';
+      server.refuseNext('POST', '/api/v1/calls/twilio', 200, refusal);
+      await user.click(await within(panel).findByRole('button', { name: 'Retry Maya Okafor' }));
+      const [first, second] = within(
+        within(panel).getByRole('list', { name: 'Calls' }),
+      ).getAllByRole('listitem');
+      const alert = await within(first!).findByRole('alert');
+      expect(alert).toHaveTextContent(refusal);
+      expect(alert.querySelector('b')).toBeNull();
+      expect(within(second!).queryByRole('alert')).toBeNull();
+      expect(within(panel).getByRole('status').textContent).toBe('');
+      // The agent may try again; the refusal goes once it is tried again.
+      await user.click(within(first!).getByRole('button', { name: 'Retry Maya Okafor' }));
+      await waitFor(() =>
+        expect(within(panel).getByRole('status')).toHaveTextContent('Calling Maya Okafor again…'),
+      );
+      expect(within(panel).queryByRole('alert')).toBeNull();
+    });
+
+    it('says so when the server rings another agent for the call', () => {
+      expect(retryStartedText('Maya Okafor', 7, 7)).toBe('Calling Maya Okafor again…');
+      expect(retryStartedText('Maya Okafor', 12, 7)).toBe(
+        'Calling Maya Okafor again: another agent is being rung for the call.',
+      );
+    });
   });
 
   it('shows what the agent recorded: the result, the tag in its colour, and the notes', async () => {
