@@ -1,24 +1,56 @@
 /**
  * Writes docs/api.md: every endpoint with what it does and a real example exchange, recorded
- * by running the example against the application on a fresh seeded database.
+ * by running the example against the application on a fresh seeded database, and the
+ * providers' webhooks (described only: they are mounted with `TELEPHONY_PROVIDER=twilio`). The
+ * page is formatted with the repository's Prettier settings before it is written, so the file
+ * is final: edit this script, never docs/api.md.
  *
  *   npx tsx apps/server/scripts/write-api-docs.ts
+ *
+ * Two regenerations differ only where the application's answers did: the recording runs on one
+ * clock (below), and secrets that change per run (session cookies, CSRF tokens, access tokens,
+ * call sids) are written as placeholders.
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { InjectOptions } from 'fastify';
+import { format, resolveConfig } from 'prettier';
 import { OUTBOUND_CONNECT_TIMEOUT_MS } from '../src/calls/call-flows';
 import { callUsers, calls } from '../src/db/schema';
 import { startFixture, type Fixture } from '../src/test-support/fixture';
+import { ManualClock } from '../src/test-support/manual-clock';
 import { TEST_API_KEY } from '../src/test-support/test-app';
 import { LIVE_CALL_STATUSES } from '../src/users/agents-repo';
 
-interface Doc {
+/**
+ * One clock for the whole recording. The fixture's flows run on its hand-moved clock, while the
+ * database (`created_at` defaults) and the routes read the wall clock; recorded as they are, the
+ * examples' times would change every run and mix the two (a call answered a moment ago showing
+ * days of `seconds_since_started_at`). So the process's `Date` reads the fixture's clock: until
+ * the fixture exists its start, then the clock itself. Only `new Date()` and `Date.now()` are
+ * affected; dates built from a value are untouched.
+ */
+const RealDate = Date;
+const start = new ManualClock().now().getTime();
+let wallClock = (): number => start;
+globalThis.Date = new Proxy(RealDate, {
+  construct: (target, args: unknown[], newTarget: NewableFunction) =>
+    Reflect.construct(target, args.length === 0 ? [wallClock()] : args, newTarget) as object,
+  get: (target, property, receiver) =>
+    property === 'now' ? () => wallClock() : (Reflect.get(target, property, receiver) as unknown),
+});
+
+/** An endpoint as the page describes it. */
+interface Endpoint {
   method: string;
   path: string;
   auth: string;
   what: string;
+}
+
+/** An endpoint of the application, with the example exchange recorded for it. */
+interface Doc extends Endpoint {
   example: (f: Fixture) => Promise<InjectOptions>;
   after?: (f: Fixture, body: unknown) => Promise<void>;
 }
@@ -48,7 +80,7 @@ const DOCS: Doc[] = [
     method: 'GET',
     path: '/api/v1/user',
     auth: 'session',
-    what: "The signed-in user with the account settings the console needs (the spec's account ids as settings), the `csrf_token` every later mutating request sends as `X-CSRF-TOKEN`, and `softphone`: which SDK the console loads (`VOICE_SDK`: `leadline` or `twilio`) and the product's sound URLs. 401 without a session (the console then shows the login view). The `time` query is a cache-buster and ignored.",
+    what: "The signed-in user with the account settings the console needs (the spec's account ids as settings), the `csrf_token` every later mutating request sends as `X-CSRF-TOKEN`, `softphone`: which SDK the console loads (`VOICE_SDK`: `leadline` or `twilio`) and the product's sound URLs, and `realtime`: what the console passes to pusher-js (`key`, `options` with the same `X-CSRF-TOKEN` for channel auth, and the two `channels` it subscribes to; `docs/realtime.md`). `user.status` is where the agent is now, as `PUT /api/v1/user/status` answers. 401 without a session (the console then shows the login view). The `time` query is a cache-buster and ignored.",
     example: async (f) => ({
       method: 'GET',
       url: '/api/v1/user?time=1795356838642',
@@ -59,7 +91,7 @@ const DOCS: Doc[] = [
     method: 'POST',
     path: '/api/v1/user/logout',
     auth: 'session + CSRF',
-    what: 'Ends the session and clears the cookie.',
+    what: "Ends the session and clears the cookie. The sockets this login let in close at once, on every instance: the softphone's signalling socket gets `error {code: 31204, message: 'Signed out: this session has ended.'}` (a call it carries ends at once, `hangup` with the same error) and the console's realtime socket is closed with 4009. The user's other logins keep theirs. A login that ends without a logout (expired, the user removed) loses its sockets within 5 s (`SOCKET_SWEEP_MS`, `apps/server/src/auth/socket-access.ts`).",
     example: async (f) => {
       await f.renew(f.agent2);
       return { method: 'POST', url: '/api/v1/user/logout', headers: f.auth(f.agent2) };
@@ -81,7 +113,7 @@ const DOCS: Doc[] = [
     method: 'GET',
     path: '/api/v1/twilio/token2',
     auth: 'session',
-    what: 'An access token for the softphone: a JWT shaped like a Twilio access token (`cty: twilio-fpa;v=1`, `grants.identity` = the user id), lifetime `TOKEN_TTL_SECONDS`.',
+    what: 'An access token for the softphone: a JWT shaped like a Twilio access token (`cty: twilio-fpa;v=1`, `grants.identity` = the user id), lifetime `TOKEN_TTL_SECONDS`. With `TELEPHONY_PROVIDER=twilio` it is a real Twilio Voice access token signed with the API key (`iss` the key, `sub` the account, a Voice grant with incoming allowed and the TwiML App for outgoing calls).',
     example: async (f) => ({
       method: 'GET',
       url: '/api/v1/twilio/token2?time=1',
@@ -380,7 +412,7 @@ const DOCS: Doc[] = [
     method: 'POST',
     path: '/api/v1/network-test',
     auth: 'session + CSRF',
-    what: "Not in the spec: the Settings panel's pre-call network test (issue 17). Authorises one test call of the user's softphone: the console connects with `params` (`device.connect({ params: { network_test } })`) within `connect_within_seconds`, and the engine dials its echo number (`+15550199006`, docs/sandbox-numbers.md) into the call instead of a lead; the console grades what its SDK's quality monitor measures. No call, lead or history row is written. While the test lasts routing rings the user with no lead (waiting leads stay queued or go to other agents, and come once it ends); the server hangs the call up `max_seconds` after it was placed at the latest. No body (or `{}`; anything else 422). 409 when the phone is not registered, the user is on (or rung for) a call, or a test of theirs is already running. A call placed with an unknown, used, lapsed or another user's `network_test` is refused on the wire (`hangup` with error 31404).",
+    what: "Not in the spec: the Settings panel's pre-call network test (issue 17). Authorises one test call of the user's softphone: the console connects with `params` (`device.connect({ params: { network_test } })`) within `connect_within_seconds`, and the engine dials its echo number (`+15550199006`, docs/sandbox-numbers.md) into the call instead of a lead; the console grades what its SDK's quality monitor measures. No call, lead or history row is written. While the test lasts routing rings the user with no lead (waiting leads stay queued or go to other agents, and come once it ends); the server hangs the call up `max_seconds` after it was placed at the latest. No body (or `{}`; anything else 422). 409 when the phone is not registered, the user is on (or rung for) a call, or a test of theirs is already running; with `TELEPHONY_PROVIDER=twilio` always 409 'The network test needs the embedded voice engine; this server calls through Twilio.'. A call placed with an unknown, used, lapsed or another user's `network_test` is refused on the wire (`hangup` with error 31404).",
     example: async (f) => ({ method: 'POST', url: '/api/v1/network-test', headers: session(f) }),
     after: async (f) => {
       // The console never places the call here: its device going away ends the test.
@@ -475,12 +507,12 @@ const DOCS: Doc[] = [
     method: 'POST',
     path: '/api/v1/pusher/auth',
     auth: 'session + CSRF',
-    what: "Pusher-protocol channel auth (pusher-js posts it form-encoded): only the user's own presence channel `presence-<user id>`; `auth` is `<key>:<HMAC-SHA256>` and `channel_data` the member.",
+    what: "Pusher-protocol channel auth (pusher-js posts it form-encoded): only the user's own presence channel `presence-user-<user id>` and the account's private channel `private-account-<account id>` (the two `channels` of `GET /api/v1/user`); any other is 403 and names those two. `auth` is `<key>:<HMAC-SHA256>`; the presence channel's answer adds `channel_data`, the member.",
     example: async (f) => ({
       method: 'POST',
       url: '/api/v1/pusher/auth',
       headers: { ...session(f), 'content-type': 'application/x-www-form-urlencoded' },
-      payload: `socket_id=1234.5678&channel_name=presence-${f.agent1.userId}`,
+      payload: `socket_id=1234.5678&channel_name=presence-user-${f.agent1.userId}`,
     }),
   },
   {
@@ -540,6 +572,47 @@ async function endAll(f: Fixture): Promise<void> {
   await f.t.flows.idle();
 }
 
+/**
+ * The providers' webhooks: mounted only with `TELEPHONY_PROVIDER=twilio`, so they are described
+ * without a recorded exchange (the seeded demo runs the embedded engine).
+ */
+const WEBHOOKS_INTRO =
+  'Mounted only when the server calls through Twilio (`docs/deployment.md`). Twilio posts them form-encoded and signs each with the account\'s Auth Token over `PUBLIC_BASE_URL` + path + query and the form fields (`X-Twilio-Signature`); a missing or wrong signature is 403 `{"error":"Invalid Twilio signature."}` and reaches nothing. A callback repeated by Twilio changes nothing twice.';
+
+const WEBHOOKS: Endpoint[] = [
+  {
+    method: 'POST',
+    path: '/twilio/voice',
+    auth: 'Twilio signature',
+    what: "The TwiML App's and the numbers' voice URL. An agent's browser placing a call (`From: client:<user id>`, with the console's `call_user_id` or `network_test` parameters): answered with `<Dial><Conference participantLabel=\"agent-<id>\" …>CA…</Conference></Dial>` and the lead dialled into that conference, or, refused, `<Say>` the reason and `<Hangup/>`. A phone calling one of an account's caller numbers: the call is offered to the account's agents; the caller waits (`<Pause>`) until an agent answers, then joins the conference. A number no account has: `<Reject/>`.",
+  },
+  {
+    method: 'POST',
+    path: '/twilio/status',
+    auth: 'Twilio signature',
+    what: "Status callbacks of each participant's leg (`?call=<call sid>&label=<label>`; `CallSid`, `CallStatus`) and of the conference (`StatusCallbackEvent` `participant-join`, `participant-leave`, `conference-end`; `FriendlyName` the call sid, `ParticipantLabel`). 204.",
+  },
+  {
+    method: 'POST',
+    path: '/twilio/recording',
+    auth: 'Twilio signature',
+    what: "The conference recording's status callback (`RecordingStatus=completed`, `RecordingUrl`, `RecordingDuration`): the call's recording becomes playable at `GET /api/v1/calls/{id}/recording`, which streams it from Twilio with the API key. 204.",
+  },
+  {
+    method: 'POST',
+    path: '/pusher/webhooks',
+    auth: 'Pusher signature',
+    what: 'With `REALTIME_PROVIDER=pusher` and Twilio: the Channels app\'s presence webhooks (`member_added`, `member_removed`), signed with the app secret over the raw body (`X-Pusher-Key`, `X-Pusher-Signature`); they say which agents have their console open (online). An unsigned or forged post is 401 `{"error":"Invalid Pusher webhook signature."}`. 200 `{"ok":true}`.',
+  },
+];
+
+/** An endpoint's heading, auth line and text. */
+const describe = (endpoint: Endpoint) => `### ${endpoint.method} ${endpoint.path}
+
+*Auth:* ${endpoint.auth}
+
+${endpoint.what}`;
+
 const redact = (headers: Record<string, unknown> | undefined) =>
   Object.fromEntries(
     Object.entries(headers ?? {}).map(([k, v]) => [
@@ -554,7 +627,20 @@ const redact = (headers: Record<string, unknown> | undefined) =>
     ]),
   );
 
+/**
+ * A response body as the page shows it: the access token shortened, the session's CSRF token
+ * (the `csrf_token` fields and the realtime options' `X-CSRF-TOKEN` header) and call sids as
+ * placeholders.
+ */
+const redactBody = (body: unknown) =>
+  JSON.stringify(body, null, 2)
+    .replace(/"token": "[^"]+"/, '"token": "eyJhbGciOiJIUzI1NiIs…"')
+    .replace(/"(csrf_token|x-csrf-token)": "[^"]+"/gi, '"$1": "<csrf_token>"')
+    .replace(/"CA[0-9a-f]{32}"/g, '"CA…"')
+    .replace(/"NT[0-9a-f]{32}"/g, '"NT…"');
+
 const f = await startFixture();
+wallClock = () => f.clock.now().getTime();
 const sections: string[] = [];
 for (const doc of DOCS) {
   const options = await doc.example(f);
@@ -580,16 +666,7 @@ for (const doc of DOCS) {
             : JSON.stringify(options.payload, null, 2),
         ]),
   ].join('\n');
-  const text = JSON.stringify(body, null, 2)
-    .replace(/"token": "[^"]+"/, '"token": "eyJhbGciOiJIUzI1NiIs…"')
-    .replace(/"csrf_token": "[^"]+"/g, '"csrf_token": "<csrf_token>"')
-    .replace(/"CA[0-9a-f]{32}"/g, '"CA…"')
-    .replace(/"NT[0-9a-f]{32}"/g, '"NT…"');
-  sections.push(`### ${doc.method} ${doc.path}
-
-*Auth:* ${doc.auth}
-
-${doc.what}
+  sections.push(`${describe(doc)}
 
 \`\`\`http
 ${request}
@@ -598,7 +675,7 @@ ${request}
 Response ${res.statusCode}:
 
 \`\`\`json
-${text}
+${redactBody(body)}
 \`\`\``);
   if (doc.after) await doc.after(f, body);
 }
@@ -609,8 +686,9 @@ const page = `# HTTP API
 Every endpoint of the product spec's section 7 (and the few the spec leaves out), with a real exchange recorded against the application on the seeded demo database by \`npx tsx apps/server/scripts/write-api-docs.ts\`.
 
 ## Conventions
+
 - **Sessions.** Cookie \`leadline_session\` from \`POST /api/v1/user/login\`; every later mutating request (POST, PUT) carries \`X-CSRF-TOKEN\` with the \`csrf_token\` of \`GET /api/v1/user\` (403 without it). No session: 401 \`{ "success": false, "error": "Unauthenticated." }\`; the console reloads the page on a 401.
-- **Validation.** Every body, query and path id is parsed by its zod schema from \`packages/contracts\`: a bad one is 422 \`{ "error": "<one sentence naming the field>" }\` and changes nothing. Unknown fields are ignored. Malformed JSON is 400, a body over 64 KB 413, a body that is not JSON 415 (except the Pusher auth route, which also takes form bodies).
+- **Validation.** Every body, query and path id is parsed by its zod schema from \`packages/contracts\`: a bad one is 422 \`{ "error": "<one sentence naming the field>" }\` and changes nothing. Unknown fields are ignored. Free text is stored and returned exactly as sent (HTML, SQL, any Unicode) and never rendered as markup; text that cannot be stored as given is 422: a NUL character ('The fname may not contain the NUL character.') or half a surrogate pair ('The fname is not valid Unicode text.'). Malformed JSON is 400, a body over 64 KB 413, a body that is not JSON 415 (except the Pusher auth route, which also takes form bodies).
 - **Refusals.** A request that is well-formed but not allowed now is \`{ "success": false, "error": "…" }\`: 403 for a missing permission (spec section 6), 409 for the state of a call or an agent, 429 for too many logins.
 - **Accounts.** Everything is scoped to the session's account: another account's ids are 404, never 403, so ids don't leak.
 - **Errors registry.** \`apps/server/src/http/errors.ts\` holds every code with its status, body shape and message.
@@ -633,6 +711,14 @@ Every endpoint of the product spec's section 7 (and the few the spec leaves out)
 ## Endpoints
 
 ${sections.join('\n\n')}
+
+## Webhooks of the providers (\`TELEPHONY_PROVIDER=twilio\`)
+
+${WEBHOOKS_INTRO}
+
+${WEBHOOKS.map(describe).join('\n\n')}
 `;
-writeFileSync(fileURLToPath(new URL('../../../docs/api.md', import.meta.url)), page);
-console.log(`wrote docs/api.md (${DOCS.length} endpoints)`);
+const target = fileURLToPath(new URL('../../../docs/api.md', import.meta.url));
+// Written as Prettier writes it (the repository's settings), so `prettier --check` passes as is.
+writeFileSync(target, await format(page, { ...(await resolveConfig(target)), filepath: target }));
+console.log(`wrote docs/api.md (${DOCS.length} endpoints, ${WEBHOOKS.length} webhooks)`);
