@@ -105,7 +105,9 @@ describe('the Settings panel', () => {
   it('Copy Error Logs appears with the first log line while Settings is open', async () => {
     const { user, panel, platform, phone } = await openSettings();
     expect(within(panel).queryByRole('button', { name: 'Copy Error Logs' })).toBeNull();
-    act(() => phone.device.fail(31000, 'Error creating the offer'));
+    act(() => {
+      phone.device.fail(31000, 'Error creating the offer');
+    });
     const copy = await within(panel).findByRole('button', { name: 'Copy Error Logs' });
     await user.click(copy);
     await waitFor(() => expect(platform.alerts).toEqual(['Copied error logs to clipboard!']));
@@ -113,7 +115,9 @@ describe('the Settings panel', () => {
       '[2025-01-06T09:00:00.000Z] softphone device error DeviceError (31000): Error creating the offer',
     ]);
     // A later line goes into the next copy, without reopening Settings.
-    act(() => phone.device.fail(31000, 'Error processing answer'));
+    act(() => {
+      phone.device.fail(31000, 'Error processing answer');
+    });
     await user.click(copy);
     await waitFor(() => expect(platform.copied).toHaveLength(2));
     expect(platform.copied[1]!.split('\n')).toHaveLength(2);
