@@ -20,11 +20,40 @@ import type { AccountSettings, CallType } from '@leadline/contracts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 
-/** A customer of Leadline; `settings` holds its feature flags. */
+/**
+ * An account's security policy (issue 36), read by the server only (never sent to the console,
+ * unlike `settings`). Every field is optional; the server's defaults apply where one is absent
+ * (`accounts/account-policy.ts` parses and defaults it). The administration screens will edit it.
+ */
+export interface AccountPolicy {
+  /** Countries (ISO 3166-1 alpha-2) agents may call and text; default: the account's own. */
+  call_countries?: string[];
+  /** Outbound calls an agent may place per minute. */
+  calls_per_minute_per_agent?: number;
+  /** Outbound calls the whole account may place per minute. */
+  calls_per_minute_per_account?: number;
+  /** SMS an agent may send per hour. */
+  sms_per_hour_per_agent?: number;
+  /** SMS the whole account may send per hour. */
+  sms_per_hour_per_account?: number;
+  /** A session unused this long ends (minutes), beside its absolute lifetime. */
+  session_idle_minutes?: number;
+  /** Password login is refused for the account's users: single sign-on only. */
+  sso_only?: boolean;
+  /** Single sign-on: the Google Workspace domains (`hd` claim) allowed; none: any. */
+  sso_hosted_domains?: string[];
+  /** Single sign-on: the Microsoft Entra tenants (`tid` claim) allowed; none: any. */
+  sso_tenant_ids?: string[];
+}
+
+/** A customer of Leadline; `settings` holds its feature flags, `policy` its security policy. */
 export const accounts = pgTable('accounts', {
   id: serial('id').primaryKey(),
   name: text('name').notNull(),
+  /** The account's own country (ISO 3166-1 alpha-2): where its agents call by default. */
+  countryCode: text('country_code').notNull().default('US'),
   settings: jsonb('settings').$type<AccountSettings>().notNull().default({}),
+  policy: jsonb('policy').$type<AccountPolicy>().notNull().default({}),
   /** Its users may sign in through the configured OpenID Connect provider. */
   ssoEnabled: boolean('sso_enabled').notNull().default(false),
   /** With single sign-on: only e-mail addresses of this domain (none: any). */
@@ -63,6 +92,12 @@ export const users = pgTable(
     isOnlineApp: boolean('is_online_app').notNull().default(false),
     isMobile: boolean('is_mobile').notNull().default(false),
     autoaccept: boolean('autoaccept').notNull().default(false),
+    /**
+     * The single sign-on identity the user is bound to (the ID token's `iss` and `sub`), set at
+     * the first sign-in; another `sub` with the same e-mail is refused.
+     */
+    ssoIssuer: text('sso_issuer'),
+    ssoSubject: text('sso_subject'),
     /** When the agent last took a call. */
     lastCallAt: timestamp('last_call_at', { withTimezone: true }),
     /**
@@ -76,6 +111,7 @@ export const users = pgTable(
   },
   (t) => [
     uniqueIndex('users_email_unique').on(sql`lower(${t.email})`),
+    uniqueIndex('users_sso_identity_unique').on(t.ssoIssuer, t.ssoSubject),
     // The agent lists page by name; the id breaks ties so the index serves the order.
     index('users_account_name_idx').on(t.accountId, t.fullName, t.id),
   ],
@@ -469,8 +505,54 @@ export const sessions = pgTable(
     csrfToken: text('csrf_token').notNull(),
     createdAt: createdAt(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    /** When the session was last used (the idle timeout counts from here). */
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('sessions_user_idx').on(t.userId)],
+);
+
+/**
+ * Sign-in failures by throttle key (issue 36): `ip-email:<address>|<e-mail>` (a hard limit) and
+ * `email:<e-mail>` (a short growing delay only). In the database, so every instance counts the
+ * same failures and a restart forgets none.
+ */
+export const loginThrottle = pgTable(
+  'login_throttle',
+  {
+    key: text('key').primaryKey(),
+    failures: integer('failures').notNull(),
+    windowStartedAt: timestamp('window_started_at', { withTimezone: true }).notNull(),
+    /** No attempt is checked before this time (the hard limit, or the delay). */
+    blockedUntil: timestamp('blocked_until', { withTimezone: true }),
+  },
+  (t) => [index('login_throttle_window_idx').on(t.windowStartedAt)],
+);
+
+/**
+ * Hits of the anonymous routes' rate limits by key (route and address), shared by every
+ * instance (the `@fastify/rate-limit` store); a key's count restarts at `reset_at`.
+ */
+export const rateLimitHits = pgTable(
+  'rate_limit_hits',
+  {
+    key: text('key').primaryKey(),
+    hits: integer('hits').notNull(),
+    resetAt: timestamp('reset_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [index('rate_limit_hits_reset_idx').on(t.resetAt)],
+);
+
+/**
+ * Signed provider webhooks already handled (issue 36), by `<provider>:<CallSid>:<status>:<sequence>`:
+ * a callback the provider repeats changes nothing twice, on whichever instance it lands.
+ */
+export const webhookReceipts = pgTable(
+  'webhook_receipts',
+  {
+    key: text('key').primaryKey(),
+    receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('webhook_receipts_received_idx').on(t.receivedAt)],
 );
 
 /**
