@@ -56,7 +56,8 @@ async function answersOk(url: string): Promise<boolean> {
 const START_TIMEOUT_MS = 180_000;
 
 export async function startProduct(env: Record<string, string> = {}): Promise<Product> {
-  const main = join(repoRoot, 'apps/server/dist/main.js');
+  // SERVER_DIST: a private build beside dist/ (apps/server/build.mjs).
+  const main = join(repoRoot, 'apps/server', process.env.SERVER_DIST || 'dist', 'main.js');
   if (!existsSync(main)) throw new Error('The product is not built: run `npm run build` first.');
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'leadline-e2e-'));
