@@ -9,6 +9,7 @@ import type { LoginThrottle } from './login-throttle';
 import { PERMISSION, requirePermission } from './permissions';
 import { clearSessionCookie, sessionOf, setSessionCookie } from './auth-plugin';
 import { verifyPassword } from './password';
+import { refusePasswordLoginIfSsoOnly } from './sso-only';
 import { SESSION_COOKIE, type SessionStore } from './sessions';
 import { sessionTagOf, type SocketAccess } from './socket-access';
 import type { TokenIssuer } from './twilio-access-tokens';
@@ -81,6 +82,7 @@ export function authRoutes(deps: {
         );
       }
       const user = await findUserByEmail(deps.db, body.email);
+      await refusePasswordLoginIfSsoOnly(deps.db, user, request.log);
       const ok = await verifyPassword(body.password, user?.passwordHash ?? null);
       if (!user || !ok) {
         deps.loginThrottle.failed(body.email, request.ip);

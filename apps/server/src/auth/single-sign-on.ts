@@ -5,16 +5,22 @@
  * answers the provider's address; `finish` takes that record once (a second use finds nothing),
  * exchanges the code, lets `openid-client` check the ID token (signature, issuer, audience,
  * expiry, nonce), then applies Leadline's rules: a verified e-mail, a user with that e-mail
- * (any case) whose account allows single sign-on, from its allowed domain if it sets one.
- * Every failure is one of the `SsoErrorCode`s the login view explains.
+ * (any case) whose account allows single sign-on, from its allowed e-mail domain if it sets one
+ * (`sso_domain`), from an allowed Google Workspace (`hd`) and Entra tenant (`tid`) if its policy
+ * lists them (claims of the ID token itself, not the e-mail's text), and bound to the ID token's
+ * `iss` + `sub` (bound at the first sign-in; another identity with the same e-mail is refused).
+ * Every failure is one of the `SsoErrorCode`s the login view explains; a refused sign-on
+ * changes nothing.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, gt, lte } from 'drizzle-orm';
 import * as oidc from 'openid-client';
 import { SSO_CALLBACK_PATH, type SsoErrorCode } from '@leadline/contracts';
 import type { Db } from '../db/database';
+import { claimAllowed, ssoPolicyOf } from '../accounts/account-policy';
 import { accounts, ssoAttempts } from '../db/schema';
 import { findUserByEmail } from '../users/users-repo';
+import { checkSsoIdentity, type SsoIdentityCheck } from './sso-identity';
 
 /** How long a sign-on may take from the link to the callback. */
 export const SSO_ATTEMPT_MS = 10 * 60_000;
@@ -112,6 +118,7 @@ export class SingleSignOn {
     const current = new URL(attempt.redirectUrl);
     current.search = callbackUrl.search;
     let identity: { readonly [claim: string]: unknown };
+    let idToken: oidc.IDToken;
     try {
       const tokens = await oidc.authorizationCodeGrant(configuration, current, {
         pkceCodeVerifier: attempt.codeVerifier,
@@ -121,6 +128,7 @@ export class SingleSignOn {
       });
       const claims = tokens.claims();
       if (!claims) throw new SsoError('invalid_response', 'no ID token');
+      idToken = claims;
       // Google puts the e-mail in the ID token; other providers answer it at userinfo only.
       identity =
         typeof claims.email === 'string'
@@ -135,14 +143,35 @@ export class SingleSignOn {
     const user = await findUserByEmail(this.options.db, email);
     if (!user) throw new SsoError('unknown_user');
     const [account] = await this.options.db
-      .select({ enabled: accounts.ssoEnabled, domain: accounts.ssoDomain })
+      .select({
+        enabled: accounts.ssoEnabled,
+        domain: accounts.ssoDomain,
+        policy: accounts.policy,
+      })
       .from(accounts)
       .where(eq(accounts.id, user.accountId));
     if (!account?.enabled) throw new SsoError('sso_disabled');
+    // The e-mail's text: which of the account's addresses sign on (not proof of membership).
     const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
     if (account.domain && domain !== account.domain.toLowerCase()) {
       throw new SsoError('domain_not_allowed');
     }
+    // Membership, as the provider signs it into the ID token: Google's `hd` is present only for
+    // a Workspace-managed account, Entra's `tid` names the directory the person belongs to.
+    const policy = ssoPolicyOf(account.policy);
+    const unreadable = policy.problems.length ? ` (policy: ${policy.problems.join('; ')})` : '';
+    if (!claimAllowed(policy.hostedDomains, idToken.hd)) {
+      throw new SsoError('workspace_not_allowed', `hd ${JSON.stringify(idToken.hd)}${unreadable}`);
+    }
+    if (!claimAllowed(policy.tenantIds, idToken.tid)) {
+      throw new SsoError('tenant_not_allowed', `tid ${JSON.stringify(idToken.tid)}${unreadable}`);
+    }
+    const check = await checkSsoIdentity(this.options.db, user, {
+      issuer: idToken.iss,
+      subject: idToken.sub,
+    });
+    const refusal = IDENTITY_REFUSALS[check];
+    if (refusal) throw new SsoError(refusal, `${idToken.iss} ${idToken.sub}`);
     return { userId: user.id };
   }
 
@@ -184,6 +213,14 @@ export class SingleSignOn {
     return this.#configuration;
   }
 }
+
+/** The identity checks that refuse the sign-on, and why. */
+const IDENTITY_REFUSALS: Record<SsoIdentityCheck, SsoErrorCode | null> = {
+  bound: null,
+  bound_now: null,
+  bound_to_another: 'identity_mismatch',
+  taken: 'identity_in_use',
+};
 
 /**
  * An error of the code exchange or the ID token's checks: the provider refused (an OAuth error

@@ -92,6 +92,11 @@ export const ERRORS = {
     message: 'This call has no phone number to text.',
     shape: 'refusal',
   },
+  SSO_ONLY: {
+    status: 403,
+    message: 'Your account signs in with single sign-on only. Use Log in with Google.',
+    shape: 'refusal',
+  },
   TOO_MANY_LOGINS: {
     status: 429,
     message: 'Too many login attempts. Try again in 15 minutes.',

@@ -14,6 +14,11 @@ export const SSO_ERRORS = {
   email_not_verified: 'Your e-mail address is not verified by the sign-in provider.',
   sso_disabled: 'Single sign-on is not enabled for your account.',
   domain_not_allowed: 'Your e-mail domain may not sign in with single sign-on.',
+  workspace_not_allowed: 'Your Google Workspace may not sign in to this Leadline account.',
+  tenant_not_allowed: 'Your Microsoft Entra tenant may not sign in to this Leadline account.',
+  identity_mismatch:
+    'Your Leadline user is linked to a different sign-in account. Sign in with that account, or ask your administrator to unlink it.',
+  identity_in_use: 'This sign-in account is already linked to another Leadline user.',
   expired: 'This sign-in has expired or was already used. Please try again.',
   provider_error: 'The sign-in provider could not sign you in. Please try again.',
   invalid_response: 'The sign-in could not be verified. Please try again.',

@@ -1,0 +1,91 @@
+/**
+ * The account's security policy (`accounts.policy`, issue 36) read with its defaults. The policy
+ * is JSON an operator writes (SQL or the seed today, the administration screens later), so each
+ * field is checked on its own: a field of the wrong shape is applied as its strictest value and
+ * named in `problems` for the log, never ignored (a typo must not open what it meant to close)
+ * and never a 500.
+ */
+import { eq } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Db } from '../db/database';
+import { accounts, type AccountPolicy } from '../db/schema';
+
+/** One field of the policy as read: absent, a value of its type, or something unreadable. */
+export type PolicyField<T> =
+  { kind: 'absent' } | { kind: 'set'; value: T } | { kind: 'unreadable'; raw: unknown };
+
+/** Reads the field `key` of a stored policy (any JSON) with the field's schema. */
+export function readPolicyField<K extends keyof AccountPolicy>(
+  policy: unknown,
+  key: K,
+  schema: z.ZodType<NonNullable<AccountPolicy[K]>>,
+): PolicyField<NonNullable<AccountPolicy[K]>> {
+  if (typeof policy !== 'object' || policy === null || Array.isArray(policy)) {
+    return { kind: 'unreadable', raw: policy };
+  }
+  if (!Object.hasOwn(policy, key)) return { kind: 'absent' };
+  const raw = (policy as Record<string, unknown>)[key];
+  if (raw === undefined || raw === null) return { kind: 'absent' };
+  const parsed = schema.safeParse(raw);
+  return parsed.success ? { kind: 'set', value: parsed.data } : { kind: 'unreadable', raw };
+}
+
+/** The stored policy of an account (`{}` for an account that does not exist). */
+export async function loadAccountPolicy(db: Db, accountId: number): Promise<unknown> {
+  const [row] = await db
+    .select({ policy: accounts.policy })
+    .from(accounts)
+    .where(eq(accounts.id, accountId));
+  return row?.policy ?? {};
+}
+
+// ── Single sign-on ───────────────────────────────────────────────────────────────────────────
+
+/** Which values of an ID token's claim an account allows. */
+export type AllowedClaimValues = 'any' | ReadonlySet<string>;
+
+/** The single sign-on part of an account's policy, with its defaults. */
+export interface SsoPolicy {
+  /** `sso_only` (default false): password login is refused for the account's users. */
+  ssoOnly: boolean;
+  /** `sso_hosted_domains`, lower case: the Google Workspace domains (`hd` claim) allowed. */
+  hostedDomains: AllowedClaimValues;
+  /** `sso_tenant_ids`, lower case: the Microsoft Entra tenants (`tid` claim) allowed. */
+  tenantIds: AllowedClaimValues;
+  /** The fields that could not be read (applied as their strictest value), for the log. */
+  problems: string[];
+}
+
+const claimValues = z.array(z.string().trim().min(1));
+
+/**
+ * The single sign-on policy of a stored policy. Defaults: password login allowed, any workspace,
+ * any tenant (an empty list is no list). Strictest, for a field of the wrong shape: single
+ * sign-on only, no workspace, no tenant.
+ */
+export function ssoPolicyOf(policy: unknown): SsoPolicy {
+  const problems: string[] = [];
+  const ssoOnly = readPolicyField(policy, 'sso_only', z.boolean());
+  if (ssoOnly.kind === 'unreadable') problems.push('sso_only must be true or false');
+  const allowed = (key: 'sso_hosted_domains' | 'sso_tenant_ids'): AllowedClaimValues => {
+    const field = readPolicyField(policy, key, claimValues);
+    if (field.kind === 'unreadable') {
+      problems.push(`${key} must be a list of strings`);
+      return new Set();
+    }
+    if (field.kind === 'absent' || field.value.length === 0) return 'any';
+    return new Set(field.value.map((value) => value.toLowerCase()));
+  };
+  return {
+    ssoOnly: ssoOnly.kind === 'unreadable' || (ssoOnly.kind === 'set' && ssoOnly.value),
+    hostedDomains: allowed('sso_hosted_domains'),
+    tenantIds: allowed('sso_tenant_ids'),
+    problems,
+  };
+}
+
+/** Whether a claim's value (absent: null) is one `allowed` lets in. */
+export function claimAllowed(allowed: AllowedClaimValues, value: unknown): boolean {
+  if (allowed === 'any') return true;
+  return typeof value === 'string' && allowed.has(value.trim().toLowerCase());
+}
