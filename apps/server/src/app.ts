@@ -9,6 +9,7 @@ import Fastify, {
 } from 'fastify';
 import cookie from '@fastify/cookie';
 import authPlugin from './auth/auth-plugin';
+import { CookiePolicy } from './auth/cookie-policy';
 import { authRoutes } from './auth/auth-routes';
 import type { SingleSignOn } from './auth/single-sign-on';
 import { ssoRoutes } from './auth/sso-routes';
@@ -91,6 +92,12 @@ export interface AppOptions {
   /** The security headers' allowances (default: nothing beyond the product's own origin). */
   security?: SecurityPolicy;
   /**
+   * Production: browsers reach the install over HTTPS only, whatever the request's scheme looks
+   * like here; cookies are `Secure` with the `__Host-` prefix and HSTS is on every answer.
+   * Default off (embedded mode: both follow the request's scheme).
+   */
+  httpsOnly?: boolean;
+  /**
    * Serve the sandbox phone network's endpoints (embedded mode): its call log, if any;
    * `relayed` on an instance relaying to the media instance, which has the network.
    */
@@ -111,14 +118,18 @@ export async function buildApp(
     routerOptions: { ignoreTrailingSlash: true },
   });
   installErrorHandler(app);
-  await registerSecurityHeaders(
-    app,
-    options.security ?? { frameAncestors: [], connectSources: [] },
-  );
+  await registerSecurityHeaders(app, {
+    ...(options.security ?? { frameAncestors: [], connectSources: [] }),
+    httpsOnly: options.httpsOnly ?? false,
+  });
   // The API speaks JSON only: other bodies get 415 rather than a confusing validation error.
   app.removeContentTypeParser('text/plain');
   await app.register(cookie);
-  await app.register(authPlugin, { db: services.db, sessions: services.sessions });
+  await app.register(authPlugin, {
+    db: services.db,
+    sessions: services.sessions,
+    cookies: new CookiePolicy(options.httpsOnly ?? false),
+  });
   app.get('/healthz', { config: { auth: 'public' } }, async () => ({ ok: true }));
   await app.register(
     authRoutes({

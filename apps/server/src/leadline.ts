@@ -236,6 +236,8 @@ export async function startLeadline(
         }),
       },
       sandbox: config.mode === 'embedded' && engine ? engine : false,
+      // Production faces the internet over HTTPS: Secure `__Host-` cookies and HSTS always.
+      httpsOnly: config.mode === 'production',
     },
   );
   // The embedded Pusher-protocol endpoint (`/app/{key}`) and its HTTP events API.

@@ -11,12 +11,17 @@ import type { Db } from '../db/database';
 import { apiKeys } from '../db/schema';
 import { AppError } from '../http/errors';
 import { ApiKeyCache } from './api-key-cache';
+import { CookiePolicy } from './cookie-policy';
 import { SESSION_COOKIE, type SessionStore, type SessionUser } from './sessions';
 
 /** How a route authenticates. */
 export type RouteAuth = 'session' | 'public' | 'api-key';
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** How this install names and flags its cookies (production: `Secure`, `__Host-`). */
+    cookiePolicy: CookiePolicy;
+  }
   interface FastifyContextConfig {
     auth?: RouteAuth;
   }
@@ -42,8 +47,10 @@ export function sessionOf(request: FastifyRequest): SessionUser {
   return request.auth;
 }
 
-/** Whether the request came over TLS (directly or, with trustProxy, through a proxy). */
-export const isSecure = (request: FastifyRequest): boolean => request.protocol === 'https';
+/** The session cookie's value in the request (under this install's name), if any. */
+export function sessionCookieOf(request: FastifyRequest): string | undefined {
+  return request.server.cookiePolicy.read(request, SESSION_COOKIE);
+}
 
 /** Sets the session cookie. */
 export function setSessionCookie(
@@ -52,26 +59,24 @@ export function setSessionCookie(
   value: string,
   expires: Date,
 ): void {
-  reply.setCookie(SESSION_COOKIE, value, {
-    path: '/',
-    httpOnly: true,
-    sameSite: 'lax',
-    secure: isSecure(request),
-    expires,
-  });
+  request.server.cookiePolicy.set(request, reply, SESSION_COOKIE, value, { expires });
 }
 
 /** Clears the session cookie. */
 export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply): void {
-  reply.clearCookie(SESSION_COOKIE, {
-    path: '/',
-    httpOnly: true,
-    sameSite: 'lax',
-    secure: isSecure(request),
-  });
+  request.server.cookiePolicy.clear(request, reply, SESSION_COOKIE);
 }
 
-async function authPlugin(app: FastifyInstance, opts: { db: Db; sessions: SessionStore }) {
+async function authPlugin(
+  app: FastifyInstance,
+  opts: {
+    db: Db;
+    sessions: SessionStore;
+    /** Default: embedded mode's (the plain names, `Secure` over TLS only). */
+    cookies?: CookiePolicy;
+  },
+) {
+  app.decorate('cookiePolicy', opts.cookies ?? new CookiePolicy(false));
   app.decorateRequest('auth', null);
   app.decorateRequest('apiAccountId', null);
   const apiKeyAccounts = new ApiKeyCache({
@@ -97,7 +102,7 @@ async function authPlugin(app: FastifyInstance, opts: { db: Db; sessions: Sessio
       request.apiAccountId = accountId;
       return;
     }
-    const cookie = request.cookies[SESSION_COOKIE];
+    const cookie = sessionCookieOf(request);
     const session = cookie ? await opts.sessions.find(cookie) : null;
     if (!session) throw new AppError('UNAUTHENTICATED');
     if (!SAFE_METHODS.has(request.method)) {

@@ -7,10 +7,10 @@ import { parseWith } from '../http/validate';
 import { findUserByEmail, setAutoaccept, toUserResource } from '../users/users-repo';
 import type { LoginThrottle } from './login-throttle';
 import { PERMISSION, requirePermission } from './permissions';
-import { clearSessionCookie, sessionOf, setSessionCookie } from './auth-plugin';
+import { clearSessionCookie, sessionCookieOf, sessionOf, setSessionCookie } from './auth-plugin';
 import { verifyPassword } from './password';
 import { refusePasswordLoginIfSsoOnly } from './sso-only';
-import { SESSION_COOKIE, type SessionStore } from './sessions';
+import type { SessionStore } from './sessions';
 import { sessionTagOf, type SocketAccess } from './socket-access';
 import type { TokenIssuer } from './twilio-access-tokens';
 import { soundUrls } from '../sounds/sounds';
@@ -37,7 +37,7 @@ export async function startSession(
   sessions: SessionStore,
   userId: number,
 ): Promise<void> {
-  const previous = request.cookies[SESSION_COOKIE];
+  const previous = sessionCookieOf(request);
   if (previous) {
     const old = await sessions.find(previous);
     if (old) await sessions.destroy(old.sessionId);

@@ -4,7 +4,7 @@
  * login does and goes to the console, or goes back to the login view with `?sso_error=<code>`.
  * `GET /api/v1/login/options` tells the login view whether to offer the link at all.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import {
   SSO_CALLBACK_PATH,
   SSO_ERROR_PARAM,
@@ -12,7 +12,6 @@ import {
   type LoginOptionsResponse,
   type SsoErrorCode,
 } from '@leadline/contracts';
-import { isSecure } from './auth-plugin';
 import { startSession } from './auth-routes';
 import { SsoError, SSO_ATTEMPT_MS, type SingleSignOn } from './single-sign-on';
 import type { SessionStore } from './sessions';
@@ -23,13 +22,6 @@ export const SSO_COOKIE = 'leadline_sso';
 /** The single sign-on routes; `sso` null: not configured. */
 export function ssoRoutes(deps: { sso: SingleSignOn | null; sessions: SessionStore }) {
   return async (app: FastifyInstance): Promise<void> => {
-    const cookieOptions = (request: FastifyRequest) => ({
-      path: SSO_CALLBACK_PATH,
-      httpOnly: true,
-      // Lax: the provider's redirect back is a top-level GET, which carries it.
-      sameSite: 'lax' as const,
-      secure: isSecure(request),
-    });
     const backToLogin = (reply: FastifyReply, code: SsoErrorCode) =>
       reply.redirect(`/?${SSO_ERROR_PARAM}=${code}`, 302);
 
@@ -42,8 +34,10 @@ export function ssoRoutes(deps: { sso: SingleSignOn | null; sessions: SessionSto
       if (!deps.sso) return backToLogin(reply, 'not_configured');
       try {
         const { url, cookie } = await deps.sso.begin(`${request.protocol}://${request.host}`);
-        reply.setCookie(SSO_COOKIE, cookie, {
-          ...cookieOptions(request),
+        // Lax (the policy's): the provider's redirect back is a top-level GET, which carries it.
+        // Only the callback reads it (in production a `__Host-` cookie, which is `Path=/`).
+        app.cookiePolicy.set(request, reply, SSO_COOKIE, cookie, {
+          path: SSO_CALLBACK_PATH,
           maxAge: SSO_ATTEMPT_MS / 1000,
         });
         return reply.redirect(url.href, 302);
@@ -55,10 +49,10 @@ export function ssoRoutes(deps: { sso: SingleSignOn | null; sessions: SessionSto
 
     app.get(SSO_CALLBACK_PATH, { config: { auth: 'public' } }, async (request, reply) => {
       if (!deps.sso) return backToLogin(reply, 'not_configured');
-      reply.clearCookie(SSO_COOKIE, cookieOptions(request));
+      app.cookiePolicy.clear(request, reply, SSO_COOKIE, SSO_CALLBACK_PATH);
       const url = new URL(request.url, `${request.protocol}://${request.host}`);
       try {
-        const { userId } = await deps.sso.finish(url, request.cookies[SSO_COOKIE]);
+        const { userId } = await deps.sso.finish(url, app.cookiePolicy.read(request, SSO_COOKIE));
         await startSession(request, reply, deps.sessions, userId);
         return reply.redirect('/', 302);
       } catch (error) {

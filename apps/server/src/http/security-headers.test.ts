@@ -1,7 +1,8 @@
 /**
  * The security headers on a response, read back as a browser would: the Content-Security-Policy
  * parsed into directives (no 'unsafe-inline', no upgrade of a plain-HTTP product's requests,
- * frames refused unless listed), nosniff, no referrer, HSTS only over TLS.
+ * frames refused unless listed), nosniff, no referrer, HSTS only over TLS (in production on
+ * every answer).
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -52,6 +53,11 @@ describe('security headers', () => {
 
   it('HSTS only on a request that came over TLS', async () => {
     const headers = await headersOf(NONE, { 'x-forwarded-proto': 'https' });
+    expect(headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
+  });
+
+  it('HSTS on every answer in production, whatever the request’s scheme', async () => {
+    const headers = await headersOf({ ...NONE, httpsOnly: true });
     expect(headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
   });
 

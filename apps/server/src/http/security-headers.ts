@@ -3,8 +3,10 @@
  * console runs under with nothing inline (Vite builds scripts and styles into files; React sets
  * styles through the DOM, which the policy allows), `frame-ancestors 'none'` unless the operator
  * lists the CRMs that may embed the console (`FRAME_ANCESTORS`), `nosniff`, no referrer, and
- * HSTS only on a request that came over TLS (the server's own, or a proxy's with `TRUST_PROXY`):
- * a plain-HTTP LAN product must not tell browsers to insist on HTTPS.
+ * HSTS: in production on every answer (the install faces the internet over HTTPS, whatever the
+ * scheme looks like behind its proxy); in embedded mode only on a request that came over TLS
+ * (the server's own, or a proxy's with `TRUST_PROXY`), since a plain-HTTP LAN product must not
+ * tell browsers to insist on HTTPS.
  *
  * `connect-src` is the product's own origin (its API, `/signal` and the embedded realtime
  * endpoint: 'self' covers same-origin ws: and wss:) plus the configured providers
@@ -20,10 +22,15 @@ export interface SecurityPolicy {
   frameAncestors: readonly string[];
   /** Extra `connect-src` sources: the realtime and telephony providers' hosts. */
   connectSources: readonly string[];
+  /** Production: HSTS on every answer, whatever the request's scheme (default: over TLS only). */
+  httpsOnly?: boolean;
 }
 
 /** A year, as HSTS usually asks. */
 const HSTS_MAX_AGE_S = 365 * 24 * 3600;
+
+/** The `Strict-Transport-Security` header's value. */
+export const HSTS = `max-age=${HSTS_MAX_AGE_S}; includeSubDomains`;
 
 /** The `connect-src` sources the configured providers need besides 'self'. */
 export function connectSourcesOf(options: {
@@ -84,8 +91,8 @@ export async function registerSecurityHeaders(
     xFrameOptions: policy.frameAncestors.length > 0 ? false : { action: 'deny' },
   });
   app.addHook('onSend', async (request, reply) => {
-    if (request.protocol === 'https') {
-      reply.header('strict-transport-security', `max-age=${HSTS_MAX_AGE_S}; includeSubDomains`);
+    if (policy.httpsOnly === true || request.protocol === 'https') {
+      reply.header('strict-transport-security', HSTS);
     }
   });
 }

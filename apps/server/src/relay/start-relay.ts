@@ -81,6 +81,8 @@ export async function startRelay(config: Config): Promise<RelayInstance> {
         }),
       },
       sandbox: config.mode === 'embedded' ? 'relayed' : false,
+      // Production faces the internet over HTTPS: Secure `__Host-` cookies and HSTS always.
+      httpsOnly: config.mode === 'production',
     },
   );
   const realtime = await RealtimeService.register(app, {

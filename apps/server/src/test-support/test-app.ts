@@ -55,6 +55,8 @@ export async function startTestApp(
     ringTimeoutMs?: number;
     /** Single sign-on, built on the test's database. */
     sso?: (db: Database['db']) => SingleSignOn;
+    /** Production's cookies and HSTS (`AppOptions.httpsOnly`). */
+    httpsOnly?: boolean;
   } = {},
 ): Promise<TestApp> {
   const database = await openTestDatabase();
@@ -96,6 +98,7 @@ export async function startTestApp(
     {
       logger,
       trustProxy: options.trustProxy ?? false,
+      httpsOnly: options.httpsOnly ?? false,
       webDistDir: '/nonexistent',
       sandbox: { sandboxCalls: () => [], sandboxHangUp: () => false },
     },
