@@ -23,7 +23,10 @@ import { callsRoutes, type RemoteRecordings } from './calls/calls-routes';
 import { outboundRoutes } from './calls/outbound-routes';
 import type { Db } from './db/database';
 import { historyRoutes } from './history/history-routes';
+import { registerAnonymousRateLimit } from './http/anonymous-rate-limit';
 import { installErrorHandler } from './http/error-handler';
+import { RateLimitHits } from './http/rate-limit-hits';
+import { DEFAULT_RATE_LIMITS, type AnonymousRateLimits } from './http/rate-limit-settings';
 import { registerSecurityHeaders, type SecurityPolicy } from './http/security-headers';
 import { leadsRoutes } from './leads/leads-routes';
 import type { NetworkTests } from './network-test/network-tests';
@@ -91,6 +94,10 @@ export interface AppOptions {
   edge?: 'twilio';
   /** The security headers' allowances (default: nothing beyond the product's own origin). */
   security?: SecurityPolicy;
+  /** The anonymous routes' rate limits (default `DEFAULT_RATE_LIMITS`). */
+  rateLimits?: AnonymousRateLimits;
+  /** Their shared counts (default: on `services.db`, the system clock). */
+  rateLimitHits?: RateLimitHits;
   /**
    * Production: browsers reach the install over HTTPS only, whatever the request's scheme looks
    * like here; cookies are `Secure` with the `__Host-` prefix and HSTS is on every answer.
@@ -124,6 +131,17 @@ export async function buildApp(
   });
   // The API speaks JSON only: other bodies get 415 rather than a confusing validation error.
   app.removeContentTypeParser('text/plain');
+  // Before authentication: a refused anonymous request costs no session or API-key lookup.
+  await registerAnonymousRateLimit(app, {
+    hits:
+      options.rateLimitHits ??
+      new RateLimitHits({
+        db: services.db,
+        onSweepError: (error) =>
+          app.log.warn({ err: error }, 'deleting old rate-limit counts failed'),
+      }),
+    limits: options.rateLimits ?? DEFAULT_RATE_LIMITS,
+  });
   await app.register(cookie);
   await app.register(authPlugin, {
     db: services.db,

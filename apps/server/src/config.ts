@@ -6,6 +6,7 @@ import { networkInterfaces } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { SsoProviderSettings } from './auth/single-sign-on';
+import { DEFAULT_RATE_LIMITS, type AnonymousRateLimits } from './http/rate-limit-settings';
 import type { RealtimeTarget } from './realtime/realtime-target';
 import type { TlsSetting } from './tls/tls-credentials';
 
@@ -19,6 +20,9 @@ const csv = z.string().transform((s) =>
     .map((x) => x.trim())
     .filter(Boolean),
 );
+
+/** A rate limit: requests per address per minute, at least 1. */
+const perMinute = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
 
 const Env = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -86,6 +90,10 @@ const Env = z.object({
   OIDC_CLIENT_ID: z.string().min(1).optional(),
   OIDC_CLIENT_SECRET: z.string().min(1).optional(),
   OIDC_REDIRECT_URL: z.url({ error: 'OIDC_REDIRECT_URL must be a URL' }).optional(),
+  RATE_LIMIT_SIGN_IN_PER_MINUTE: perMinute(DEFAULT_RATE_LIMITS['sign-in']),
+  RATE_LIMIT_INTAKE_PER_MINUTE: perMinute(DEFAULT_RATE_LIMITS.intake),
+  RATE_LIMIT_WEBHOOKS_PER_MINUTE: perMinute(DEFAULT_RATE_LIMITS.webhooks),
+  RATE_LIMIT_SOCKETS_PER_MINUTE: perMinute(DEFAULT_RATE_LIMITS.sockets),
 });
 
 /** The server's settings, parsed from the environment. */
@@ -132,6 +140,8 @@ export interface Config {
   voiceSdk: 'leadline' | 'twilio';
   /** Single sign-on's OpenID Connect provider; unset: no 'Log in with Google'. */
   sso: SsoProviderSettings | undefined;
+  /** Requests per client address per minute on the anonymous routes and sockets, by group. */
+  rateLimits: AnonymousRateLimits;
 }
 
 /** Thrown when the environment holds a value the server cannot run with. */
@@ -239,6 +249,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             redirectUrl: e.OIDC_REDIRECT_URL,
           }
         : undefined,
+    rateLimits: {
+      'sign-in': e.RATE_LIMIT_SIGN_IN_PER_MINUTE,
+      intake: e.RATE_LIMIT_INTAKE_PER_MINUTE,
+      webhooks: e.RATE_LIMIT_WEBHOOKS_PER_MINUTE,
+      sockets: e.RATE_LIMIT_SOCKETS_PER_MINUTE,
+    },
   };
 }
 

@@ -17,6 +17,8 @@ import {
 } from '@leadline/voice';
 import { buildApp } from './app';
 import { SIGNAL_PATH, baseUrlOf, routeUpgrades } from './http/instance-http';
+import { SocketRateLimit } from './http/anonymous-rate-limit';
+import { RateLimitHits } from './http/rate-limit-hits';
 import { connectSourcesOf } from './http/security-headers';
 import { AccessTokens, TokenRefusedError, identityOf } from './auth/access-token';
 import { LoginThrottle } from './auth/login-throttle';
@@ -192,6 +194,11 @@ export async function startLeadline(
   };
   const bus = await openInstanceBus(config.databaseUrl, logger);
   const sockets = new SocketAccess({ db, bus, log: logger, signalling: engine });
+  // The anonymous routes' and sockets' counts, shared by every instance on the database.
+  const rateLimitHits = new RateLimitHits({
+    db,
+    onSweepError: (error) => logger.warn({ err: error }, 'deleting old rate-limit counts failed'),
+  });
   const app = await buildApp(
     {
       db,
@@ -222,6 +229,8 @@ export async function startLeadline(
     },
     {
       logger,
+      rateLimits: config.rateLimits,
+      rateLimitHits,
       trustProxy: config.trustProxy,
       webDistDir: config.webDistDir ?? join(serverRoot(), '..', 'web', 'dist'),
       https,
@@ -259,11 +268,19 @@ export async function startLeadline(
       : undefined,
   });
   sockets.attachRealtime(realtime);
+  const socketLimit = new SocketRateLimit({
+    hits: rateLimitHits,
+    limits: config.rateLimits,
+    trustProxy: config.trustProxy,
+    log: logger,
+  });
   routeUpgrades(app.server, {
+    // With Twilio the SDK signals to Twilio's edge: nothing answers here.
     signal: engine
       ? (request, socket, head) => engine.handleUpgrade(request, socket, head)
-      : () => false,
+      : (_request, socket) => socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n'),
     realtime,
+    admit: (request) => socketLimit.admit(request),
   });
 
   try {

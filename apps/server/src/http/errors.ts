@@ -102,6 +102,11 @@ export const ERRORS = {
     message: 'Too many login attempts. Try again in 15 minutes.',
     shape: 'refusal',
   },
+  RATE_LIMITED: {
+    status: 429,
+    message: 'Too many requests from your address. Try again in a minute.',
+    shape: 'refusal',
+  },
   CALL_SERVICE_UNREACHABLE: {
     status: 503,
     message: 'The call service cannot be reached just now. Try again in a moment.',

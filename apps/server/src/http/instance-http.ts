@@ -1,29 +1,53 @@
 /**
  * What every instance does with its HTTP server, the media instance and a relaying one alike:
  * route WebSocket upgrades (the signalling path to whoever handles it, `/app/{key}` to the
- * realtime endpoint, anything else 404) and name the base URL it listens on.
+ * realtime endpoint, anything else 404) and name the base URL it listens on. Upgrades of the
+ * two socket paths are counted first (`admit`: the anonymous rate limit of sockets) and a
+ * refused one answered 429 before any WebSocket is made.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { PUSHER_APP_PATH_PREFIX } from '../realtime/embedded/constants';
+import { SocketRateLimit } from './anonymous-rate-limit';
 
 /** The signalling WebSocket's path. */
 export const SIGNAL_PATH = '/signal';
 
 type UpgradeHandler = (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
 
-/** Sends `/signal` upgrades to `signal`, realtime ones to `realtime`, the rest a 404. */
+/**
+ * Sends `/signal` upgrades to `signal`, realtime ones to `realtime`, the rest a 404. With
+ * `admit`, a socket path's upgrade goes on only once admitted; a refusal names the seconds to
+ * wait.
+ */
 export function routeUpgrades(
   server: Server,
   handlers: {
     signal: UpgradeHandler;
     realtime: { handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean };
+    admit?: (request: IncomingMessage) => Promise<number | null>;
   },
 ): void {
-  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const path = (request.url ?? '').split('?')[0];
+  const route = (path: string, request: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (path === SIGNAL_PATH) return handlers.signal(request, socket, head);
     if (handlers.realtime.handleUpgrade(request, socket, head)) return;
     socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+  };
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = (request.url ?? '').split('?')[0] ?? '';
+    const { admit } = handlers;
+    if (!admit || (path !== SIGNAL_PATH && !path.startsWith(PUSHER_APP_PATH_PREFIX))) {
+      return route(path, request, socket, head);
+    }
+    // The client may go while it is counted: its socket's error must not go unheard.
+    const gone = () => socket.destroy();
+    socket.on('error', gone);
+    void admit(request).then((retryAfterS) => {
+      socket.off('error', gone);
+      if (socket.destroyed) return;
+      if (retryAfterS !== null) return SocketRateLimit.refuse(socket, retryAfterS);
+      route(path, request, socket, head);
+    });
   });
 }
 

@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { buildApp } from '../app';
+import { SocketRateLimit } from '../http/anonymous-rate-limit';
 import { baseUrlOf, routeUpgrades } from '../http/instance-http';
+import { RateLimitHits } from '../http/rate-limit-hits';
 import { connectSourcesOf } from '../http/security-headers';
 import { AccessTokens } from '../auth/access-token';
 import { LoginThrottle } from '../auth/login-throttle';
@@ -54,6 +56,11 @@ export async function startRelay(config: Config): Promise<RelayInstance> {
   const pusher = { ...config.pusher, secret: pusherSecret };
   // No softphone sockets here (they are relayed to the media instance, which withdraws them).
   const sockets = new SocketAccess({ db, bus, log: logger });
+  // The anonymous routes' and sockets' counts, shared with the other instances.
+  const rateLimitHits = new RateLimitHits({
+    db,
+    onSweepError: (error) => logger.warn({ err: error }, 'deleting old rate-limit counts failed'),
+  });
   const app = await buildApp(
     {
       db,
@@ -68,6 +75,8 @@ export async function startRelay(config: Config): Promise<RelayInstance> {
     },
     {
       logger,
+      rateLimits: config.rateLimits,
+      rateLimitHits,
       trustProxy: config.trustProxy,
       webDistDir: config.webDistDir ?? join(serverRoot(), '..', 'web', 'dist'),
       https,
@@ -93,9 +102,16 @@ export async function startRelay(config: Config): Promise<RelayInstance> {
     onSocketClosed: (socketId) => sockets.realtimeClosed(socketId),
   });
   sockets.attachRealtime(realtime);
+  const socketLimit = new SocketRateLimit({
+    hits: rateLimitHits,
+    limits: config.rateLimits,
+    trustProxy: config.trustProxy,
+    log: logger,
+  });
   routeUpgrades(app.server, {
     signal: (request, socket, head) => relayUpgrade(mediaUrl, request, socket, head),
     realtime,
+    admit: (request) => socketLimit.admit(request),
   });
   try {
     await app.listen({ port: config.port, host: config.host });

@@ -18,6 +18,8 @@ import { EventBus } from '../events/event-bus';
 import { NetworkTests } from '../network-test/network-tests';
 import { SandboxSmsSender, SmsService, type SmsSender } from '../sms/sms-sender';
 import { FakeTelephony } from '../telephony/fake-telephony';
+import { RateLimitHits } from '../http/rate-limit-hits';
+import type { AnonymousRateLimits } from '../http/rate-limit-settings';
 import { openTestDatabase } from './test-database';
 
 /** The secret tests sign tokens with. */
@@ -53,6 +55,8 @@ export async function startTestApp(
     loginThrottle?: LoginThrottle;
     sms?: SmsSender;
     ringTimeoutMs?: number;
+    /** The anonymous routes' rate limits (default: the product's); counted on `clock`. */
+    rateLimits?: AnonymousRateLimits;
     /** Single sign-on, built on the test's database. */
     sso?: (db: Database['db']) => SingleSignOn;
     /** Production's cookies and HSTS (`AppOptions.httpsOnly`). */
@@ -97,6 +101,11 @@ export async function startTestApp(
     },
     {
       logger,
+      ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
+      rateLimitHits: new RateLimitHits({
+        db: database.db,
+        ...(options.clock ? { now: () => options.clock!.now() } : {}),
+      }),
       trustProxy: options.trustProxy ?? false,
       httpsOnly: options.httpsOnly ?? false,
       webDistDir: '/nonexistent',
