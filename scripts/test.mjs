@@ -40,10 +40,11 @@ function runPhase(name, command, args, env = {}) {
 /**
  * The server's tests again on PostgreSQL, where its database behaviour can differ from PGlite's:
  * every endpoint through the `pg` driver (the API matrix, free text, idempotency, sessions and
- * sockets), lead intake, and what needs a server (several instances, the instance bus,
- * production mode, planner statistics). The flows that only repeat the same statements on the
- * real engine (routing's offers, transfers and supervision, restart, network test, Twilio flows,
- * realtime, SSO) ran once on PGlite.
+ * sockets), lead intake, single sign-on (binding users to identities races on the unique
+ * iss+sub pair, and the account's policy is JSON), and what needs a server (several instances,
+ * the instance bus, production mode, planner statistics). The flows that only repeat the same
+ * statements on the real engine (routing's offers, transfers and supervision, restart, network
+ * test, Twilio flows, realtime) ran once on PGlite.
  */
 const POSTGRES_PASS = [
   'src/api-matrix/cross-account',
@@ -53,6 +54,7 @@ const POSTGRES_PASS = [
   'src/api-matrix/scale',
   'src/auth/auth.integration',
   'src/auth/socket-access',
+  'src/auth/sso',
   'src/calls/lead-call',
   'src/events',
   'src/http',

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SSO_CALLBACK_PATH, SSO_ERRORS, SSO_LOGIN_PATH } from '@leadline/contracts';
 import { accounts, sessions, users } from '../db/schema';
+import { DEMO_PASSWORD } from '../db/seed';
 import { startTestApp, type TestApp } from '../test-support/test-app';
 import {
   startTestProvider,
@@ -96,8 +97,26 @@ class Browser {
   }
 }
 
+/** Two Entra tenants (directory ids). */
+const TENANT_A = '9188040d-6c67-4c5b-b112-36a304b66dad';
+const TENANT_B = '72f988bf-86f1-41af-91ab-2d7cd011db47';
+
+/** People at the provider by login name (= their `sub`); several claim agent1's address. */
 const IDENTITIES = {
   agent: { email: 'AGENT1@example.com', email_verified: true },
+  'agent-twin': { email: 'agent1@example.com', email_verified: true },
+  'agent-acme': { email: 'agent1@example.com', email_verified: true, hd: 'ACME.example' },
+  'agent-other-workspace': {
+    email: 'agent1@example.com',
+    email_verified: true,
+    hd: 'other.example',
+  },
+  'agent-tenant-a': {
+    email: 'agent1@example.com',
+    email_verified: true,
+    tid: TENANT_A.toUpperCase(),
+  },
+  'agent-tenant-b': { email: 'agent1@example.com', email_verified: true, tid: TENANT_B },
   unverified: { email: 'agent1@example.com', email_verified: false },
   stranger: { email: 'nobody@example.com', email_verified: true },
   supervisor: { email: 'supervisor@example.com', email_verified: true },
@@ -147,8 +166,39 @@ afterAll(async () => {
 
 beforeEach(async () => {
   mainClockAheadMs = 0;
-  await main.database.db.update(accounts).set({ ssoEnabled: true, ssoDomain: null });
+  await main.database.db.update(accounts).set({ ssoEnabled: true, ssoDomain: null, policy: {} });
+  await main.database.db.update(users).set({ ssoIssuer: null, ssoSubject: null });
 });
+
+/** The demo user with this e-mail. */
+async function userNamed(email: string) {
+  const [user] = await main.database.db.select().from(users).where(eq(users.email, email));
+  return user!;
+}
+
+/** The single sign-on identity the user with this e-mail is bound to (null: none). */
+async function boundIdentity(email: string): Promise<[string, string] | null> {
+  const user = await userNamed(email);
+  return user.ssoIssuer === null && user.ssoSubject === null
+    ? null
+    : [user.ssoIssuer ?? '', user.ssoSubject ?? ''];
+}
+
+/** Sets the security policy of agent1's account. */
+async function setAgentPolicy(policy: Record<string, unknown>): Promise<void> {
+  const agent = await userNamed('agent1@example.com');
+  await main.database.db.update(accounts).set({ policy }).where(eq(accounts.id, agent.accountId));
+}
+
+/** A whole sign-on as `login` on the main server: where Leadline sends the browser at the end. */
+async function signOn(
+  login: keyof typeof IDENTITIES,
+): Promise<{ location: string; as: string | null }> {
+  const browser = new Browser();
+  const callback = await signInAtProvider(browser, mainOrigin, login);
+  const location = await arrive(browser, callback);
+  return { location, as: await signedInAs(browser, mainOrigin) };
+}
 
 /**
  * Clicks 'Log in with Google' on `origin` and signs in on the provider's pages as `login`;
@@ -303,6 +353,172 @@ describe('single sign-on through OpenID Connect', () => {
     const callback = await signInAtProvider(browser, mainOrigin, 'agent');
     const stranger = await fetch(callback, { redirect: 'manual' });
     expect(stranger.headers.get('location')).toBe(errorAt('expired'));
+  });
+});
+
+describe("the identity a user is bound to (the ID token's iss and sub)", () => {
+  it('is bound at the first sign-in; the same identity signs in again', async () => {
+    expect(await boundIdentity('agent1@example.com')).toBeNull();
+    expect(await signOn('agent')).toEqual({ location: '/', as: 'agent1@example.com' });
+    expect(await boundIdentity('agent1@example.com')).toEqual([provider.issuer, 'agent']);
+    expect(await signOn('agent')).toEqual({ location: '/', as: 'agent1@example.com' });
+    expect(await boundIdentity('agent1@example.com')).toEqual([provider.issuer, 'agent']);
+  });
+
+  it('refuses another sub with the same e-mail, and changes nothing', async () => {
+    await signOn('agent');
+    const before = await sessionCount(main);
+    expect(await signOn('agent-twin')).toEqual({
+      location: errorAt('identity_mismatch'),
+      as: null,
+    });
+    expect(await boundIdentity('agent1@example.com')).toEqual([provider.issuer, 'agent']);
+    expect(await sessionCount(main)).toBe(before);
+  });
+
+  it('refuses the same sub from another issuer', async () => {
+    const agent = await userNamed('agent1@example.com');
+    await main.database.db
+      .update(users)
+      .set({ ssoIssuer: 'https://login.example.org', ssoSubject: 'agent' })
+      .where(eq(users.id, agent.id));
+    expect(await signOn('agent')).toEqual({ location: errorAt('identity_mismatch'), as: null });
+    expect(await boundIdentity('agent1@example.com')).toEqual([
+      'https://login.example.org',
+      'agent',
+    ]);
+  });
+
+  it('refuses an identity already bound to another user, and binds nothing', async () => {
+    const supervisor = await userNamed('supervisor@example.com');
+    await main.database.db
+      .update(users)
+      .set({ ssoIssuer: provider.issuer, ssoSubject: 'agent' })
+      .where(eq(users.id, supervisor.id));
+    const before = await sessionCount(main);
+    expect(await signOn('agent')).toEqual({ location: errorAt('identity_in_use'), as: null });
+    expect(await boundIdentity('agent1@example.com')).toBeNull();
+    expect(await sessionCount(main)).toBe(before);
+  });
+
+  it('is not bound by a sign-on refused for another reason', async () => {
+    await main.database.db.update(accounts).set({ ssoEnabled: false });
+    expect(await signOn('agent-twin')).toEqual({ location: errorAt('sso_disabled'), as: null });
+    expect(await boundIdentity('agent1@example.com')).toBeNull();
+    await main.database.db.update(accounts).set({ ssoEnabled: true });
+    expect(await signOn('agent')).toEqual({ location: '/', as: 'agent1@example.com' });
+  });
+});
+
+describe("allowed Google Workspaces (the ID token's hd) and Entra tenants (tid)", () => {
+  it("lets in only the listed Workspaces, by the hd claim, not by the e-mail's text", async () => {
+    await setAgentPolicy({ sso_hosted_domains: ['acme.example'] });
+    // No hd: a personal Google account, whatever its address.
+    expect(await signOn('agent')).toEqual({
+      location: errorAt('workspace_not_allowed'),
+      as: null,
+    });
+    expect(await signOn('agent-other-workspace')).toEqual({
+      location: errorAt('workspace_not_allowed'),
+      as: null,
+    });
+    // The e-mail's own domain listed: still no hd, still refused.
+    await setAgentPolicy({ sso_hosted_domains: ['example.com'] });
+    expect(await signOn('agent')).toEqual({
+      location: errorAt('workspace_not_allowed'),
+      as: null,
+    });
+    expect(await boundIdentity('agent1@example.com')).toBeNull();
+    // An address outside the Workspace's domain, but an account it manages (hd in any case).
+    await setAgentPolicy({ sso_hosted_domains: ['other.example', 'acme.example'] });
+    expect(await signOn('agent-acme')).toEqual({ location: '/', as: 'agent1@example.com' });
+    expect(await boundIdentity('agent1@example.com')).toEqual([provider.issuer, 'agent-acme']);
+  });
+
+  it('lets in only the listed Entra tenants, by the tid claim', async () => {
+    await setAgentPolicy({ sso_tenant_ids: [TENANT_A] });
+    expect(await signOn('agent')).toEqual({ location: errorAt('tenant_not_allowed'), as: null });
+    expect(await signOn('agent-tenant-b')).toEqual({
+      location: errorAt('tenant_not_allowed'),
+      as: null,
+    });
+    expect(await boundIdentity('agent1@example.com')).toBeNull();
+    expect(await signOn('agent-tenant-a')).toEqual({ location: '/', as: 'agent1@example.com' });
+  });
+
+  it('checks both lists when both are set', async () => {
+    await setAgentPolicy({ sso_hosted_domains: ['acme.example'], sso_tenant_ids: [TENANT_A] });
+    expect(await signOn('agent-acme')).toEqual({
+      location: errorAt('tenant_not_allowed'),
+      as: null,
+    });
+    expect(await signOn('agent-tenant-a')).toEqual({
+      location: errorAt('workspace_not_allowed'),
+      as: null,
+    });
+  });
+
+  it('lets anyone in with an empty list, and no one with a list it cannot read', async () => {
+    await setAgentPolicy({ sso_hosted_domains: [], sso_tenant_ids: [] });
+    expect(await signOn('agent')).toEqual({ location: '/', as: 'agent1@example.com' });
+    // A string where a list belongs: applied as its strictest, not ignored.
+    await setAgentPolicy({ sso_hosted_domains: 'acme.example' });
+    expect(await signOn('agent-acme')).toEqual({
+      location: errorAt('workspace_not_allowed'),
+      as: null,
+    });
+  });
+
+  it("applies the account's e-mail domain (sso_domain) as well", async () => {
+    await setAgentPolicy({ sso_hosted_domains: ['acme.example'] });
+    const agent = await userNamed('agent1@example.com');
+    await main.database.db
+      .update(accounts)
+      .set({ ssoDomain: 'acme.example' })
+      .where(eq(accounts.id, agent.accountId));
+    expect(await signOn('agent-acme')).toEqual({
+      location: errorAt('domain_not_allowed'),
+      as: null,
+    });
+  });
+});
+
+describe('single sign-on only accounts (policy sso_only)', () => {
+  const SSO_ONLY = 'Your account signs in with single sign-on only. Use Log in with Google.';
+  const passwordLogin = (email: string, password = DEMO_PASSWORD) =>
+    main.app.inject({ method: 'POST', url: '/api/v1/user/login', payload: { email, password } });
+
+  it("refuses password login for the account's users, right password or not, and changes nothing", async () => {
+    await setAgentPolicy({ sso_only: true });
+    const before = await sessionCount(main);
+    for (const [email, password] of [
+      ['agent1@example.com', DEMO_PASSWORD],
+      ['Supervisor@example.com', DEMO_PASSWORD],
+      ['agent1@example.com', 'not the password'],
+    ] as const) {
+      const response = await passwordLogin(email, password);
+      expect(response.statusCode).toBe(403);
+      expect(response.json()).toEqual({ success: false, error: SSO_ONLY });
+      expect(response.cookies.find((c) => c.name.endsWith('leadline_session'))).toBeUndefined();
+    }
+    expect(await sessionCount(main)).toBe(before);
+    // Another account's users, and an unknown address, are answered as before.
+    expect((await passwordLogin('agent@a6671.example.com')).statusCode).toBe(200);
+    expect((await passwordLogin('nobody@example.com')).statusCode).toBe(401);
+  });
+
+  it('still signs them in through the provider', async () => {
+    await setAgentPolicy({ sso_only: true });
+    expect(await signOn('agent')).toEqual({ location: '/', as: 'agent1@example.com' });
+  });
+
+  it('refuses password login when sso_only cannot be read (its strictest), allows it when false', async () => {
+    await setAgentPolicy({ sso_only: 'no' });
+    const refused = await passwordLogin('agent1@example.com');
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toEqual({ success: false, error: SSO_ONLY });
+    await setAgentPolicy({ sso_only: false });
+    expect((await passwordLogin('agent1@example.com')).statusCode).toBe(200);
   });
 });
 

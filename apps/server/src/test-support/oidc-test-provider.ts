@@ -1,7 +1,8 @@
 /**
  * A real OpenID Connect provider on loopback for single sign-on tests: `oidc-provider` with its
  * own login and consent pages (dev interactions: any login name, any password), one confidential
- * client, and the accounts the test gives (login name → e-mail claims). It listens first (so the
+ * client, and the accounts the test gives (login name → `sub`, e-mail claims, and Google's
+ * `hd` or Entra's `tid` in the ID token as those providers put them). It listens first (so the
  * issuer is known), then `configure` registers the client's redirect addresses once the
  * Leadline servers under test listen too.
  */
@@ -9,10 +10,17 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 
-/** What the provider says about a person who signs in with a login name. */
+/**
+ * What the provider says about a person who signs in with a login name (the login name is
+ * their `sub`, so two login names with one e-mail are two people claiming one address).
+ */
 export interface TestIdentity {
   email: string;
   email_verified: boolean;
+  /** Google's hosted domain: the Workspace that manages the account (in the ID token). */
+  hd?: string;
+  /** Microsoft Entra's tenant id: the directory the person belongs to (in the ID token). */
+  tid?: string;
 }
 
 export const TEST_CLIENT = { id: 'leadline-test', secret: 'leadline-test-secret-0123456789' };
@@ -46,7 +54,13 @@ export async function startTestProvider(): Promise<TestProvider> {
             token_endpoint_auth_method: 'client_secret_basic',
           },
         ],
-        claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+        // `hd` and `tid` ride with `openid`: in the ID token itself, as Google and Entra send
+        // them; the e-mail is answered at userinfo only (what a broker may do).
+        claims: {
+          openid: ['sub', 'hd', 'tid'],
+          email: ['email', 'email_verified'],
+          profile: ['name'],
+        },
         cookies: { keys: ['oidc-test-provider-cookie-key'] },
         features: { devInteractions: { enabled: true } },
         pkce: { required: () => true },
