@@ -62,7 +62,7 @@ const DOCS: Doc[] = [
     method: 'POST',
     path: '/api/v1/user/login',
     auth: 'public',
-    what: "Signs in with e-mail and password; sets the `leadline_session` cookie (httpOnly, SameSite=Lax, Secure behind TLS) and starts a new session. Failures: 422 for a malformed body, 401 `{ success: false, error: 'Your login credentials are invalid.' }`, 429 after 10 failures per e-mail or address in 15 minutes (with `Retry-After`). The console reloads the page on success.",
+    what: "Signs in with e-mail and password; sets the `leadline_session` cookie (httpOnly, SameSite=Lax, Secure behind TLS) and starts a new session. Failures: 422 for a malformed body, 401 `{ success: false, error: 'Your login credentials are invalid.' }`, 403 `{ success: false, error: 'Your account signs in with single sign-on only. Use Log in with Google.' }` for a user of an account whose policy is single sign-on only (`sso_only`; the password is not checked), 429 after 10 failures per e-mail or address in 15 minutes (with `Retry-After`). The console reloads the page on success.",
     example: async () => ({
       method: 'POST',
       url: '/api/v1/user/login',
