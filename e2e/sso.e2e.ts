@@ -26,6 +26,8 @@ beforeAll(async () => {
   });
   provider.configure([`${product.url}/apps/workos/callback`], {
     'agent-one': { email: 'agent1@example.com', email_verified: true },
+    // Another person at the provider (another `sub`) with agent1's address.
+    'agent-one-again': { email: 'agent1@example.com', email_verified: true },
   });
   browser = await launchChromium(await toneWav(1000, 1));
 });
@@ -71,5 +73,28 @@ it('signs in with the provider and lands on the console with the phone registere
   expect(foreignRequests.filter((url) => !url.startsWith('https://fonts.googleapis.com/'))).toEqual(
     [],
   );
+  await context.close();
+});
+
+it('refuses another person with the same e-mail once agent1 is bound, and says so on the login view', async () => {
+  // The test above bound agent1 to 'agent-one' at its first sign-on.
+  const { context } = await loopbackOnlyContext(browser);
+  const page = await context.newPage();
+  await page.goto(product.url);
+  await page.getByRole('link', { name: 'Log in with Google' }).click();
+  await page.getByPlaceholder('Enter any login').fill('agent-one-again');
+  await page.getByPlaceholder('and password').fill('any password');
+  await page.getByRole('button', { name: 'Sign-in' }).click();
+  await page.getByRole('button', { name: 'Continue' }).click();
+
+  await expect
+    .poll(() => page.getByRole('alert').textContent(), { timeout: 20_000 })
+    .toBe(
+      'Your Leadline user is linked to a different sign-in account. Sign in with that account, or ask your administrator to unlink it.',
+    );
+  expect(await page.getByRole('heading', { name: 'Log in' }).isVisible()).toBe(true);
+  expect(new URL(page.url()).search).toBe('?sso_error=identity_mismatch');
+  const session = await page.evaluate(async () => (await fetch('/api/v1/user')).status);
+  expect(session).toBe(401);
   await context.close();
 });
