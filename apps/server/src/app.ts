@@ -41,6 +41,7 @@ import { sandboxRoutes, type SandboxNetwork } from './sandbox/sandbox-routes';
 import type { SmsService } from './sms/sms-sender';
 import { soundsRoutes } from './sounds/sounds-routes';
 import type { TlsCredentials } from './tls/tls-credentials';
+import type { TrustProxySetting } from './config';
 import { webRoutes } from './web/web-routes';
 
 /** Largest request body accepted (JSON payloads of the API are small). */
@@ -84,7 +85,8 @@ export type AppServices = CommonServices & (CallServices | { relayTo: string });
 /** Options of the HTTP application. */
 export interface AppOptions {
   logger: FastifyBaseLogger;
-  trustProxy: boolean;
+  /** Whom `X-Forwarded-*` is believed from (`TRUST_PROXY`). */
+  trustProxy: TrustProxySetting;
   webDistDir: string;
   /** Serve HTTPS (and WSS) with these credentials; plain HTTP without. */
   https?: TlsCredentials | null;

@@ -165,3 +165,45 @@ describe('configuration', () => {
     });
   });
 });
+
+describe('TRUST_PROXY and SESSION_IDLE_MINUTES (issue 36 item 3)', () => {
+  it('TRUST_PROXY: nobody by default, a number of proxies, or their addresses and CIDR ranges', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '0' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.5, 10.1.0.0/16,loopback' }).trustProxy).toEqual([
+      '10.0.0.5',
+      '10.1.0.0/16',
+      'loopback',
+    ]);
+    // Two proxies: the peer (hop 0) and the one before it are believed, the third hop is not.
+    const twoHops = loadConfig({ TRUST_PROXY: '2' }).trustProxy;
+    expect(typeof twoHops).toBe('function');
+    const believes = twoHops as (address: string, hop: number) => boolean;
+    expect([0, 1, 2].map((hop) => believes('203.0.113.9', hop))).toEqual([true, true, false]);
+  });
+
+  it('refuses TRUST_PROXY=true with a sentence naming the forms it takes', () => {
+    for (const value of ['true', 'TRUE', 'yes', 'on']) {
+      expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(
+        'Invalid setting TRUST_PROXY: true would believe every X-Forwarded-For hop, so any client could choose the address the login throttle and the rate limits see. Set how many proxies stand in front of the server (TRUST_PROXY=1) or their addresses (TRUST_PROXY=10.0.0.5 or TRUST_PROXY=10.0.0.0/8, comma-separated).',
+      );
+    }
+  });
+
+  it('refuses a TRUST_PROXY entry that is no address, range or count', () => {
+    expect(() => loadConfig({ TRUST_PROXY: '10.0.0.5,proxy.internal' })).toThrow(
+      "Invalid setting TRUST_PROXY: 'proxy.internal' is neither a number of proxies nor a proxy address or CIDR range (e.g. TRUST_PROXY=1, or TRUST_PROXY=10.0.0.5,10.1.0.0/16).",
+    );
+    expect(() => loadConfig({ TRUST_PROXY: '10.0.0.0/33' })).toThrow(ConfigError);
+  });
+
+  it('SESSION_IDLE_MINUTES: 60 by default, 5 to 43,200', () => {
+    expect(loadConfig({}).sessionIdleMs).toBe(60 * 60_000);
+    expect(loadConfig({ SESSION_IDLE_MINUTES: '15' }).sessionIdleMs).toBe(15 * 60_000);
+    expect(() => loadConfig({ SESSION_IDLE_MINUTES: '4' })).toThrow(
+      /^Invalid setting SESSION_IDLE_MINUTES: /,
+    );
+    expect(() => loadConfig({ SESSION_IDLE_MINUTES: '43201' })).toThrow(ConfigError);
+  });
+});

@@ -4,7 +4,10 @@
  */
 import { networkInterfaces } from 'node:os';
 import { resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import { SESSION_IDLE_MINUTES_RANGE } from './accounts/account-policy';
+import { DEFAULT_SESSION_IDLE_MINUTES } from './auth/sessions';
 import type { SsoProviderSettings } from './auth/single-sign-on';
 import { DEFAULT_RATE_LIMITS, type AnonymousRateLimits } from './http/rate-limit-settings';
 import type { RealtimeTarget } from './realtime/realtime-target';
@@ -24,6 +27,52 @@ const csv = z.string().transform((s) =>
 /** A rate limit: requests per address per minute, at least 1. */
 const perMinute = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
 
+/**
+ * Whom `X-Forwarded-*` is believed from, as Fastify's `trustProxy` takes it: `false` (nobody:
+ * the client is the connection's peer), the proxies' addresses and CIDR ranges (hops from them
+ * are skipped), or, for a number of proxies, a function believing that many hops whoever they
+ * are (Fastify 5.12.1 stopped taking a number, which it now reads as "believe nobody").
+ */
+export type TrustProxySetting = false | string[] | ((address: string, hop: number) => boolean);
+
+/** Believes the nearest `proxies` hops: the connection's peer is hop 0. */
+export const trustHops =
+  (proxies: number) =>
+  (_address: string, hop: number): boolean =>
+    hop < proxies;
+
+/** proxy-addr's names for address ranges, accepted in `TRUST_PROXY`'s list. */
+const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** Why `TRUST_PROXY=true` is refused, and what to set instead. */
+export const TRUST_PROXY_TRUE_REFUSED =
+  'true would believe every X-Forwarded-For hop, so any client could choose the address the login throttle and the rate limits see. Set how many proxies stand in front of the server (TRUST_PROXY=1) or their addresses (TRUST_PROXY=10.0.0.5 or TRUST_PROXY=10.0.0.0/8, comma-separated).';
+
+const TrustProxy = z
+  .string()
+  .trim()
+  .transform((value, ctx): TrustProxySetting => {
+    const lower = value.toLowerCase();
+    if (['', 'false', 'no', 'off', '0'].includes(lower)) return false;
+    if (['true', 'yes', 'on'].includes(lower)) {
+      ctx.addIssue({ code: 'custom', message: TRUST_PROXY_TRUE_REFUSED });
+      return z.NEVER;
+    }
+    if (/^\d+$/.test(value)) return trustHops(Number(value));
+    const entries = value.split(',').map((entry) => entry.trim());
+    const wrong = entries.find(
+      (entry) => !NAMED_RANGES.has(entry) && !ipaddr.isValid(entry) && !ipaddr.isValidCIDR(entry),
+    );
+    if (wrong !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `'${wrong}' is neither a number of proxies nor a proxy address or CIDR range (e.g. TRUST_PROXY=1, or TRUST_PROXY=10.0.0.5,10.1.0.0/16).`,
+      });
+      return z.NEVER;
+    }
+    return entries;
+  });
+
 const Env = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -40,7 +89,13 @@ const Env = z.object({
     .default(24 * 7),
   TOKEN_TTL_SECONDS: z.coerce.number().int().min(30).default(3600),
   TOKEN_SECRET: z.string().min(32).optional(),
-  TRUST_PROXY: bool.default(false),
+  SESSION_IDLE_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(SESSION_IDLE_MINUTES_RANGE.min)
+    .max(SESSION_IDLE_MINUTES_RANGE.max)
+    .default(DEFAULT_SESSION_IDLE_MINUTES),
+  TRUST_PROXY: TrustProxy.default(false),
   FRAME_ANCESTORS: z
     .string()
     .optional()
@@ -108,10 +163,12 @@ export interface Config {
   /** Lead-intake API key that the seed registers (embedded mode: `demo-api-key` by default). */
   leadApiKey: string | undefined;
   sessionTtlMs: number;
+  /** A session unused this long ends, unless its account's policy says otherwise. */
+  sessionIdleMs: number;
   tokenTtlSeconds: number;
   /** HS256 secret for access tokens; embedded mode generates one under `dataDir` when unset. */
   tokenSecret: string | undefined;
-  trustProxy: boolean;
+  trustProxy: TrustProxySetting;
   /** Origins that may show the console in a frame (a CRM); none by default. */
   frameAncestors: string[];
   logLevel: string;
@@ -219,6 +276,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     leadApiKey: e.LEADLINE_API_KEY ?? (embedded ? 'demo-api-key' : undefined),
     sessionTtlMs: e.SESSION_TTL_HOURS * 3_600_000,
+    sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,
     tokenTtlSeconds: e.TOKEN_TTL_SECONDS,
     tokenSecret: e.TOKEN_SECRET,
     trustProxy: e.TRUST_PROXY,

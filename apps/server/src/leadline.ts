@@ -156,7 +156,9 @@ export async function startLeadline(
           if (
             verified.session === undefined ||
             !Number.isSafeInteger(userId) ||
-            !(await liveSessionTags(db, [userId], new Date())).has(verified.session)
+            !(await liveSessionTags(db, [userId], new Date(), config.sessionIdleMs)).has(
+              verified.session,
+            )
           ) {
             return { ok: false, reason: 'invalid' };
           }
@@ -187,13 +189,19 @@ export async function startLeadline(
     log: logger,
   });
   const sms = new SmsService(db, overrides.sms ?? twilioProvider?.sms ?? new SandboxSmsSender());
-  const sessions = new SessionStore(db, config.sessionTtlMs);
+  const sessions = new SessionStore(db, config.sessionTtlMs, { idleMs: config.sessionIdleMs });
   const pusher = {
     ...config.pusher,
     secret: config.pusher.secret ?? loadOrCreateSecret(join(config.dataDir, 'pusher-secret')),
   };
   const bus = await openInstanceBus(config.databaseUrl, logger);
-  const sockets = new SocketAccess({ db, bus, log: logger, signalling: engine });
+  const sockets = new SocketAccess({
+    db,
+    bus,
+    log: logger,
+    signalling: engine,
+    idleMs: config.sessionIdleMs,
+  });
   // The anonymous routes' and sockets' counts, shared by every instance on the database.
   const rateLimitHits = new RateLimitHits({
     db,
@@ -205,7 +213,7 @@ export async function startLeadline(
       sessions,
       sockets,
       tokens: twilioProvider?.tokens ?? accessTokens,
-      loginThrottle: new LoginThrottle(),
+      loginThrottle: new LoginThrottle(db),
       flows,
       control: new CallControl(db, flows),
       pusher,

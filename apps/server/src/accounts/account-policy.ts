@@ -89,3 +89,26 @@ export function claimAllowed(allowed: AllowedClaimValues, value: unknown): boole
   if (allowed === 'any') return true;
   return typeof value === 'string' && allowed.has(value.trim().toLowerCase());
 }
+
+// ── Sessions ─────────────────────────────────────────────────────────────────────────────────
+
+/** The idle timeouts an account may set, in minutes (`session_idle_minutes`). */
+export const SESSION_IDLE_MINUTES_RANGE = { min: 5, max: 30 * 24 * 60 } as const;
+
+const idleMinutes = z
+  .number()
+  .int()
+  .min(SESSION_IDLE_MINUTES_RANGE.min)
+  .max(SESSION_IDLE_MINUTES_RANGE.max);
+
+/**
+ * How long a session of the account may go unused before it ends (ms): `session_idle_minutes`
+ * (whole minutes, 5 to 43,200), or `defaultMs` (the server's `SESSION_IDLE_MINUTES`) when absent.
+ * Strictest, for a value of the wrong shape: the shortest, 5 minutes.
+ */
+export function sessionIdleMsOf(policy: unknown, defaultMs: number): number {
+  const field = readPolicyField(policy, 'session_idle_minutes', idleMinutes);
+  if (field.kind === 'absent') return defaultMs;
+  const minutes = field.kind === 'set' ? field.value : SESSION_IDLE_MINUTES_RANGE.min;
+  return minutes * 60_000;
+}

@@ -113,6 +113,16 @@ async function authPlugin(
     }
     request.auth = session;
   });
+  // The session was used (its idle timeout starts again): written before the answer leaves, at
+  // most once a minute per session, and never for a refusal (a refused request changes nothing).
+  app.addHook('onSend', async (request, reply) => {
+    if (!request.auth || reply.statusCode >= 400) return;
+    await opts.sessions
+      .touch(request.auth)
+      .catch((error: unknown) =>
+        request.log.warn({ err: error }, 'writing that the session was used failed'),
+      );
+  });
 }
 
 /** The authentication plugin. */

@@ -4,11 +4,16 @@ import { LoginBody, TimeQuery, UserSettingsBody, type UserResponse } from '@lead
 import type { Db } from '../db/database';
 import { AppError } from '../http/errors';
 import { parseWith } from '../http/validate';
-import { findUserByEmail, setAutoaccept, toUserResource } from '../users/users-repo';
+import {
+  findUserByEmail,
+  replacePasswordHash,
+  setAutoaccept,
+  toUserResource,
+} from '../users/users-repo';
 import type { LoginThrottle } from './login-throttle';
 import { PERMISSION, requirePermission } from './permissions';
 import { clearSessionCookie, sessionCookieOf, sessionOf, setSessionCookie } from './auth-plugin';
-import { verifyPassword } from './password';
+import { hashPassword, needsRehash, verifyPassword } from './password';
 import { refusePasswordLoginIfSsoOnly } from './sso-only';
 import type { SessionStore } from './sessions';
 import { sessionTagOf, type SocketAccess } from './socket-access';
@@ -72,10 +77,11 @@ export function authRoutes(deps: {
   return async (app: FastifyInstance): Promise<void> => {
     app.post('/api/v1/user/login', { config: { auth: 'public' } }, async (request, reply) => {
       const body = parseWith(LoginBody, request.body);
-      const waitMs = deps.loginThrottle.retryAfterMs(body.email, request.ip);
-      if (waitMs > 0) {
-        const minutes = Math.ceil(waitMs / 60_000);
-        reply.header('retry-after', Math.ceil(waitMs / 1000));
+      // Refused while this address is locked out of this e-mail; else it may wait a moment.
+      const verdict = await deps.loginThrottle.admit(body.email, request.ip);
+      if ('refusedForMs' in verdict) {
+        const minutes = Math.ceil(verdict.refusedForMs / 60_000);
+        reply.header('retry-after', Math.ceil(verdict.refusedForMs / 1000));
         throw new AppError(
           'TOO_MANY_LOGINS',
           `Too many login attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
@@ -85,10 +91,15 @@ export function authRoutes(deps: {
       await refusePasswordLoginIfSsoOnly(deps.db, user, request.log);
       const ok = await verifyPassword(body.password, user?.passwordHash ?? null);
       if (!user || !ok) {
-        deps.loginThrottle.failed(body.email, request.ip);
+        await deps.loginThrottle.failed(body.email, request.ip);
         throw new AppError('LOGIN_FAILED');
       }
-      deps.loginThrottle.succeeded(body.email);
+      await deps.loginThrottle.succeeded(body.email, request.ip);
+      // A hash made at an older cost is replaced now, while the password is at hand.
+      if (needsRehash(user.passwordHash)) {
+        const rehashed = await hashPassword(body.password);
+        await replacePasswordHash(deps.db, user.id, user.passwordHash, rehashed);
+      }
       await startSession(request, reply, deps.sessions, user.id);
       return { success: true };
     });
@@ -99,6 +110,16 @@ export function authRoutes(deps: {
       clearSessionCookie(request, reply);
       // The softphone and realtime sockets this login let in close now, on every instance.
       await deps.sockets?.sessionEnded(session.sessionId);
+      return { success: true };
+    });
+
+    // Session + CSRF: ends every session of the user (this browser's and every other), and the
+    // sockets they let in, on every instance.
+    app.post('/api/v1/user/logout-everywhere', async (request, reply) => {
+      const session = sessionOf(request);
+      const ended = await deps.sessions.destroyAllOf(session.user.id);
+      clearSessionCookie(request, reply);
+      await deps.sockets?.sessionsEnded(ended);
       return { success: true };
     });
 

@@ -1,73 +1,187 @@
 /**
- * Login rate limiting: failed attempts are counted per e-mail and per client address over a
- * sliding window; past the limit every attempt is refused (429) until old failures age out.
- * A successful login clears the e-mail's count. Kept in memory (one server process).
+ * Login throttling (issue 36 item 3). Failed attempts are counted in the database (table
+ * `login_throttle`), so every instance counts the same failures and a restart forgets none, under
+ * two keys:
+ *
+ * - the e-mail from one address (`ip-email:`): a hard limit. After {@link LOGIN_LIMITS}'
+ *   `maxFailures` failures in `windowMs`, that address is refused (429) for that e-mail for
+ *   `lockoutMs`, whatever the password.
+ * - the e-mail alone (`email:`): only a short, growing delay. Past `freeFailures`, each attempt
+ *   at the e-mail, from anywhere, waits a little longer (doubling from `firstDelayMs`, at most
+ *   `maxDelayMs`) before its password is checked. It is never refused: an attacker failing from
+ *   other addresses slows the owner's login by a few seconds but cannot lock them out.
+ *
+ * An address trying many e-mails is the anonymous routes' rate limit's to stop. An IPv6 client is
+ * keyed by its /64 (one subscriber's whole network). A successful login clears both keys. Rows
+ * whose window and lockout are over are deleted (at most once a minute per instance), so the
+ * table holds only the keys that failed recently.
  */
+import ipaddr from 'ipaddr.js';
+import { eq, inArray, lt, sql } from 'drizzle-orm';
+import type { Db } from '../db/database';
+import { loginThrottle } from '../db/schema';
 
-/** Defaults: 10 failures per 15 minutes. */
-export const LOGIN_LIMIT = { maxFailures: 10, windowMs: 15 * 60_000 } as const;
+/** The throttle's rules. */
+export interface LoginLimits {
+  /** Failures of one e-mail from one address before that pair is refused. */
+  maxFailures: number;
+  /** How long failures count (from the first of a window). */
+  windowMs: number;
+  /** How long a pair that reached `maxFailures` is refused. */
+  lockoutMs: number;
+  /** Failures of one e-mail (from any address) before its attempts wait. */
+  freeFailures: number;
+  /** The first wait; each further failure doubles it. */
+  firstDelayMs: number;
+  /** The longest wait. */
+  maxDelayMs: number;
+}
 
-/** The throttle. */
+/**
+ * The defaults: 10 failures per 15 minutes from one address, then 15 minutes refused; the
+ * e-mail's attempts wait 250 ms after its 3rd failure, doubling up to 5 s.
+ */
+export const LOGIN_LIMITS: LoginLimits = {
+  maxFailures: 10,
+  windowMs: 15 * 60_000,
+  lockoutMs: 15 * 60_000,
+  freeFailures: 3,
+  firstDelayMs: 250,
+  maxDelayMs: 5_000,
+};
+
+/** How often an instance deletes the rows that no longer count. */
+const SWEEP_EVERY_MS = 60_000;
+
+/** What an attempt meets: refused for a while, or let through (after a wait). */
+export type LoginVerdict = { refusedForMs: number } | { waitedMs: number };
+
+/** The throttle's collaborators. */
+export interface LoginThrottleOptions {
+  limits?: LoginLimits;
+  now?: () => Date;
+  /** Waits `ms` (the e-mail's delay); tests pass one that records and returns at once. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** The key of a client address: an IPv4 address, or the /64 of an IPv6 one. */
+export function addressKeyOf(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const parts = (parsed as ipaddr.IPv6).toNormalizedString().split(':').slice(0, 4);
+  return `${parts.join(':')}::/64`;
+}
+
+const emailKeyOf = (email: string): string => `email:${email.trim().toLowerCase()}`;
+const pairKeyOf = (email: string, address: string): string =>
+  `ip-email:${addressKeyOf(address)}|${email.trim().toLowerCase()}`;
+
+/** The throttle, over the database. */
 export class LoginThrottle {
-  readonly #failures = new Map<string, number[]>();
-  /** When every key was last checked for failures that all aged out. */
-  #sweptAt: number;
+  readonly #db: Db;
+  readonly #limits: LoginLimits;
+  readonly #now: () => Date;
+  readonly #sleep: (ms: number) => Promise<void>;
+  #sweptAt = Number.NEGATIVE_INFINITY;
 
-  constructor(
-    private readonly limit: { maxFailures: number; windowMs: number } = LOGIN_LIMIT,
-    private readonly now: () => number = Date.now,
-  ) {
-    this.#sweptAt = now();
-  }
-
-  /** How many e-mails and addresses have failures on record. */
-  get size(): number {
-    return this.#failures.size;
-  }
-
-  #recent(key: string): number[] {
-    const since = this.now() - this.limit.windowMs;
-    const kept = (this.#failures.get(key) ?? []).filter((at) => at > since);
-    if (kept.length > 0) this.#failures.set(key, kept);
-    else this.#failures.delete(key);
-    return kept;
-  }
-
-  /** Ms until an attempt for this e-mail from this address is allowed again; 0 if it is now. */
-  retryAfterMs(email: string, address: string): number {
-    let wait = 0;
-    for (const key of [`email:${email.toLowerCase()}`, `ip:${address}`]) {
-      const recent = this.#recent(key);
-      if (recent.length >= this.limit.maxFailures) {
-        const oldestThatCounts = recent[recent.length - this.limit.maxFailures]!;
-        wait = Math.max(wait, oldestThatCounts + this.limit.windowMs - this.now());
-      }
-    }
-    return wait;
-  }
-
-  /** Records a failed attempt. */
-  failed(email: string, address: string): void {
-    this.#sweep();
-    for (const key of [`email:${email.toLowerCase()}`, `ip:${address}`]) {
-      const recent = this.#recent(key);
-      recent.push(this.now());
-      this.#failures.set(key, recent);
-    }
+  constructor(db: Db, options: LoginThrottleOptions = {}) {
+    this.#db = db;
+    this.#limits = options.limits ?? LOGIN_LIMITS;
+    this.#now = options.now ?? (() => new Date());
+    this.#sleep =
+      options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()));
   }
 
   /**
-   * Once a window, forgets the keys whose failures all aged out, so e-mails and addresses that
-   * never come back do not pile up.
+   * Decides an attempt at `email` from `address` before its password is checked: refused while
+   * the pair is locked out; otherwise it waits the e-mail's delay here, and is let through.
    */
-  #sweep(): void {
-    if (this.now() - this.#sweptAt < this.limit.windowMs) return;
-    this.#sweptAt = this.now();
-    for (const key of [...this.#failures.keys()]) this.#recent(key);
+  async admit(email: string, address: string): Promise<LoginVerdict> {
+    const pairKey = pairKeyOf(email, address);
+    const emailKey = emailKeyOf(email);
+    const rows = await this.#db
+      .select({ key: loginThrottle.key, blockedUntil: loginThrottle.blockedUntil })
+      .from(loginThrottle)
+      .where(inArray(loginThrottle.key, [pairKey, emailKey]));
+    const now = this.#now().getTime();
+    const until = (key: string) =>
+      rows.find((row) => row.key === key)?.blockedUntil?.getTime() ?? Number.NEGATIVE_INFINITY;
+    const refusedForMs = until(pairKey) - now;
+    if (refusedForMs > 0) return { refusedForMs };
+    const waitedMs = Math.min(this.#limits.maxDelayMs, Math.max(0, until(emailKey) - now));
+    if (waitedMs > 0) await this.#sleep(waitedMs);
+    return { waitedMs };
   }
 
-  /** Clears the e-mail's failures after a successful login. */
-  succeeded(email: string): void {
-    this.#failures.delete(`email:${email.toLowerCase()}`);
+  /** Records a failed attempt at `email` from `address`. */
+  async failed(email: string, address: string): Promise<void> {
+    const { maxFailures, lockoutMs, freeFailures, firstDelayMs, maxDelayMs } = this.#limits;
+    await this.#sweep();
+    const now = this.#now();
+    const pairFailures = await this.#count(pairKeyOf(email, address), maxFailures);
+    if (pairFailures >= maxFailures) {
+      await this.#block(pairKeyOf(email, address), new Date(now.getTime() + lockoutMs));
+    }
+    const emailKey = emailKeyOf(email);
+    const emailFailures = await this.#count(emailKey, null);
+    if (emailFailures > freeFailures) {
+      const delayMs = Math.min(maxDelayMs, firstDelayMs * 2 ** (emailFailures - freeFailures - 1));
+      await this.#block(emailKey, new Date(now.getTime() + delayMs));
+    }
+  }
+
+  /** A successful login at `email` from `address`: both its keys start again. */
+  async succeeded(email: string, address: string): Promise<void> {
+    await this.#db
+      .delete(loginThrottle)
+      .where(inArray(loginThrottle.key, [pairKeyOf(email, address), emailKeyOf(email)]));
+  }
+
+  /**
+   * Adds a failure to `key`'s window, or starts a new window when the last one is over (or, for a
+   * key with a `limit`, when the lockout it earned has been served); resolves with the count.
+   */
+  async #count(key: string, limit: number | null): Promise<number> {
+    const now = this.#now();
+    const at = sql`${now.toISOString()}::timestamptz`;
+    const windowStart = new Date(now.getTime() - this.#limits.windowMs).toISOString();
+    const windowOver = sql`${loginThrottle.windowStartedAt} <= ${windowStart}::timestamptz`;
+    const served =
+      limit === null
+        ? sql`false`
+        : sql`(${loginThrottle.failures} >= ${limit} and ${loginThrottle.blockedUntil} <= ${at})`;
+    const fresh = sql`(${windowOver} or ${served})`;
+    const [row] = await this.#db
+      .insert(loginThrottle)
+      .values({ key, failures: 1, windowStartedAt: now, blockedUntil: null })
+      .onConflictDoUpdate({
+        target: loginThrottle.key,
+        set: {
+          failures: sql`case when ${fresh} then 1 else ${loginThrottle.failures} + 1 end`,
+          windowStartedAt: sql`case when ${fresh} then ${at}
+            else ${loginThrottle.windowStartedAt} end`,
+          blockedUntil: sql`case when ${fresh} then null else ${loginThrottle.blockedUntil} end`,
+        },
+      })
+      .returning({ failures: loginThrottle.failures });
+    return row?.failures ?? 1;
+  }
+
+  async #block(key: string, until: Date): Promise<void> {
+    await this.#db
+      .update(loginThrottle)
+      .set({ blockedUntil: until })
+      .where(eq(loginThrottle.key, key));
+  }
+
+  /** Deletes the rows whose window and lockout are both over (at most once a minute). */
+  async #sweep(): Promise<void> {
+    const now = this.#now().getTime();
+    if (now - this.#sweptAt < SWEEP_EVERY_MS) return;
+    this.#sweptAt = now;
+    const { windowMs, lockoutMs, maxDelayMs } = this.#limits;
+    const before = new Date(now - windowMs - Math.max(lockoutMs, maxDelayMs));
+    await this.#db.delete(loginThrottle).where(lt(loginThrottle.windowStartedAt, before));
   }
 }

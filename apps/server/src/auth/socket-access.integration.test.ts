@@ -5,6 +5,7 @@
  * the user's other login keeps its own. The realtime clients are pusher-js as the console runs
  * it, authorised through `POST /api/v1/pusher/auth` with the login's cookie.
  */
+import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { SignJWT, decodeJwt } from 'jose';
 import PusherJs from 'pusher-js';
@@ -16,6 +17,7 @@ import { DEMO_PASSWORD } from '../db/seed';
 import { sessions, users } from '../db/schema';
 import { accountChannelOf, userChannelOf } from '../realtime/channels';
 import { AgentClient } from '../test-support/agent-client';
+import { HttpSession } from '../test-support/http-session';
 import { startRealLeadline, type RealLeadline } from '../test-support/real-engine';
 import { waitUntil } from '../test-support/wait-until';
 import { hashPassword } from './password';
@@ -251,5 +253,94 @@ describe('a login that ends loses its sockets', () => {
       () => (product.engine.isOnline(agent.identity) ? undefined : true),
       'the removed user to be offline',
     );
+  });
+});
+
+/** The session row's id of a login (the cookie's secret, hashed as the store keys it). */
+const sessionIdOf = (login: { cookie: string }): string =>
+  createHash('sha256')
+    .update(login.cookie.slice(login.cookie.indexOf('=') + 1))
+    .digest('hex');
+
+/** When the login's session was last used, as the database says. */
+async function lastSeenOf(login: { cookie: string }): Promise<number | undefined> {
+  const [row] = await product.db
+    .select({ lastSeenAt: sessions.lastSeenAt })
+    .from(sessions)
+    .where(eq(sessions.id, sessionIdOf(login)));
+  return row?.lastSeenAt.getTime();
+}
+
+/** Writes that the login's session was last used `minutes` ago. */
+async function lastUsedAgo(login: { cookie: string }, minutes: number): Promise<void> {
+  await product.db
+    .update(sessions)
+    .set({ lastSeenAt: new Date(Date.now() - minutes * 60_000) })
+    .where(eq(sessions.id, sessionIdOf(login)));
+}
+
+describe('sockets and the idle timeout (issue 36 item 3)', () => {
+  it('an open console (its sockets connected) keeps its session in use; a login without sockets is not', async () => {
+    const open = await AgentClient.login(product, AGENT, { toneHz: TONES.agent });
+    await consoleRealtime(open);
+    const httpOnly = await HttpSession.login(product.url, AGENT);
+    await lastUsedAgo(open, 30);
+    await lastUsedAgo(httpOnly, 30);
+    const since = Date.now() - 60_000;
+    await waitUntil(
+      async () => ((await lastSeenOf(open))! > since ? true : undefined),
+      'the open console’s session to be written as in use',
+      15_000,
+    );
+    // The same sweep saw the other login of the user, which has nothing connected.
+    expect(await lastSeenOf(httpOnly)).toBeLessThan(since);
+    await open.close();
+  });
+
+  it('a session idle past its account’s timeout loses its sockets, and its token lets no socket in', async () => {
+    const agent = await AgentClient.login(product, AGENT, { toneHz: TONES.agent });
+    const realtime = await consoleRealtime(agent);
+    const realtimeClosed = realtimeClosedCode(realtime);
+    const socketClosed = signallingClosed(agent);
+    // Unused for 61 minutes (SESSION_IDLE_MINUTES is 60): as if the sweeps had stopped.
+    await lastUsedAgo(agent, 61);
+
+    const error = await agent.nextFrame((f) => f.type === 'error', 'an error', 30_000);
+    expect(error.payload).toMatchObject({ error: { code: 31204 } });
+    await socketClosed;
+    expect(await realtimeClosed).toBe(4009);
+    expect(await listenWith(agent.token)).toMatchObject({
+      type: 'error',
+      payload: { error: { code: 31204 } },
+    });
+    expect((await agent.api('GET', '/api/v1/user')).status).toBe(401);
+  });
+
+  it('Log out everywhere closes the softphone and realtime sockets of every login of the user', async () => {
+    const here = await AgentClient.login(product, AGENT, { toneHz: TONES.agent });
+    const there = await AgentClient.login(product, AGENT, { toneHz: TONES.agent });
+    const colleague = await AgentClient.login(product, 'agent2@example.com', { toneHz: 1500 });
+    const hereRealtime = await consoleRealtime(here);
+    const thereRealtime = await consoleRealtime(there);
+    const colleagueRealtime = await consoleRealtime(colleague);
+    const closed = [
+      realtimeClosedCode(hereRealtime),
+      realtimeClosedCode(thereRealtime),
+      signallingClosed(here),
+      signallingClosed(there),
+    ];
+    const res = await here.api('POST', '/api/v1/user/logout-everywhere');
+    expect(res.status).toBe(200);
+    const told = await there.nextFrame((f) => f.type === 'error', 'an error', 10_000);
+    expect(told.payload).toMatchObject({ error: { code: 31204 } });
+    expect(await Promise.all(closed)).toEqual([4009, 4009, undefined, undefined]);
+    expect(await listenWith(there.token)).toMatchObject({
+      type: 'error',
+      payload: { error: { code: 31204 } },
+    });
+    // Another user's console is untouched.
+    expect(colleagueRealtime.connection.state).toBe('connected');
+    expect(product.engine.isOnline(colleague.identity)).toBe(true);
+    await colleague.close();
   });
 });

@@ -6,19 +6,23 @@
  *
  * - at once on the instance the user logs out on, and on the others through the instance bus;
  * - on every instance, a sweep every {@link SOCKET_SWEEP_MS} closes the sockets whose session is
- *   no longer in the database: what no logout announced (an expired session, a deleted user, a
- *   bus message lost while an instance reconnected).
+ *   no longer in the database or has ended: what no logout announced (an expired session, one
+ *   idle past its timeout, a deleted user, a bus message lost while an instance reconnected).
+ *
+ * A socket still connected is the console open: the same sweep writes that its session is in use
+ * (at most once a minute, `sessions.ts`), so a session's idle timeout counts from when its last
+ * console closed or it last made a request, and a token cannot open a socket for a session that
+ * has idled out.
  *
  * A signalling socket withdrawn is told 31204 and its calls end at once; a realtime socket is
  * closed with 4009 (pusher-js does not reconnect). The sockets of the user's other logins stay.
  */
 import { createHash } from 'node:crypto';
-import { and, gt, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import type { SignallingClient } from '@leadline/voice';
 import type { Db } from '../db/database';
-import { sessions } from '../db/schema';
 import type { InstanceBus } from '../events/instance-bus';
+import { liveSessions, SESSION_TOUCH_EVERY_MS, touchSessions } from './sessions';
 
 /** How often each instance checks that its sockets' sessions still exist. */
 export const SOCKET_SWEEP_MS = 5_000;
@@ -40,14 +44,18 @@ type Withdrawn = z.infer<typeof Withdrawn>;
 export const sessionTagOf = (sessionId: string): string =>
   createHash('sha256').update(`socket-access:${sessionId}`).digest('hex').slice(0, 32);
 
-/** The tags (`sessionTagOf`) of the users' logins that have not ended. */
-export async function liveSessionTags(db: Db, userIds: number[], now: Date): Promise<Set<string>> {
-  if (userIds.length === 0) return new Set();
-  const rows = await db
-    .select({ id: sessions.id })
-    .from(sessions)
-    .where(and(inArray(sessions.userId, userIds), gt(sessions.expiresAt, now)));
-  return new Set(rows.map((row) => sessionTagOf(row.id)));
+/**
+ * The tags (`sessionTagOf`) of the users' logins that have not ended: neither expired nor idle
+ * past their account's timeout (`defaultIdleMs` where the account sets none).
+ */
+export async function liveSessionTags(
+  db: Db,
+  userIds: number[],
+  now: Date,
+  defaultIdleMs?: number,
+): Promise<Set<string>> {
+  const live = await liveSessions(db, userIds, now, defaultIdleMs);
+  return new Set(live.map((session) => sessionTagOf(session.id)));
 }
 
 /** The signalling side: the voice engine's sockets. */
@@ -60,6 +68,8 @@ export interface SignallingSockets {
 export interface RealtimeSockets {
   /** Closes the socket (4009) when it is connected here; whether it was. */
   withdraw(socketId: string): boolean;
+  /** Whether the socket is connected here (absent: none is, as with hosted Pusher). */
+  isConnected?(socketId: string): boolean;
 }
 
 /** Logs what goes wrong and what was withdrawn. */
@@ -77,6 +87,8 @@ export interface SocketAccessOptions {
   signalling?: SignallingSockets | null;
   /** Default {@link SOCKET_SWEEP_MS}. */
   sweepMs?: number;
+  /** The idle timeout of accounts whose policy sets none (`SESSION_IDLE_MINUTES`). */
+  idleMs?: number;
   now?: () => Date;
 }
 
@@ -127,7 +139,12 @@ export class SocketAccess {
 
   /** The login `sessionId` ended (a logout): its sockets close here and on the other instances. */
   async sessionEnded(sessionId: string): Promise<void> {
-    await this.#withdraw([sessionTagOf(sessionId)]);
+    await this.sessionsEnded([sessionId]);
+  }
+
+  /** The logins `sessionIds` ended (Log out everywhere): their sockets close, on every instance. */
+  async sessionsEnded(sessionIds: string[]): Promise<void> {
+    if (sessionIds.length > 0) await this.#withdraw(sessionIds.map(sessionTagOf));
   }
 
   /** Sweeps every {@link SOCKET_SWEEP_MS} until `stop`. */
@@ -148,8 +165,9 @@ export class SocketAccess {
   }
 
   /**
-   * Closes the sockets whose login session no longer exists (or has expired); resolves with how
-   * many sessions were withdrawn. One sweep at a time.
+   * Closes the sockets whose login session no longer exists (or has expired, or idled out), and
+   * writes that the sessions of the sockets connected here are in use; resolves with how many
+   * sessions were withdrawn. One sweep at a time.
    */
   sweep(): Promise<number> {
     this.#sweeping ??= this.#sweepOnce().finally(() => (this.#sweeping = null));
@@ -158,17 +176,40 @@ export class SocketAccess {
 
   async #sweepOnce(): Promise<number> {
     const held = new Map<string, number>();
+    /** The sessions of the sockets connected to this instance. */
+    const connected = new Set<string>();
     for (const client of this.#options.signalling?.signallingClients() ?? []) {
       const userId = Number(client.identity);
       if (client.session !== undefined && Number.isSafeInteger(userId)) {
         held.set(client.session, userId);
+        connected.add(client.session);
       }
     }
-    for (const grant of this.#realtimeGrants.values()) held.set(grant.session, grant.userId);
+    for (const [socketId, grant] of this.#realtimeGrants) {
+      held.set(grant.session, grant.userId);
+      if (this.#realtime?.isConnected?.(socketId)) connected.add(grant.session);
+    }
     if (held.size === 0) return 0;
-    const live = await liveSessionTags(this.#options.db, [...new Set(held.values())], this.#now());
-    const ended = [...held.keys()].filter((session) => !live.has(session));
+    const now = this.#now();
+    const live = await liveSessions(
+      this.#options.db,
+      [...new Set(held.values())],
+      now,
+      this.#options.idleMs,
+    );
+    const liveTags = new Set(live.map((session) => sessionTagOf(session.id)));
+    const ended = [...held.keys()].filter((session) => !liveTags.has(session));
     if (ended.length > 0) await this.#withdraw(ended);
+    const inUse = live.filter(
+      (session) =>
+        connected.has(sessionTagOf(session.id)) &&
+        now.getTime() - session.lastSeenAt.getTime() >= SESSION_TOUCH_EVERY_MS,
+    );
+    await touchSessions(
+      this.#options.db,
+      inUse.map((session) => session.id),
+      now,
+    );
     return ended.length;
   }
 

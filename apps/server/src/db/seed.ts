@@ -23,6 +23,13 @@ import {
 /** The demo logins' password. */
 export const DEMO_PASSWORD = 'leadline-demo';
 
+/**
+ * The demo password's hash, made once per process (each costs half a second): the demo logins
+ * share their password anyway, so they may share its salt.
+ */
+let demoPasswordHash: Promise<string> | undefined;
+const hashDemoPassword = (): Promise<string> => (demoPasswordHash ??= hashPassword(DEMO_PASSWORD));
+
 const AGENT_PERMISSIONS = ['app-sms', 'app-retry', 'app-autoaccept'];
 const SUPERVISOR_PERMISSIONS = [...AGENT_PERMISSIONS, 'listen', 'whisper', 'barge'];
 
@@ -96,7 +103,7 @@ async function seedSpecialAccount(
     .from(accounts)
     .where(eq(accounts.id, special.id));
   if (existing) return false;
-  const password = await hashPassword(DEMO_PASSWORD);
+  const password = await hashDemoPassword();
   await db.transaction(async (tx) => {
     const accountId = special.id;
     await tx
@@ -151,7 +158,7 @@ async function seedSpecialAccount(
 async function seedDemoAccount(db: Db): Promise<boolean> {
   const [{ n } = { n: 0 }] = await db.select({ n: count() }).from(accounts);
   if (n > 0) return false;
-  const password = await hashPassword(DEMO_PASSWORD);
+  const password = await hashDemoPassword();
   await db.transaction(async (tx) => {
     const [account] = await tx
       .insert(accounts)

@@ -103,6 +103,11 @@ export class RealtimeService {
     return this.#endpoint?.withdraw(socketId) ?? false;
   }
 
+  /** Whether a socket of the embedded endpoint is connected here (never, with hosted Pusher). */
+  isConnected(socketId: string): boolean {
+    return this.#endpoint?.isConnected(socketId) ?? false;
+  }
+
   /** Takes a WebSocket upgrade for the embedded endpoint; false when it is not one. */
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean {
     return this.#endpoint?.handleUpgrade(request, socket, head) ?? false;

@@ -35,7 +35,7 @@ async function relayTo(to: string, db: TestApp['database']['db']): Promise<Fasti
       db,
       sessions: new SessionStore(db, 3_600_000),
       tokens: new AccessTokens(TEST_TOKEN_SECRET, 3600),
-      loginThrottle: new LoginThrottle(),
+      loginThrottle: new LoginThrottle(db),
       pusher: TEST_PUSHER,
       relayTo: to,
     },
@@ -87,21 +87,29 @@ describe('a relaying instance', () => {
     expect(routes.length).toBeGreaterThan(35);
 
     // One session per side (the same user): logging out on one leaves the other.
-    const direct = await HttpSession.login(mediaUrl, 'agent1@example.com');
-    const relayed = await HttpSession.login(relayUrl, 'agent1@example.com');
+    let direct = await HttpSession.login(mediaUrl, 'agent1@example.com');
+    let relayed = await HttpSession.login(relayUrl, 'agent1@example.com');
     const compared: string[] = [];
-    // Logging out ends the session the walk uses: last.
-    const isLogout = ([, path]: [string, string]) => path === '/api/v1/user/logout';
-    const walk = [...routes.filter((r) => !isLogout(r)), ...routes.filter(isLogout)];
+    // Logging out ends the sessions the walk uses: last, each with fresh sessions (logging out
+    // everywhere on one side ends the other side's too, so that one logs in after it).
+    const endsSessions = ([, path]: [string, string]) =>
+      path === '/api/v1/user/logout' || path === '/api/v1/user/logout-everywhere';
+    const walk = [...routes.filter((r) => !endsSessions(r)), ...routes.filter(endsSessions)];
     for (const [method, pattern] of walk) {
       const path = pattern.replace(/:id/g, '999999').replace(/:file/g, 'incoming.mp3');
       const body = method === 'GET' ? undefined : {};
+      if (endsSessions([method, pattern])) {
+        direct = await HttpSession.login(mediaUrl, 'agent1@example.com');
+      }
       const there = await requestJson(
         method,
         `${mediaUrl}${path}`,
         { cookie: direct.cookie, 'x-csrf-token': direct.csrf },
         body,
       );
+      if (endsSessions([method, pattern])) {
+        relayed = await HttpSession.login(relayUrl, 'agent1@example.com');
+      }
       const here = await requestJson(
         method,
         `${relayUrl}${path}`,

@@ -55,7 +55,7 @@ export async function startRelay(config: Config): Promise<RelayInstance> {
   const bus = await openInstanceBus(databaseUrl, logger);
   const pusher = { ...config.pusher, secret: pusherSecret };
   // No softphone sockets here (they are relayed to the media instance, which withdraws them).
-  const sockets = new SocketAccess({ db, bus, log: logger });
+  const sockets = new SocketAccess({ db, bus, log: logger, idleMs: config.sessionIdleMs });
   // The anonymous routes' and sockets' counts, shared with the other instances.
   const rateLimitHits = new RateLimitHits({
     db,
@@ -65,9 +65,9 @@ export async function startRelay(config: Config): Promise<RelayInstance> {
     {
       db,
       sockets,
-      sessions: new SessionStore(db, config.sessionTtlMs),
+      sessions: new SessionStore(db, config.sessionTtlMs, { idleMs: config.sessionIdleMs }),
       tokens: new AccessTokens(tokenSecret, config.tokenTtlSeconds),
-      loginThrottle: new LoginThrottle(),
+      loginThrottle: new LoginThrottle(db),
       pusher,
       realtimeTarget: config.realtime,
       sso: config.sso ? new SingleSignOn({ db, provider: config.sso }) : null,

@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import { SANDBOX_NUMBERS } from '@leadline/voice';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app';
+import type { TrustProxySetting } from '../config';
 import { AccessTokens } from '../auth/access-token';
 import type { SingleSignOn } from '../auth/single-sign-on';
 import { LoginThrottle } from '../auth/login-throttle';
@@ -51,8 +52,11 @@ export interface TestApp {
 export async function startTestApp(
   options: {
     clock?: FlowClock;
-    trustProxy?: boolean;
-    loginThrottle?: LoginThrottle;
+    trustProxy?: TrustProxySetting;
+    /** Default: one on the test's database, with the system clock. */
+    loginThrottle?: (db: Database['db']) => LoginThrottle;
+    /** Default: sessions of an hour on the test's database, with the system clock. */
+    sessions?: (db: Database['db']) => SessionStore;
     sms?: SmsSender;
     ringTimeoutMs?: number;
     /** The anonymous routes' rate limits (default: the product's); counted on `clock`. */
@@ -89,9 +93,9 @@ export async function startTestApp(
   const app = await buildApp(
     {
       db: database.db,
-      sessions: new SessionStore(database.db, 3_600_000),
+      sessions: options.sessions?.(database.db) ?? new SessionStore(database.db, 3_600_000),
       tokens,
-      loginThrottle: options.loginThrottle ?? new LoginThrottle(),
+      loginThrottle: options.loginThrottle?.(database.db) ?? new LoginThrottle(database.db),
       flows,
       control: new CallControl(database.db, flows),
       pusher: TEST_PUSHER,

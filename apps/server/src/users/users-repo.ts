@@ -103,6 +103,22 @@ export async function setAutoaccept(db: Db, userId: number, autoaccept: boolean)
   routingChanged();
 }
 
+/**
+ * Stores a new hash of the user's password (made at another cost than `previous`), unless the
+ * stored one changed meanwhile: a login that rehashed concurrently, or a password just changed.
+ */
+export async function replacePasswordHash(
+  db: Db,
+  userId: number,
+  previous: string,
+  next: string,
+): Promise<void> {
+  await db
+    .update(users)
+    .set({ passwordHash: next })
+    .where(and(eq(users.id, userId), eq(users.passwordHash, previous)));
+}
+
 /** Marks every user offline (at start: no device is connected yet). */
 export async function markAllOffline(db: Db): Promise<void> {
   await db.update(users).set({ isOnlineApp: false }).where(eq(users.isOnlineApp, true));

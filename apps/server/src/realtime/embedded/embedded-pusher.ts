@@ -130,6 +130,11 @@ export class EmbeddedPusher {
     return connection !== undefined;
   }
 
+  /** Whether the socket is connected here. */
+  isConnected(socketId: string): boolean {
+    return this.#connections.has(socketId);
+  }
+
   /** How many sockets are connected. */
   get connectionCount(): number {
     return this.#connections.size;
