@@ -17,7 +17,11 @@ export { defaultAssetsDir } from './pstn/clips';
 export type { PartyRecord } from './pstn/virtual-party';
 export type { SandboxCall } from './pstn/sandbox-call-log';
 export { SANDBOX_CALL_STATES, type SandboxCallState } from './pstn/sandbox-call-state';
-export { RECONNECT_GRACE_MS } from './gateway/gateway-constants';
+export {
+  AUTH_DEADLINE_CLOSE,
+  AUTH_DEADLINE_MS,
+  RECONNECT_GRACE_MS,
+} from './gateway/gateway-constants';
 export { MEDIA_ERRORS, MediaError, type MediaErrorName } from './media/media-errors';
 export { SANDBOX_CALL_LOG_LIMIT, SANDBOX_NUMBERS } from './constants';
 export {

@@ -13,6 +13,7 @@
  */
 import fc from 'fast-check';
 import { WebSocket } from 'ws';
+import { AUTH_DEADLINE_MS } from '@leadline/voice';
 import {
   ClientMessage,
   encodeFrame,
@@ -445,6 +446,8 @@ export class PStreamFuzzer {
   #wake: (() => void) | null = null;
   #closeCode: number | null = null;
   #syncs = 0;
+  /** When the current socket opened (ms since the epoch). */
+  #openedAt = 0;
 
   constructor(
     private readonly url: string,
@@ -485,9 +488,21 @@ export class PStreamFuzzer {
         await this.#check(expected);
         expected = [];
         pending = 0;
+        await this.#renewAnonymous();
       }
     }
     await this.#check(expected);
+  }
+
+  /**
+   * An anonymous socket is closed by the gateway once it has gone unauthenticated for
+   * `AUTH_DEADLINE_MS` (a slow run can get there): between batches, one half that old is replaced
+   * by a fresh one, as a client would reconnect.
+   */
+  async #renewAnonymous(): Promise<void> {
+    if (this.#identity !== null || Date.now() - this.#openedAt < AUTH_DEADLINE_MS / 2) return;
+    await this.close();
+    await this.#open();
   }
 
   /** Closes the socket (as a client leaving would) and waits until it is closed. */
@@ -513,6 +528,7 @@ export class PStreamFuzzer {
       ws.once('error', reject);
     });
     this.#ws = ws;
+    this.#openedAt = Date.now();
     this.#closeCode = null;
     this.#received = [];
     this.#identity = null;

@@ -1,6 +1,9 @@
 /**
  * One client's signalling socket: parses PStream frames, authenticates with `listen`, tracks
  * registration, keeps the socket alive with heartbeats, and hands call messages to the gateway.
+ * A socket that is not authenticated within {@link AUTH_DEADLINE_MS} of opening (or of its
+ * token expiring) is closed with {@link AUTH_DEADLINE_CLOSE}: an anonymous socket holds nothing
+ * here for long.
  *
  * ```
  *   open ──authenticate──▶ listening ──register──▶ registered
@@ -21,6 +24,8 @@ import {
 import { StateMachine, type TransitionTable } from '@leadline/contracts/lib';
 import type { Clock } from './clock';
 import {
+  AUTH_DEADLINE_CLOSE,
+  AUTH_DEADLINE_MS,
   GATEWAY_REGION,
   HEARTBEAT_INTERVAL_MS,
   MAX_FRAME_BYTES,
@@ -94,6 +99,8 @@ export class ClientSession {
   #lastFrameAt: number;
   readonly #heartbeat: unknown;
   #expiry: unknown = null;
+  /** Closes the socket unless it authenticates first; null while authenticated. */
+  #authDeadline: unknown = null;
 
   constructor(
     private readonly socket: WebSocket,
@@ -121,6 +128,7 @@ export class ClientSession {
     socket.on('close', () => this.close());
     socket.on('error', () => this.close());
     this.#heartbeat = clock.setInterval(() => this.#beat(), HEARTBEAT_INTERVAL_MS);
+    this.#armAuthDeadline();
   }
 
   /** The socket's largest accepted frame, for the WebSocket server's `maxPayload`. */
@@ -167,6 +175,7 @@ export class ClientSession {
     this.#machine.send('close');
     this.clock.clearInterval(this.#heartbeat);
     if (this.#expiry !== null) this.clock.clearTimeout(this.#expiry);
+    this.#clearAuthDeadline();
     this.host.sessionClosed(this);
     if (this.socket.readyState === this.socket.OPEN) this.socket.close(1000);
   }
@@ -261,6 +270,7 @@ export class ClientSession {
     this.#identity = check.identity;
     this.#accessSession = check.session;
     this.#machine.send('authenticate');
+    this.#clearAuthDeadline();
     this.#scheduleExpiry(check.expiresAt);
     const ttl = Math.max(0, Math.floor(check.expiresAt - this.clock.now() / 1000));
     this.send('connected', {
@@ -279,12 +289,30 @@ export class ClientSession {
       if (this.closed) return;
       const wasRegistered = this.registered;
       this.#machine.send('expire');
+      this.#armAuthDeadline();
       this.send('error', { error: TOKEN_ERRORS.expired });
       if (wasRegistered) {
         this.send('offline', {});
         this.host.sessionUnregistered(this);
       }
     }, delay);
+  }
+
+  /** Closes the socket if it is still not authenticated after {@link AUTH_DEADLINE_MS}. */
+  #armAuthDeadline(): void {
+    this.#clearAuthDeadline();
+    this.#authDeadline = this.clock.setTimeout(() => {
+      this.#authDeadline = null;
+      if (this.closed || this.identity !== null) return;
+      const { code, reason } = AUTH_DEADLINE_CLOSE;
+      if (this.socket.readyState === this.socket.OPEN) this.socket.close(code, reason);
+      this.close();
+    }, AUTH_DEADLINE_MS);
+  }
+
+  #clearAuthDeadline(): void {
+    if (this.#authDeadline !== null) this.clock.clearTimeout(this.#authDeadline);
+    this.#authDeadline = null;
   }
 
   #register(audio: boolean): void {

@@ -13,3 +13,14 @@ export const GATEWAY_REGION = 'local';
  * with the call's `reconnect` token) before it ends as `disconnected`.
  */
 export const RECONNECT_GRACE_MS = 30_000;
+/**
+ * A socket must authenticate (`listen` with a valid access token) within this long of opening, or
+ * of its token expiring; otherwise it is closed with {@link AUTH_DEADLINE_CLOSE}. The SDKs send
+ * `listen` as soon as the socket opens.
+ */
+export const AUTH_DEADLINE_MS = 10_000;
+/** The close code and reason of a socket that did not authenticate in time. */
+export const AUTH_DEADLINE_CLOSE = {
+  code: 4401,
+  reason: 'Not authenticated: send listen with a valid access token within 10 seconds.',
+} as const;

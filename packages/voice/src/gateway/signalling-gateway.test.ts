@@ -6,6 +6,7 @@ import { FakeMediaEngine } from '../testing/fake-media-engine';
 import { PStreamTestClient } from '../testing/pstream-test-client';
 import { VoiceEngine, type TelephonyEvent } from '../voice-engine';
 import type { TokenCheck } from './client-session';
+import { AUTH_DEADLINE_CLOSE, AUTH_DEADLINE_MS } from './gateway-constants';
 
 /** The gateway's test client under its old name here. */
 class TestClient extends PStreamTestClient {}
@@ -225,6 +226,59 @@ describe('listen and register', () => {
     const c = await client();
     c.ws.close();
     await eventually(() => expect(engine.isOnline('7')).toBe(false));
+  });
+});
+
+describe('the authentication deadline', () => {
+  /** Resolves with the close code and reason the gateway closed `c` with. */
+  const closedWith = (c: TestClient) =>
+    new Promise<{ code: number; reason: string }>((resolve) =>
+      c.ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    );
+
+  it('closes a socket that sent no valid listen within 10 s with 4401 and the reason; a millisecond short of it, it stays', async () => {
+    const c = await TestClient.connect(url, WAIT_MS);
+    clients.push(c);
+    const closed = closedWith(c);
+    // A bad token does not count.
+    c.send('listen', { token: 'nope', browserinfo: {}, reconnectTimeout: 0 });
+    expect((await c.next('error')).error).toMatchObject({ code: 31204 });
+    clock.advance(AUTH_DEADLINE_MS - 1);
+    c.send('register', { media: { audio: true } });
+    expect((await c.next('error')).error).toMatchObject({ code: 31204 });
+    clock.advance(1);
+    expect(await closed).toEqual({
+      code: 4401,
+      reason: 'Not authenticated: send listen with a valid access token within 10 seconds.',
+    });
+    expect(AUTH_DEADLINE_CLOSE.code).toBe(4401);
+    await eventually(() => expect(engine.signallingStats().sessions).toBe(0));
+  });
+
+  it('leaves an authenticated socket open', async () => {
+    const c = await client('good');
+    clock.advance(AUTH_DEADLINE_MS + 1);
+    await roundTrip(c);
+    expect(engine.isOnline('7')).toBe(true);
+  });
+
+  it('runs again when the token expires: a new listen within 10 s keeps the socket', async () => {
+    TOKENS.short = { ok: true, identity: '7', expiresAt: Math.floor(clock.now() / 1000) + 5 };
+    const renewed = await client('short');
+    const lapsed = await client('short');
+    const closed = closedWith(lapsed);
+    clock.advance(TOKENS.short.expiresAt * 1000 - clock.now());
+    expect(await renewed.next('error')).toEqual({
+      error: { code: 31205, message: 'JWT Token Expired' },
+    });
+    expect((await lapsed.next('error')).error).toMatchObject({ code: 31205 });
+    renewed.send('listen', { token: 'good', browserinfo: {}, reconnectTimeout: 0 });
+    await renewed.next('connected');
+    clock.advance(AUTH_DEADLINE_MS - 1);
+    expect(lapsed.ws.readyState).toBe(lapsed.ws.OPEN);
+    clock.advance(1);
+    expect((await closed).code).toBe(4401);
+    await roundTrip(renewed);
   });
 });
 

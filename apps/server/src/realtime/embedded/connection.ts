@@ -1,7 +1,9 @@
 /**
  * One pusher-js socket on the embedded endpoint: parses its frames (zod schemas of
  * `@leadline/contracts/realtime`), answers pings, subscribes it to channels after checking
- * their auth, and keeps it alive or closes it per the lifecycle of `connection-state.ts`.
+ * their auth, and keeps it alive or closes it per the lifecycle of `connection-state.ts`. A
+ * socket without an authorised (private or presence) subscription `authDeadlineMs` after it
+ * connected is closed (`authDeadline`).
  */
 import {
   PusherClientFrame,
@@ -32,6 +34,8 @@ export interface PusherConnectionOptions {
   timers: Timers;
   activityTimeoutMs: number;
   pongTimeoutMs: number;
+  /** How long the socket may stay without an authorised subscription. */
+  authDeadlineMs: number;
   /** Called once when the socket has closed and left every channel. */
   onClosed(connection: PusherConnection): void;
 }
@@ -43,6 +47,8 @@ export class PusherConnection {
   readonly #machine = connectionMachine();
   readonly #subscribed = new Set<string>();
   #timer: unknown;
+  /** Closes the socket unless an authorised subscription comes first; undefined after one. */
+  #authDeadline: unknown;
 
   constructor(options: PusherConnectionOptions) {
     this.#options = options;
@@ -52,6 +58,10 @@ export class PusherConnection {
     ws.on('close', () => this.#onClose());
     ws.on('error', () => ws.terminate());
     this.#armIdle();
+    this.#authDeadline = options.timers.setTimeout(() => {
+      this.#authDeadline = undefined;
+      this.fail('authDeadline');
+    }, options.authDeadlineMs);
   }
 
   /** Sends a frame when the socket is open. */
@@ -116,6 +126,7 @@ export class PusherConnection {
     ) {
       return this.#refuse(channel, `Invalid signature for ${channel}.`);
     }
+    if (kind !== 'public') this.#clearAuthDeadline();
     // A repeated subscribe is answered again; a socket counts once per channel.
     const added = channels.subscribe(channel, this, member);
     this.#subscribed.add(channel);
@@ -177,9 +188,15 @@ export class PusherConnection {
     }, activityTimeoutMs);
   }
 
+  #clearAuthDeadline(): void {
+    if (this.#authDeadline !== undefined) this.#options.timers.clearTimeout(this.#authDeadline);
+    this.#authDeadline = undefined;
+  }
+
   #onClose(): void {
     this.#machine.trySend('close');
     if (this.#timer !== undefined) this.#options.timers.clearTimeout(this.#timer);
+    this.#clearAuthDeadline();
     for (const channel of [...this.#subscribed]) this.#leave(channel);
     this.#options.onClosed(this);
   }

@@ -9,6 +9,13 @@ export const PUSHER_APP_PATH_PREFIX = '/app/';
 /** Seconds of silence after which either side pings (spec section 9: 120 s). */
 export const ACTIVITY_TIMEOUT_S = 120;
 
+/**
+ * A socket must hold an authorised subscription (a private or presence channel, signed through
+ * `POST /api/v1/pusher/auth`) within this long of connecting, or it is closed (`authDeadline`):
+ * an anonymous socket holds nothing here for long. The console subscribes as soon as it connects.
+ */
+export const AUTH_DEADLINE_S = 30;
+
 /** How long the server waits for `pusher:pong` after its ping before closing (spec: 30 s). */
 export const PONG_TIMEOUT_MS = 30_000;
 

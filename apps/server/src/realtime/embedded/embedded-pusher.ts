@@ -12,6 +12,7 @@ import type { PusherCredentials } from '../pusher-auth';
 import { ChannelRegistry } from './channels';
 import {
   ACTIVITY_TIMEOUT_S,
+  AUTH_DEADLINE_S,
   MAX_FRAME_BYTES,
   PONG_TIMEOUT_MS,
   PUSHER_APP_PATH_PREFIX,
@@ -25,6 +26,8 @@ export interface EmbeddedPusherOptions {
   credentials: Pick<PusherCredentials, 'key' | 'secret'>;
   activityTimeoutS?: number;
   pongTimeoutMs?: number;
+  /** Default `AUTH_DEADLINE_S` (in seconds). */
+  authDeadlineS?: number;
   maxFrameBytes?: number;
   timers?: Timers;
   /** Hears members arrive on and leave presence channels (first and last socket). */
@@ -50,6 +53,7 @@ export class EmbeddedPusher {
   readonly #credentials: Pick<PusherCredentials, 'key' | 'secret'>;
   readonly #activityTimeoutS: number;
   readonly #pongTimeoutMs: number;
+  readonly #authDeadlineS: number;
   readonly #timers: Timers;
   readonly #wss: WebSocketServer;
   readonly #channels: ChannelRegistry;
@@ -62,6 +66,7 @@ export class EmbeddedPusher {
     this.#channels = new ChannelRegistry(options.onPresence);
     this.#activityTimeoutS = options.activityTimeoutS ?? ACTIVITY_TIMEOUT_S;
     this.#pongTimeoutMs = options.pongTimeoutMs ?? PONG_TIMEOUT_MS;
+    this.#authDeadlineS = options.authDeadlineS ?? AUTH_DEADLINE_S;
     this.#timers = options.timers ?? {
       setTimeout: (callback, ms) => setTimeout(callback, ms),
       clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
@@ -155,6 +160,7 @@ export class EmbeddedPusher {
       timers: this.#timers,
       activityTimeoutMs: this.#activityTimeoutS * 1000,
       pongTimeoutMs: this.#pongTimeoutMs,
+      authDeadlineMs: this.#authDeadlineS * 1000,
       onClosed: (closed) => {
         this.#connections.delete(closed.socketId);
         this.#onSocketClosed?.(closed.socketId);

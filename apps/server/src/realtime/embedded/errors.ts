@@ -15,6 +15,15 @@ export const PUSHER_ERRORS = {
   unauthorized: { code: 4009, close: false, message: 'Subscription refused: invalid auth.' },
   /** The login that let the socket into its channels ended (a logout, a removed user). */
   accessWithdrawn: { code: 4009, close: true, message: 'Signed out: this session has ended.' },
+  /**
+   * No authorised subscription within the deadline (`AUTH_DEADLINE_S`); a 41xx code: pusher-js
+   * reconnects after a back-off and subscribes again.
+   */
+  authDeadline: {
+    code: 4101,
+    close: true,
+    message: 'Not authorised: subscribe to a private or presence channel within 30 seconds.',
+  },
   /** No `pusher:pong` came back within the pong timeout. */
   pongTimeout: { code: 4201, close: true, message: 'Pong reply not received.' },
   /** A `client-*` event: client events are not enabled on this app. */
