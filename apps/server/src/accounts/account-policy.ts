@@ -112,3 +112,91 @@ export function sessionIdleMsOf(policy: unknown, defaultMs: number): number {
   const minutes = field.kind === 'set' ? field.value : SESSION_IDLE_MINUTES_RANGE.min;
   return minutes * 60_000;
 }
+
+// ── Dialling (the toll-fraud guard, calls/dial-guard.ts) ─────────────────────────────────────
+
+/** The dialling limits when the policy sets none. */
+export const DIAL_POLICY_DEFAULTS = {
+  /** Outbound calls one agent may place per minute (a person dials a few). */
+  callsPerMinutePerAgent: 10,
+  /** Outbound calls the whole account may place per minute. */
+  callsPerMinutePerAccount: 120,
+  /** SMS one agent may send per hour (one follow-up per call). */
+  smsPerHourPerAgent: 60,
+  /** SMS the whole account may send per hour. */
+  smsPerHourPerAccount: 600,
+} as const;
+
+/** The largest limit a policy may set (a typo of extra digits is not "no limit"). */
+export const DIAL_LIMIT_MAX = 100_000;
+
+/** The dialling part of an account's policy, with its defaults. */
+export interface DialPolicy {
+  /**
+   * `call_countries` (ISO 3166-1 alpha-2, upper case): the countries agents may call and text.
+   * Default (absent or empty): the account's own country (`accounts.country_code`).
+   */
+  callCountries: ReadonlySet<string>;
+  /** `calls_per_minute_per_agent`. */
+  callsPerMinutePerAgent: number;
+  /** `calls_per_minute_per_account`. */
+  callsPerMinutePerAccount: number;
+  /** `sms_per_hour_per_agent`. */
+  smsPerHourPerAgent: number;
+  /** `sms_per_hour_per_account`. */
+  smsPerHourPerAccount: number;
+  /** The fields that could not be read (applied as their strictest value), for the log. */
+  problems: string[];
+}
+
+const countryCodes = z.array(z.string().regex(/^[A-Za-z]{2}$/));
+const dialLimit = z.number().int().min(1).max(DIAL_LIMIT_MAX);
+
+/**
+ * The dialling policy of a stored policy for an account of `ownCountry`. Strictest, for a field
+ * of the wrong shape: no country for `call_countries`, 1 for a limit.
+ */
+export function dialPolicyOf(policy: unknown, ownCountry: string): DialPolicy {
+  const problems: string[] = [];
+  const countries = readPolicyField(policy, 'call_countries', countryCodes);
+  let callCountries: ReadonlySet<string>;
+  if (countries.kind === 'unreadable') {
+    problems.push('call_countries must be a list of two-letter country codes');
+    callCountries = new Set();
+  } else if (countries.kind === 'absent' || countries.value.length === 0) {
+    callCountries = new Set([ownCountry.toUpperCase()]);
+  } else {
+    callCountries = new Set(countries.value.map((code) => code.toUpperCase()));
+  }
+  const limit = (
+    key:
+      | 'calls_per_minute_per_agent'
+      | 'calls_per_minute_per_account'
+      | 'sms_per_hour_per_agent'
+      | 'sms_per_hour_per_account',
+    fallback: number,
+  ): number => {
+    const field = readPolicyField(policy, key, dialLimit);
+    if (field.kind === 'set') return field.value;
+    if (field.kind === 'absent') return fallback;
+    problems.push(`${key} must be a whole number from 1 to ${DIAL_LIMIT_MAX}`);
+    return 1;
+  };
+  return {
+    callCountries,
+    callsPerMinutePerAgent: limit(
+      'calls_per_minute_per_agent',
+      DIAL_POLICY_DEFAULTS.callsPerMinutePerAgent,
+    ),
+    callsPerMinutePerAccount: limit(
+      'calls_per_minute_per_account',
+      DIAL_POLICY_DEFAULTS.callsPerMinutePerAccount,
+    ),
+    smsPerHourPerAgent: limit('sms_per_hour_per_agent', DIAL_POLICY_DEFAULTS.smsPerHourPerAgent),
+    smsPerHourPerAccount: limit(
+      'sms_per_hour_per_account',
+      DIAL_POLICY_DEFAULTS.smsPerHourPerAccount,
+    ),
+    problems,
+  };
+}

@@ -25,12 +25,18 @@ import {
 import { SignallingErrorCode } from '@leadline/contracts/signalling';
 import type { OutgoingCallDecision } from '@leadline/voice';
 import { identityOf } from '../auth/access-token';
-import type { Db } from '../db/database';
+import type { Db, DbOrTx } from '../db/database';
 import { routingChanged } from '../db/routing-changes';
 import type { CallReason } from '../db/schema';
 import type { EventBus } from '../events/event-bus';
 import { AppError } from '../http/errors';
-import { findLeadByPhone, insertLead, leadColumns, type LeadRow } from '../leads/leads-repo';
+import {
+  findLeadByPhone,
+  findLeadProfile,
+  insertLead,
+  leadColumns,
+  type LeadRow,
+} from '../leads/leads-repo';
 import { insertIntake } from '../leads/intake-repo';
 import { KeyedQueue } from '../lib/keyed-queue';
 import type { Telephony, TelephonyEvent } from '../telephony/telephony';
@@ -67,6 +73,7 @@ import {
   type CallRow,
   type CallUserRow,
 } from './calls-repo';
+import { DialGuard, LOGIN_ENDED_MESSAGE } from './dial-guard';
 import { recoverInterruptedCalls, type RecoveryReport } from './recovery';
 import { ROLE_OF, Router, type FlowClock, type NobodyReason } from './router';
 import {
@@ -109,6 +116,11 @@ export interface CallFlowsOptions {
   addLeadTimeoutMs?: number;
   /** Longest wait for the console to connect an outbound call it asked for (ms). */
   outboundConnectTimeoutMs?: number;
+  /**
+   * The toll-fraud guard every call and SMS an agent places passes (`dial-guard.ts`); by default
+   * one on `db` that does not ask for a caller number of the account's own.
+   */
+  dialGuard?: DialGuard;
 }
 
 /** Live calls are stamped this often. */
@@ -151,7 +163,13 @@ const OUTGOING_ERRORS = {
     code: SignallingErrorCode.InvalidNumber,
     message: 'The To number is not a valid phone number.',
   },
+  loginEnded: { code: SignallingErrorCode.Declined, message: LOGIN_ENDED_MESSAGE },
 } as const;
+
+/** A refusal of the dial guard (or the flows) as the device receives it. */
+const declined = (error: AppError) => ({
+  error: { code: SignallingErrorCode.Declined, message: error.message },
+});
 
 /** Whether a web lead nobody could be offered waits in the queue (an agent may free up). */
 const waitsInQueue = (reason: NobodyReason): boolean =>
@@ -214,6 +232,8 @@ export class CallFlows {
   readonly #queue: KeyedQueue;
   readonly #router: Router;
   readonly presence: AgentPresence;
+  /** The toll-fraud guard: every call and SMS an agent places passes it. */
+  readonly dialGuard: DialGuard;
   /** Added leads whose phones have not answered or failed yet, by participant id. */
   readonly #addedLeads = new Map<string, (outcome: AddLeadOutcome) => void>();
   /** Calls whose recording is awaited at shutdown, by sid. */
@@ -229,6 +249,7 @@ export class CallFlows {
     this.#telephony = options.telephony;
     this.#log = options.log;
     this.#clock = options.clock ?? systemFlowClock;
+    this.dialGuard = options.dialGuard ?? new DialGuard({ db: options.db, log: options.log });
     this.#queue = new KeyedQueue((error, key) =>
       this.#log.error({ err: error, key }, 'call flow failed'),
     );
@@ -428,9 +449,22 @@ export class CallFlows {
     body: RetryCallBody & { caller_id?: number | undefined },
   ): Promise<{ call: CallRow; lead: LeadRow; outcome: OfferOutcome }> {
     const callerNumberId = await this.#callerNumberId(user, body.caller_id);
-    const lead = await this.#findOrCreateLead(user.accountId, body);
+    const profileId = await this.#leadProfile(user.accountId, body.phone_number);
+    const from = await this.#fromNumber(user.accountId, callerNumberId, profileId);
+    const { lead, call } = await this.dialGuard.admit(
+      user,
+      { kind: 'call', to: body.phone_number, from: from?.phoneNumber ?? null, oneAtATime: true },
+      async (tx) => {
+        const lead = await findOrCreateLead(tx, user.accountId, profileId, body);
+        const call = await insertCall(tx, {
+          ...leadCallValues(lead, 'retry'),
+          callerNumberId: from?.id ?? null,
+        });
+        return { lead, call };
+      },
+    );
+    routingChanged();
     await this.presence.endWrapUpQuietly(user.id);
-    const call = await this.#leadCall(lead, 'retry', callerNumberId);
     const outcome = await this.exclusive(call.sid, () =>
       this.#offerLead(call, { preferUserId: user.id }),
     );
@@ -458,25 +492,31 @@ export class CallFlows {
     if (!this.#telephony.isOnline(identityOf(user.id))) {
       throw new AppError('PHONE_OFFLINE');
     }
-    const lead = await this.#findOrCreateLead(user.accountId, body);
+    const profileId = await this.#leadProfile(user.accountId, body.phone_number);
+    const from = await this.#fromNumber(user.accountId, callerNumberId, profileId);
+    // One call being placed per agent, counted against the limits: the guard's admission stores
+    // the lead, the call and the agent's call user, or nothing.
+    const { lead, call, callUser } = await this.dialGuard.admit(
+      user,
+      { kind: 'call', to: body.phone_number, from: from?.phoneNumber ?? null, oneAtATime: true },
+      async (tx) => {
+        const lead = await findOrCreateLead(tx, user.accountId, profileId, body);
+        const call = await insertCall(tx, {
+          ...leadCallValues(lead, 'outbound'),
+          callerNumberId: from?.id ?? null,
+          userId: user.id,
+        });
+        const callUser = await insertCallUser(tx, {
+          callId: call.id,
+          userId: user.id,
+          type: 'lead',
+          autoaccept: true,
+        });
+        return { lead, call, callUser };
+      },
+    );
+    routingChanged();
     await this.presence.endWrapUpQuietly(user.id);
-    const call = await insertCall(this.#db, {
-      accountId: user.accountId,
-      leadId: lead.id,
-      profileId: lead.profileId,
-      phoneNumber: lead.phoneNumber,
-      type: 'lead',
-      direction: 'outbound',
-      source: 'outbound',
-      callerNumberId: callerNumberId ?? (await this.#defaultCallerNumberId(user.accountId, lead)),
-      userId: user.id,
-    });
-    const callUser = await insertCallUser(this.#db, {
-      callId: call.id,
-      userId: user.id,
-      type: 'lead',
-      autoaccept: true,
-    });
     // A console that never connects (closed, crashed) must not leave the agent busy for good.
     this.#clock.setTimeout(
       () => void this.#queue.run(call.sid, () => this.#outboundNotConnected(call.id)),
@@ -683,12 +723,21 @@ export class CallFlows {
       const mine = (await activeParticipants(this.#db, fresh.id)).find((p) => p.userId === user.id);
       if (!mine) throw new AppError('NOT_ON_CALL');
       if (fresh.leadId !== null) throw new AppError('CALL_HAS_LEAD');
-      const added = await insertLead(this.#db, user.accountId, fresh.profileId, {
-        fname: body.fname,
-        lname: body.lname,
-        phone_number: body.phone_number,
-      });
-      await updateCall(this.#db, fresh.id, { leadId: added.id });
+      const from = await this.#callerNumberOf(fresh);
+      // Checked against the limits, not counted: the call it joins was.
+      const added = await this.dialGuard.admit(
+        user,
+        { kind: 'call', to: body.phone_number, from, oneAtATime: true },
+        async (tx) => {
+          const added = await insertLead(tx, user.accountId, fresh.profileId, {
+            fname: body.fname,
+            lname: body.lname,
+            phone_number: body.phone_number,
+          });
+          await updateCall(tx, fresh.id, { leadId: added.id });
+          return added;
+        },
+      );
       const dialled = await this.#dial(fresh, added.phoneNumber);
       const outcome = new Promise<AddLeadOutcome>((resolve) =>
         this.#addedLeads.set(dialled, resolve),
@@ -732,6 +781,8 @@ export class CallFlows {
     const userId = userIdOf(identity);
     const user = userId === null ? null : await findUserById(this.#db, userId);
     if (!user) return { error: OUTGOING_ERRORS.unknownCaller };
+    // A token outlives its login (Twilio's by up to an hour): the login must still be on.
+    if (!(await this.dialGuard.hasLiveLogin(user.id))) return { error: OUTGOING_ERRORS.loginEnded };
     if (params.call_user_id !== undefined) {
       const callUserId = Number(params.call_user_id);
       const found = Number.isSafeInteger(callUserId)
@@ -744,6 +795,16 @@ export class CallFlows {
       return this.exclusive(call.sid, async () => {
         const fresh = await findCallBySid(this.#db, call.sid);
         if (!fresh || fresh.status !== 'queued') return { error: OUTGOING_ERRORS.callNotFound };
+        // Admitted when it was placed; where it goes is checked again (the policy may have
+        // changed since), and a call refused now is withdrawn.
+        try {
+          const from = await this.#callerNumberOf(fresh);
+          await this.dialGuard.check(user, { kind: 'call', to: fresh.phoneNumber!, from });
+        } catch (error) {
+          if (!(error instanceof AppError)) throw error;
+          await this.#withdrawUnconnectedOutbound(fresh);
+          return declined(error);
+        }
         const now = this.#clock.now();
         await updateCallUser(this.#db, callUser.id, { outcome: 'accepted', answeredAt: now });
         const live = await transitionCall(this.#db, fresh, 'connect', { userId: user.id });
@@ -754,27 +815,44 @@ export class CallFlows {
     }
     const to = toE164(params.To ?? '', user.countryCode);
     if (!to) return { error: OUTGOING_ERRORS.invalidNumber };
+    if (await findLiveParticipation(this.#db, user.accountId, user.id)) {
+      return declined(new AppError('ALREADY_ON_CALL'));
+    }
     const callerNumber = await this.settings.defaultCallerNumber(user.accountId, null);
-    const call = await insertCall(this.#db, {
-      accountId: user.accountId,
-      leadId: null,
-      profileId: null,
-      phoneNumber: to,
-      type: 'lead',
-      direction: 'outbound',
-      source: 'outbound',
-      status: 'in-progress',
-      userId: user.id,
-      callerNumberId: callerNumber?.id ?? null,
-    });
-    await insertCallUser(this.#db, {
-      callId: call.id,
-      userId: user.id,
-      type: 'lead',
-      autoaccept: true,
-      outcome: 'accepted',
-      answeredAt: this.#clock.now(),
-    });
+    let call: CallRow;
+    try {
+      call = await this.dialGuard.admit(
+        user,
+        { kind: 'call', to, from: callerNumber?.phoneNumber ?? null, oneAtATime: true },
+        async (tx) => {
+          const placed = await insertCall(tx, {
+            accountId: user.accountId,
+            leadId: null,
+            profileId: null,
+            phoneNumber: to,
+            type: 'lead',
+            direction: 'outbound',
+            source: 'outbound',
+            status: 'in-progress',
+            userId: user.id,
+            callerNumberId: callerNumber?.id ?? null,
+          });
+          await insertCallUser(tx, {
+            callId: placed.id,
+            userId: user.id,
+            type: 'lead',
+            autoaccept: true,
+            outcome: 'accepted',
+            answeredAt: this.#clock.now(),
+          });
+          return placed;
+        },
+      );
+    } catch (error) {
+      if (error instanceof AppError) return declined(error);
+      throw error;
+    }
+    routingChanged();
     await touchLastCall(this.#db, user.id, this.#clock.now());
     await this.presence.refresh(user.id);
     return this.#outgoingDecision(call, to);
@@ -1245,43 +1323,30 @@ export class CallFlows {
     return number.id;
   }
 
-  async #defaultCallerNumberId(accountId: number, lead: LeadRow): Promise<number | null> {
-    return (await this.settings.defaultCallerNumber(accountId, lead.profileId))?.id ?? null;
+  /**
+   * The number a call placed for a lead of `profileId` goes out from: the agent's choice, else
+   * the account's default for the profile; null when the account has none.
+   */
+  async #fromNumber(
+    accountId: number,
+    callerNumberId: number | null,
+    profileId: number | null,
+  ): Promise<{ id: number; phoneNumber: string } | null> {
+    if (callerNumberId !== null) {
+      const chosen = await findCallerNumber(this.#db, accountId, callerNumberId);
+      if (chosen) return chosen;
+    }
+    return (await this.settings.defaultCallerNumber(accountId, profileId)) ?? null;
+  }
+
+  /** The profile of the account's lead with this number, or the account's default profile. */
+  async #leadProfile(accountId: number, phoneNumber: string): Promise<number | null> {
+    const existing = await findLeadProfile(this.#db, accountId, phoneNumber);
+    return existing ? existing.profileId : this.#defaultProfile(accountId);
   }
 
   async #defaultProfile(accountId: number): Promise<number | null> {
     return (await this.settings.defaultProfile(accountId))?.id ?? null;
-  }
-
-  async #findOrCreateLead(
-    accountId: number,
-    body: { fname: string; lname: string; phone_number: string },
-  ): Promise<LeadRow> {
-    return (
-      (await findLeadByPhone(this.#db, accountId, body)) ??
-      insertLead(this.#db, accountId, await this.#defaultProfile(accountId), {
-        fname: body.fname,
-        lname: body.lname,
-        phone_number: body.phone_number,
-      })
-    );
-  }
-
-  async #leadCall(
-    lead: LeadRow,
-    source: 'web' | 'retry',
-    callerNumberId: number | null,
-  ): Promise<CallRow> {
-    return insertCall(this.#db, {
-      accountId: lead.accountId,
-      leadId: lead.id,
-      profileId: lead.profileId,
-      phoneNumber: lead.phoneNumber,
-      type: 'lead',
-      direction: 'outbound',
-      source,
-      callerNumberId: callerNumberId ?? (await this.#defaultCallerNumberId(lead.accountId, lead)),
-    });
   }
 
   /** Waits for the call's recording event (shutdown), at most `ms`. */
@@ -1341,4 +1406,37 @@ export class CallFlows {
     };
     tick();
   }
+}
+
+/**
+ * The account's lead with this number (its names brought up to date), or a new one of
+ * `profileId` (the default profile).
+ */
+async function findOrCreateLead(
+  db: DbOrTx,
+  accountId: number,
+  profileId: number | null,
+  body: { fname: string; lname: string; phone_number: string },
+): Promise<LeadRow> {
+  return (
+    (await findLeadByPhone(db, accountId, body)) ??
+    insertLead(db, accountId, profileId, {
+      fname: body.fname,
+      lname: body.lname,
+      phone_number: body.phone_number,
+    })
+  );
+}
+
+/** A call to a lead the console asked for (New Call, Retry), before its caller number. */
+function leadCallValues(lead: LeadRow, source: 'outbound' | 'retry') {
+  return {
+    accountId: lead.accountId,
+    leadId: lead.id,
+    profileId: lead.profileId,
+    phoneNumber: lead.phoneNumber,
+    type: 'lead',
+    direction: 'outbound',
+    source,
+  } as const;
 }

@@ -64,10 +64,10 @@ export type NewCall = Pick<
  * serialises work on it; `status` other than `queued` for a call whose first step is known
  * before it is stored (a new lead rung at once, queued or refused: `bornAs`).
  */
-export async function insertCall(db: Db, values: NewCall): Promise<CallRow> {
+export async function insertCall(db: DbOrTx, values: NewCall): Promise<CallRow> {
   const p = (name: string) => sql.placeholder(name);
-  const statement = prepared(db, 'insert-call', () =>
-    db
+  const statement = prepared(db as Db, 'insert-call', () =>
+    (db as Db)
       .insert(calls)
       .values({
         sid: p('sid'),

@@ -198,11 +198,21 @@ export function callsRoutes(deps: {
               ? null
               : await findCallerNumber(deps.db, user.accountId, call.callerNumberId)) ??
             (await defaultCallerNumber(deps.db, user.accountId, call.profileId));
+          const message = { from: from?.phoneNumber ?? null, to, body: body.smsbody };
+          // The toll-fraud guard: where to, from the account's own number, the SMS limits; the
+          // message is stored (counted) before it is sent.
+          const id = await deps.flows.dialGuard.admit(
+            user,
+            { kind: 'text', to, from: message.from },
+            (tx) =>
+              deps.sms.reserve(
+                tx,
+                { accountId: user.accountId, callId: call.id, userId: user.id },
+                message,
+              ),
+          );
           return async () => {
-            const sent = await deps.sms.send(
-              { accountId: user.accountId, callId: call.id, userId: user.id },
-              { from: from?.phoneNumber ?? null, to, body: body.smsbody },
-            );
+            const sent = await deps.sms.deliver(id, message);
             return {
               statusCode: 200,
               body: sent.ok ? { success: true } : { success: false, error: sent.error },

@@ -87,6 +87,27 @@ export const ERRORS = {
     message: 'Your phone is not connected: open the console first.',
     shape: 'refusal',
   },
+  DIAL_REFUSED: {
+    status: 403,
+    message: 'Calls to this number are not allowed for this account.',
+    shape: 'refusal',
+  },
+  DIAL_RATE_LIMITED: {
+    status: 429,
+    message: 'Too many calls or texts just now. Try again in a minute.',
+    shape: 'refusal',
+  },
+  DIAL_IN_PROGRESS: {
+    status: 409,
+    message: 'You are already placing a call: wait until it connects, or hang it up first.',
+    shape: 'refusal',
+  },
+  NO_OWN_CALLER_NUMBER: {
+    status: 409,
+    message:
+      'This account has no caller number of its own: an administrator must add one before its agents can call.',
+    shape: 'refusal',
+  },
   NO_PHONE_NUMBER: {
     status: 409,
     message: 'This call has no phone number to text.',

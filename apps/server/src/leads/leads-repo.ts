@@ -1,7 +1,7 @@
 /** Database access for leads. */
 import { and, desc, eq, gt, inArray, notExists, sql } from 'drizzle-orm';
 import { formatPhone, type Lead, type LeadIntakeBody } from '@leadline/contracts';
-import type { Db } from '../db/database';
+import type { Db, DbOrTx } from '../db/database';
 import { prepared } from '../db/prepared';
 import { calls, leads } from '../db/schema';
 
@@ -13,7 +13,7 @@ export type LeadRow = typeof leads.$inferSelect;
  * the non-empty `fname`/`lname` given; null when the account has no lead with that number.
  */
 export async function findLeadByPhone(
-  db: Db,
+  db: DbOrTx,
   accountId: number,
   body: { fname: string; lname: string; phone_number: string },
 ): Promise<LeadRow | null> {
@@ -30,15 +30,30 @@ export async function findLeadByPhone(
   return { ...existing, ...names };
 }
 
+/** The profile of the account's oldest lead with this (E.164) number; null when it has none. */
+export async function findLeadProfile(
+  db: Db,
+  accountId: number,
+  phoneNumber: string,
+): Promise<{ profileId: number | null } | null> {
+  const [row] = await db
+    .select({ profileId: leads.profileId })
+    .from(leads)
+    .where(and(eq(leads.accountId, accountId), eq(leads.phoneNumber, phoneNumber)))
+    .orderBy(leads.id)
+    .limit(1);
+  return row ?? null;
+}
+
 /** Stores a new lead of the account. */
 export async function insertLead(
-  db: Db,
+  db: DbOrTx,
   accountId: number,
   profileId: number | null,
   body: LeadIntakeBody,
 ): Promise<LeadRow> {
-  const statement = prepared(db, 'insert-lead', () =>
-    db
+  const statement = prepared(db as Db, 'insert-lead', () =>
+    (db as Db)
       .insert(leads)
       .values({
         accountId: sql.placeholder('accountId'),

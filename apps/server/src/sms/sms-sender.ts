@@ -2,11 +2,13 @@
  * The SMS port: the follow-up text after a call goes through an `SmsSender`. The embedded
  * default is the sandbox outbox (`SandboxSmsSender`); production plugs in a real provider
  * (Twilio Messaging) behind the same interface. `SmsService` stores every message with what
- * the sender answered, so the account's outbox shows sent and refused messages alike.
+ * the sender answered, so the account's outbox shows sent and refused messages alike. A message
+ * is stored before it is handed over (`reserve`, inside the dial guard's admission, so the SMS
+ * rate limits count it at once), as interrupted until the sender answers (`deliver`).
  */
 import { and, desc, eq } from 'drizzle-orm';
 import { resolveNumber, SANDBOX_NUMBER_PLAN } from '@leadline/voice';
-import type { Db } from '../db/database';
+import type { Db, DbOrTx } from '../db/database';
 import { smsMessages } from '../db/schema';
 
 /** One message to send. */
@@ -55,6 +57,16 @@ export interface SmsRecord {
   created_at: string;
 }
 
+/** What a message stored before its send says until the sender answers. */
+export const SMS_INTERRUPTED_ERROR = 'Sending was interrupted; the SMS may not have been sent.';
+
+/** Who sends a message, for which call. */
+export interface SmsContext {
+  accountId: number;
+  callId: number;
+  userId: number;
+}
+
 /** Sends follow-up texts through the sender and keeps each one with its outcome. */
 export class SmsService {
   constructor(
@@ -63,27 +75,47 @@ export class SmsService {
   ) {}
 
   /** Sends `message` for a call; resolves with the sender's answer (a refusal is not thrown). */
-  async send(
-    context: { accountId: number; callId: number; userId: number },
-    message: OutgoingSms,
-  ): Promise<SmsResult> {
+  async send(context: SmsContext, message: OutgoingSms): Promise<SmsResult> {
+    return this.deliver(await this.reserve(this.db, context, message), message);
+  }
+
+  /**
+   * Stores `message` before it is sent (`db`: the dial guard's transaction), as interrupted
+   * until `deliver` stores the sender's answer; resolves with its id.
+   */
+  async reserve(db: DbOrTx, context: SmsContext, message: OutgoingSms): Promise<number> {
+    const [row] = await db
+      .insert(smsMessages)
+      .values({
+        accountId: context.accountId,
+        callId: context.callId,
+        userId: context.userId,
+        toNumber: message.to,
+        fromNumber: message.from,
+        body: message.body,
+        status: 'failed',
+        error: SMS_INTERRUPTED_ERROR,
+      })
+      .returning({ id: smsMessages.id });
+    return row!.id;
+  }
+
+  /** Hands the reserved message `id` to the sender and stores its answer. */
+  async deliver(id: number, message: OutgoingSms): Promise<SmsResult> {
     let result: SmsResult;
     try {
       result = await this.sender.send(message);
     } catch (error) {
       result = { ok: false, error: `The SMS could not be sent: ${(error as Error).message}` };
     }
-    await this.db.insert(smsMessages).values({
-      accountId: context.accountId,
-      callId: context.callId,
-      userId: context.userId,
-      toNumber: message.to,
-      fromNumber: message.from,
-      body: message.body,
-      status: result.ok ? 'sent' : 'failed',
-      error: result.ok ? null : result.error,
-      providerId: result.ok ? result.providerId : null,
-    });
+    await this.db
+      .update(smsMessages)
+      .set({
+        status: result.ok ? 'sent' : 'failed',
+        error: result.ok ? null : result.error,
+        providerId: result.ok ? result.providerId : null,
+      })
+      .where(eq(smsMessages.id, id));
     return result;
   }
 

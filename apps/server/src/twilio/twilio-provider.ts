@@ -75,7 +75,7 @@ export async function openTwilioProvider(
     client,
     telephony,
     tokens: new TwilioAccessTokens(settings, options.tokenTtlSeconds),
-    sms: new TwilioSmsSender(client, callerId),
+    sms: new TwilioSmsSender(client),
     recordings: new TwilioRecordings(settings),
     numbers,
     webhooks: (deps) =>

@@ -12,7 +12,7 @@ let sender: TwilioSmsSender;
 
 beforeAll(async () => {
   standIn = await TwilioApiStandIn.start();
-  sender = new TwilioSmsSender(standInClient(standIn), '+15550142000');
+  sender = new TwilioSmsSender(standInClient(standIn));
 });
 afterAll(() => standIn?.close());
 
@@ -27,9 +27,14 @@ describe('Twilio SMS', () => {
     });
   });
 
-  it('sends from the default number when the message names none', async () => {
-    await sender.send({ from: null, to: '+15550100042', body: 'x' });
-    expect(standIn.requests.at(-1)?.form.From).toBe('+15550142000');
+  it('never sends from a number of the Twilio account the message does not name', async () => {
+    const before = standIn.requests.length;
+    expect(await sender.send({ from: null, to: '+15550100042', body: 'x' })).toEqual({
+      ok: false,
+      error:
+        'This account has no caller number of its own: an administrator must add one before its agents can text.',
+    });
+    expect(standIn.requests.length).toBe(before);
   });
 
   it("gives Twilio's refusal as the message's error", async () => {
@@ -38,7 +43,7 @@ describe('Twilio SMS', () => {
       code: 21211,
       message: "The 'To' number +1555 is not a valid phone number.",
     });
-    expect(await sender.send({ from: null, to: '+1555', body: 'x' })).toEqual({
+    expect(await sender.send({ from: '+15550142000', to: '+1555', body: 'x' })).toEqual({
       ok: false,
       error: "Twilio refused the message: The 'To' number +1555 is not a valid phone number.",
     });

@@ -142,14 +142,20 @@ describe('commands → REST requests', () => {
       StatusCallback: legCallback(id),
       ...conferenceFields(),
     });
-    const other = telephony.dial(callSid, '+15550100043');
-    expect(other).not.toBe(id);
-    expect((await nth(2)).form.From).toBe(CALLER_ID);
+  });
+
+  it('never dials from a number of the Twilio account the call does not name (issue 36)', async () => {
+    const id = telephony.dial(callSid, '+15550100043');
+    await expect
+      .poll(() => events)
+      .toEqual([{ type: 'phone.unanswered', callSid, participantId: id, reason: 'failed' }]);
+    expect(warnings).toEqual(['no caller number of the account: not dialled']);
+    expect(standIn.requests).toEqual([]);
   });
 
   it('a dial Twilio refuses is phone.unanswered (failed)', async () => {
     standIn.failNext('/Participants.json', { status: 400, code: 13223, message: 'bad number' });
-    const id = telephony.dial(callSid, '+1');
+    const id = telephony.dial(callSid, '+1', { from: CALLER_ID });
     await nth(1);
     await expect
       .poll(() => events)
@@ -188,7 +194,7 @@ describe('commands → REST requests', () => {
   });
 
   it('hangupPhone deletes the phone participant', async () => {
-    const id = telephony.dial(callSid, '+15550100042');
+    const id = telephony.dial(callSid, '+15550100042', { from: CALLER_ID });
     await nth(1);
     telephony.hangupPhone(callSid, id);
     expect(await nth(2)).toMatchObject({
@@ -229,7 +235,7 @@ describe('commands → REST requests', () => {
   });
 
   it('hold puts the answered phone parties on hold with the hold music; unhold takes them off', async () => {
-    const id = telephony.dial(callSid, '+15550100042');
+    const id = telephony.dial(callSid, '+15550100042', { from: CALLER_ID });
     await nth(1);
     legStatus(id, 'in-progress', 1);
     telephony.hold(callSid);
@@ -243,7 +249,7 @@ describe('commands → REST requests', () => {
   });
 
   it('a phone answering while the call is held goes on hold too', async () => {
-    const id = telephony.dial(callSid, '+15550100042');
+    const id = telephony.dial(callSid, '+15550100042', { from: CALLER_ID });
     await nth(1);
     telephony.hold(callSid);
     legStatus(id, 'in-progress', 1);
@@ -348,7 +354,7 @@ describe('status callbacks → events', () => {
   );
 
   it('a dialled phone: ringing, answered, then it hangs up by itself', async () => {
-    const id = telephony.dial(callSid, '+15550100042');
+    const id = telephony.dial(callSid, '+15550100042', { from: CALLER_ID });
     await nth(1);
     legStatus(id, 'initiated', 1);
     legStatus(id, 'ringing', 2);
@@ -371,7 +377,7 @@ describe('status callbacks → events', () => {
   ] as const)(
     'a dialled phone ending %s before answering is unanswered (%s)',
     async (s, reason) => {
-      const id = telephony.dial(callSid, '+15550100042');
+      const id = telephony.dial(callSid, '+15550100042', { from: CALLER_ID });
       await nth(1);
       legStatus(id, 'ringing', 1);
       legStatus(id, s, 2);

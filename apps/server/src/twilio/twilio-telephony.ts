@@ -10,7 +10,7 @@
  * | command        | REST                                                                           |
  * | -------------- | ------------------------------------------------------------------------------ |
  * | `ringAgent`    | create `to: client:<identity>?<params but From>`, `from: params.From`, label `agent-<identity>`, `timeout`, `muted` (listen), `coaching` + `callSidToCoach` (whisper) |
- * | `dial`         | create `to: <number>`, `from: <caller ID>`, label `phone-<n>`, early media     |
+ * | `dial`         | create `to: <number>`, `from: <the account's number>`, label `phone-<n>`, early media; refused without a `from` |
  * | `addCaller`    | the waiting inbound call: answered by the voice webhook, or `Calls/<sid>` update with the join TwiML |
  * | `cancelRing`, `removeAgent`, `hangupPhone` | delete the participant by label                    |
  * | `setRole`      | update `muted`, `coaching`, `callSidToCoach`                                   |
@@ -96,7 +96,10 @@ export interface TwilioTelephonyOptions {
   client: twilio.Twilio;
   /** Where Twilio reaches this server, without a trailing slash. */
   publicBaseUrl: string;
-  /** Caller ID (E.164) for dialled numbers when the call names none, and for agents' rings. */
+  /**
+   * The `From` of an agent's ring that names none (E.164). Never a phone's caller ID: the Twilio
+   * account's numbers are shared by every Leadline account, so a dial must name the account's own.
+   */
   callerId: string;
   log: { warn(details: object, message: string): void };
   /** How long Twilio rings an agent's browser (s); the flows' own ring timer decides first. */
@@ -223,10 +226,20 @@ export class TwilioTelephony implements Telephony {
       removed: false,
     };
     this.#parties.set(partyKey(callSid, label), party);
+    const from = options.from;
     void this.#run(callSid, async () => {
+      if (!from) {
+        // Issue 36 (Twilio tenancy): no number of another account, ever; the flows' dial guard
+        // refuses such a call with a sentence before it gets here.
+        this.#options.log.warn({ callSid }, 'no caller number of the account: not dialled');
+        if (this.#step(party, 'end') && !party.removed) {
+          this.#emit({ type: 'phone.unanswered', callSid, participantId: label, reason: 'failed' });
+        }
+        return;
+      }
       try {
         const created = await this.#options.client.conferences(callSid).participants.create({
-          from: options.from ?? this.#options.callerId,
+          from,
           to: number,
           label,
           earlyMedia: true,

@@ -23,5 +23,11 @@ export const SignallingErrorCode = {
   Busy: 31486,
   /** The far end did not answer. */
   NoAnswer: 31408,
+  /**
+   * The call was refused before anything was dialled: the account's dialling rules (the number's
+   * country or type, a rate limit, one dial at a time, no caller number of its own) or a login
+   * that has ended. The message says which (SIP 603 Decline).
+   */
+  Declined: 31603,
 } as const;
 export type SignallingErrorCode = (typeof SignallingErrorCode)[keyof typeof SignallingErrorCode];
