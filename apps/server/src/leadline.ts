@@ -26,6 +26,7 @@ import { SocketAccess, liveSessionTags } from './auth/socket-access';
 import { SessionStore } from './auth/sessions';
 import { CallControl } from './calls/call-control';
 import { CallFlows } from './calls/call-flows';
+import { DialGuard } from './calls/dial-guard';
 import { lanAddresses, type Config } from './config';
 import { openDatabase, type Database } from './db/database';
 import { keepPlannerStatistics } from './db/planner-statistics';
@@ -179,6 +180,15 @@ export async function startLeadline(
     log: logger,
     ringTimeoutMs: config.agentRingTimeoutMs,
     events,
+    // The toll-fraud guard: Twilio's numbers are shared by every account, so each must call and
+    // text from its own; a device dials only while its user's login lasts.
+    dialGuard: new DialGuard({
+      db,
+      log: logger,
+      requireOwnCallerNumber: config.telephony.provider === 'twilio',
+      hasLiveLogin: async (userId) =>
+        (await liveSessionTags(db, [userId], new Date(), config.sessionIdleMs)).size > 0,
+    }),
     ...(overrides.heartbeatMs === undefined ? {} : { heartbeatMs: overrides.heartbeatMs }),
   });
   const networkTests = new NetworkTests({

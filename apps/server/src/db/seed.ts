@@ -162,7 +162,14 @@ async function seedDemoAccount(db: Db): Promise<boolean> {
   await db.transaction(async (tx) => {
     const [account] = await tx
       .insert(accounts)
-      .values({ name: 'Acme Solar (demo)', settings: {}, ssoEnabled: true })
+      .values({
+        name: 'Acme Solar (demo)',
+        settings: {},
+        ssoEnabled: true,
+        // A US account that also calls its Canadian and British leads (the dial guard's
+        // countries; an account without the field calls its own country only).
+        policy: { call_countries: ['US', 'CA', 'GB'] },
+      })
       .returning();
     const accountId = account!.id;
     const [profile] = await tx
