@@ -62,7 +62,7 @@ const DOCS: Doc[] = [
     method: 'POST',
     path: '/api/v1/user/login',
     auth: 'public',
-    what: "Signs in with e-mail and password; sets the `leadline_session` cookie (httpOnly, SameSite=Lax, Secure behind TLS) and starts a new session. Failures: 422 for a malformed body, 401 `{ success: false, error: 'Your login credentials are invalid.' }`, 403 `{ success: false, error: 'Your account signs in with single sign-on only. Use Log in with Google.' }` for a user of an account whose policy is single sign-on only (`sso_only`; the password is not checked), 429 after 10 failures per e-mail or address in 15 minutes (with `Retry-After`). The console reloads the page on success.",
+    what: "Signs in with e-mail and password; sets the `leadline_session` cookie (httpOnly, SameSite=Lax, Secure behind TLS) and starts a new session. Failures: 422 for a malformed body, 401 `{ success: false, error: 'Your login credentials are invalid.' }`, 403 `{ success: false, error: 'Your account signs in with single sign-on only. Use Log in with Google.' }` for a user of an account whose policy is single sign-on only (`sso_only`; the password is not checked), 429 `{ success: false, error: 'Too many login attempts. Try again in 15 minutes.' }` (with `Retry-After`) to an address with 10 failures for that e-mail in 15 minutes, for 15 minutes, whatever the password. Failures of one e-mail from anywhere only slow its next attempts (250 ms after the 3rd, doubling up to 5 s), so the right password from an address without failures always gets in (`docs/deployment.md`). A password hash of an older cost is replaced on success. The console reloads the page on success.",
     example: async () => ({
       method: 'POST',
       url: '/api/v1/user/login',
@@ -95,6 +95,20 @@ const DOCS: Doc[] = [
     example: async (f) => {
       await f.renew(f.agent2);
       return { method: 'POST', url: '/api/v1/user/logout', headers: f.auth(f.agent2) };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/user/logout-everywhere',
+    auth: 'session + CSRF',
+    what: "Not in the spec's table: the profile menu's Log out everywhere. Ends every session of the user (this browser's and every other) and clears the cookie; the sockets those logins let in close at once, on every instance, as after a logout. Other users' sessions stay.",
+    example: async (f) => {
+      await f.renew(f.agent2);
+      return {
+        method: 'POST',
+        url: '/api/v1/user/logout-everywhere',
+        headers: f.auth(f.agent2),
+      };
     },
   },
   {
