@@ -61,6 +61,7 @@ const POSTGRES_PASS = [
   'src/db',
   'src/relay',
   'src/twilio/twilio-production-start',
+  'src/production-start',
   'src/realtime/agent-status-realtime',
 ];
 

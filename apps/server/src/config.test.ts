@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config';
+import { ConfigError, loadConfig, TWILIO_NEEDS_PRODUCTION } from './config';
 
 describe('configuration', () => {
   it('defaults to plain HTTP and our SDK', () => {
@@ -102,6 +102,7 @@ describe('configuration', () => {
     [
       {
         VOICE_MEDIA_URL: 'http://10.0.0.5:3000',
+        LEADLINE_MODE: 'production',
         TELEPHONY_PROVIDER: 'twilio',
         DATABASE_URL: 'postgres://db/leadline',
         TOKEN_SECRET: 't'.repeat(32),
@@ -116,7 +117,15 @@ describe('configuration', () => {
 
   describe('TELEPHONY_PROVIDER=twilio', () => {
     const hex = (n: number, c = 'a') => c.repeat(n);
+    /** What production needs besides (config.ts); Twilio runs only in production. */
+    const production = {
+      LEADLINE_MODE: 'production',
+      DATABASE_URL: 'postgres://db/leadline',
+      TOKEN_SECRET: 't'.repeat(32),
+      PUSHER_SECRET: 'p'.repeat(16),
+    };
     const twilio = {
+      ...production,
       TELEPHONY_PROVIDER: 'twilio',
       TWILIO_ACCOUNT_SID: `AC${hex(32)}`,
       TWILIO_API_KEY: `SK${hex(32, 'b')}`,
@@ -143,8 +152,20 @@ describe('configuration', () => {
       expect(loadConfig({}).telephony).toEqual({ provider: 'embedded' });
     });
 
+    it('is refused in embedded mode, with the fix named', () => {
+      const embedded = { ...twilio, LEADLINE_MODE: 'embedded' };
+      expect(() => loadConfig(embedded)).toThrow(ConfigError);
+      expect(() => loadConfig(embedded)).toThrow(TWILIO_NEEDS_PRODUCTION);
+      expect(TWILIO_NEEDS_PRODUCTION).toBe(
+        'TELEPHONY_PROVIDER=twilio needs LEADLINE_MODE=production: Twilio reaches this server from the internet, where the demo logins and demo-api-key must not be. Set LEADLINE_MODE=production with DATABASE_URL, TOKEN_SECRET, PUSHER_SECRET and a LEADLINE_API_KEY of your own (docs/deployment.md).',
+      );
+      const { LEADLINE_MODE: _default, ...unset } = twilio;
+      expect(() => loadConfig(unset)).toThrow(TWILIO_NEEDS_PRODUCTION);
+    });
+
     it('names every missing or malformed value, one per line', () => {
       const env = {
+        ...production,
         TELEPHONY_PROVIDER: 'twilio',
         TWILIO_ACCOUNT_SID: 'AC123',
         TWILIO_API_SECRET: 'S'.repeat(32),

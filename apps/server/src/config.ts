@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { SESSION_IDLE_MINUTES_RANGE } from './accounts/account-policy';
 import { DEFAULT_SESSION_IDLE_MINUTES } from './auth/sessions';
 import type { SsoProviderSettings } from './auth/single-sign-on';
+import { DEMO_API_KEY } from './db/demo-logins';
 import { DEFAULT_RATE_LIMITS, type AnonymousRateLimits } from './http/rate-limit-settings';
 import type { RealtimeTarget } from './realtime/realtime-target';
 import type { TlsSetting } from './tls/tls-credentials';
@@ -201,6 +202,13 @@ export interface Config {
   rateLimits: AnonymousRateLimits;
 }
 
+/**
+ * Why Twilio is refused in embedded mode: Twilio reaches the server from the internet, where
+ * the demo logins and key must not be.
+ */
+export const TWILIO_NEEDS_PRODUCTION =
+  'TELEPHONY_PROVIDER=twilio needs LEADLINE_MODE=production: Twilio reaches this server from the internet, where the demo logins and demo-api-key must not be. Set LEADLINE_MODE=production with DATABASE_URL, TOKEN_SECRET, PUSHER_SECRET and a LEADLINE_API_KEY of your own (docs/deployment.md).';
+
 /** Thrown when the environment holds a value the server cannot run with. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -224,6 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
   const embedded = e.LEADLINE_MODE === 'embedded';
+  if (embedded && e.TELEPHONY_PROVIDER === 'twilio') throw new ConfigError(TWILIO_NEEDS_PRODUCTION);
   if (!embedded && !e.DATABASE_URL) throw new ConfigError('Production mode needs DATABASE_URL.');
   if (!embedded && !e.TOKEN_SECRET) throw new ConfigError('Production mode needs TOKEN_SECRET.');
   if (!embedded && !e.PUSHER_SECRET) throw new ConfigError('Production mode needs PUSHER_SECRET.');
@@ -274,7 +283,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mode: e.LEADLINE_MODE,
     dataDir: resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
-    leadApiKey: e.LEADLINE_API_KEY ?? (embedded ? 'demo-api-key' : undefined),
+    leadApiKey: e.LEADLINE_API_KEY ?? (embedded ? DEMO_API_KEY : undefined),
     sessionTtlMs: e.SESSION_TTL_HOURS * 3_600_000,
     sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,
     tokenTtlSeconds: e.TOKEN_TTL_SECONDS,

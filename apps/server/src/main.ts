@@ -1,13 +1,18 @@
 /** Starts Leadline from the environment (`npm start`). */
 import { ConfigError, loadConfig } from './config';
 import { startLeadline } from './leadline';
+import { exposureWarning, refuseUnsafeProduction } from './production-safety';
 import { startRelay } from './relay/start-relay';
 import { TlsSetupError } from './tls/tls-credentials';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  // Production starts only without the public demo's logins and keys (every problem named).
+  await refuseUnsafeProduction(config);
   // With VOICE_MEDIA_URL this instance relays calls to the media instance (several instances).
   const leadline = config.mediaUrl ? await startRelay(config) : await startLeadline(config);
+  const warning = exposureWarning(config);
+  if (warning) leadline.app.log.warn(warning);
   leadline.app.log.info(`Leadline is ready on ${leadline.url}`);
   let stopping = false;
   const stop = (signal: string) => {

@@ -77,28 +77,7 @@ export class ChildLeadline {
    * rejects with its output if it exits or takes longer than the start timeout.
    */
   static async start(options: ChildLeadlineOptions): Promise<ChildLeadline> {
-    const root = serverRoot();
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    // The test decides the database: PGlite in the data folder unless `options.env` says.
-    delete env.DATABASE_URL;
-    Object.assign(env, {
-      LEADLINE_MODE: 'embedded',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: options.dataDir,
-      VOICE_ICE_ADDRESSES: '127.0.0.1',
-      VOICE_SANDBOX_ANSWER_MS: String(SANDBOX_ANSWER_MS),
-      LOG_LEVEL: 'info',
-      // No console needed; a folder that does not exist serves none.
-      WEB_DIST_DIR: join(options.dataDir, 'no-web'),
-      ...options.env,
-    });
-    // `--import tsx` is resolved from the working folder: the repository's root has it.
-    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src', 'main.ts')], {
-      cwd: join(root, '..', '..'),
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const { child, env } = spawnProduct(options);
     let output = '';
     let pending = '';
     let readyUrl: ((url: string) => void) | undefined;
@@ -226,6 +205,76 @@ export class ChildLeadline {
   agentProduct(observer: HttpSession): RealLeadline {
     return agentProductOf(this, observer);
   }
+}
+
+/** What a start that the product refused left: how it exited and what it printed. */
+export interface RefusedStart {
+  exit: ChildExit;
+  stdout: string;
+  /** Where `main.ts` writes why it would not start, one problem a line. */
+  stderr: string;
+}
+
+/**
+ * Starts the product as {@link ChildLeadline.start} does and waits for it to exit by itself (a
+ * start it refuses); rejects if it becomes ready instead (then stopped) or runs past the start
+ * timeout.
+ */
+export async function runUntilRefused(options: ChildLeadlineOptions): Promise<RefusedStart> {
+  const { child } = spawnProduct(options);
+  let stdout = '';
+  let stderr = '';
+  let started: (() => void) | undefined;
+  const ready = new Promise<'ready'>((resolve) => (started = () => resolve('ready')));
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    if (stdout.split('\n').some((line) => readyUrlIn(line))) started?.();
+  });
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<ChildExit>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), options.startTimeoutMs ?? CHILD_START_TIMEOUT_MS);
+  });
+  const outcome = await Promise.race([exited, ready, timedOut]);
+  clearTimeout(timer);
+  if (outcome === 'ready' || outcome === 'timeout') {
+    child.kill('SIGKILL');
+    await exited;
+    throw new Error(
+      `the product was expected to refuse to start, but (${outcome}):\n${stdout}${stderr}`,
+    );
+  }
+  return { exit: outcome, stdout, stderr };
+}
+
+/** Spawns `main.ts` from the sources with the test's settings over the defaults above. */
+function spawnProduct(options: ChildLeadlineOptions) {
+  const root = serverRoot();
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  // The test decides the database: PGlite in the data folder unless `options.env` says.
+  delete env.DATABASE_URL;
+  Object.assign(env, {
+    LEADLINE_MODE: 'embedded',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: options.dataDir,
+    VOICE_ICE_ADDRESSES: '127.0.0.1',
+    VOICE_SANDBOX_ANSWER_MS: String(SANDBOX_ANSWER_MS),
+    LOG_LEVEL: 'info',
+    // No console needed; a folder that does not exist serves none.
+    WEB_DIST_DIR: join(options.dataDir, 'no-web'),
+    ...options.env,
+  });
+  // `--import tsx` is resolved from the working folder: the repository's root has it.
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src', 'main.ts')], {
+    cwd: join(root, '..', '..'),
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return { child, env };
 }
 
 /** The URL in a 'Leadline is ready on <url>' log line (pino's JSON), if the line is that one. */

@@ -1,6 +1,9 @@
 /**
- * The whole product with `TELEPHONY_PROVIDER=twilio`, started through the composition root
- * (`startLeadline`) on a fresh test database, its `twilio` client pointed at a REST stand-in on
+ * The whole product with `TELEPHONY_PROVIDER=twilio` (so `LEADLINE_MODE=production`: Twilio runs
+ * only there), started through the composition root (`startLeadline`) on a fresh test database
+ * holding the demo seed's account and users (the tests' cast; `main.ts`'s start-up check, which
+ * refuses those in production, is tested apart in `production-start.integration.test.ts`), its
+ * `twilio` client pointed at a REST stand-in on
  * loopback (`TWILIO_API_BASE_URL`), and a simulated Twilio (`TwilioCloud`) posting the signed
  * callbacks Twilio would send to the product's real webhooks. Agents log in over HTTP and open
  * the console's realtime client (pusher-js on their presence channel), which is how the server
@@ -14,6 +17,7 @@ import type { LeadIntakeResponse } from '@leadline/contracts';
 import { loadConfig, type Config } from '../config';
 import { calls, profiles, users } from '../db/schema';
 import { routingChanged } from '../db/routing-changes';
+import { seedDemo } from '../db/seed';
 import { startLeadline, type Leadline } from '../leadline';
 import {
   TwilioApiStandIn,
@@ -27,6 +31,9 @@ import { HttpSession } from './http-session';
 import { openRealtimeClient, type RealtimeClient } from './realtime-client';
 import { openTestDatabase } from './test-database';
 import { waitUntil } from './wait-until';
+
+/** The lead-intake key the harness's product registers (production has no demo key). */
+export const TWILIO_TEST_LEAD_API_KEY = 'twilio-test-lead-intake-key-0123456789';
 
 /** The settings a Twilio test runs with (well-formed, fake). */
 export const TWILIO_TEST_ENV = {
@@ -88,8 +95,15 @@ export async function startTwilioLeadline(
   let leadline: Leadline;
   let config: Config;
   try {
+    // Production starts no demo seed of its own: the tests' cast is put in first.
+    await seedDemo(database.db);
     const loaded = loadConfig({
-      LEADLINE_MODE: 'embedded',
+      LEADLINE_MODE: 'production',
+      // Production's required settings; the database is the test's own (`overrides.database`).
+      DATABASE_URL: 'postgres://the-test-database.invalid/leadline',
+      TOKEN_SECRET: 'twilio-test-token-secret-0123456789abcdef',
+      PUSHER_SECRET: 'twilio-test-pusher-secret-0123',
+      LEADLINE_API_KEY: TWILIO_TEST_LEAD_API_KEY,
       PORT: '0',
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
@@ -99,7 +113,12 @@ export async function startTwilioLeadline(
       TWILIO_API_BASE_URL: standIn.url,
       ...options.env,
     });
-    config = { ...loaded, agentRingTimeoutMs: options.ringTimeoutMs ?? loaded.agentRingTimeoutMs };
+    config = {
+      ...loaded,
+      // Not the placeholder above: instance events stay in this process, on the test's database.
+      databaseUrl: undefined,
+      agentRingTimeoutMs: options.ringTimeoutMs ?? loaded.agentRingTimeoutMs,
+    };
     leadline = await startLeadline(config, { database });
   } catch (error) {
     await database.close().catch(() => undefined);

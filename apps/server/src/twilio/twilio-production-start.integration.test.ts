@@ -2,8 +2,8 @@
  * `LEADLINE_MODE=production TELEPHONY_PROVIDER=twilio npm start` with Twilio's API replaced by
  * the loopback stand-in (`TWILIO_API_BASE_URL`): the product as `npm start` runs it (a child
  * process of `main.ts`), on PostgreSQL, with production's required secrets and no demo seed of
- * its own (the test puts the demo users into the database first, as an operator would create
- * theirs). An agent logs in as the console does, the console's user payload points the official
+ * its own (the test puts an operator's account and users into the database first, as an operator
+ * would create theirs; a production start refuses the demo's). An agent logs in as the console does, the console's user payload points the official
  * SDK at Twilio's edge, the token it fetches is a Twilio Voice token for them (verified against
  * the API secret), their console's realtime client puts them online, and a lead posted with the
  * API key makes the REST call that rings their browser through Twilio.
@@ -16,9 +16,9 @@ import { join } from 'node:path';
 import { jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserResponse } from '@leadline/contracts';
-import { seedDemo } from '../db/seed';
 import { ChildLeadline } from '../test-support/child-leadline';
 import { HttpSession } from '../test-support/http-session';
+import { OPERATOR_PASSWORD, seedOperatorAccount } from '../test-support/operator-account';
 import {
   createPersistedDatabase,
   type PersistedDatabase,
@@ -58,7 +58,11 @@ describe.runIf(process.env.DATABASE_URL)('production on Twilio', () => {
   it('starts, logs an agent in, gives a Twilio token and rings the agent through the REST API for a posted lead', async () => {
     database = await createPersistedDatabase(dataDir);
     const seeded = await database.open();
-    await seedDemo(seeded.db);
+    await seedOperatorAccount(seeded.db, {
+      callerNumber: '+15550100999',
+      agents: ['agent@operator.example'],
+      supervisors: ['supervisor@operator.example'],
+    });
     await seeded.close();
     product = await ChildLeadline.start({
       dataDir,
@@ -79,7 +83,7 @@ describe.runIf(process.env.DATABASE_URL)('production on Twilio', () => {
       path: `/2010-04-01/Accounts/${TWILIO_TEST_ENV.TWILIO_ACCOUNT_SID}/IncomingPhoneNumbers.json`,
     });
 
-    const agent = await HttpSession.login(product.url, 'agent1@example.com');
+    const agent = await HttpSession.login(product.url, 'agent@operator.example', OPERATOR_PASSWORD);
     const me = await agent.api<UserResponse>('GET', `/api/v1/user?time=${Date.now()}`);
     expect(me.body.softphone).toMatchObject({ sdk: 'twilio', edge: 'twilio' });
 
@@ -108,7 +112,11 @@ describe.runIf(process.env.DATABASE_URL)('production on Twilio', () => {
 
     // The console's realtime client joins the agent's presence channel: online with Twilio.
     realtime = await openRealtimeClient(agent);
-    const supervisor = await HttpSession.login(product.url, 'supervisor@example.com');
+    const supervisor = await HttpSession.login(
+      product.url,
+      'supervisor@operator.example',
+      OPERATOR_PASSWORD,
+    );
     await waitUntil(async () => {
       const list = await supervisor.api<{ data: Array<{ id: number; is_online_app: boolean }> }>(
         'GET',
