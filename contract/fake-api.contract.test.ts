@@ -319,6 +319,21 @@ describe('the fake server answers the console as the real server does', () => {
     );
   });
 
+  it('Log out everywhere, and the user after it', async () => {
+    const agent = await agentOnline(AGENT2_EMAIL);
+    const sides = await consoles(agent, fakeAgentUser());
+    await expectSameAnswer(
+      sides,
+      { what: 'POST /api/v1/user/logout-everywhere', schema: SuccessResponseSchema, status: 200 },
+      (api) => api.logout({ everywhere: true }),
+    );
+    await expectSameAnswer(
+      sides,
+      { what: 'GET /api/v1/user after logging out everywhere', schema: RefusalSchema, status: 401 },
+      (api) => api.getUser(),
+    );
+  });
+
   it('a lead rung to the agent: its call user, and Ignore', async () => {
     const agent = await agentOnline(AGENT_EMAIL);
     const sides = await consoles(agent, fakeAgentUser(), (fake) =>

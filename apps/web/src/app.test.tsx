@@ -465,4 +465,15 @@ describe('session', () => {
     expect(phone.device.state).toBe('destroyed');
     expect(screen.queryByRole('button', { name: /Dana Whitfield/ })).toBeNull();
   });
+
+  it('the profile menu logs out everywhere: every session of the user ends', async () => {
+    const { user, phone, server, ready } = renderApp();
+    await ready();
+    await user.click(screen.getByRole('button', { name: /^Dana Whitfield\s*, Online$/ }));
+    await user.click(screen.getByRole('button', { name: 'Log out everywhere' }));
+    expect(await screen.findByRole('heading', { name: 'Log in' })).toBeVisible();
+    expect(server.requestsTo('POST', '/api/v1/user/logout-everywhere')).toHaveLength(1);
+    expect(server.requestsTo('POST', '/api/v1/user/logout')).toHaveLength(0);
+    expect(phone.device.state).toBe('destroyed');
+  });
 });

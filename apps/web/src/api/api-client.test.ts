@@ -103,6 +103,18 @@ describe('ApiClient', () => {
     expect(reloads()).toBe(0);
   });
 
+  it('logs out everywhere with the CSRF token, and does not reload on a 401 afterwards', async () => {
+    const server = new FakeApi().signIn();
+    const { api, reloads } = client(server.fetch);
+    await api.getUser();
+    await api.logout({ everywhere: true });
+    const [request] = server.requestsTo('POST', '/api/v1/user/logout-everywhere');
+    expect(request?.headers.get('X-CSRF-TOKEN')).toEqual(expect.any(String));
+    expect(server.requestsTo('POST', '/api/v1/user/logout')).toHaveLength(0);
+    expect(await rejection(api.getToken(false))).toMatchObject({ status: 401 });
+    expect(reloads()).toBe(0);
+  });
+
   it('adds the time query to the first token fetch only', async () => {
     const server = new FakeApi().signIn();
     const { api } = client(server.fetch);

@@ -158,10 +158,16 @@ export class ApiClient {
     return this.#json<LoginOptionsResponse>('GET', '/api/v1/login/options');
   }
 
-  /** `POST /api/v1/user/logout`; afterwards a 401 no longer reloads the page. */
-  async logout(): Promise<void> {
+  /**
+   * `POST /api/v1/user/logout`, or with `everywhere` `POST /api/v1/user/logout-everywhere` (every
+   * session of the user ends); afterwards a 401 no longer reloads the page.
+   */
+  async logout(options: { everywhere?: boolean } = {}): Promise<void> {
     try {
-      await this.#json('POST', '/api/v1/user/logout');
+      await this.#json(
+        'POST',
+        options.everywhere ? '/api/v1/user/logout-everywhere' : '/api/v1/user/logout',
+      );
     } finally {
       this.#userLoaded = false;
       this.#csrfToken = null;

@@ -456,7 +456,11 @@ export class FakeApi {
     if (method !== 'GET' && headers.get('X-CSRF-TOKEN') !== user.csrf_token) {
       return json(403, CSRF_MISMATCH);
     }
-    if (method === 'POST' && path === '/api/v1/user/logout') {
+    if (
+      method === 'POST' &&
+      (path === '/api/v1/user/logout' || path === '/api/v1/user/logout-everywhere')
+    ) {
+      // One browser's session is all the fake has: everywhere ends the same one.
       this.#session = null;
       return json(200, { success: true });
     }

@@ -106,7 +106,8 @@ export interface ConsoleApi {
   placeOutboundCall(body: OutboundCallBody): Promise<OutboundCallResponse>;
   /** Puts the call's lead on hold (`held`) or takes it off. */
   setHold(callId: number, held: boolean): Promise<void>;
-  logout(): Promise<void>;
+  /** Ends this session, or with `everywhere` every session of the user. */
+  logout(options?: { everywhere?: boolean }): Promise<void>;
 }
 
 /**
@@ -326,11 +327,14 @@ export class ConsoleController implements ConsoleCommands {
     this.#setPhone('idle');
   }
 
-  /** Logs out: resets to the login view, destroys the device and ends the server session. */
-  async logout(): Promise<void> {
+  /**
+   * Logs out: resets to the login view, destroys the device and ends the server session (with
+   * `everywhere`, every session of the user: its other browsers go to the login view too).
+   */
+  async logout(options: { everywhere?: boolean } = {}): Promise<void> {
     if (canTransition(this.state, 'loggedOut')) this.send({ type: 'loggedOut' });
     this.stopPhone();
-    await this.#options.api.logout();
+    await this.#options.api.logout(options);
   }
 
   accept(): void {

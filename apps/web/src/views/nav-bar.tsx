@@ -36,11 +36,13 @@ function ProfileMenu({ user }: { readonly user: User }) {
   const rootRef = useRef<HTMLDivElement>(null);
   const buttonRef = useRef<HTMLButtonElement>(null);
   const panelId = useId();
+  // Log out ends this browser's session; Log out everywhere every session of the user (their
+  // other browsers and devices go to the login view too).
   const logout = useMutation({
-    mutationFn: async () => {
+    mutationFn: async (everywhere: boolean) => {
       // A write on its way finishes under this session; the rest waits for this user's return.
       await writes.stop();
-      await controller.logout();
+      await controller.logout({ everywhere });
     },
     // The session is gone for this user's other tabs too: they reload onto the login view.
     onSuccess: () => phoneOwner?.announceLogout(),
@@ -123,9 +125,17 @@ function ProfileMenu({ user }: { readonly user: User }) {
           type="button"
           className="link-button"
           disabled={logout.isPending}
-          onClick={() => logout.mutate()}
+          onClick={() => logout.mutate(false)}
         >
           Log out
+        </button>
+        <button
+          type="button"
+          className="link-button"
+          disabled={logout.isPending}
+          onClick={() => logout.mutate(true)}
+        >
+          Log out everywhere
         </button>
       </div>
     </div>
