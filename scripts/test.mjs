@@ -63,6 +63,7 @@ const POSTGRES_PASS = [
   'src/twilio/twilio-production-start',
   'src/production-start',
   'src/realtime/agent-status-realtime',
+  'src/realtime/pusher-auth-bounds',
 ];
 
 const hasChrt = spawnSync('chrt', ['--version'], { stdio: 'ignore' }).status === 0;

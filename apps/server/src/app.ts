@@ -133,15 +133,16 @@ export async function buildApp(
   });
   // The API speaks JSON only: other bodies get 415 rather than a confusing validation error.
   app.removeContentTypeParser('text/plain');
+  const rateLimitHits =
+    options.rateLimitHits ??
+    new RateLimitHits({
+      db: services.db,
+      onSweepError: (error) =>
+        app.log.warn({ err: error }, 'deleting old rate-limit counts failed'),
+    });
   // Before authentication: a refused anonymous request costs no session or API-key lookup.
   await registerAnonymousRateLimit(app, {
-    hits:
-      options.rateLimitHits ??
-      new RateLimitHits({
-        db: services.db,
-        onSweepError: (error) =>
-          app.log.warn({ err: error }, 'deleting old rate-limit counts failed'),
-      }),
+    hits: rateLimitHits,
     limits: options.rateLimits ?? DEFAULT_RATE_LIMITS,
   });
   await app.register(cookie);
@@ -182,7 +183,7 @@ export async function buildApp(
     if (services.webhooks) await app.register(services.webhooks);
   }
   await app.register(historyRoutes(services));
-  await app.register(pusherRoutes(services));
+  await app.register(pusherRoutes({ ...services, hits: rateLimitHits }));
   await app.register(webRoutes(options.webDistDir));
   return app;
 }

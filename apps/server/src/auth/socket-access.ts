@@ -27,6 +27,13 @@ import { liveSessions, SESSION_TOUCH_EVERY_MS, touchSessions } from './sessions'
 /** How often each instance checks that its sockets' sessions still exist. */
 export const SOCKET_SWEEP_MS = 5_000;
 
+/**
+ * Realtime sockets one login keeps let in (`POST /api/v1/pusher/auth`): a console has one per
+ * tab. Authorising one more withdraws the login's oldest (closed 4009 where it is connected), so
+ * what this instance remembers per login stays bounded, and so do the sockets a login holds open.
+ */
+export const MAX_REALTIME_SOCKETS_PER_LOGIN = 8;
+
 /** The bus topic of withdrawn access. */
 const WITHDRAWN_TOPIC = 'sockets.withdrawn';
 
@@ -34,6 +41,8 @@ const WITHDRAWN_TOPIC = 'sockets.withdrawn';
 const Withdrawn = z.object({
   sessions: z.array(z.string().max(64)).max(500),
   realtimeSockets: z.array(z.string().max(64)).max(500),
+  /** Realtime sockets of a login that let in more than `MAX_REALTIME_SOCKETS_PER_LOGIN`. */
+  supersededSockets: z.array(z.string().max(64)).max(500).optional(),
 });
 type Withdrawn = z.infer<typeof Withdrawn>;
 
@@ -67,7 +76,7 @@ export interface SignallingSockets {
 /** The realtime side: the embedded endpoint's sockets on this instance. */
 export interface RealtimeSockets {
   /** Closes the socket (4009) when it is connected here; whether it was. */
-  withdraw(socketId: string): boolean;
+  withdraw(socketId: string, why?: 'accessWithdrawn' | 'superseded'): boolean;
   /** Whether the socket is connected here (absent: none is, as with hosted Pusher). */
   isConnected?(socketId: string): boolean;
 }
@@ -127,9 +136,36 @@ export class SocketAccess {
     this.#realtime = realtime;
   }
 
-  /** `POST /api/v1/pusher/auth` let `socketId` into a channel under the login `sessionId`. */
+  /**
+   * `POST /api/v1/pusher/auth` let `socketId` into a channel under the login `sessionId`. Past
+   * {@link MAX_REALTIME_SOCKETS_PER_LOGIN} sockets of that login, its oldest are withdrawn, here
+   * and on the other instances.
+   */
   realtimeAuthorised(socketId: string, userId: number, sessionId: string): void {
-    this.#realtimeGrants.set(socketId, { userId, session: sessionTagOf(sessionId) });
+    const session = sessionTagOf(sessionId);
+    // Newest last: a socket authorised again moves to the end.
+    this.#realtimeGrants.delete(socketId);
+    this.#realtimeGrants.set(socketId, { userId, session });
+    const mine = [...this.#realtimeGrants]
+      .filter(([, grant]) => grant.session === session)
+      .map(([id]) => id);
+    const superseded = mine.slice(0, Math.max(0, mine.length - MAX_REALTIME_SOCKETS_PER_LOGIN));
+    if (superseded.length === 0) return;
+    this.#withdrawHere({ sessions: [], realtimeSockets: [], supersededSockets: superseded });
+    this.#options.bus
+      .publish(WITHDRAWN_TOPIC, {
+        sessions: [],
+        realtimeSockets: [],
+        supersededSockets: superseded,
+      })
+      .catch((error: unknown) =>
+        this.#options.log.warn({ err: error }, 'telling the other instances failed'),
+      );
+  }
+
+  /** How many realtime sockets this instance remembers as let in (tests: it stays bounded). */
+  get realtimeGrantCount(): number {
+    return this.#realtimeGrants.size;
   }
 
   /** A realtime socket of this instance closed: nothing to withdraw from it any more. */
@@ -249,6 +285,10 @@ export class SocketAccess {
     let realtime = 0;
     for (const socketId of realtimeSockets) {
       if (this.#realtime?.withdraw(socketId)) realtime += 1;
+      this.#realtimeGrants.delete(socketId);
+    }
+    for (const socketId of withdrawn.supersededSockets ?? []) {
+      if (this.#realtime?.withdraw(socketId, 'superseded')) realtime += 1;
       this.#realtimeGrants.delete(socketId);
     }
     if (signalling + realtime > 0) {

@@ -2,6 +2,11 @@
  * POST /api/v1/pusher/auth: pusher-js asks to join the user's presence channel
  * (`presence-user-<id>`, spec section 7) or the account's private channel
  * (`private-account-<id>`: teammates' status). Any other channel is refused.
+ *
+ * Grants are bounded: a login may ask {@link PUSHER_AUTH_PER_MINUTE} times a minute (counted in
+ * the database, so on every instance together; a console asks twice per connection), and it keeps
+ * at most `MAX_REALTIME_SOCKETS_PER_LOGIN` sockets let in (`SocketAccess`: authorising one more
+ * withdraws its oldest).
  */
 import type { FastifyInstance } from 'fastify';
 import { PusherAuthBody } from '@leadline/contracts';
@@ -9,13 +14,24 @@ import { sessionOf } from '../auth/auth-plugin';
 import { AppError } from '../http/errors';
 import { parseWith } from '../http/validate';
 import { accountChannelOf, userChannelOf } from './channels';
-import type { SocketAccess } from '../auth/socket-access';
+import { sessionTagOf, type SocketAccess } from '../auth/socket-access';
+import type { RateLimitHits } from '../http/rate-limit-hits';
+import { RATE_LIMIT_WINDOW_MS } from '../http/rate-limit-settings';
 import { signChannel, type PusherCredentials } from './pusher-auth';
+
+/** Channel authorisations one login may ask for per minute (two per connection of a console). */
+export const PUSHER_AUTH_PER_MINUTE = 30;
+
+/** The refusal's sentence for a wait of `seconds`. */
+export const tooManyGrantsMessage = (seconds: number): string =>
+  `Too many realtime channel authorisations for this login. Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`;
 
 /** The channel-auth route. pusher-js posts it form-encoded, so that body type is accepted here. */
 export function pusherRoutes(deps: {
   pusher: PusherCredentials;
   sockets?: SocketAccess | undefined;
+  /** The shared counts the per-login limit is kept in; absent: not limited. */
+  hits?: RateLimitHits | undefined;
 }) {
   return async (app: FastifyInstance): Promise<void> => {
     app.addContentTypeParser(
@@ -23,8 +39,17 @@ export function pusherRoutes(deps: {
       { parseAs: 'string' },
       (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
     );
-    app.post('/api/v1/pusher/auth', async (request) => {
+    app.post('/api/v1/pusher/auth', async (request, reply) => {
       const { user, sessionId } = sessionOf(request);
+      const counted = await deps.hits?.hit(
+        `pusher-auth:${sessionTagOf(sessionId)}`,
+        RATE_LIMIT_WINDOW_MS,
+      );
+      if (counted && counted.hits > PUSHER_AUTH_PER_MINUTE) {
+        const seconds = Math.max(1, Math.ceil(counted.ttlMs / 1000));
+        reply.header('retry-after', String(seconds));
+        throw new AppError('RATE_LIMITED', tooManyGrantsMessage(seconds));
+      }
       const body = parseWith(PusherAuthBody, request.body);
       const own = userChannelOf(user.id);
       const account = accountChannelOf(user.accountId);

@@ -99,8 +99,8 @@ export class RealtimeService {
    * Closes a socket of the embedded endpoint whose login ended (4009); whether it was connected
    * here. With hosted Pusher there is nothing to close here.
    */
-  withdraw(socketId: string): boolean {
-    return this.#endpoint?.withdraw(socketId) ?? false;
+  withdraw(socketId: string, why?: 'accessWithdrawn' | 'superseded'): boolean {
+    return this.#endpoint?.withdraw(socketId, why) ?? false;
   }
 
   /** Whether a socket of the embedded endpoint is connected here (never, with hosted Pusher). */

@@ -126,12 +126,13 @@ export class EmbeddedPusher {
   }
 
   /**
-   * Withdraws a socket's access (its login ended): `pusher:error` 4009, then closed with 4009, which
-   * pusher-js takes as "do not reconnect". Returns whether it was connected here.
+   * Withdraws a socket's access (its login ended, or `superseded`: the login let in too many
+   * sockets since): `pusher:error` 4009, then closed with 4009, which pusher-js takes as "do not
+   * reconnect". Returns whether it was connected here.
    */
-  withdraw(socketId: string): boolean {
+  withdraw(socketId: string, why: 'accessWithdrawn' | 'superseded' = 'accessWithdrawn'): boolean {
     const connection = this.#connections.get(socketId);
-    connection?.fail('accessWithdrawn');
+    connection?.fail(why);
     return connection !== undefined;
   }
 

@@ -24,6 +24,15 @@ export const PUSHER_ERRORS = {
     close: true,
     message: 'Not authorised: subscribe to a private or presence channel within 30 seconds.',
   },
+  /**
+   * The login that let the socket in let in more sockets since (`MAX_REALTIME_SOCKETS_PER_LOGIN`):
+   * its oldest is closed, and pusher-js does not reconnect it.
+   */
+  superseded: {
+    code: 4009,
+    close: true,
+    message: 'Closed: this login opened more realtime connections than it may keep.',
+  },
   /** No `pusher:pong` came back within the pong timeout. */
   pongTimeout: { code: 4201, close: true, message: 'Pong reply not received.' },
   /** A `client-*` event: client events are not enabled on this app. */
