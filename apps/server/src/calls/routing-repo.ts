@@ -2,7 +2,19 @@
  * Database access of the router: which agents may be offered a call now, longest idle first;
  * whether a team is staffed at all; the queue of web leads waiting for an agent.
  */
-import { and, asc, eq, inArray, isNull, lte, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  eq,
+  inArray,
+  isNotNull,
+  isNull,
+  lte,
+  notInArray,
+  or,
+  sql,
+  type SQL,
+} from 'drizzle-orm';
 import type { Db } from '../db/database';
 import { prepared } from '../db/prepared';
 import { calls, profiles, users, type CallReason } from '../db/schema';
@@ -290,7 +302,15 @@ export async function oldestQueuedCall(
     .select({ call: calls })
     .from(calls)
     .leftJoin(profiles, eq(profiles.id, calls.profileId))
-    .where(and(eq(calls.accountId, accountId), eq(calls.status, 'queued'), forUser))
+    .where(
+      and(
+        eq(calls.accountId, accountId),
+        eq(calls.status, 'queued'),
+        // Waiting in the queue; not an agent's New Call their console is still connecting.
+        isNotNull(calls.waitingSince),
+        forUser,
+      ),
+    )
     .orderBy(asc(calls.waitingSince), asc(calls.id))
     .limit(1);
   return row?.call ?? null;
@@ -318,6 +338,6 @@ export async function accountsWithQueue(db: Db): Promise<number[]> {
   const rows = await db
     .selectDistinct({ accountId: calls.accountId })
     .from(calls)
-    .where(eq(calls.status, 'queued'));
+    .where(and(eq(calls.status, 'queued'), isNotNull(calls.waitingSince)));
   return rows.map((r) => r.accountId);
 }
