@@ -10,7 +10,6 @@
  *   `Path=/` and no `Domain`: a sibling subdomain or a plain-HTTP page cannot plant or overwrite
  *   it, and the unprefixed name is never read.
  */
-import { fastifyCookie } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** The options a cookie is set and cleared with (`@fastify/cookie`'s serialize options). */
@@ -68,13 +67,5 @@ export class CookiePolicy {
   /** Clears the cookie (same name, path and flags as it was set with). */
   clear(request: FastifyRequest, reply: FastifyReply, base: string, path?: string): void {
     reply.clearCookie(this.nameOf(base), this.optionsFor(request, path));
-  }
-
-  /**
-   * The cookie's value in a raw `Cookie` header (a socket's upgrade request, which has no
-   * parsed cookies), under this install's name only.
-   */
-  readHeader(header: string | undefined, base: string): string | undefined {
-    return header ? fastifyCookie.parse(header)[this.nameOf(base)] : undefined;
   }
 }
