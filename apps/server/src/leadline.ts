@@ -19,6 +19,7 @@ import { buildApp } from './app';
 import { SIGNAL_PATH, baseUrlOf, routeUpgrades } from './http/instance-http';
 import { SocketRateLimit } from './http/anonymous-rate-limit';
 import { RateLimitHits } from './http/rate-limit-hits';
+import { WebhookReceipts } from './http/webhook-receipts';
 import { connectSourcesOf } from './http/security-headers';
 import { AccessTokens, TokenRefusedError, identityOf } from './auth/access-token';
 import { LoginThrottle } from './auth/login-throttle';
@@ -217,6 +218,11 @@ export async function startLeadline(
     db,
     onSweepError: (error) => logger.warn({ err: error }, 'deleting old rate-limit counts failed'),
   });
+  // The providers' webhooks already handled, so a repeat changes nothing twice.
+  const webhookReceipts = new WebhookReceipts({
+    db,
+    onSweepError: (error) => logger.warn({ err: error }, 'deleting old webhook receipts failed'),
+  });
   const app = await buildApp(
     {
       db,
@@ -232,6 +238,7 @@ export async function startLeadline(
       networkTests,
       recordings: twilioProvider?.recordings,
       webhooks: twilioProvider?.webhooks({
+        receipts: webhookReceipts,
         authorizeOutgoing,
         inbound: async (params) => {
           const number = params.To ? await findCallerNumberByPhone(db, params.To) : null;
@@ -274,6 +281,7 @@ export async function startLeadline(
     bus,
     log: logger,
     onSocketClosed: (socketId) => sockets.realtimeClosed(socketId),
+    receipts: webhookReceipts,
     // Twilio does not tell who is registered: an agent whose console is open (on their presence
     // channel) is online.
     onPresence: twilioProvider

@@ -5,9 +5,16 @@
  * secret over the raw body (`X-Pusher-Key`, `X-Pusher-Signature`). The `pusher` library checks
  * the signature; an unsigned or forged post is refused with 401 and changes nothing. With the
  * embedded endpoint the same facts come from the endpoint itself (`ChannelRegistry`).
+ *
+ * A signed post is handled once, whichever instance it reaches and however often Pusher sends it
+ * (Pusher retries a webhook it got no 2xx for): its receipt, the digest of its body (which carries
+ * Pusher's `time_ms`), is recorded in the database first (`http/webhook-receipts.ts`); a repeat
+ * is answered 200 and told to nobody.
  */
+import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import Pusher from 'pusher';
+import type { WebhookReceipts } from '../http/webhook-receipts';
 import type { PusherCredentials } from './pusher-auth';
 import type { PresenceListener } from './realtime-service';
 
@@ -21,6 +28,8 @@ export const INVALID_PUSHER_WEBHOOK = { error: 'Invalid Pusher webhook signature
 export function presenceWebhookRoutes(options: {
   credentials: PusherCredentials;
   onPresence: PresenceListener;
+  /** The webhooks already handled, shared by the instances; absent: each is handled as sent. */
+  receipts?: Pick<WebhookReceipts, 'firstTime'> | undefined;
 }) {
   const pusher = new Pusher({
     appId: options.credentials.appId,
@@ -45,6 +54,9 @@ export function presenceWebhookRoutes(options: {
         }
       })();
       if (!valid) return reply.code(401).send(INVALID_PUSHER_WEBHOOK);
+      const digest = createHash('sha256').update(rawBody).digest('hex');
+      const first = (await options.receipts?.firstTime(`pusher-webhook:${digest}`)) ?? true;
+      if (!first) return reply.code(200).send({ ok: true });
       for (const event of webhook.getEvents() as Array<{
         name: string;
         channel: string;

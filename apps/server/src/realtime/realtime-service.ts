@@ -12,6 +12,7 @@ import type { InstanceBus } from '../events/instance-bus';
 import { EmbeddedPusher } from './embedded/embedded-pusher';
 import { pusherEventsRoutes } from './embedded/events-api';
 import { fanOut, type FannedOutEndpoint } from './embedded/fan-out';
+import type { WebhookReceipts } from '../http/webhook-receipts';
 import type { PusherCredentials } from './pusher-auth';
 import { presenceWebhookRoutes } from './presence-webhooks';
 import { PusherRealtime, publishDomainEvents, type Realtime } from './realtime-publisher';
@@ -73,13 +74,19 @@ export class RealtimeService {
       onPresence?: PresenceListener | undefined;
       /** Hears a socket of the embedded endpoint close. */
       onSocketClosed?: ((socketId: string) => void) | undefined;
+      /** The presence webhooks already handled (hosted Pusher), shared by the instances. */
+      receipts?: WebhookReceipts | undefined;
     },
   ): Promise<RealtimeService> {
     const service = new RealtimeService(options);
     // Hosted Pusher tells presence through its webhooks; the embedded endpoint tells it itself.
     if (options.target.kind !== 'embedded' && options.onPresence) {
       await app.register(
-        presenceWebhookRoutes({ credentials: options.credentials, onPresence: options.onPresence }),
+        presenceWebhookRoutes({
+          credentials: options.credentials,
+          onPresence: options.onPresence,
+          receipts: options.receipts,
+        }),
       );
     }
     if (service.#fanned) {

@@ -13,6 +13,7 @@ import { buildApp } from '../app';
 import { SocketRateLimit } from '../http/anonymous-rate-limit';
 import { baseUrlOf, routeUpgrades } from '../http/instance-http';
 import { RateLimitHits } from '../http/rate-limit-hits';
+import { WebhookReceipts } from '../http/webhook-receipts';
 import { connectSourcesOf } from '../http/security-headers';
 import { AccessTokens } from '../auth/access-token';
 import { LoginThrottle } from '../auth/login-throttle';
@@ -100,6 +101,10 @@ export async function startRelay(config: Config): Promise<RelayInstance> {
     bus,
     log: logger,
     onSocketClosed: (socketId) => sockets.realtimeClosed(socketId),
+    receipts: new WebhookReceipts({
+      db,
+      onSweepError: (error) => logger.warn({ err: error }, 'deleting old webhook receipts failed'),
+    }),
   });
   sockets.attachRealtime(realtime);
   const socketLimit = new SocketRateLimit({

@@ -13,6 +13,7 @@ import { twilioClient } from './twilio-client';
 import { TwilioRecordings } from './twilio-recordings';
 import { TwilioSmsSender } from './twilio-sms-sender';
 import { TwilioTelephony } from './twilio-telephony';
+import type { WebhookReceipts } from '../http/webhook-receipts';
 import { twilioWebhookRoutes, voiceAnswer } from './twilio-webhooks';
 
 /** What the provider logs. */
@@ -37,6 +38,8 @@ export interface TwilioProvider {
       params: Record<string, string>,
     ) => Promise<OutgoingCallDecision>;
     inbound: (params: Record<string, string>) => Promise<boolean | void>;
+    /** The callbacks already handled (shared by the instances). */
+    receipts?: WebhookReceipts;
   }): ReturnType<typeof twilioWebhookRoutes>;
 }
 
@@ -78,12 +81,13 @@ export async function openTwilioProvider(
     sms: new TwilioSmsSender(client),
     recordings: new TwilioRecordings(settings),
     numbers,
-    webhooks: (deps) =>
+    webhooks: ({ receipts, ...deps }) =>
       twilioWebhookRoutes({
         telephony,
         authToken: settings.authToken,
         publicBaseUrl: settings.publicBaseUrl,
         voice: voiceAnswer({ telephony, ...deps }),
+        receipts,
       }),
   };
 }

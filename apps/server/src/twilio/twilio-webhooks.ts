@@ -8,10 +8,18 @@
  * `publicBaseUrl` + the path and query as received, and answers 403 before doing anything when
  * it is missing or wrong. What the voice webhook answers is decided by the injected `voice`
  * callback ({@link voiceAnswer} builds the usual one).
+ *
+ * A signed status or recording callback is handled once, whichever instance it reaches and
+ * however often Twilio sends it: its receipt ({@link statusReceiptKey}: the leg's CallSid, the
+ * event and status, Twilio's SequenceNumber; {@link recordingReceiptKey}) is recorded in the
+ * database first, and a repeat is answered 204 and changes nothing. The voice webhook is not
+ * deduplicated: its answer is TwiML made for that request, and Twilio does not repeat it unless
+ * its URL asks for retries.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import twilio from 'twilio';
 import type { OutgoingCallDecision } from '@leadline/voice';
+import { receiptPart, type WebhookReceipts } from '../http/webhook-receipts';
 import { refuseTwiml, waitTwiml } from './conference-twiml';
 import type { TwilioTelephony } from './twilio-telephony';
 
@@ -23,6 +31,42 @@ export interface TwilioWebhookOptions {
   publicBaseUrl: string;
   /** The voice webhook's TwiML for Twilio's form fields. */
   voice: (params: Record<string, string>) => Promise<string>;
+  /** The callbacks already handled, shared by the instances; absent: each is handled as sent. */
+  receipts?: Pick<WebhookReceipts, 'firstTime'> | undefined;
+}
+
+/**
+ * A status callback's receipt: which call of ours (`call`, the label), Twilio's leg (CallSid) or
+ * conference, the event and status, and the SequenceNumber Twilio numbers each callback with.
+ */
+export function statusReceiptKey(
+  query: Record<string, string>,
+  params: Record<string, string>,
+): string {
+  return [
+    'twilio-status',
+    query.call ?? params.FriendlyName,
+    query.label ?? params.ParticipantLabel,
+    params.CallSid ?? params.ConferenceSid,
+    params.StatusCallbackEvent,
+    params.CallStatus,
+    params.SequenceNumber,
+  ]
+    .map((part, i) => (i === 0 ? part : receiptPart(part)))
+    .join(':');
+}
+
+/** A recording callback's receipt: the recording and its status. */
+export function recordingReceiptKey(
+  query: Record<string, string>,
+  params: Record<string, string>,
+): string {
+  return [
+    'twilio-recording',
+    receiptPart(query.call ?? params.FriendlyName),
+    receiptPart(params.RecordingSid ?? params.RecordingUrl),
+    receiptPart(params.RecordingStatus),
+  ].join(':');
 }
 
 /** The error body of a request Twilio did not sign. */
@@ -53,14 +97,22 @@ export function twilioWebhookRoutes(options: TwilioWebhookOptions) {
       if (!signed(request)) return reply.code(403).send(INVALID_SIGNATURE);
       return reply.type('text/xml').send(await options.voice(formOf(request)));
     });
+    /** Whether this callback is its first delivery (a repeat is answered and not handled). */
+    const firstTime = async (key: string) => (await options.receipts?.firstTime(key)) ?? true;
     app.post('/twilio/status', route, async (request, reply) => {
       if (!signed(request)) return reply.code(403).send(INVALID_SIGNATURE);
-      options.telephony.handleStatus(queryOf(request), formOf(request));
+      const [query, form] = [queryOf(request), formOf(request)];
+      if (await firstTime(statusReceiptKey(query, form))) {
+        options.telephony.handleStatus(query, form);
+      }
       return reply.code(204).send();
     });
     app.post('/twilio/recording', route, async (request, reply) => {
       if (!signed(request)) return reply.code(403).send(INVALID_SIGNATURE);
-      options.telephony.handleRecording(queryOf(request), formOf(request));
+      const [query, form] = [queryOf(request), formOf(request)];
+      if (await firstTime(recordingReceiptKey(query, form))) {
+        options.telephony.handleRecording(query, form);
+      }
       return reply.code(204).send();
     });
   };
