@@ -56,6 +56,8 @@ const POSTGRES_PASS = [
   'src/auth/socket-access',
   'src/auth/sso',
   'src/calls/lead-call',
+  'src/calls/dial-guard',
+  'src/twilio/twilio-dial-guard',
   'src/events',
   'src/http',
   'src/db',
