@@ -40,7 +40,8 @@ function runPhase(name, command, args, env = {}) {
 /**
  * The server's tests again on PostgreSQL, where its database behaviour can differ from PGlite's:
  * every endpoint through the `pg` driver (the API matrix, free text, idempotency, sessions and
- * sockets), lead intake, single sign-on (binding users to identities races on the unique
+ * sockets), the login throttle (its counts are upserts every instance shares), lead intake,
+ * single sign-on (binding users to identities races on the unique
  * iss+sub pair, and the account's policy is JSON), and what needs a server (several instances,
  * the instance bus, production mode, planner statistics). The flows that only repeat the same
  * statements on the real engine (routing's offers, transfers and supervision, restart, network
@@ -53,6 +54,7 @@ const POSTGRES_PASS = [
   'src/api-matrix/free-text',
   'src/api-matrix/scale',
   'src/auth/auth.integration',
+  'src/auth/login-throttle',
   'src/auth/socket-access',
   'src/auth/sso',
   'src/calls/lead-call',
