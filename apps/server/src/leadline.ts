@@ -237,6 +237,8 @@ export async function startLeadline(
       sms,
       networkTests,
       recordings: twilioProvider?.recordings,
+      // The engine writes recordings under the data folder; nothing elsewhere is ever sent.
+      recordingsRoot: engine ? config.dataDir : undefined,
       webhooks: twilioProvider?.webhooks({
         receipts: webhookReceipts,
         authorizeOutgoing,

@@ -2,7 +2,6 @@
  * The console's call endpoints: the call user, Ignore, the dispositions, notes, SMS,
  * 'Check for lead' and the WebRTC debug report.
  */
-import { existsSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
@@ -27,6 +26,7 @@ import { parseWith } from '../http/validate';
 import type { SmsService } from '../sms/sms-sender';
 import { findCallerNumber, defaultCallerNumber } from '../users/caller-numbers-repo';
 import { requireAccountCall } from './account-call';
+import { mayHearRecording, RECORDING_NOT_YOURS, recordingFileUnder } from './recording-access';
 import { NOBODY_MESSAGES, type CallFlows } from './call-flows';
 import {
   findUserCallUser,
@@ -72,6 +72,11 @@ export function callsRoutes(deps: {
   flows: CallFlows;
   sms: SmsService;
   recordings?: RemoteRecordings | undefined;
+  /**
+   * The folder local recordings are served from (the data folder): a recording file elsewhere is
+   * never sent. Unset (Twilio): no local file is.
+   */
+  recordingsRoot?: string | undefined;
 }) {
   return async (app: FastifyInstance): Promise<void> => {
     /** A call of the session's account by the path's id (404 for anything else). */
@@ -82,12 +87,16 @@ export function callsRoutes(deps: {
     const idempotency = new Idempotency({ db: deps.db, now: () => deps.flows.now() });
 
     // Recordings are sent as files (ranges, so the history's player can seek); no route serves a
-    // folder: the only path sent is the one the engine reported for a call of the account.
+    // folder: the only path sent is the one the engine reported for a call of the account, and
+    // only when it is a file under the data folder (`recording-access.ts`).
     await app.register(fastifyStatic, { root: process.cwd(), serve: false });
 
     app.get('/api/v1/calls/:id/recording', async (request, reply) => {
       const { user } = sessionOf(request);
       const call = await accountCall(user.accountId, request.params);
+      if (!(await mayHearRecording(deps.db, user, call))) {
+        throw new AppError('FORBIDDEN', RECORDING_NOT_YOURS);
+      }
       const path = call.recordingPath;
       const remote = path && deps.recordings?.owns(path) ? deps.recordings : undefined;
       if (remote && path) {
@@ -117,11 +126,14 @@ export function callsRoutes(deps: {
             .send(Readable.fromWeb(fetched.body as unknown as NodeReadableStream))
         );
       }
-      if (!path || !existsSync(path)) throw new AppError('NOT_FOUND', 'Recording not found.');
+      // With the provider's recordings, never a local file, whatever the row says.
+      const file =
+        path && !deps.recordings ? await recordingFileUnder(deps.recordingsRoot, path) : null;
+      if (!file) throw new AppError('NOT_FOUND', 'Recording not found.');
       return reply
         .header('cache-control', 'private, max-age=3600')
         .header('content-disposition', `inline; filename="call-${call.id}.wav"`)
-        .sendFile(basename(path), dirname(path));
+        .sendFile(basename(file), dirname(file));
     });
 
     app.get('/api/v1/callusers/:id', async (request): Promise<CallUserResponse> => {

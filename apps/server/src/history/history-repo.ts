@@ -3,6 +3,7 @@ import { and, asc, count, desc, eq, inArray } from 'drizzle-orm';
 import { formatPhone, type HistoryRow, type PageMeta } from '@leadline/contracts';
 import type { Db } from '../db/database';
 import { callUsers, calls, leads, notes, tags, users } from '../db/schema';
+import { callsTakenPartIn } from '../calls/recording-access';
 import { supervisionOf } from '../calls/supervision-repo';
 import { historyStatus, formatDuration, formatTime } from './history-status';
 
@@ -64,6 +65,14 @@ export async function pageHistory(
         rows.map((r) => r.call.id),
       )
     : null;
+  // A recording is linked only for whom may play it: a supervisor, or a user who took part.
+  const hearable = options.canSeeSupervision
+    ? null
+    : await callsTakenPartIn(
+        db,
+        options.userId,
+        rows.map((r) => r.call),
+      );
   const notesOf = await notesOfCalls(
     db,
     rows.map((r) => r.call.id),
@@ -78,7 +87,7 @@ export async function pageHistory(
         id: call.id,
         direction: call.direction,
         type: call.type,
-        recording_url: call.recordingUrl,
+        recording_url: hearable === null || hearable.has(call.id) ? call.recordingUrl : null,
         created_at: call.createdAt.toISOString(),
         time_formatted: formatTime(call.createdAt),
         status: call.status,

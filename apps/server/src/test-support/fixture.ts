@@ -3,7 +3,7 @@
  * logins for their users, a user of A without permissions, devices online, and helpers that
  * put a user on a live lead call through the real flows (driven with the fake telephony).
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq, sql } from 'drizzle-orm';
@@ -60,7 +60,9 @@ const ROOMY_LIMITS = {
 /** Builds the world on a fresh database. */
 export async function startFixture(): Promise<Fixture> {
   const clock = new ManualClock();
-  const t = await startTestApp({ clock });
+  // The product's data folder: recordings are served from under it only.
+  const dataDir = mkdtempSync(join(tmpdir(), 'leadline-fixture-'));
+  const t = await startTestApp({ clock, recordingsRoot: dataDir });
   const { db } = t.database;
   // The endpoint tests place many calls a minute; the dial guard's limits have tests of their own.
   await db
@@ -140,7 +142,8 @@ export async function startFixture(): Promise<Fixture> {
       await t.flows.idle();
     },
     async recordCall(call, seconds = 1) {
-      const path = join(mkdtempSync(join(tmpdir(), 'leadline-recording-')), `${call.sid}.wav`);
+      mkdirSync(join(dataDir, 'recordings'), { recursive: true });
+      const path = join(dataDir, 'recordings', `${call.sid}.wav`);
       const sampleRateHz = 8000;
       await writeWavFile(
         path,

@@ -13,6 +13,7 @@ import { LoginThrottle } from '../auth/login-throttle';
 import { SessionStore } from '../auth/sessions';
 import { CallControl } from '../calls/call-control';
 import { CallFlows, type FlowClock } from '../calls/call-flows';
+import type { RemoteRecordings } from '../calls/calls-routes';
 import type { Database } from '../db/database';
 import { DEMO_PASSWORD, ensureApiKey, seedDemo } from '../db/seed';
 import { EventBus } from '../events/event-bus';
@@ -45,6 +46,8 @@ export interface TestApp {
   networkTests: NetworkTests;
   tokens: AccessTokens;
   events: EventBus;
+  /** The folder recording files are served from, if any (`recordingsRoot`). */
+  recordingsRoot: string | undefined;
   close(): Promise<void>;
 }
 
@@ -61,6 +64,10 @@ export async function startTestApp(
     ringTimeoutMs?: number;
     /** The anonymous routes' rate limits (default: the product's); counted on `clock`. */
     rateLimits?: AnonymousRateLimits;
+    /** The folder recording files are served from (the product's data folder); default none. */
+    recordingsRoot?: string;
+    /** The provider's recordings (Twilio's), as with `TELEPHONY_PROVIDER=twilio`. */
+    recordings?: RemoteRecordings;
     /** Single sign-on, built on the test's database. */
     sso?: (db: Database['db']) => SingleSignOn;
     /** Production's cookies and HSTS (`AppOptions.httpsOnly`). */
@@ -101,6 +108,8 @@ export async function startTestApp(
       pusher: TEST_PUSHER,
       sms: new SmsService(database.db, options.sms ?? new SandboxSmsSender()),
       networkTests,
+      recordingsRoot: options.recordingsRoot,
+      recordings: options.recordings,
       sso: options.sso ? options.sso(database.db) : null,
     },
     {
@@ -124,6 +133,7 @@ export async function startTestApp(
     networkTests,
     tokens,
     events,
+    recordingsRoot: options.recordingsRoot,
     async close() {
       networkTests.close();
       flows.stop();

@@ -1,0 +1,85 @@
+/**
+ * Who may play a call's recording, and which files may be sent as one (issue 36 item 6).
+ *
+ * - An agent plays the recordings of the calls they took part in: the call's own agent, or a user
+ *   who joined it (answered: a transfer, a conference, a supervisor's listen). A user rung who did
+ *   not answer heard nothing of it.
+ * - A supervisor (the listen, whisper or barge permission) plays every recording of the account,
+ *   as they may join any live call of it. The product has no administrator role yet; when it has,
+ *   it belongs beside the supervisors here.
+ * - A recording the embedded engine wrote is a file; only a file under the data folder
+ *   (`DATA_DIR`, resolved with its links) is ever sent. With Twilio no local file is sent at all
+ *   (the route serves Twilio's recordings only).
+ */
+import { realpath, stat } from 'node:fs/promises';
+import { isAbsolute, relative, sep } from 'node:path';
+import { and, eq, inArray, isNotNull } from 'drizzle-orm';
+import type { DbOrTx } from '../db/database';
+import { callUsers } from '../db/schema';
+import { PERMISSION } from '../auth/permissions';
+
+/** The refusal of a recording of a call the user did not take part in. */
+export const RECORDING_NOT_YOURS = 'You can play only the recordings of calls you took part in.';
+
+/** The permissions that let a user play every recording of the account. */
+const SUPERVISE = [PERMISSION.listen, PERMISSION.whisper, PERMISSION.barge];
+
+/** Whether the user plays every recording of the account (a supervisor). */
+export const hearsAccountRecordings = (user: { permissions: string[] }): boolean =>
+  SUPERVISE.some((permission) => user.permissions.includes(permission));
+
+/**
+ * Of `calls` (of the user's account), those whose recordings `userId` may play without being a
+ * supervisor: the calls they are the agent of, or joined.
+ */
+export async function callsTakenPartIn(
+  db: DbOrTx,
+  userId: number,
+  calls: ReadonlyArray<{ id: number; userId: number | null }>,
+): Promise<Set<number>> {
+  const mine = new Set(calls.filter((call) => call.userId === userId).map((call) => call.id));
+  const others = calls.filter((call) => !mine.has(call.id)).map((call) => call.id);
+  if (others.length === 0) return mine;
+  const joined = await db
+    .selectDistinct({ callId: callUsers.callId })
+    .from(callUsers)
+    .where(
+      and(
+        eq(callUsers.userId, userId),
+        inArray(callUsers.callId, others),
+        isNotNull(callUsers.answeredAt),
+      ),
+    );
+  for (const row of joined) mine.add(row.callId);
+  return mine;
+}
+
+/** Whether the user may play the recording of `call` (a call of their account). */
+export async function mayHearRecording(
+  db: DbOrTx,
+  user: { id: number; permissions: string[] },
+  call: { id: number; userId: number | null },
+): Promise<boolean> {
+  if (hearsAccountRecordings(user)) return true;
+  return (await callsTakenPartIn(db, user.id, [call])).has(call.id);
+}
+
+/**
+ * The real path of the recording file `path` when it is a file under `root` (both resolved with
+ * their links, so neither `..` nor a link leads out); null otherwise, or without a root.
+ */
+export async function recordingFileUnder(
+  root: string | undefined,
+  path: string,
+): Promise<string | null> {
+  if (root === undefined) return null;
+  const [realRoot, realFile] = await Promise.all([
+    realpath(root).catch(() => null),
+    realpath(path).catch(() => null),
+  ]);
+  if (realRoot === null || realFile === null) return null;
+  const inside = relative(realRoot, realFile);
+  if (inside === '' || inside.split(sep)[0] === '..' || isAbsolute(inside)) return null;
+  const info = await stat(realFile).catch(() => null);
+  return info?.isFile() ? realFile : null;
+}
