@@ -3,7 +3,9 @@
  * panel takes `(415) 555-0132` with the US selected and `+44 20 7946 0958`, shows them
  * formatted and posts E.164; the softphone then connects with the answer's `call_user_id` and
  * `To`. A call to a sandbox lead goes Dialing... → on the call → Call Result. The login page
- * does not load the phone input's country data; the New Call panel does.
+ * does not load the phone input's country data; the New Call panel does. The toll-fraud guard
+ * (issue 36): New Call to a premium-rate number or to a country the account does not call shows
+ * the server's sentence in the panel and places nothing.
  */
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -11,6 +13,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { launchChromium, loopbackOnlyContext, toneWav } from './support/browser';
 import { logInToConsole, recordResultAndFinish } from './support/console';
+import { sandboxCallOf } from './support/page-checks';
 import { startProduct, type Product } from './support/product';
 
 let product: Product;
@@ -221,6 +224,43 @@ it('the login page does not load the country data; the New Call panel does', asy
     .toBe(true);
   await expect.poll(() => read('waiting').every((s) => s.source !== undefined)).toBe(true);
   expect(read('waiting').filter((s) => hasCountryData(s.source))).toEqual([]);
+  await page.context().close();
+});
+
+it('New Call to a premium-rate number or a country the account does not call: the panel says why and nothing is placed', async () => {
+  const { page, foreignRequests } = await newPage();
+  const recorder = record(page);
+  await logIn(page);
+  await openNewCall(page);
+  const panel = page.getByRole('region', { name: 'New Call' });
+  const phone = panel.getByRole('textbox', { name: 'Phone Number' });
+  await panel.getByRole('textbox', { name: 'First Name' }).fill('Tolly');
+  // The demo account calls the US, Canada and the UK (its policy); a premium-rate number is
+  // refused whatever the country.
+  const refusals = [
+    ['+44 909 879 0000', '+449098790000', 'Calls to premium-rate numbers are not allowed.'],
+    ['+1 900 555 0123', '+19005550123', 'Calls to premium-rate numbers are not allowed.'],
+    ['+7 495 123 4567', '+74951234567', 'Calls to Russia are not allowed for this account.'],
+  ] as const;
+  for (const [typed, e164, sentence] of refusals) {
+    await phone.fill('');
+    await phone.pressSequentially(typed);
+    const { status, answer } = await callNow(page);
+    expect(recorder.bodies.at(-1)).toMatchObject({ phone_number: e164 });
+    expect({ status, answer }).toEqual({
+      status: 403,
+      answer: { success: false, error: sentence },
+    });
+    // Shown where the agent dialled: the New Call panel stays open with the sentence.
+    await expect.poll(() => panel.getByRole('alert').textContent()).toBe(sentence);
+    expect(await panel.getByRole('button', { name: 'Call Now' }).isEnabled()).toBe(true);
+    // Nothing was placed: the softphone never connected, the phone network got no call.
+    expect(recorder.invites).toEqual([]);
+    expect(await sandboxCallOf(page, product.url, e164)).toBeUndefined();
+  }
+  expect(await panel.getByRole('heading', { name: 'New Call' }).isVisible()).toBe(true);
+  expect(recorder.alerts).toEqual([]);
+  expect(foreignRequests).toEqual([]);
   await page.context().close();
 });
 
