@@ -357,7 +357,7 @@ const DOCS: Doc[] = [
     method: 'POST',
     path: '/apps/webrtc/{id}/sms',
     auth: 'session + CSRF, permission app-sms',
-    what: "Sends the SMS follow-up to the call's number from the call's caller number, through the SMS sender (embedded: the sandbox outbox, `GET /api/v1/sandbox/sms`). `success` means the sender took it; a refusal comes back as `{ success: false, error }` (e.g. a number that cannot receive texts). `smsbody` 1–1600 characters; the console's default text is \"Sorry we couldn't reach you!\". Takes an `Idempotency-Key` (see Idempotency keys).",
+    what: "Sends the SMS follow-up to the call's number from the call's caller number, through the SMS sender (embedded: the sandbox outbox, `GET /api/v1/sandbox/sms`). `success` means the sender took it; a refusal comes back as `{ success: false, error }` (e.g. a number that cannot receive texts). `smsbody` 1–1600 characters; the console's default text is \"Sorry we couldn't reach you!\". Takes an `Idempotency-Key` (see Idempotency keys). The dial guard (see Dialling rules) refuses a number the account may not text (403 'Texts to premium-rate numbers are not allowed.', 'Texts to Russia are not allowed for this account.'), the SMS limits (429) and, with Twilio, an account without a caller number of its own (409); nothing is sent or stored then.",
     example: async (f) => ({
       method: 'POST',
       url: '/apps/webrtc/1/sms',
@@ -369,7 +369,7 @@ const DOCS: Doc[] = [
     method: 'POST',
     path: '/api/v1/calls/twilio',
     auth: 'session + CSRF, permission app-retry',
-    what: "Retry: a new call to the lead with this number (the account's, or a new one), offered to the user first (their wrap-up ends: they asked), else to whoever can take it; dialled from `caller_id` (optional) or the account's default. `success: true` only when an agent is rung (`call.agent_id`); otherwise `{ success: false, error }` says why (e.g. 'All agents are busy.').",
+    what: "Retry: a new call to the lead with this number (the account's, or a new one), offered to the user first (their wrap-up ends: they asked), else to whoever can take it; dialled from `caller_id` (optional) or the account's default. `success: true` only when an agent is rung (`call.agent_id`); otherwise `{ success: false, error }` says why (e.g. 'All agents are busy.'). The dial guard (see Dialling rules) may refuse it first (403, 409, 429 with its sentence); nothing is stored then.",
     example: async (f) => {
       await endAll(f);
       return {
@@ -385,7 +385,7 @@ const DOCS: Doc[] = [
     method: 'POST',
     path: '/api/v1/calls/conferencelead',
     auth: 'session + CSRF',
-    what: "The Add Lead panel: gives the user's live call `call_id` (which has no lead yet; 409 otherwise) a lead, dials it into the call from the call's caller number, and answers once its phone answered (`success: true, outcome: 'answered'`) or did not (`success: false`, `outcome` busy / no-answer / failed / timeout, `error` saying so): the call goes on either way.",
+    what: "The Add Lead panel: gives the user's live call `call_id` (which has no lead yet; 409 otherwise) a lead, dials it into the call from the call's caller number, and answers once its phone answered (`success: true, outcome: 'answered'`) or did not (`success: false`, `outcome` busy / no-answer / failed / timeout, `error` saying so): the call goes on either way. The dial guard (see Dialling rules) may refuse the number first (403, 409, 429 with its sentence): no lead is added, nothing dialled.",
     example: async (f) => {
       await endAll(f);
       const { call } = await f.liveCall(f.agent1, '+15550100070');
@@ -404,7 +404,7 @@ const DOCS: Doc[] = [
     method: 'POST',
     path: '/api/v1/calls/twilio/outbound',
     auth: 'session + CSRF',
-    what: "New Call: creates the call (and the lead, or updates its names) and the user's call user; the console then connects the softphone with `call_user_id` and `To`. `agent_id` must be the user; `caller_id` one of the account's caller numbers (default: the account's default). 409 when the user is already on a call.",
+    what: "New Call: creates the call (and the lead, or updates its names) and the user's call user; the console then connects the softphone with `call_user_id` and `To`. `agent_id` must be the user; `caller_id` one of the account's caller numbers (default: the account's default). 409 when the user is already on a call. The dial guard (see Dialling rules) refuses a number the account may not call (403 'Calls to premium-rate numbers are not allowed.', 'Calls to Russia are not allowed for this account.'), a second call while one is being placed (409), the limits (429) and, with Twilio, an account without a caller number of its own (409); nothing is stored then.",
     example: async (f) => {
       await endAll(f);
       return {
@@ -598,7 +598,7 @@ const WEBHOOKS: Endpoint[] = [
     method: 'POST',
     path: '/twilio/voice',
     auth: 'Twilio signature',
-    what: "The TwiML App's and the numbers' voice URL. An agent's browser placing a call (`From: client:<user id>`, with the console's `call_user_id` or `network_test` parameters): answered with `<Dial><Conference participantLabel=\"agent-<id>\" …>CA…</Conference></Dial>` and the lead dialled into that conference, or, refused, `<Say>` the reason and `<Hangup/>`. A phone calling one of an account's caller numbers: the call is offered to the account's agents; the caller waits (`<Pause>`) until an agent answers, then joins the conference. A number no account has: `<Reject/>`.",
+    what: "The TwiML App's and the numbers' voice URL. An agent's browser placing a call (`From: client:<user id>`, with the console's `call_user_id` or `network_test` parameters): answered with `<Dial><Conference participantLabel=\"agent-<id>\" …>CA…</Conference></Dial>` and the lead dialled into that conference, or, refused, `<Say>` the reason and `<Hangup/>` (the dial guard's sentences, see Dialling rules; 'Your login has ended: log in again to place calls.' for a browser whose user has no login left, its access token living on for its hour). A phone calling one of an account's caller numbers: the call is offered to the account's agents; the caller waits (`<Pause>`) until an agent answers, then joins the conference. A number no account has: `<Reject/>`.",
   },
   {
     method: 'POST',
@@ -703,7 +703,7 @@ Every endpoint of the product spec's section 7 (and the few the spec leaves out)
 
 - **Sessions.** Cookie \`leadline_session\` from \`POST /api/v1/user/login\`; every later mutating request (POST, PUT) carries \`X-CSRF-TOKEN\` with the \`csrf_token\` of \`GET /api/v1/user\` (403 without it). No session: 401 \`{ "success": false, "error": "Unauthenticated." }\`; the console reloads the page on a 401.
 - **Validation.** Every body, query and path id is parsed by its zod schema from \`packages/contracts\`: a bad one is 422 \`{ "error": "<one sentence naming the field>" }\` and changes nothing. Unknown fields are ignored. Free text is stored and returned exactly as sent (HTML, SQL, any Unicode) and never rendered as markup; text that cannot be stored as given is 422: a NUL character ('The fname may not contain the NUL character.') or half a surrogate pair ('The fname is not valid Unicode text.'). Malformed JSON is 400, a body over 64 KB 413, a body that is not JSON 415 (except the Pusher auth route, which also takes form bodies).
-- **Refusals.** A request that is well-formed but not allowed now is \`{ "success": false, "error": "…" }\`: 403 for a missing permission (spec section 6), 409 for the state of a call or an agent, 429 for too many logins.
+- **Refusals.** A request that is well-formed but not allowed now is \`{ "success": false, "error": "…" }\`: 403 for a missing permission (spec section 6) or a number the account may not call, 409 for the state of a call or an agent, 429 for too many logins or calls.
 - **Accounts.** Everything is scoped to the session's account: another account's ids are 404, never 403, so ids don't leak.
 - **Errors registry.** \`apps/server/src/http/errors.ts\` holds every code with its status, body shape and message.
 - **Tests.** \`apps/server/src/api-matrix/endpoint-matrix.integration.test.ts\` (endpoint × happy path, validation error, missing permission, missing CSRF), \`cross-account.integration.test.ts\` (endpoint × other account's ids), \`fuzz.integration.test.ts\` (2,100 generated requests: no 5xx, no row changed by a refused one), \`scale.integration.test.ts\` (10,000 users, 100,000 calls). Run with \`npx vitest run --project server\` (verbose output lists endpoint × case).
@@ -721,6 +721,17 @@ Every endpoint of the product spec's section 7 (and the few the spec leaves out)
 - **SMS.** The send happens outside the database: the key is claimed first, then the SMS is sent and its answer (a refusal too) stored. A claim still in progress after 60 s (the server stopped during the send) is settled once as \`{ "success": false, "error": "Sending was interrupted; the SMS may not have been sent." }\` (200), and the SMS is not sent again.
 - **Expiry.** Keys are kept 24 hours and forgotten within the minute after; a key sent later again is a new request.
 - **Tests.** \`apps/server/src/http/idempotency.integration.test.ts\`.
+
+## Dialling rules
+
+Every call and SMS an agent places passes the dial guard (\`apps/server/src/calls/dial-guard.ts\`), whichever way it is asked for (New Call, Retry, Add Lead, the SMS route, a softphone's \`connect\` with \`To\` or \`call_user_id\`, Twilio's \`/twilio/voice\`) and whichever provider carries it. A refusal is \`{ "success": false, "error": "<sentence>" }\` and stores nothing (no lead, call or SMS); a softphone's call is refused on the wire with error 31603 and the sentence (with Twilio, spoken). The account's settings are its \`policy\` (\`accounts.policy\`, JSON; the seed's demo account calls US, CA and GB).
+
+- **403, the number's type**, whatever the country (libphonenumber's full metadata): 'Calls to premium-rate numbers are not allowed.', likewise shared-cost numbers, personal numbers and universal access numbers (UAN); 'Texts to …' for an SMS. A number libphonenumber cannot classify (the sandbox's +1 555 010 XXXX) is not refused for its type.
+- **403, the country**: only the countries of \`call_countries\` (ISO codes; default the account's own, \`accounts.country_code\`): 'Calls to Russia are not allowed for this account.' A number of no country (+882, +870): 'Calls to international network numbers (+882) are not allowed.'
+- **409, one at a time**: 'You are already placing a call: wait until it connects, or hang it up first.' while a New Call of the agent's has not connected yet.
+- **429, the limits**, counted from the stored calls (New Call, a softphone's call, Retry) and SMS of every instance: \`calls_per_minute_per_agent\` (default 10), \`calls_per_minute_per_account\` (120), \`sms_per_hour_per_agent\` (60), \`sms_per_hour_per_account\` (600): 'You may place at most 10 calls a minute: try again in 30 seconds.', 'Your account may send at most 600 texts an hour: try again in 12 minutes.' Add Lead is checked against the call limits but not counted.
+- **409, Twilio tenancy**: with \`TELEPHONY_PROVIDER=twilio\` an account without a caller number of its own never calls or texts from another number of the Twilio account: 'This account has no caller number of its own: an administrator must add one before its agents can call.' ('… can text.' for an SMS).
+- **Tests.** \`apps/server/src/calls/dial-destination.test.ts\`, \`dial-guard.integration.test.ts\` (PGlite and PostgreSQL), \`apps/server/src/twilio/twilio-dial-guard.integration.test.ts\`, \`e2e/new-call.e2e.ts\`.
 
 ## Endpoints
 
