@@ -6,7 +6,7 @@ import { SingleSignOn } from './auth/single-sign-on';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
+import { pino, type DestinationStream } from 'pino';
 import { NETWORK_TEST_PARAM } from '@leadline/contracts';
 import {
   SANDBOX_NUMBERS,
@@ -83,6 +83,8 @@ export interface LeadlineOverrides {
   sms?: SmsSender;
   /** How often the flows stamp live calls as seen (ms). */
   heartbeatMs?: number;
+  /** Where the log lines go (default: standard output). */
+  logDestination?: DestinationStream;
 }
 
 export { SIGNAL_PATH };
@@ -92,7 +94,9 @@ export async function startLeadline(
   config: Config,
   overrides: LeadlineOverrides = {},
 ): Promise<Leadline> {
-  const logger = pino({ level: config.logLevel });
+  const logger = overrides.logDestination
+    ? pino({ level: config.logLevel }, overrides.logDestination)
+    : pino({ level: config.logLevel });
   // First, so a bad certificate stops the start before anything is opened.
   const https = await loadTlsCredentials(config.tls, config.dataDir, lanAddresses());
   const database =

@@ -1132,7 +1132,11 @@ export class CallFlows {
         });
         return;
       case 'dtmf':
-        this.#log.info({ callId: call.id, source: event.source, digits: event.digits }, 'dtmf');
+        // Never the digits themselves (card numbers, PINs): how many were sent.
+        this.#log.info(
+          { callId: call.id, source: event.source, digitCount: event.digits.length },
+          'dtmf',
+        );
         return;
       default:
         return;

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import type { LeadIntakeResponse } from '@leadline/contracts';
 import type { TelephonyEvent } from '@leadline/voice';
+import type { DestinationStream } from 'pino';
 import { FINAL_STATUSES, type CallRow } from '../calls/calls-repo';
 import { loadConfig, type Config } from '../config';
 import type { Db } from '../db/database';
@@ -37,6 +38,8 @@ export interface RealLeadlineOptions {
   ringTimeoutMs?: number;
   /** Further settings, as environment variables (e.g. `TOKEN_TTL_SECONDS`, `VOICE_SDK`). */
   env?: Record<string, string>;
+  /** Where the product's log lines go (with `env.LOG_LEVEL`); default standard output. */
+  logDestination?: DestinationStream;
 }
 
 /** A telephony event as the test saw it: the event and when it arrived (ms since the epoch). */
@@ -150,7 +153,10 @@ export async function startRealLeadline(options: RealLeadlineOptions = {}): Prom
       ...loaded,
       agentRingTimeoutMs: options.ringTimeoutMs ?? loaded.agentRingTimeoutMs,
     };
-    leadline = await startLeadline(config, { database });
+    leadline = await startLeadline(config, {
+      database,
+      ...(options.logDestination ? { logDestination: options.logDestination } : {}),
+    });
   } catch (error) {
     await database.close().catch(() => undefined);
     await rm(dataDir, { recursive: true, force: true });

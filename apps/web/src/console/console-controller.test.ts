@@ -310,6 +310,20 @@ describe('ConsoleController: on a call', () => {
     expect(controller.state).toMatchObject({ view: 'disposition', banner: 'Call Ended' });
   });
 
+  it('a keypad digit the softphone fails to send is logged without the digit', async () => {
+    const { controller, ring, platform } = await setup();
+    const call = await ring();
+    controller.accept();
+    call.sendDigitsFailure = new Error('the SDK failed');
+    controller.sendDigit('7');
+    expect(controller.errorLog.at(-1)).toContain('sending a keypad digit failed: the SDK failed');
+    // The lines' text after their time stamp: no digit 7 anywhere.
+    const lines = [...controller.errorLog, ...platform.logs.map((l) => l.message)].map((line) =>
+      line.replace(/^\[[^\]]*\] /, ''),
+    );
+    expect(lines.filter((line) => line.includes('7'))).toEqual([]);
+  });
+
   it('the far end hanging up ends the call too', async () => {
     const { controller, ring } = await setup();
     const call = await ring();

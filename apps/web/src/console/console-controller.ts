@@ -417,7 +417,8 @@ export class ConsoleController implements ConsoleCommands {
       // The SDK paces the digits (200 ms apart) and plays each one's tone locally.
       call.sendDigits(digit);
     } catch (error) {
-      this.#logError(`sending digit ${digit} failed`, error);
+      // Never the digit itself (card numbers, PINs are keyed here).
+      this.#logError('sending a keypad digit failed', error);
       return;
     } finally {
       call.off('error', onRefused);

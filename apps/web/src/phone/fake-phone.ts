@@ -112,8 +112,12 @@ export class FakeCall implements PhoneCall {
    */
   signallingDown = false;
 
+  /** `sendDigits` throws this (an SDK failing unexpectedly). */
+  sendDigitsFailure: Error | null = null;
+
   sendDigits(digits: string): void {
     if (!/^[0-9*#w]*$/.test(digits)) throw new Error('Illegal character passed into sendDigits');
+    if (this.sendDigitsFailure) throw this.sendDigitsFailure;
     if (this.signallingDown) {
       this.#events.emit('error', {
         code: 31005,
