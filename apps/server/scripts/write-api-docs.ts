@@ -357,7 +357,7 @@ const DOCS: Doc[] = [
     method: 'POST',
     path: '/apps/webrtc/{id}/sms',
     auth: 'session + CSRF, permission app-sms',
-    what: "Sends the SMS follow-up to the call's number from the call's caller number, through the SMS sender (embedded: the sandbox outbox, `GET /api/v1/sandbox/sms`). `success` means the sender took it; a refusal comes back as `{ success: false, error }` (e.g. a number that cannot receive texts). `smsbody` 1–1600 characters; the console's default text is \"Sorry we couldn't reach you!\". Takes an `Idempotency-Key` (see Idempotency keys). The dial guard (see Dialling rules) refuses a number the account may not text (403 'Texts to premium-rate numbers are not allowed.', 'Texts to Russia are not allowed for this account.'), the SMS limits (429) and, with Twilio, an account without a caller number of its own (409); nothing is sent or stored then.",
+    what: "Sends the SMS follow-up to the call's number from the call's caller number, through the SMS sender (embedded: the sandbox outbox, `GET /api/v1/sandbox/sms`). `success` means the sender took it; a refusal comes back as `{ success: false, error }` (e.g. a number that cannot receive texts). `smsbody` 1–1600 characters; the console's default text is \"Sorry we couldn't reach you!\". Takes an `Idempotency-Key` (see Idempotency keys). The dial guard (see Dialling rules) refuses a number the account may not text (403 'Texts to premium-rate numbers are not allowed.', 'Texts to Russia are not allowed for this account.'), the SMS limits (429: the console's outbox sends it again once the limit allows) and, with Twilio, an account without a caller number of its own (403); nothing is sent or stored then.",
     example: async (f) => ({
       method: 'POST',
       url: '/apps/webrtc/1/sms',
@@ -404,7 +404,7 @@ const DOCS: Doc[] = [
     method: 'POST',
     path: '/api/v1/calls/twilio/outbound',
     auth: 'session + CSRF',
-    what: "New Call: creates the call (and the lead, or updates its names) and the user's call user; the console then connects the softphone with `call_user_id` and `To`. `agent_id` must be the user; `caller_id` one of the account's caller numbers (default: the account's default). 409 when the user is already on a call. The dial guard (see Dialling rules) refuses a number the account may not call (403 'Calls to premium-rate numbers are not allowed.', 'Calls to Russia are not allowed for this account.'), a second call while one is being placed (409), the limits (429) and, with Twilio, an account without a caller number of its own (409); nothing is stored then.",
+    what: "New Call: creates the call (and the lead, or updates its names) and the user's call user; the console then connects the softphone with `call_user_id` and `To`. `agent_id` must be the user; `caller_id` one of the account's caller numbers (default: the account's default). 409 when the user is already on a call. The dial guard (see Dialling rules) refuses a number the account may not call (403 'Calls to premium-rate numbers are not allowed.', 'Calls to Russia are not allowed for this account.'), a second call while one is being placed (409), the limits (429) and, with Twilio, an account without a caller number of its own (403); nothing is stored then.",
     example: async (f) => {
       await endAll(f);
       return {
@@ -730,7 +730,7 @@ Every call and SMS an agent places passes the dial guard (\`apps/server/src/call
 - **403, the country**: only the countries of \`call_countries\` (ISO codes; default the account's own, \`accounts.country_code\`): 'Calls to Russia are not allowed for this account.' A number of no country (+882, +870): 'Calls to international network numbers (+882) are not allowed.'
 - **409, one at a time**: 'You are already placing a call: wait until it connects, or hang it up first.' while a New Call of the agent's has not connected yet.
 - **429, the limits**, counted from the stored calls (New Call, a softphone's call, Retry) and SMS of every instance: \`calls_per_minute_per_agent\` (default 10), \`calls_per_minute_per_account\` (120), \`sms_per_hour_per_agent\` (60), \`sms_per_hour_per_account\` (600): 'You may place at most 10 calls a minute: try again in 30 seconds.', 'Your account may send at most 600 texts an hour: try again in 12 minutes.' Add Lead is checked against the call limits but not counted.
-- **409, Twilio tenancy**: with \`TELEPHONY_PROVIDER=twilio\` an account without a caller number of its own never calls or texts from another number of the Twilio account: 'This account has no caller number of its own: an administrator must add one before its agents can call.' ('… can text.' for an SMS).
+- **403, Twilio tenancy**: with \`TELEPHONY_PROVIDER=twilio\` an account without a caller number of its own never calls or texts from another number of the Twilio account: 'This account has no caller number of its own: an administrator must add one before its agents can call.' ('… can text.' for an SMS).
 - **Tests.** \`apps/server/src/calls/dial-destination.test.ts\`, \`dial-guard.integration.test.ts\` (PGlite and PostgreSQL), \`apps/server/src/twilio/twilio-dial-guard.integration.test.ts\`, \`e2e/new-call.e2e.ts\`.
 
 ## Endpoints

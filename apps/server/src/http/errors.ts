@@ -102,8 +102,9 @@ export const ERRORS = {
     message: 'You are already placing a call: wait until it connects, or hang it up first.',
     shape: 'refusal',
   },
+  // 403, not 409: the console's outbox retries a 409 (an SMS would wait behind it for good).
   NO_OWN_CALLER_NUMBER: {
-    status: 409,
+    status: 403,
     message:
       'This account has no caller number of its own: an administrator must add one before its agents can call.',
     shape: 'refusal',

@@ -102,7 +102,7 @@ describe('Twilio tenancy: an account without a caller number of its own', () => 
       phone_number: '+15550100970',
       agent_id: agent.session.userId,
     });
-    expect(res).toMatchObject({ status: 409, body: { success: false, error: sentence } });
+    expect(res).toMatchObject({ status: 403, body: { success: false, error: sentence } });
     const twiml = await product.cloud.voice({
       From: `client:${agent.identity}`,
       To: '+15550100971',
@@ -128,7 +128,7 @@ describe('Twilio tenancy: an account without a caller number of its own', () => 
       smsbody: 'Sorry we missed you',
     });
     expect(res).toMatchObject({
-      status: 409,
+      status: 403,
       body: {
         success: false,
         error:
