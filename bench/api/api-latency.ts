@@ -114,7 +114,7 @@ async function run(backend: string, database: Database): Promise<Row[]> {
       db,
       sessions,
       tokens: new AccessTokens('bench-secret-bench-secret-bench-secret', 3600),
-      loginThrottle: new LoginThrottle(),
+      loginThrottle: new LoginThrottle(db),
       flows,
       control: new CallControl(db, flows),
       sms: new SmsService(db, new SandboxSmsSender()),
