@@ -23,6 +23,8 @@ describe('destinationRefusal', () => {
     ['+18765550123', 'call', 'Calls to Jamaica are not allowed for this account.'],
     ['+18095550123', 'call', 'Calls to the Dominican Republic are not allowed for this account.'],
     ['+882123456789', 'call', 'Calls to international network numbers (+882) are not allowed.'],
+    // A satellite phone: no country at all.
+    ['+870773111632', 'text', 'Texts to international network numbers (+870) are not allowed.'],
   ] as const)('%s (%s): %s', (number, kind, message) => {
     expect(destinationRefusal(number, US, kind)?.message).toBe(message);
   });
