@@ -53,6 +53,7 @@ const POSTGRES_PASS = [
   'src/api-matrix/fuzz.integration',
   'src/api-matrix/free-text',
   'src/api-matrix/scale',
+  'src/api-matrix/abuse',
   'src/auth/auth.integration',
   'src/auth/login-throttle',
   'src/auth/socket-access',
