@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { canPin, freePort } from './processes';
+import { ONE_ADDRESS_LOAD } from './one-address-load';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -62,6 +63,7 @@ export async function startBuiltProduct(
       DATA_DIR: dataDir,
       VOICE_ICE_ADDRESSES: '127.0.0.1',
       LOG_LEVEL: 'warn',
+      ...ONE_ADDRESS_LOAD,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -36,6 +36,7 @@ import { HttpSession } from '../../apps/server/src/test-support/http-session';
 import { canPin, startOnCore, stopChild } from '../lib/processes';
 import { writeSection } from '../lib/report';
 import { quantile, round } from '../lib/stats';
+import { ONE_ADDRESS_LOAD } from '../lib/one-address-load';
 
 const clients = Number(process.env.BENCH_CLIENTS ?? 1000);
 const changes = Number(process.env.BENCH_CHANGES ?? 30);
@@ -228,6 +229,7 @@ async function startProduct(): Promise<Side & { account: string }> {
       LOG_LEVEL: 'warn',
       VOICE_ICE_ADDRESSES: '127.0.0.1',
       PUSHER_SECRET: secret,
+      ...ONE_ADDRESS_LOAD,
     },
   );
   let phone: PStreamTestClient | undefined;

@@ -30,6 +30,7 @@ import { quantile, round } from '../lib/stats';
 import { canPin, cpuMs, ready, startOnCore, stopChild } from '../lib/processes';
 import { writeSection } from '../lib/report';
 import type { LoadResult } from './load-client';
+import { ONE_ADDRESS_LOAD } from '../lib/one-address-load';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const agents = Number(process.env.BENCH_AGENTS ?? 50);
@@ -154,6 +155,7 @@ async function productRound(round: number): Promise<Measured> {
       VOICE_ICE_ADDRESSES: '127.0.0.1',
       AGENT_RING_TIMEOUT_MS: String(RING_TIMEOUT_MS),
       AGENTS: String(agents),
+      ...ONE_ADDRESS_LOAD,
     },
   );
   try {

@@ -36,6 +36,7 @@ import type { AgentCallReport, LoadSample } from './soak-agents';
 import { lostBecause, type PostedLead } from './soak-figures';
 import type { HostSample, StoredCall, Verification } from './soak-host';
 import { writeSoakSection } from './soak-section';
+import { ONE_ADDRESS_LOAD } from '../lib/one-address-load';
 
 const minutes = Number(process.env.SOAK_MINUTES ?? 10);
 const agentCount = Number(process.env.SOAK_AGENTS ?? 100);
@@ -210,6 +211,7 @@ const host = startOnCore(SERVER_CORE, ['--expose-gc', '--import', 'tsx', 'soak/s
   WEB_DIST_DIR: join(dataDir, 'no-web'),
   AGENTS: String(agentCount),
   SAMPLE_MS: String(sampleS * 1000),
+  ...ONE_ADDRESS_LOAD,
   ...(snapshotDir ? { HEAP_SNAPSHOT_DIR: snapshotDir } : {}),
 });
 let agents: ChildProcess | undefined;
