@@ -151,7 +151,7 @@ const DOCS: Doc[] = [
     method: 'GET',
     path: '/api/v1/calls/{id}/recording',
     auth: 'session',
-    what: "The call's recording (both parties mixed, WAV), the `recording_url` of its history row once the engine has written it. Any user of the call's account may listen; range requests are answered 206 so a player can seek. 404 `{ error: 'Recording not found.' }` while there is none, and for another account's call.",
+    what: "The call's recording (both parties mixed, WAV), the `recording_url` of its history row once the engine has written it. Its agent and the users who joined the call may listen, and supervisors (listen, whisper or barge) every call of the account; anyone else of the account gets 403 `{ success: false, error: 'You can play only the recordings of calls you took part in.' }` (and their history shows no `recording_url` for it). Range requests are answered 206 so a player can seek. 404 `{ error: 'Recording not found.' }` while there is none, for another account's call, and for a file that is not under the data folder (`DATA_DIR`); with Twilio the recording is streamed from Twilio and no local file is ever sent.",
     example: async (f) => {
       const { call } = await f.liveCall(f.agent1, '+15550100046');
       await f.endCall(call);
@@ -521,7 +521,7 @@ const DOCS: Doc[] = [
     method: 'POST',
     path: '/api/v1/pusher/auth',
     auth: 'session + CSRF',
-    what: "Pusher-protocol channel auth (pusher-js posts it form-encoded): only the user's own presence channel `presence-user-<user id>` and the account's private channel `private-account-<account id>` (the two `channels` of `GET /api/v1/user`); any other is 403 and names those two. `auth` is `<key>:<HMAC-SHA256>`; the presence channel's answer adds `channel_data`, the member.",
+    what: "Pusher-protocol channel auth (pusher-js posts it form-encoded): only the user's own presence channel `presence-user-<user id>` and the account's private channel `private-account-<account id>` (the two `channels` of `GET /api/v1/user`); any other is 403 and names those two. `auth` is `<key>:<HMAC-SHA256>`; the presence channel's answer adds `channel_data`, the member. Bounded per login: 30 a minute (every instance counting together), then 429 `{ success: false, error: 'Too many realtime channel authorisations for this login. Try again in N seconds.' }` with `Retry-After`; and a login keeps 8 sockets let in, the 9th authorised closing its oldest (4009).",
     example: async (f) => ({
       method: 'POST',
       url: '/api/v1/pusher/auth',
@@ -604,19 +604,19 @@ const WEBHOOKS: Endpoint[] = [
     method: 'POST',
     path: '/twilio/status',
     auth: 'Twilio signature',
-    what: "Status callbacks of each participant's leg (`?call=<call sid>&label=<label>`; `CallSid`, `CallStatus`) and of the conference (`StatusCallbackEvent` `participant-join`, `participant-leave`, `conference-end`; `FriendlyName` the call sid, `ParticipantLabel`). 204.",
+    what: "Status callbacks of each participant's leg (`?call=<call sid>&label=<label>`; `CallSid`, `CallStatus`) and of the conference (`StatusCallbackEvent` `participant-join`, `participant-leave`, `conference-end`; `FriendlyName` the call sid, `ParticipantLabel`). 204. A repeat (same leg or conference, event, status and `SequenceNumber`), on whichever instance, is answered 204 and changes nothing (webhook receipts, see Rate limits).",
   },
   {
     method: 'POST',
     path: '/twilio/recording',
     auth: 'Twilio signature',
-    what: "The conference recording's status callback (`RecordingStatus=completed`, `RecordingUrl`, `RecordingDuration`): the call's recording becomes playable at `GET /api/v1/calls/{id}/recording`, which streams it from Twilio with the API key. 204.",
+    what: "The conference recording's status callback (`RecordingStatus=completed`, `RecordingUrl`, `RecordingDuration`): the call's recording becomes playable at `GET /api/v1/calls/{id}/recording`, which streams it from Twilio with the API key. 204; a repeat changes nothing.",
   },
   {
     method: 'POST',
     path: '/pusher/webhooks',
     auth: 'Pusher signature',
-    what: 'With `REALTIME_PROVIDER=pusher` and Twilio: the Channels app\'s presence webhooks (`member_added`, `member_removed`), signed with the app secret over the raw body (`X-Pusher-Key`, `X-Pusher-Signature`); they say which agents have their console open (online). An unsigned or forged post is 401 `{"error":"Invalid Pusher webhook signature."}`. 200 `{"ok":true}`.',
+    what: 'With `REALTIME_PROVIDER=pusher` and Twilio: the Channels app\'s presence webhooks (`member_added`, `member_removed`), signed with the app secret over the raw body (`X-Pusher-Key`, `X-Pusher-Signature`); they say which agents have their console open (online). An unsigned or forged post is 401 `{"error":"Invalid Pusher webhook signature."}`. 200 `{"ok":true}`; a repeat of a post (the same body) changes nothing.',
   },
 ];
 
@@ -704,6 +704,7 @@ Every endpoint of the product spec's section 7 (and the few the spec leaves out)
 - **Sessions.** Cookie \`leadline_session\` from \`POST /api/v1/user/login\`; every later mutating request (POST, PUT) carries \`X-CSRF-TOKEN\` with the \`csrf_token\` of \`GET /api/v1/user\` (403 without it). No session: 401 \`{ "success": false, "error": "Unauthenticated." }\`; the console reloads the page on a 401.
 - **Validation.** Every body, query and path id is parsed by its zod schema from \`packages/contracts\`: a bad one is 422 \`{ "error": "<one sentence naming the field>" }\` and changes nothing. Unknown fields are ignored. Free text is stored and returned exactly as sent (HTML, SQL, any Unicode) and never rendered as markup; text that cannot be stored as given is 422: a NUL character ('The fname may not contain the NUL character.') or half a surrogate pair ('The fname is not valid Unicode text.'). Malformed JSON is 400, a body over 64 KB 413, a body that is not JSON 415 (except the Pusher auth route, which also takes form bodies).
 - **Refusals.** A request that is well-formed but not allowed now is \`{ "success": false, "error": "…" }\`: 403 for a missing permission (spec section 6) or a number the account may not call, 409 for the state of a call or an agent, 429 for too many logins or calls.
+- **Rate limits.** What anyone may reach without a login is limited per client address (an IPv6 client by its /64; behind proxies the address \`TRUST_PROXY\` finds) and minute, counted in the database by every instance together: sign-in, its options and single sign-on's start and callback (100), lead intake by API key (600), the providers' webhooks (3,000), the \`/signal\` and \`/app/{key}\` socket upgrades (300); the \`RATE_LIMIT_*_PER_MINUTE\` settings. Past it: 429 \`{ "success": false, "error": "Too many requests from your address. Try again in N seconds." }\` with \`Retry-After\`, before anything else is done. A signalling socket that has not sent a valid \`listen\` within 10 s (of opening, or of its token expiring) is closed with 4401; a realtime socket without an authorised subscription after 30 s, with 4101. Signed webhooks are handled once (their receipts are kept a day).
 - **Accounts.** Everything is scoped to the session's account: another account's ids are 404, never 403, so ids don't leak.
 - **Errors registry.** \`apps/server/src/http/errors.ts\` holds every code with its status, body shape and message.
 - **Tests.** \`apps/server/src/api-matrix/endpoint-matrix.integration.test.ts\` (endpoint × happy path, validation error, missing permission, missing CSRF), \`cross-account.integration.test.ts\` (endpoint × other account's ids), \`fuzz.integration.test.ts\` (2,100 generated requests: no 5xx, no row changed by a refused one), \`scale.integration.test.ts\` (10,000 users, 100,000 calls). Run with \`npx vitest run --project server\` (verbose output lists endpoint × case).
