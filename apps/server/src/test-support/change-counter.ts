@@ -23,6 +23,13 @@ const TABLES = [
   'idempotency_keys',
 ];
 
+/**
+ * Tables of the server's own bookkeeping, not the product's data: the anonymous routes' rate-limit
+ * counts and the webhooks already handled. A request refused past a limit, or a repeated
+ * webhook, still counts there, and "changes nothing" does not look at them.
+ */
+export const BOOKKEEPING_TABLES: readonly string[] = ['rate_limit_hits', 'webhook_receipts'];
+
 /** Installs the counter; returns a reader of the number of rows changed so far. */
 export async function installChangeCounter(db: Db): Promise<() => Promise<number>> {
   await db.execute(sql`create table if not exists test_row_changes (n bigint not null)`);
