@@ -228,3 +228,29 @@ describe('TRUST_PROXY and SESSION_IDLE_MINUTES (issue 36 item 3)', () => {
     expect(() => loadConfig({ SESSION_IDLE_MINUTES: '43201' })).toThrow(ConfigError);
   });
 });
+
+describe('RATE_LIMIT_*_PER_MINUTE (issue 36 item 6)', () => {
+  it('the anonymous routes’ limits per address and minute: the defaults, or the settings', () => {
+    expect(loadConfig({}).rateLimits).toEqual({
+      'sign-in': 100,
+      intake: 600,
+      webhooks: 3000,
+      sockets: 300,
+    });
+    expect(
+      loadConfig({
+        RATE_LIMIT_SIGN_IN_PER_MINUTE: '400',
+        RATE_LIMIT_INTAKE_PER_MINUTE: '50',
+        RATE_LIMIT_WEBHOOKS_PER_MINUTE: '10000',
+        RATE_LIMIT_SOCKETS_PER_MINUTE: '1200',
+      }).rateLimits,
+    ).toEqual({ 'sign-in': 400, intake: 50, webhooks: 10000, sockets: 1200 });
+  });
+
+  it.each(['0', '-5', '2.5', 'many'])('refuses %s as a limit', (value) => {
+    expect(() => loadConfig({ RATE_LIMIT_SOCKETS_PER_MINUTE: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ RATE_LIMIT_SOCKETS_PER_MINUTE: value })).toThrow(
+      /^Invalid setting RATE_LIMIT_SOCKETS_PER_MINUTE: /,
+    );
+  });
+});
