@@ -136,7 +136,7 @@ it('waiting, Check for lead, the profile menu, and the New Call, History, Settin
   await looksRight('waiting-checked');
 
   await page.getByRole('banner').getByRole('button', { expanded: false }).click();
-  await untilVisible(page.getByRole('button', { name: 'Log out' }));
+  await untilVisible(page.getByRole('button', { name: 'Log out', exact: true }));
   await looksRight('profile-menu');
   await page.keyboard.press('Escape');
 

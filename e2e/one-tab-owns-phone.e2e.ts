@@ -168,7 +168,7 @@ it('"Use phone here" takes the phone with one click; logging out there logs the 
 
   // Logging out in the owning tab: the session is gone, and the other tab shows the login view.
   await second.page.getByRole('button', { name: /^Alex Rivera/ }).click();
-  await second.page.getByRole('button', { name: 'Log out' }).click();
+  await second.page.getByRole('button', { name: 'Log out', exact: true }).click();
   await expect
     .poll(() => first.page.getByRole('button', { name: 'Login' }).isVisible(), { timeout: 15_000 })
     .toBe(true);
