@@ -129,6 +129,9 @@ it('waiting, Check for lead, the profile menu, and the New Call, History, Settin
   page = await context.newPage();
   await logInToConsole(page, product.url, AGENT);
   await shows('Phone ready');
+  // The agent's own status follows the phone's registration, whenever the realtime channel
+  // joins (before or after it): never left at the 'Offline' of the first user fetch.
+  await untilVisible(page.getByRole('button', { name: 'Status: Available' }));
   await looksRight('waiting');
 
   await button('Check for lead').click();

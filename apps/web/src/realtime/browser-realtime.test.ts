@@ -231,15 +231,17 @@ describe.each([
     const log = recordingLog();
     const events: AgentStatusEvent[] = [];
     const states: RealtimeConnectionState[] = [];
+    let subscriptions = 0;
     connection = browserRealtime(log, load).connect(settingsFor(port, account), {
       agentStatus: (event) => events.push(event),
+      subscribed: () => (subscriptions += 1),
     });
     connection.onStateChange((state) => states.push(state));
-    return { log, events, states, connection };
+    return { log, events, states, connection, subscriptions: () => subscriptions };
   }
 
   it('connects, joins the presence and account channels with signed auth, and hears agent-status', async () => {
-    const { log, events, states, connection } = await connect();
+    const { log, events, states, connection, subscriptions } = await connect();
     await vi.waitFor(() => expect(connection.state).toBe('connected'));
     await vi.waitFor(() =>
       expect(peer.subscribed('presence-user-7', 'private-account-100')).toBe(true),
@@ -254,6 +256,8 @@ describe.each([
     await vi.waitFor(() =>
       expect(log.lines).toContain('info Realtime: subscribed to presence-user-7'),
     );
+    // The account channel's subscription is told (the feed reads again what it missed).
+    await vi.waitFor(() => expect(subscriptions()).toBe(1));
 
     peer.trigger('private-account-100', 'agent-status', STATUS_EVENT);
     await vi.waitFor(() => expect(events).toEqual([STATUS_EVENT]));
@@ -322,6 +326,7 @@ describe.each([
     const loaded = new Promise<PusherClass>((resolve) => (release = resolve));
     const closed = browserRealtime(recordingLog(), () => loaded).connect(settingsFor(port), {
       agentStatus: () => {},
+      subscribed: () => {},
     });
     closed.close();
     release(CountingPusher);
@@ -336,7 +341,7 @@ describe.each([
     peer = new PusherPeer();
     const log = recordingLog();
     const failing = browserRealtime(log, () => Promise.reject(new Error('chunk missing')));
-    connection = failing.connect(settingsFor(1), { agentStatus: () => {} });
+    connection = failing.connect(settingsFor(1), { agentStatus: () => {}, subscribed: () => {} });
     await vi.waitFor(() => expect(connection?.state).toBe('failed'));
     expect(log.lines).toContain('error Loading the realtime client failed: chunk missing');
   });

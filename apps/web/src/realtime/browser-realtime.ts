@@ -136,6 +136,9 @@ class PusherConnection implements RealtimeConnection {
     );
 
     const accountChannel = client.subscribe(account);
+    accountChannel.bind('pusher:subscription_succeeded', () => {
+      if (!this.#closed) this.#handlers.subscribed();
+    });
     accountChannel.bind('pusher:subscription_error', (error: unknown) =>
       this.#log.error(`Realtime: subscribing to ${account} failed: ${describe(error)}`),
     );

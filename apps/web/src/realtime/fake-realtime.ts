@@ -51,6 +51,12 @@ export class FakeRealtimeConnection implements RealtimeConnection {
     for (const listener of [...this.#listeners]) listener(state);
   }
 
+  /** The service's side: the account channel's subscription succeeded. */
+  subscriptionSucceeded(): void {
+    if (this.#closed) throw new Error('the connection is closed');
+    this.#handlers.subscribed();
+  }
+
   /** The service's side: publishes `agent-status` on the account channel. */
   publishAgentStatus(event: AgentStatusEvent): void {
     if (this.#closed) throw new Error('the connection is closed');

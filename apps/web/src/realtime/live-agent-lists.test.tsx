@@ -78,8 +78,11 @@ describe('the realtime feed in the console', () => {
     await tick(1);
     await waitFor(() => expect(reads()).toBe(first + 1));
 
-    // Connected: read once (what was missed), then no polling.
-    act(() => realtime.current.setState('connected'));
+    // Connected and subscribed: read once (what was missed), then no polling.
+    act(() => {
+      realtime.current.setState('connected');
+      realtime.current.subscriptionSucceeded();
+    });
     await waitFor(() => expect(reads()).toBe(first + 2));
     await tick(AGENT_LISTS_REFRESH_MS * 4);
     expect(reads()).toBe(first + 2);

@@ -63,15 +63,30 @@ describe('RealtimeFeed', () => {
     );
   });
 
-  it('reads the lists once more on (re)connecting: events may have been missed meanwhile', () => {
+  it('reads the user and the lists once more when the account channel is (re)subscribed: events published before were missed', () => {
     const { port, feed, queryClient } = feedUnderTest();
-    queryClient.setQueryData(AGENTS_KEY, { data: [], meta: {} });
-    queryClient.setQueryData(QUERY_KEYS.teams, []);
+    const invalidated = () =>
+      [QUERY_KEYS.user, AGENTS_KEY, QUERY_KEYS.teams].map(
+        (key) => queryClient.getQueryState(key)?.isInvalidated,
+      );
+    const fresh = () => {
+      queryClient.setQueryData(QUERY_KEYS.user, demoUser());
+      queryClient.setQueryData(AGENTS_KEY, { data: [], meta: {} });
+      queryClient.setQueryData(QUERY_KEYS.teams, []);
+    };
+    fresh();
     feed.start(SETTINGS);
-    expect(queryClient.getQueryState(AGENTS_KEY)?.isInvalidated).toBe(false);
+    // Connected is not enough: the channel's subscription is asked for after it.
     port.current.setState('connected');
-    expect(queryClient.getQueryState(AGENTS_KEY)?.isInvalidated).toBe(true);
-    expect(queryClient.getQueryState(QUERY_KEYS.teams)?.isInvalidated).toBe(true);
+    expect(invalidated()).toEqual([false, false, false]);
+    port.current.subscriptionSucceeded();
+    expect(invalidated()).toEqual([true, true, true]);
+    // After a reconnect pusher-js subscribes again: read again.
+    fresh();
+    port.current.setState('unavailable');
+    port.current.setState('connected');
+    port.current.subscriptionSucceeded();
+    expect(invalidated()).toEqual([true, true, true]);
   });
 
   it('puts agent-status events into the query cache', () => {

@@ -55,13 +55,15 @@ export class RealtimeFeed {
     const { port, queryClient } = this.#options;
     const connection = port.connect(settings, {
       agentStatus: (event) => applyAgentStatus(queryClient, event),
+      // Events published before the account channel was (re)subscribed were missed: the
+      // agent's own status (the phone registering as the console connects) and the lists'.
+      subscribed: () => {
+        if (this.#connection === connection) this.#refresh();
+      },
     });
     this.#connection = connection;
     this.#stopWatching = connection.onStateChange((state) => {
-      if (this.#connection !== connection) return;
-      // Events published while not connected were missed: read the lists once on (re)connecting.
-      if (state === 'connected') this.#refreshLists();
-      this.#set(state);
+      if (this.#connection === connection) this.#set(state);
     });
     this.#set(connection.state);
   }
@@ -76,8 +78,10 @@ export class RealtimeFeed {
     this.#set('stopped');
   }
 
-  #refreshLists(): void {
+  /** Reads again what events would have changed: the user (their own status) and the lists. */
+  #refresh(): void {
     const { queryClient } = this.#options;
+    void queryClient.invalidateQueries({ queryKey: QUERY_KEYS.user });
     void queryClient.invalidateQueries({ queryKey: QUERY_KEYS.agents });
     void queryClient.invalidateQueries({ queryKey: QUERY_KEYS.teams });
   }

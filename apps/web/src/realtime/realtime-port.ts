@@ -19,6 +19,11 @@ export type RealtimeConnectionState =
 export interface RealtimeHandlers {
   /** An agent of the account changed status (`agent-status`). */
   agentStatus(event: AgentStatusEvent): void;
+  /**
+   * The account channel's subscription succeeded (again, after a reconnect): its events arrive
+   * from now on, and any published before were missed.
+   */
+  subscribed(): void;
 }
 
 /** One open realtime connection. */
