@@ -12,7 +12,7 @@ import { PGlite } from '@electric-sql/pglite';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { launchChromium, loopbackOnlyContext, toneWav } from './support/browser';
-import { logInToConsole, recordResultAndFinish } from './support/console';
+import { logInToConsole, recordResultAndFinish, screenshotsAtBothWidths } from './support/console';
 import { sandboxCallOf } from './support/page-checks';
 import { startProduct, type Product } from './support/product';
 
@@ -259,6 +259,7 @@ it('New Call to a premium-rate number or a country the account does not call: th
     expect(await sandboxCallOf(page, product.url, e164)).toBeUndefined();
   }
   expect(await panel.getByRole('heading', { name: 'New Call' }).isVisible()).toBe(true);
+  await screenshotsAtBothWidths(page, product.dataDir, 'new-call-refused');
   expect(recorder.alerts).toEqual([]);
   expect(foreignRequests).toEqual([]);
   await page.context().close();
