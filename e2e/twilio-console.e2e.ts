@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { jwtVerify } from 'jose';
 import { request, type APIRequestContext, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TwilioApiStandIn } from '../apps/server/src/twilio/twilio-api-stand-in';
+import { TwilioApiStandIn } from '../apps/server/src/test-support/twilio-api-stand-in';
 import {
   OPERATOR_PASSWORD,
   seedOperatorAccount,

@@ -19,12 +19,8 @@ import { calls, profiles, users } from '../db/schema';
 import { routingChanged } from '../db/routing-changes';
 import { seedDemo } from '../db/seed';
 import { startLeadline, type Leadline } from '../leadline';
-import {
-  TwilioApiStandIn,
-  STAND_IN_ACCOUNT_SID,
-  type ApiRequest,
-} from '../twilio/twilio-api-stand-in';
-import { TwilioCloud } from '../twilio/twilio-cloud';
+import { TwilioApiStandIn, STAND_IN_ACCOUNT_SID, type ApiRequest } from './twilio-api-stand-in';
+import { TwilioCloud } from './twilio-cloud';
 import { FINAL_STATUSES, type CallRow } from '../calls/calls-repo';
 import { requestJson, type HttpResult } from './http-json';
 import { HttpSession } from './http-session';

@@ -20,8 +20,8 @@ import {
   type TwilioLeadline,
 } from '../test-support/twilio-leadline';
 import { waitUntil } from '../test-support/wait-until';
-import type { ApiRequest } from './twilio-api-stand-in';
-import type { CloudParticipant } from './twilio-cloud';
+import type { ApiRequest } from '../test-support/twilio-api-stand-in';
+import type { CloudParticipant } from '../test-support/twilio-cloud';
 
 let product: TwilioLeadline;
 let leadNumber = 10;

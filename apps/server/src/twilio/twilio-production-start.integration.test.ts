@@ -26,7 +26,7 @@ import {
 import { openRealtimeClient, type RealtimeClient } from '../test-support/realtime-client';
 import { TWILIO_TEST_ENV } from '../test-support/twilio-leadline';
 import { waitUntil } from '../test-support/wait-until';
-import { TwilioApiStandIn } from './twilio-api-stand-in';
+import { TwilioApiStandIn } from '../test-support/twilio-api-stand-in';
 
 const LEAD_API_KEY = 'production-lead-source-key-0123456789';
 

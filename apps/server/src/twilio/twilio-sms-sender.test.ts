@@ -3,7 +3,11 @@
  * the product builds it (`twilioClient`, pointed at the stand-in's URL).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STAND_IN_ACCOUNT_SID, standInClient, TwilioApiStandIn } from './twilio-api-stand-in';
+import {
+  STAND_IN_ACCOUNT_SID,
+  standInClient,
+  TwilioApiStandIn,
+} from '../test-support/twilio-api-stand-in';
 import { TwilioSmsSender } from './twilio-sms-sender';
 
 const ACCOUNT = STAND_IN_ACCOUNT_SID;

@@ -12,7 +12,7 @@ import {
   standInClient,
   TwilioApiStandIn,
   type ApiRequest,
-} from './twilio-api-stand-in';
+} from '../test-support/twilio-api-stand-in';
 import { CALLER_WAIT_MS, TwilioTelephony } from './twilio-telephony';
 
 const BASE = 'https://calls.example.com';

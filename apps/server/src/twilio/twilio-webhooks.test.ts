@@ -10,7 +10,11 @@ import twilio from 'twilio';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { OutgoingCallDecision } from '@leadline/voice';
 import type { TelephonyEvent } from '../telephony/telephony';
-import { STAND_IN_ACCOUNT_SID, standInClient, TwilioApiStandIn } from './twilio-api-stand-in';
+import {
+  STAND_IN_ACCOUNT_SID,
+  standInClient,
+  TwilioApiStandIn,
+} from '../test-support/twilio-api-stand-in';
 import { TwilioTelephony } from './twilio-telephony';
 import { twilioWebhookRoutes, voiceAnswer } from './twilio-webhooks';
 

@@ -12,7 +12,7 @@
  * `settled()` resolves once every callback so far has been answered by the product.
  */
 import twilio from 'twilio';
-import { waitUntil } from '../test-support/wait-until';
+import { waitUntil } from './wait-until';
 import {
   STAND_IN_ACCOUNT_SID,
   type ApiRequest,

@@ -12,7 +12,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type twilio from 'twilio';
-import { twilioClient } from './twilio-client';
+import { twilioClient } from '../twilio/twilio-client';
 
 /** One request the stand-in received. */
 export interface ApiRequest {
