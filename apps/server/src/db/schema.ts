@@ -44,6 +44,8 @@ export interface AccountPolicy {
   sso_hosted_domains?: string[];
   /** Single sign-on: the Microsoft Entra tenants (`tid` claim) allowed; none: any. */
   sso_tenant_ids?: string[];
+  /** CRM ids a new user of the account gets unless the admin gives their own (issue 37). */
+  crm_defaults?: UserIntegrations;
 }
 
 /** A customer of Leadline; `settings` holds its feature flags, `policy` its security policy. */
@@ -52,6 +54,8 @@ export const accounts = pgTable('accounts', {
   name: text('name').notNull(),
   /** The account's own country (ISO 3166-1 alpha-2): where its agents call by default. */
   countryCode: text('country_code').notNull().default('US'),
+  /** The account's IANA time zone: its day for reports and the floor's figures. */
+  timeZone: text('time_zone').notNull().default('UTC'),
   settings: jsonb('settings').$type<AccountSettings>().notNull().default({}),
   policy: jsonb('policy').$type<AccountPolicy>().notNull().default({}),
   /** Its users may sign in through the configured OpenID Connect provider. */
@@ -68,7 +72,10 @@ export interface UserIntegrations {
   activecampaign_domain?: string | null;
 }
 
-/** An agent or supervisor. */
+/** What a user is in their account (issue 37): an admin runs it; supervisors and agents call. */
+export type UserRole = 'admin' | 'supervisor' | 'agent';
+
+/** A user of an account: an admin, a supervisor or an agent. */
 export const users = pgTable(
   'users',
   {
@@ -82,6 +89,12 @@ export const users = pgTable(
     phoneNumber: text('phone_number'),
     profilePicture: text('profile_picture'),
     permissions: jsonb('permissions').$type<string[]>().notNull().default([]),
+    role: text('role').$type<UserRole>().notNull().default('agent'),
+    /**
+     * The user may sign in and takes calls. An admin deactivates rather than deletes: the user's
+     * sessions end, routing leaves them out, their history stays.
+     */
+    active: boolean('active').notNull().default(true),
     countryCode: text('country_code').notNull().default('US'),
     integrations: jsonb('integrations').$type<UserIntegrations>().notNull().default({}),
     /** The agent takes calls (availability switch). */
@@ -128,7 +141,10 @@ export const teams = pgTable(
     name: text('name').notNull(),
     createdAt: createdAt(),
   },
-  (t) => [index('teams_account_idx').on(t.accountId)],
+  (t) => [
+    index('teams_account_idx').on(t.accountId),
+    uniqueIndex('teams_account_name_unique').on(t.accountId, sql`lower(${t.name})`),
+  ],
 );
 
 /** Team membership. */
@@ -180,7 +196,10 @@ export const profiles = pgTable(
     availability: jsonb('availability').$type<WeeklySchedule>(),
     createdAt: createdAt(),
   },
-  (t) => [index('profiles_account_idx').on(t.accountId)],
+  (t) => [
+    index('profiles_account_idx').on(t.accountId),
+    uniqueIndex('profiles_account_name_unique').on(t.accountId, sql`lower(${t.name})`),
+  ],
 );
 
 /** A tag (stage) of a profile. */
@@ -194,6 +213,8 @@ export const tags = pgTable(
     key: text('key').notNull(),
     name: text('name').notNull(),
     color: text('color').notNull(),
+    /** Where the tag stands in its profile's list (the console shows them in this order). */
+    position: integer('position').notNull().default(0),
   },
   (t) => [uniqueIndex('tags_profile_key_unique').on(t.profileId, t.key)],
 );
@@ -593,7 +614,37 @@ export const apiKeys = pgTable(
       .references(() => accounts.id),
     name: text('name').notNull(),
     keyHash: text('key_hash').notNull(),
+    /** The key's first characters, shown to tell keys apart (null for keys made before). */
+    prefix: text('prefix'),
+    /** Leads posted with this key get this profile (none: the account's first profile). */
+    profileId: integer('profile_id').references(() => profiles.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex('api_keys_hash_unique').on(t.keyHash)],
+  (t) => [
+    uniqueIndex('api_keys_hash_unique').on(t.keyHash),
+    index('api_keys_account_idx').on(t.accountId),
+  ],
+);
+
+/**
+ * What an admin changed, when (issue 37): every admin write appends its entry in the same
+ * transaction. `actor_user_id` null: the command line (`npm run admin`) or the demo seed.
+ */
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    id: serial('id').primaryKey(),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    actorUserId: integer('actor_user_id').references(() => users.id, { onDelete: 'set null' }),
+    /** Such as `user.create`, `team.delete`. */
+    action: text('action').notNull(),
+    /** Such as `user:12`. */
+    target: text('target').notNull(),
+    /** `{ field: [before, after] }`, secrets redacted. */
+    changes: jsonb('changes').$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: createdAt(),
+  },
+  (t) => [index('audit_log_account_idx').on(t.accountId, t.createdAt, t.id)],
 );

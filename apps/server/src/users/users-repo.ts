@@ -77,6 +77,7 @@ export async function toUserResource(
     phone_number_formatted: user.phoneNumber ? formatPhone(user.phoneNumber) : null,
     profile_picture: user.profilePicture,
     permissions: user.permissions,
+    role: user.role,
     country_code: user.countryCode,
     integrations: {
       hubspot_id: user.integrations.hubspot_id ?? null,

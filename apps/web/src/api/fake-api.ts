@@ -86,6 +86,7 @@ export function demoUser(overrides: Partial<User> = {}): User {
     phone_number_formatted: '+1 555 010 0199',
     profile_picture: null,
     permissions: [],
+    role: 'agent',
     country_code: 'US',
     integrations: { hubspot_id: null, salesforce_domain: null, activecampaign_domain: null },
     settings: {},

@@ -41,6 +41,10 @@ export const AccountSettingsSchema = z.strictObject({
 /** Account feature flags the console needs (the spec's account ids, as settings). */
 export type AccountSettings = z.infer<typeof AccountSettingsSchema>;
 
+/** What a user is in their account: an admin runs it, a supervisor and an agent take calls. */
+export const USER_ROLES = ['admin', 'supervisor', 'agent'] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+
 /** The signed-in user, as GET /api/v1/user returns it (spec section 3). */
 export const UserSchema = z.strictObject({
   id: z.int(),
@@ -50,6 +54,8 @@ export const UserSchema = z.strictObject({
   phone_number_formatted: z.string().nullable(),
   profile_picture: z.string().nullable(),
   permissions: z.array(z.string()),
+  /** What the user is in their account (issue 37): admins see the Admin screens. */
+  role: z.enum(USER_ROLES),
   country_code: z.string(),
   integrations: z.strictObject({
     hubspot_id: z.string().nullable(),

@@ -10,3 +10,4 @@ export * from './history';
 export * from './call-control';
 export * from './sandbox';
 export * from './network-test';
+export * from './admin';

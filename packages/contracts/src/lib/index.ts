@@ -1,2 +1,3 @@
 export * from './state-machine';
 export * from './typed-emitter';
+export * from './colour-contrast';
