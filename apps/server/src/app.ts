@@ -8,6 +8,7 @@ import Fastify, {
   type FastifyPluginAsync,
 } from 'fastify';
 import cookie from '@fastify/cookie';
+import { adminRoutes } from './admin/admin-routes';
 import authPlugin from './auth/auth-plugin';
 import { CookiePolicy } from './auth/cookie-policy';
 import { authRoutes } from './auth/auth-routes';
@@ -185,6 +186,7 @@ export async function buildApp(
     if (services.webhooks) await app.register(services.webhooks);
   }
   await app.register(historyRoutes(services));
+  await app.register(adminRoutes(services));
   await app.register(pusherRoutes({ ...services, hits: rateLimitHits }));
   await app.register(webRoutes(options.webDistDir));
   return app;

@@ -129,6 +129,17 @@ export const ERRORS = {
     message: 'Too many requests from your address. Try again in a minute.',
     shape: 'refusal',
   },
+  ADMIN_ONLY: {
+    status: 403,
+    message: 'Only an administrator of this account can do this.',
+    shape: 'error',
+  },
+  ALREADY_EXISTS: { status: 409, message: 'This already exists.', shape: 'error' },
+  LAST_ADMIN: {
+    status: 409,
+    message: 'The account must keep at least one active administrator.',
+    shape: 'error',
+  },
   CALL_SERVICE_UNREACHABLE: {
     status: 503,
     message: 'The call service cannot be reached just now. Try again in a moment.',
