@@ -8,6 +8,7 @@ import Fastify, {
   type FastifyPluginAsync,
 } from 'fastify';
 import cookie from '@fastify/cookie';
+import type { AdminChanges } from './admin/admin-changes';
 import { adminRoutes } from './admin/admin-routes';
 import authPlugin from './auth/auth-plugin';
 import { CookiePolicy } from './auth/cookie-policy';
@@ -62,6 +63,8 @@ export interface CommonServices {
   sso?: SingleSignOn | null;
   /** The sockets each login let in (closed when it ends); absent: nobody tracks them. */
   sockets?: SocketAccess;
+  /** Admin changes, told to every instance; absent: this process only (`admin-changes.ts`). */
+  adminChanges?: AdminChanges;
 }
 
 /** The call services, on the instance that runs the calls (the voice engine's). */

@@ -15,6 +15,7 @@ import {
   type MediaEngine,
   type OutgoingCallDecision,
 } from '@leadline/voice';
+import { AdminChanges, forgetOnAdminChange } from './admin/admin-changes';
 import { buildApp } from './app';
 import { SIGNAL_PATH, baseUrlOf, routeUpgrades } from './http/instance-http';
 import { SocketRateLimit } from './http/anonymous-rate-limit';
@@ -217,6 +218,9 @@ export async function startLeadline(
     signalling: engine,
     idleMs: config.sessionIdleMs,
   });
+  // An admin's change (here or on another instance) drops what this instance remembers.
+  const adminChanges = new AdminChanges({ bus, log: logger });
+  forgetOnAdminChange(adminChanges, { settings: flows.settings });
   // The anonymous routes' and sockets' counts, shared by every instance on the database.
   const rateLimitHits = new RateLimitHits({
     db,
@@ -232,6 +236,7 @@ export async function startLeadline(
       db,
       sessions,
       sockets,
+      adminChanges,
       tokens: twilioProvider?.tokens ?? accessTokens,
       loginThrottle: new LoginThrottle(db),
       flows,
@@ -323,6 +328,7 @@ export async function startLeadline(
   } catch (error) {
     stopStatistics();
     sockets.stop();
+    adminChanges.stop();
     networkTests.close();
     flows.stop();
     await engine?.close().catch(() => undefined);
@@ -351,6 +357,7 @@ export async function startLeadline(
     async close() {
       stopStatistics();
       sockets.stop();
+      adminChanges.stop();
       networkTests.close();
       await flows.shutdown();
       // What the stop changed (agents offline) goes out while the events API still listens.

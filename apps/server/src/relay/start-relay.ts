@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
+import { AdminChanges } from '../admin/admin-changes';
 import { buildApp } from '../app';
 import { SocketRateLimit } from '../http/anonymous-rate-limit';
 import { baseUrlOf, routeUpgrades } from '../http/instance-http';
@@ -66,6 +67,8 @@ export async function startRelay(config: Config): Promise<RelayInstance> {
     {
       db,
       sockets,
+      // Admin writes here reach the media instance's caches over the bus.
+      adminChanges: new AdminChanges({ bus, log: logger }),
       sessions: new SessionStore(db, config.sessionTtlMs, { idleMs: config.sessionIdleMs }),
       tokens: new AccessTokens(tokenSecret, config.tokenTtlSeconds),
       loginThrottle: new LoginThrottle(db),
