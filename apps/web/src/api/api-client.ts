@@ -75,7 +75,9 @@ export interface ApiClientOptions {
   readonly baseUrl?: string;
 }
 
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+/** The HTTP methods the console sends. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+type Method = HttpMethod;
 
 /** A supervisor's role on an agent's call. */
 export type SuperviseMode = 'listen' | 'whisper' | 'barge';
@@ -360,6 +362,15 @@ export class ApiClient {
   async getCallerIds(): Promise<CallerNumber[]> {
     const { data } = await this.#json<{ data?: CallerNumber[] }>('GET', '/api/v1/callerids');
     return Array.isArray(data) ? data : [];
+  }
+
+  /**
+   * A JSON request to `path` with the session and CSRF token like every call above, answering
+   * the payload; refusals throw {@link ApiError} with the server's sentence. For route groups
+   * with a client of their own (the admin screens' `admin/admin-api.ts`).
+   */
+  request<T = unknown>(method: HttpMethod, path: string, body?: unknown): Promise<T> {
+    return this.#json<T>(method, path, body);
   }
 
   async #json<T = unknown>(method: Method, path: string, body?: unknown): Promise<T> {

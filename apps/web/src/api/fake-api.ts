@@ -70,6 +70,18 @@ export interface RecordedRequest {
   readonly body: unknown;
 }
 
+/**
+ * Routes a test adds to the fake (the admin screens' fake, `admin/fake-admin-api.ts`): answers a
+ * signed-in request with a CSRF-checked write, or null when the route is not its own.
+ */
+export type FakeRoutes = (request: {
+  readonly method: string;
+  readonly path: string;
+  readonly query: URLSearchParams;
+  readonly body: unknown;
+  readonly user: User;
+}) => Response | null;
+
 /** An account the fake knows. */
 export interface FakeAccount {
   readonly user: User;
@@ -288,6 +300,7 @@ export class FakeApi {
   #agents: ReadonlyArray<AgentRow & { team_ids?: number[] }> = [];
   #history: HistoryRow[] = [];
   #teams: TeamRow[] = [];
+  readonly #extraRoutes: FakeRoutes[] = [];
   /** Leads added to calls (`conferencelead`), in order. */
   readonly addedLeads: Lead[] = [];
   /** Every outbound call accepted, in order. */
@@ -333,6 +346,12 @@ export class FakeApi {
   /** Serves `numbers` at `GET /api/v1/callerids` (none by default). */
   setCallerNumbers(numbers: CallerNumber[]): this {
     this.#callerNumbers = numbers;
+    return this;
+  }
+
+  /** Answers `routes` too (after the console's own routes, before the 404). */
+  addRoutes(routes: FakeRoutes): this {
+    this.#extraRoutes.push(routes);
     return this;
   }
 
@@ -635,6 +654,10 @@ export class FakeApi {
       if (!this.#knowsCall(parsed.data.call_id)) return json(404, { error: 'Call not found.' });
       this.#notes += 1;
       return json(201, { success: true, note: { id: this.#notes } });
+    }
+    for (const routes of this.#extraRoutes) {
+      const answer = routes({ method, path, query, body, user });
+      if (answer) return answer;
     }
     return json(404, { error: `No route for ${method} ${path}.` });
   }

@@ -18,6 +18,8 @@ export interface BottomNavProps {
   readonly settings: NavPanel;
   /** The Conference entry, for supervisors (hidden for everyone else, as the spec has it). */
   readonly conference: NavPanel | null;
+  /** The Admin entry, for the account's admins (issue 37); absent for everyone else. */
+  readonly admin?: NavPanel | null;
 }
 
 /** A bottom-navigation entry that opens a panel in place of the waiting view. */
@@ -25,11 +27,14 @@ export interface NavPanel {
   readonly open: boolean;
   readonly panelId: string;
   readonly onToggle: () => void;
+  /** The entry's button (focus returns to it when its panel closes). */
+  readonly buttonRef?: Ref<HTMLButtonElement>;
 }
 
 /**
  * The waiting state's bottom navigation (spec section 2): Call, Conference (hidden, except for
- * supervisors: users with the listen, whisper or barge permission), History, Settings.
+ * supervisors: users with the listen, whisper or barge permission), History, Settings, and Admin
+ * for the account's admins (issue 37).
  */
 export function BottomNav({
   newCallOpen,
@@ -40,6 +45,7 @@ export function BottomNav({
   history,
   settings,
   conference,
+  admin = null,
 }: BottomNavProps) {
   return (
     <nav className="bottom-nav" aria-label="Console">
@@ -82,6 +88,13 @@ export function BottomNav({
         label="Settings"
         iconPath="M4 7h10M18 7h2M4 17h4M12 17h8M16 5v4M10 15v4"
       />
+      {admin && (
+        <PanelEntry
+          entry={admin}
+          label="Admin"
+          iconPath="M12 3l7 3v5c0 4.5-3 8.3-7 10-4-1.7-7-5.5-7-10V6l7-3zM9 12l2 2 4-4"
+        />
+      )}
     </nav>
   );
 }
@@ -98,6 +111,7 @@ function PanelEntry({
 }) {
   return (
     <button
+      ref={entry.buttonRef}
       type="button"
       className={`nav-item${entry.open ? ' is-active' : ''}`}
       aria-expanded={entry.open}

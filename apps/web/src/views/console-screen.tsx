@@ -1,6 +1,6 @@
 import type { User } from '@leadline/contracts';
 import { useQuery } from '@tanstack/react-query';
-import { useCallback, useEffect, useState } from 'react';
+import { Suspense, lazy, useCallback, useEffect, useState } from 'react';
 import { userQuery } from '../api/queries';
 import type { ConsoleSnapshot } from '../console/console-controller';
 import { APP_STATUS_BY_VIEW, type ConsoleView } from '../console/console-machine';
@@ -22,7 +22,15 @@ import { RingingView } from './ringing-view';
 import { SoundBlockedNotice } from './sound-blocked-notice';
 import { DialingView } from './dialing-view';
 import { ThankYouView } from './thank-you-view';
-import { LoadingView, WaitingView } from './waiting-view';
+import { LoadingView, WaitingView, type WaitingViewProps } from './waiting-view';
+
+/** The admin area's element id (the Admin entry controls it). */
+const ADMIN_AREA_ID = 'admin-area';
+
+// The admin screens are for an account's admins only: their code loads when first opened.
+const AdminArea = lazy(() =>
+  import('../admin/admin-area').then((module) => ({ default: module.AdminArea })),
+);
 
 /**
  * The one screen: navigation bar, the banner, the view of the current console state, and the
@@ -101,11 +109,25 @@ export function ConsoleScreen() {
   }, [launch, platform]);
 
   const { banner, view } = snapshot.console;
+  // Admins' Admin entry (issue 37): the area takes the waiting view's place; a call's views
+  // win over it (it is hidden, and kept, until the console waits again).
+  const [adminOpen, setAdminOpen] = useState(false);
+  const isAdmin = user?.role === 'admin';
+  const adminShown = isAdmin && adminOpen && view !== 'login';
+  const adminInView = adminShown && view === 'waiting';
+  const admin: WaitingViewProps['admin'] = isAdmin
+    ? {
+        open: adminOpen,
+        panelId: ADMIN_AREA_ID,
+        onToggle: () => setAdminOpen((open) => !open),
+        onClose: () => setAdminOpen(false),
+      }
+    : null;
   return (
     <PhoneOwnerContext value={phoneOwner}>
       <div className="shell" data-app-status={APP_STATUS_BY_VIEW[view]}>
         <NavBar user={user} />
-        <main className="console">
+        <main className={`console${adminInView ? ' is-wide' : ''}`}>
           <div
             className={`banner banner-status${banner ? '' : ' is-empty'}${view === 'ringing' || view === 'dialing' ? ' is-incoming' : ''}`}
             role="status"
@@ -115,7 +137,25 @@ export function ConsoleScreen() {
             {banner}
           </div>
           {user && ownsPhone && view !== 'login' && <SoundBlockedNotice />}
+          {adminShown && (
+            <Suspense
+              fallback={
+                <section id={ADMIN_AREA_ID} className="panel" aria-busy="true" hidden={!adminInView}>
+                  <p className="muted" role="status">
+                    Loading…
+                  </p>
+                </section>
+              }
+            >
+              <AdminArea
+                id={ADMIN_AREA_ID}
+                hidden={!adminInView}
+                onClose={() => setAdminOpen(false)}
+              />
+            </Suspense>
+          )}
           <CurrentView
+            admin={admin}
             snapshot={snapshot}
             user={user}
             unreachable={unreachable}
@@ -147,11 +187,14 @@ function useSessionUser(user: User | null): User | null {
 /** What the current view needs from the screen. */
 interface ViewContext {
   readonly snapshot: ConsoleSnapshot;
+  /** The Admin entry of the waiting view (admins only). */
+  readonly admin: WaitingViewProps['admin'];
   readonly launchNumber: string | null;
   readonly onLaunchHandled: () => void;
 }
 
 function CurrentView({
+  admin,
   snapshot,
   user,
   unreachable,
@@ -165,6 +208,7 @@ function CurrentView({
     <>
       {state.call && state.view !== 'waiting' && <LeadCard call={state.call} user={user} />}
       <ViewOf
+        admin={admin}
         view={state.view}
         user={user}
         snapshot={snapshot}
@@ -176,6 +220,7 @@ function CurrentView({
 }
 
 function ViewOf({
+  admin,
   view,
   user,
   snapshot,
@@ -191,6 +236,7 @@ function ViewOf({
           user={user}
           launchNumber={launchNumber}
           onLaunchHandled={onLaunchHandled}
+          admin={admin}
         />
       );
     case 'ringing':

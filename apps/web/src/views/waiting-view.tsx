@@ -3,7 +3,7 @@ import { useMutation } from '@tanstack/react-query';
 import { Suspense, lazy, useEffect, useRef, useState } from 'react';
 import type { PhoneStatus } from '../console/console-controller';
 import { WAITING_TEXT } from '../constants';
-import { BottomNav } from './bottom-nav';
+import { BottomNav, type NavPanel } from './bottom-nav';
 import { ConferencePanel, superviseModes } from './conference-panel';
 import { HistoryPanel } from './history-panel';
 import { useServices } from '../services';
@@ -33,6 +33,11 @@ export interface WaitingViewProps {
   readonly launchNumber: string | null;
   /** The launch link was used (it opens the panel once). */
   readonly onLaunchHandled: () => void;
+  /**
+   * The Admin entry (admins only, issue 37): its area is the console screen's, shown in this
+   * view's place while open; another entry closes it.
+   */
+  readonly admin?: (NavPanel & { readonly onClose: () => void }) | null;
 }
 
 /** What the waiting view shows above its bottom navigation. */
@@ -53,12 +58,16 @@ export function WaitingView({
   user,
   launchNumber,
   onLaunchHandled,
+  admin = null,
 }: WaitingViewProps) {
   const [panel, setPanel] = useState<WaitingPanel>(() =>
     launchNumber === null ? null : { kind: 'newCall', phone: launchNumber },
   );
   const [panelShown, setPanelShown] = useState(panel !== null);
   const callButtonRef = useRef<HTMLButtonElement>(null);
+  const adminButtonRef = useRef<HTMLButtonElement>(null);
+  const adminOpen = admin?.open === true;
+  const [adminWasOpen, setAdminWasOpen] = useState(adminOpen);
 
   useEffect(() => {
     if (launchNumber !== null) onLaunchHandled();
@@ -69,19 +78,37 @@ export function WaitingView({
     if (panel === null && panelShown) callButtonRef.current?.focus();
   }, [panel, panelShown]);
 
+  // Back from the admin area: focus returns to the Admin entry.
+  useEffect(() => {
+    if (adminWasOpen && !adminOpen) adminButtonRef.current?.focus();
+    if (adminWasOpen !== adminOpen) setAdminWasOpen(adminOpen);
+  }, [adminOpen, adminWasOpen]);
+
+  // Another entry takes the admin area's place.
+  const leaveAdmin = () => {
+    if (adminOpen) admin?.onClose();
+  };
+  const toggleAdmin = () => {
+    if (!adminOpen) setPanel(null);
+    admin?.onToggle();
+  };
   const toggleNewCall = () => {
+    leaveAdmin();
     setPanelShown(true);
     setPanel((current) => (current?.kind === 'newCall' ? null : { kind: 'newCall', phone: '' }));
   };
   const toggleConference = () => {
+    leaveAdmin();
     setPanelShown(true);
     setPanel((current) => (current?.kind === 'conference' ? null : { kind: 'conference' }));
   };
   const toggleHistory = () => {
+    leaveAdmin();
     setPanelShown(true);
     setPanel((current) => (current?.kind === 'history' ? null : { kind: 'history' }));
   };
   const toggleSettings = () => {
+    leaveAdmin();
     setPanelShown(true);
     setPanel((current) => (current?.kind === 'settings' ? null : { kind: 'settings' }));
   };
@@ -90,7 +117,7 @@ export function WaitingView({
 
   return (
     <>
-      {panel?.kind === 'settings' ? (
+      {adminOpen ? null : panel?.kind === 'settings' ? (
         <SettingsPanel id={SETTINGS_PANEL_ID} user={user} onClose={() => setPanel(null)} />
       ) : panel?.kind === 'history' ? (
         <HistoryPanel
@@ -127,24 +154,34 @@ export function WaitingView({
         <WaitingPanel phone={phone} notice={notice} focusOnMount={!panelShown} />
       )}
       <BottomNav
-        newCallOpen={panel?.kind === 'newCall'}
+        newCallOpen={!adminOpen && panel?.kind === 'newCall'}
         newCallPanelId={NEW_CALL_PANEL_ID}
         history={{
-          open: panel?.kind === 'history',
+          open: !adminOpen && panel?.kind === 'history',
           panelId: HISTORY_PANEL_ID,
           onToggle: toggleHistory,
         }}
         settings={{
-          open: panel?.kind === 'settings',
+          open: !adminOpen && panel?.kind === 'settings',
           panelId: SETTINGS_PANEL_ID,
           onToggle: toggleSettings,
         }}
         conference={
           supervises
             ? {
-                open: panel?.kind === 'conference',
+                open: !adminOpen && panel?.kind === 'conference',
                 panelId: CONFERENCE_PANEL_ID,
                 onToggle: toggleConference,
+              }
+            : null
+        }
+        admin={
+          admin
+            ? {
+                open: adminOpen,
+                panelId: admin.panelId,
+                onToggle: toggleAdmin,
+                buttonRef: adminButtonRef,
               }
             : null
         }

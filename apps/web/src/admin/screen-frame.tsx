@@ -1,0 +1,41 @@
+import { useId, type MouseEvent, type ReactNode } from 'react';
+import { errorMessage } from '../errors';
+import { ErrorBanner } from '../views/action-button';
+
+/**
+ * An admin screen: its heading with the create button ('New team'), then its parts (search,
+ * form, list, pager) and the refusal of a row action (a delete) above the list.
+ */
+export function ScreenFrame({
+  title,
+  createLabel,
+  onCreate,
+  actionError = null,
+  children,
+}: {
+  readonly title: string;
+  /** The create button's text; no button without it. */
+  readonly createLabel?: string;
+  readonly onCreate?: (event: MouseEvent<HTMLButtonElement>) => void;
+  /** A row action's refusal (its message is the server's sentence). */
+  readonly actionError?: Error | null;
+  readonly children: ReactNode;
+}) {
+  const titleId = useId();
+  return (
+    <section className="admin-screen" aria-labelledby={titleId}>
+      <div className="admin-screen-head">
+        <h2 id={titleId} className="admin-screen-title">
+          {title}
+        </h2>
+        {createLabel && onCreate && (
+          <button type="button" className="btn btn-primary btn-compact" onClick={onCreate}>
+            {createLabel}
+          </button>
+        )}
+      </div>
+      <ErrorBanner message={actionError ? errorMessage(actionError) : null} />
+      {children}
+    </section>
+  );
+}
