@@ -87,9 +87,12 @@ export function authRoutes(deps: {
           `Too many login attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
         );
       }
-      const user = await findUserByEmail(deps.db, body.email);
+      // A deactivated user (issue 37) is refused as a wrong password is: nothing tells them
+      // apart, not even the single-sign-on-only refusal.
+      const found = await findUserByEmail(deps.db, body.email);
+      const user = found?.active ? found : null;
       await refusePasswordLoginIfSsoOnly(deps.db, user, request.log);
-      const ok = await verifyPassword(body.password, user?.passwordHash ?? null);
+      const ok = await verifyPassword(body.password, found?.passwordHash ?? null);
       if (!user || !ok) {
         await deps.loginThrottle.failed(body.email, request.ip);
         throw new AppError('LOGIN_FAILED');

@@ -8,12 +8,14 @@
  *   `SESSION_IDLE_MINUTES`). A request it answers successfully counts as use, and so does a
  *   socket it let in that is still connected (the console open: `socket-access.ts`). The use is
  *   written at most once every {@link SESSION_TOUCH_EVERY_MS} per session (`last_seen_at`), so
- *   reading the API does not write a row per request, and a refused request writes none.
+ *   reading the API does not write a row per request, and a refused request writes none;
+ * - its user deactivated by an admin (issue 37): their sessions are deleted then, and a session
+ *   of an inactive user never authenticates anyway.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, gt, inArray, lte, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, lte, ne, sql } from 'drizzle-orm';
 import { sessionIdleMsOf } from '../accounts/account-policy';
-import type { Db } from '../db/database';
+import type { Db, DbOrTx } from '../db/database';
 import { prepared } from '../db/prepared';
 import { accounts, sessions, users } from '../db/schema';
 
@@ -54,7 +56,8 @@ export interface LiveSession {
 
 /**
  * The sessions of `userIds` that have not ended at `now`: neither past their absolute lifetime
- * nor idle longer than their account allows (`defaultIdleMs` where its policy sets nothing).
+ * nor idle longer than their account allows (`defaultIdleMs` where its policy sets nothing), of
+ * users still active.
  */
 export async function liveSessions(
   db: Db,
@@ -73,7 +76,9 @@ export async function liveSessions(
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
     .innerJoin(accounts, eq(accounts.id, users.accountId))
-    .where(and(inArray(sessions.userId, userIds), gt(sessions.expiresAt, now)));
+    .where(
+      and(inArray(sessions.userId, userIds), gt(sessions.expiresAt, now), eq(users.active, true)),
+    );
   return rows
     .filter((row) => !idledOut(row.lastSeenAt, row.policy, defaultIdleMs, now))
     .map(({ id, userId, lastSeenAt }) => ({ id, userId, lastSeenAt }));
@@ -136,9 +141,9 @@ export class SessionStore {
   }
 
   /**
-   * The live session and its user for a cookie value, or null (none, expired, or idle too long:
-   * the request is refused, and a refusal writes nothing). Every signed-in request asks this, so
-   * it is a statement prepared once (see db/prepared.ts).
+   * The live session and its user for a cookie value, or null (none, expired, idle too long, or
+   * its user deactivated: the request is refused, and a refusal writes nothing). Every signed-in
+   * request asks this, so it is a statement prepared once (see db/prepared.ts).
    */
   async find(cookie: string): Promise<SessionUser | null> {
     const id = sha256(cookie);
@@ -153,6 +158,7 @@ export class SessionStore {
           and(
             eq(sessions.id, sql.placeholder('id')),
             gt(sessions.expiresAt, sql`${sql.placeholder('now')}::timestamptz`),
+            eq(users.active, true),
           ),
         )
         .limit(1)
@@ -190,11 +196,23 @@ export class SessionStore {
   }
 
   /** Ends every session of a user ('Log out everywhere'); resolves with the ids that ended. */
-  async destroyAllOf(userId: number): Promise<string[]> {
-    const ended = await this.db
-      .delete(sessions)
-      .where(eq(sessions.userId, userId))
-      .returning({ id: sessions.id });
-    return ended.map((row) => row.id);
+  destroyAllOf(userId: number): Promise<string[]> {
+    return endSessionsOf(this.db, userId);
   }
+}
+
+/**
+ * Ends the sessions of a user (in `db`, or a transaction of it), except `keep` if given;
+ * resolves with the ids that ended (tell `SocketAccess.sessionsEnded` once they are committed).
+ */
+export async function endSessionsOf(
+  db: DbOrTx,
+  userId: number,
+  keep?: string | null,
+): Promise<string[]> {
+  const ended = await db
+    .delete(sessions)
+    .where(and(eq(sessions.userId, userId), keep ? ne(sessions.id, keep) : undefined))
+    .returning({ id: sessions.id });
+  return ended.map((row) => row.id);
 }

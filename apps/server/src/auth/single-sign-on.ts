@@ -141,7 +141,8 @@ export class SingleSignOn {
     if (!email) throw new SsoError('unknown_user', 'the provider gave no e-mail');
     if (identity.email_verified !== true) throw new SsoError('email_not_verified');
     const user = await findUserByEmail(this.options.db, email);
-    if (!user) throw new SsoError('unknown_user');
+    // A user an admin deactivated (issue 37) is nobody to sign in.
+    if (!user?.active) throw new SsoError('unknown_user');
     const [account] = await this.options.db
       .select({
         enabled: accounts.ssoEnabled,

@@ -67,6 +67,9 @@ const notTriedFor = (callId: number): SQL =>
 
 const reachable = () => or(eq(users.isOnlineApp, true), eq(users.isMobile, true))!;
 
+/** Not deactivated by an admin (issue 37): a deactivated user is never offered a call. */
+const active = () => eq(users.active, true);
+
 /** What routing needs of the agent it picks. */
 export type RoutableAgent = Pick<UserRow, 'id' | 'accountId' | 'autoaccept'>;
 
@@ -93,6 +96,7 @@ function pickQuery(db: Db, filter: EligibilityFilter & { preferUserId?: number }
       and(
         eq(users.accountId, param('accountId', filter.accountId) as number),
         eq(users.isAvailable, true),
+        active(),
         reachable(),
         or(isNull(users.wrapUpUntil), lte(users.wrapUpUntil, param('now', filter.now) as Date)),
         sql`${USERS_ID} not in ${BUSY_USERS}`,
@@ -111,9 +115,9 @@ function pickQuery(db: Db, filter: EligibilityFilter & { preferUserId?: number }
 }
 
 /**
- * The agent to offer a call now (spec section 6 and the routing rules), or null: online in the
- * app or on mobile, available, not rung for or on a call, not wrapping up, in the team, not yet
- * tried for this call; `preferUserId` if they are eligible, else the longest idle (never
+ * The agent to offer a call now (spec section 6 and the routing rules), or null: active, online
+ * in the app or on mobile, available, not rung for or on a call, not wrapping up, in the team,
+ * not yet tried for this call; `preferUserId` if they are eligible, else the longest idle (never
  * idle-stamped first, then by id). One row: the database picks, nothing else is read. Every
  * shape but `onlyUserIds` runs as a prepared statement.
  */
@@ -153,13 +157,14 @@ export async function isRungOrOnCall(db: Db, userId: number): Promise<boolean> {
 }
 
 /**
- * Agents of the account (`accountId` placeholder) online and available, in the team
+ * Active agents of the account (`accountId` placeholder) online and available, in the team
  * (`teamId` placeholder) when there is one: busy or not, wrapping up or not.
  */
 const onDutyIn = (teamId: number | null): SQL =>
   and(
     eq(users.accountId, sql.placeholder('accountId')),
     eq(users.isAvailable, true),
+    active(),
     reachable(),
     teamId === null ? undefined : inTeam(sql.placeholder('teamId')),
   )!;
@@ -236,6 +241,7 @@ function unstaffedQuery(
       and(
         eq(users.accountId, param('accountId', accountId) as number),
         eq(users.isAvailable, true),
+        active(),
         reachable(),
         teamId === null ? undefined : inTeam(param('teamId', teamId)),
         callId === undefined ? undefined : notTriedFor(param('callId', callId) as number),

@@ -96,7 +96,7 @@ export function presenceStatus(row: {
   return row.isAvailable ? 'available' : 'away';
 }
 
-/** The page of agents of the account (the requesting user left out), by name. */
+/** The page of active agents of the account (the requesting user left out), by name. */
 export async function pageAgents(
   db: Db,
   options: {
@@ -113,6 +113,8 @@ export async function pageAgents(
   const where = and(
     eq(users.accountId, options.accountId),
     ne(users.id, options.excludeUserId),
+    // A user an admin deactivated is nobody to transfer to or call in (issue 37).
+    eq(users.active, true),
     statusFilter(options.status, now),
     options.search ? ilike(users.fullName, `%${escapeLike(options.search)}%`) : undefined,
     options.teamId
@@ -204,7 +206,7 @@ export interface AgentState {
   autoaccept: boolean;
 }
 
-/** The availability facts of one user of the account, or null if there is none. */
+/** The availability facts of one active user of the account, or null if there is none. */
 export async function agentState(
   db: Db,
   accountId: number,
@@ -224,7 +226,7 @@ export async function agentState(
       ringing: sql<boolean>`${USERS_ID} in ${USERS_RINGING}`,
     })
     .from(users)
-    .where(and(eq(users.accountId, accountId), eq(users.id, userId)));
+    .where(and(eq(users.accountId, accountId), eq(users.id, userId), eq(users.active, true)));
   if (!user) return null;
   const { wrapUpUntil, ...rest } = user;
   return { ...rest, wrappingUp: wrapUpUntil !== null && wrapUpUntil > now };
@@ -248,6 +250,7 @@ export const canJoinConference = (a: AgentState): boolean =>
 /** SQL of `canTakeTransfer` over the users table. */
 const transferable = (now: Date) =>
   and(
+    eq(users.active, true),
     eq(users.isAvailable, true),
     free(),
     notWrappingUp(now),
