@@ -46,6 +46,7 @@ export function ConfirmButton({
         ref={firstRef}
         type="button"
         className="btn btn-secondary btn-compact"
+        aria-label={`${label} ${subject}`}
         disabled={pending}
         onClick={() => {
           setAsked(true);
@@ -53,7 +54,6 @@ export function ConfirmButton({
         }}
       >
         {label}
-        <span className="sr-only"> {subject}</span>
       </button>
     );
   }

@@ -109,13 +109,14 @@ export function NumbersScreen() {
                   <td className="admin-row-actions">
                     <button
                       type="button"
+                      aria-label={`Edit ${number.name}`}
                       className="btn btn-secondary btn-compact"
                       onClick={(event) => {
                         save.reset();
                         form.edit(number, event.currentTarget);
                       }}
                     >
-                      Edit<span className="sr-only"> {number.name}</span>
+                      Edit
                     </button>
                     <ConfirmButton
                       label="Remove"

@@ -116,13 +116,14 @@ export function ProfilesScreen() {
                   <td className="admin-row-actions">
                     <button
                       type="button"
+                      aria-label={`Edit ${profile.name}`}
                       className="btn btn-secondary btn-compact"
                       onClick={(event) => {
                         save.reset();
                         form.edit(profile, event.currentTarget);
                       }}
                     >
-                      Edit<span className="sr-only"> {profile.name}</span>
+                      Edit
                     </button>
                   </td>
                 </tr>

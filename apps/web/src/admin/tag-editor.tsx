@@ -232,28 +232,31 @@ function TagRow({
         <button
           id={`${id}-up`}
           type="button"
+          aria-label={`Move up ${label}`}
           className="btn btn-secondary btn-compact"
           disabled={position === 1}
           onClick={() => onMove(-1)}
         >
-          Move up<span className="sr-only"> {label}</span>
+          Move up
         </button>
         <button
           id={`${id}-down`}
           type="button"
+          aria-label={`Move down ${label}`}
           className="btn btn-secondary btn-compact"
           disabled={position === count}
           onClick={() => onMove(1)}
         >
-          Move down<span className="sr-only"> {label}</span>
+          Move down
         </button>
         <button
           id={`${id}-remove`}
           type="button"
+          aria-label={`Remove ${label}`}
           className="btn btn-secondary btn-compact"
           onClick={onRemove}
         >
-          Remove<span className="sr-only"> {label}</span>
+          Remove
         </button>
       </div>
     </li>

@@ -81,13 +81,14 @@ export function TeamsScreen() {
                   <td className="admin-row-actions">
                     <button
                       type="button"
+                      aria-label={`Rename ${team.name}`}
                       className="btn btn-secondary btn-compact"
                       onClick={(event) => {
                         save.reset();
                         form.edit(team, event.currentTarget);
                       }}
                     >
-                      Rename<span className="sr-only"> {team.name}</span>
+                      Rename
                     </button>
                     <ConfirmButton
                       label="Delete"

@@ -102,13 +102,14 @@ export function UsersScreen() {
                   <td className="admin-row-actions">
                     <button
                       type="button"
+                      aria-label={`Edit ${user.full_name}`}
                       className="btn btn-secondary btn-compact"
                       onClick={(event) => {
                         save.reset();
                         form.edit(user, event.currentTarget);
                       }}
                     >
-                      Edit<span className="sr-only"> {user.full_name}</span>
+                      Edit
                     </button>
                     {user.active ? (
                       <ConfirmButton
