@@ -8,8 +8,9 @@ import Fastify, {
   type FastifyPluginAsync,
 } from 'fastify';
 import cookie from '@fastify/cookie';
-import type { AdminChanges } from './admin/admin-changes';
+import { adminChangesOf, type AdminChanges } from './admin/admin-changes';
 import { adminRoutes } from './admin/admin-routes';
+import type { NumberInventory } from './admin/number-inventory';
 import authPlugin from './auth/auth-plugin';
 import { CookiePolicy } from './auth/cookie-policy';
 import { authRoutes } from './auth/auth-routes';
@@ -65,6 +66,8 @@ export interface CommonServices {
   sockets?: SocketAccess;
   /** Admin changes, told to every instance; absent: this process only (`admin-changes.ts`). */
   adminChanges?: AdminChanges;
+  /** The numbers the telephony account holds (Twilio's); absent: any number (embedded). */
+  numbers?: NumberInventory;
 }
 
 /** The call services, on the instance that runs the calls (the voice engine's). */
@@ -156,6 +159,7 @@ export async function buildApp(
     db: services.db,
     sessions: services.sessions,
     cookies: new CookiePolicy(options.httpsOnly ?? false),
+    changes: adminChangesOf(services),
   });
   app.get('/healthz', { config: { auth: 'public' } }, async () => ({ ok: true }));
   await app.register(

@@ -237,6 +237,7 @@ export async function startLeadline(
       sessions,
       sockets,
       adminChanges,
+      numbers: twilioProvider?.inventory,
       tokens: twilioProvider?.tokens ?? accessTokens,
       loginThrottle: new LoginThrottle(db),
       flows,

@@ -8,7 +8,8 @@ function setUp(keys: Record<string, number>, options: { ttlMs?: number; maxSize?
   const cache = new ApiKeyCache({
     load: (hash) => {
       asked.push(hash);
-      return Promise.resolve(keys[hash] ?? null);
+      const accountId = keys[hash];
+      return Promise.resolve(accountId === undefined ? null : { accountId, profileId: null });
     },
     now: () => now,
     ...options,
@@ -52,5 +53,27 @@ describe('ApiKeyCache', () => {
     await cache.accountOf('b');
     await cache.accountOf('a');
     expect(asked).toEqual(['a', 'b', 'c', 'a']);
+  });
+
+  it('forgets every key at once when told, and keeps nothing a read in flight saw', async () => {
+    const { cache, asked, keys } = setUp({ a: 1, b: 2 });
+    await cache.accountOf('a');
+    delete keys.a;
+    cache.forget();
+    expect(await cache.accountOf('a')).toBeNull();
+    // A read that started before a forget is answered but not remembered.
+    const reading = cache.accountOf('b');
+    cache.forget();
+    expect(await reading).toBe(2);
+    delete keys.b;
+    expect(await cache.accountOf('b')).toBeNull();
+    expect(asked).toEqual(['a', 'a', 'b', 'b']);
+  });
+
+  it('remembers the profile of a key with its account', async () => {
+    const cache = new ApiKeyCache({
+      load: () => Promise.resolve({ accountId: 4, profileId: 9 }),
+    });
+    expect(await cache.ownerOf('k')).toEqual({ accountId: 4, profileId: 9 });
   });
 });

@@ -30,6 +30,8 @@ declare module 'fastify' {
     auth: SessionUser | null;
     /** The account of an API-key route. */
     apiAccountId: number | null;
+    /** The profile of an API-key route's key (null: none, the account's first applies). */
+    apiProfileId: number | null;
   }
 }
 
@@ -74,21 +76,29 @@ async function authPlugin(
     sessions: SessionStore;
     /** Default: embedded mode's (the plain names, `Secure` over TLS only). */
     cookies?: CookiePolicy;
+    /** Admin changes (every instance's): API keys changed, the remembered keys are dropped. */
+    changes?: { onChange(listener: (change: { what: string }) => void): () => void };
   },
 ) {
   app.decorate('cookiePolicy', opts.cookies ?? new CookiePolicy(false));
   app.decorateRequest('auth', null);
   app.decorateRequest('apiAccountId', null);
-  const apiKeyAccounts = new ApiKeyCache({
+  app.decorateRequest('apiProfileId', null);
+  const apiKeyOwners = new ApiKeyCache({
     load: async (keyHash) => {
       const [row] = await opts.db
-        .select({ accountId: apiKeys.accountId })
+        .select({ accountId: apiKeys.accountId, profileId: apiKeys.profileId })
         .from(apiKeys)
         .where(eq(apiKeys.keyHash, keyHash))
         .limit(1);
-      return row?.accountId ?? null;
+      return row ?? null;
     },
   });
+  // A key an admin removes stops working at once, here and on every other instance.
+  const stopForgetting = opts.changes?.onChange((change) => {
+    if (change.what === 'api-keys') apiKeyOwners.forget();
+  });
+  if (stopForgetting) app.addHook('onClose', async () => stopForgetting());
   app.addHook('onRequest', async (request) => {
     const mode = request.routeOptions.config.auth ?? 'session';
     if (mode === 'public' || !request.routeOptions.url) return;
@@ -97,9 +107,10 @@ async function authPlugin(
       const key = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
       if (!key) throw new AppError('INVALID_API_KEY');
       const hash = createHash('sha256').update(key).digest('hex');
-      const accountId = await apiKeyAccounts.accountOf(hash);
-      if (accountId === null) throw new AppError('INVALID_API_KEY');
-      request.apiAccountId = accountId;
+      const owner = await apiKeyOwners.ownerOf(hash);
+      if (owner === null) throw new AppError('INVALID_API_KEY');
+      request.apiAccountId = owner.accountId;
+      request.apiProfileId = owner.profileId;
       return;
     }
     const cookie = sessionCookieOf(request);

@@ -363,16 +363,20 @@ export class CallFlows {
   /**
    * A web lead: offered (its agent rung first), then stored with its call. A lead nobody can
    * take now waits in the queue (all agents busy, or nobody online); outside the profile's hours
-   * it is `offline`.
+   * it is `offline`. The lead gets `profileId` (the intake key's profile) when it is one of the
+   * account's, else the account's first profile.
    */
   async intakeLead(
     accountId: number,
     body: LeadIntakeBody,
+    profileId: number | null = null,
   ): Promise<{ lead: LeadRow; call: CallRow; outcome: OfferOutcome }> {
-    const profile = await this.settings.defaultProfile(accountId);
-    const profileId = profile?.id ?? null;
+    const own = await this.settings.profile(profileId);
+    const profile =
+      own?.accountId === accountId ? own : await this.settings.defaultProfile(accountId);
+    const leadProfileId = profile?.id ?? null;
     const callerNumberId =
-      (await this.settings.defaultCallerNumber(accountId, profileId))?.id ?? null;
+      (await this.settings.defaultCallerNumber(accountId, leadProfileId))?.id ?? null;
     const sid = newCallSid();
     return this.exclusive(sid, async () => {
       // An agent freed from here on wakes the queue; if that happened before this lead is
@@ -385,7 +389,7 @@ export class CallFlows {
         { sid, to: body.phone_number },
         async (decision) => {
           // One statement for the lead, its call and the ring (leads/intake-repo.ts).
-          const leadValues = leadColumns(accountId, profileId, body);
+          const leadValues = leadColumns(accountId, leadProfileId, body);
           const callBase = { sid, callerNumberId, waitingSince: null, endedAt: null } as const;
           if (decision.kind === 'rang') {
             const stored = await insertIntake(

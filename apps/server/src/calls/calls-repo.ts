@@ -404,11 +404,14 @@ export async function findUserCallUser(
 /** A tag of the call resource's profile. */
 type TagResource = NonNullable<Call['profile']>['tags'][number];
 
-/** The joined profile's tags in id order, as one JSON column (no second statement for them). */
+/**
+ * The joined profile's tags in their order (the admin's, `position`; then id), as one JSON
+ * column (no second statement for them).
+ */
 const PROFILE_TAGS = sql<TagResource[] | null>`(
   select coalesce(
     json_agg(json_build_object('id', t.id, 'key', t.key, 'name', t.name, 'color', t.color)
-      order by t.id),
+      order by t.position, t.id),
     '[]'::json)
   from tags t where t.profile_id = ${profiles.id})`;
 

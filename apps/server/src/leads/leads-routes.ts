@@ -1,4 +1,7 @@
-/** Lead intake: `POST /api/v1/leads` with `Authorization: Bearer <api key>`. */
+/**
+ * Lead intake: `POST /api/v1/leads` with `Authorization: Bearer <api key>`. The lead gets the
+ * key's profile (set by the admin, issue 37), else the account's first profile.
+ */
 import type { FastifyInstance } from 'fastify';
 import { LeadIntakeBody, type LeadIntakeResponse } from '@leadline/contracts';
 import { toLeadResource } from './leads-repo';
@@ -10,7 +13,11 @@ export function leadsRoutes(deps: { flows: CallFlows }) {
   return async (app: FastifyInstance): Promise<void> => {
     app.post('/api/v1/leads', { config: { auth: 'api-key' } }, async (request, reply) => {
       const body = parseWith(LeadIntakeBody, request.body);
-      const { lead, call, outcome } = await deps.flows.intakeLead(request.apiAccountId!, body);
+      const { lead, call, outcome } = await deps.flows.intakeLead(
+        request.apiAccountId!,
+        body,
+        request.apiProfileId,
+      );
       const answer: LeadIntakeResponse = {
         success: true,
         lead: toLeadResource(lead),

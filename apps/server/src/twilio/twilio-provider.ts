@@ -14,6 +14,8 @@ import { TwilioRecordings } from './twilio-recordings';
 import { TwilioSmsSender } from './twilio-sms-sender';
 import { TwilioTelephony } from './twilio-telephony';
 import type { WebhookReceipts } from '../http/webhook-receipts';
+import type { NumberInventory } from '../admin/number-inventory';
+import { twilioNumberInventory } from './twilio-number-inventory';
 import { twilioWebhookRoutes, voiceAnswer } from './twilio-webhooks';
 
 /** What the provider logs. */
@@ -31,6 +33,8 @@ export interface TwilioProvider {
   recordings: TwilioRecordings;
   /** The account's Twilio numbers (E.164), the first being the default caller ID. */
   numbers: string[];
+  /** The account's numbers as they are when asked (the admin's caller numbers come from them). */
+  inventory: NumberInventory;
   /** The webhook routes, answering with the flows' decisions. */
   webhooks(deps: {
     authorizeOutgoing: (
@@ -81,6 +85,7 @@ export async function openTwilioProvider(
     sms: new TwilioSmsSender(client),
     recordings: new TwilioRecordings(settings),
     numbers,
+    inventory: twilioNumberInventory(client),
     webhooks: ({ receipts, ...deps }) =>
       twilioWebhookRoutes({
         telephony,

@@ -264,10 +264,13 @@ const interval = z
     error: 'Each opening interval must be two HH:MM times, the first before the second.',
   });
 
-/** When a profile takes calls: per weekday (0 Sunday … 6 Saturday) its open intervals. */
+/**
+ * When a profile takes calls: per weekday (0 Sunday … 6 Saturday) its open intervals; a day
+ * left out (or with no intervals) is closed.
+ */
 export const ProfileHours = z.strictObject({
   time_zone: TimeZone,
-  days: z.record(
+  days: z.partialRecord(
     z.enum(['0', '1', '2', '3', '4', '5', '6'], {
       error: 'The days of the hours are 0 (Sunday) to 6 (Saturday).',
     }),

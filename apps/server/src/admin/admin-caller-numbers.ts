@@ -1,0 +1,278 @@
+/**
+ * The account's caller numbers as its admin manages them (issue 37): the numbers its calls go
+ * out from and inbound calls come in on. A number belongs to one account only (the database's
+ * `caller_numbers_phone_unique`); with Twilio only a number the Twilio account holds may be
+ * added (`NumberInventory`). A number that past calls went out from is never deleted: its calls'
+ * history names it, so the DELETE is refused with a sentence (rename it, or move it to another
+ * profile, instead). Every write appends its audit entry in its own transaction.
+ */
+import { and, asc, count, eq, ilike, or, sql } from 'drizzle-orm';
+import {
+  ADMIN_PAGE_SIZE,
+  formatPhone,
+  type AdminAvailableNumbers,
+  type AdminCallerNumber,
+  type AdminCallerNumberBody,
+  type AdminCallerNumberList,
+  type AdminCallerNumberUpdateBody,
+  type AdminListQuery,
+} from '@leadline/contracts';
+import type { DbOrTx } from '../db/database';
+import { callerNumbers, calls, profiles } from '../db/schema';
+import { AppError } from '../http/errors';
+import { appendAudit, diffFields, type AuditActor } from './audit';
+import { containing, isUniqueViolation, pageOf, violates } from './catalog-admin-lists';
+import { ANY_NUMBER, type NumberInventory } from './number-inventory';
+
+type CallerNumberRow = typeof callerNumbers.$inferSelect;
+
+/** The sentence of a number that is already a caller number (of any account). */
+export const NUMBER_TAKEN = 'This number is already a caller number.';
+/** The sentence of a number the Twilio account does not hold. */
+export const NUMBER_NOT_HELD = "This number is not one of your Twilio account's numbers.";
+/** The sentence of a `profile_id` that is not a profile of the account. */
+export const PROFILE_NOT_FOUND = 'The profile does not exist.';
+/** The sentence of a DELETE of a number that past calls used. */
+export const NUMBER_IN_HISTORY =
+  'This number was used by past calls and stays in their history: rename it or move it to another profile instead.';
+/** The sentence when the provider cannot be asked for its numbers. */
+export const INVENTORY_UNREACHABLE =
+  "Twilio could not be asked for the account's numbers just now. Try again in a moment.";
+
+/** The caller number as the admin screens show it. */
+export function toAdminCallerNumber(row: CallerNumberRow): AdminCallerNumber {
+  return {
+    id: row.id,
+    name: row.name,
+    phone_number: row.phoneNumber,
+    phone_number_formatted: formatPhone(row.phoneNumber),
+    profile_id: row.profileId,
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+/** A page of the account's caller numbers (by name); `search` matches the name or the number. */
+export async function listCallerNumbers(
+  db: DbOrTx,
+  accountId: number,
+  query: AdminListQuery,
+): Promise<AdminCallerNumberList> {
+  const digits = query.search?.replace(/[^\d]/g, '') ?? '';
+  const where = and(
+    eq(callerNumbers.accountId, accountId),
+    query.search
+      ? or(
+          ilike(callerNumbers.name, containing(query.search)),
+          digits ? ilike(callerNumbers.phoneNumber, containing(digits)) : undefined,
+        )
+      : undefined,
+  );
+  const [{ total } = { total: 0 }] = await db
+    .select({ total: count() })
+    .from(callerNumbers)
+    .where(where);
+  const { offset, meta } = pageOf(query.page, total);
+  const rows = await db
+    .select()
+    .from(callerNumbers)
+    .where(where)
+    .orderBy(sql`lower(${callerNumbers.name})`, asc(callerNumbers.id))
+    .limit(ADMIN_PAGE_SIZE)
+    .offset(offset);
+  return { data: rows.map(toAdminCallerNumber), meta };
+}
+
+/**
+ * The numbers the telephony account holds, each marked when it is already one of this
+ * account's caller numbers (a number of another account is left out: it is not free).
+ * Embedded: an empty list, `provider_checked` false (any number may be added).
+ */
+export async function availableNumbers(
+  db: DbOrTx,
+  accountId: number,
+  inventory: NumberInventory = ANY_NUMBER,
+): Promise<AdminAvailableNumbers> {
+  const held = await heldNumbers(inventory);
+  const taken = new Map(
+    (
+      await db
+        .select({ phoneNumber: callerNumbers.phoneNumber, accountId: callerNumbers.accountId })
+        .from(callerNumbers)
+    ).map((row) => [row.phoneNumber, row.accountId]),
+  );
+  return {
+    data: held
+      .filter((number) => (taken.get(number.phoneNumber) ?? accountId) === accountId)
+      .map((number) => ({
+        phone_number: number.phoneNumber,
+        phone_number_formatted: formatPhone(number.phoneNumber),
+        friendly_name: number.friendlyName,
+        in_use: taken.has(number.phoneNumber),
+      })),
+    provider_checked: inventory.providerChecked,
+  };
+}
+
+async function heldNumbers(inventory: NumberInventory) {
+  try {
+    return await inventory.list();
+  } catch (error) {
+    throw new AppError('CALL_SERVICE_UNREACHABLE', INVENTORY_UNREACHABLE, { cause: error });
+  }
+}
+
+/** Refuses (422) a number the provider's account does not hold. */
+async function checkHeld(inventory: NumberInventory, phoneNumber: string): Promise<void> {
+  if (!inventory.providerChecked) return;
+  const held = await heldNumbers(inventory);
+  if (!held.some((number) => number.phoneNumber === phoneNumber)) {
+    throw new AppError('VALIDATION_FAILED', NUMBER_NOT_HELD);
+  }
+}
+
+/** Refuses (422) a profile id that is not one of the account's profiles. */
+async function checkProfile(db: DbOrTx, accountId: number, profileId: number | null | undefined) {
+  if (profileId === null || profileId === undefined) return;
+  const [profile] = await db
+    .select({ id: profiles.id })
+    .from(profiles)
+    .where(and(eq(profiles.accountId, accountId), eq(profiles.id, profileId)));
+  if (!profile) throw new AppError('VALIDATION_FAILED', PROFILE_NOT_FOUND);
+}
+
+function numberTaken(error: unknown): never {
+  if (isUniqueViolation(error)) throw new AppError('ALREADY_EXISTS', NUMBER_TAKEN);
+  throw error;
+}
+
+async function numberRowOf(db: DbOrTx, accountId: number, id: number): Promise<CallerNumberRow> {
+  const [row] = await db
+    .select()
+    .from(callerNumbers)
+    .where(and(eq(callerNumbers.accountId, accountId), eq(callerNumbers.id, id)));
+  if (!row) throw new AppError('NOT_FOUND');
+  return row;
+}
+
+const audited = (number: AdminCallerNumber) => ({
+  name: number.name,
+  phone_number: number.phone_number,
+  profile_id: number.profile_id,
+});
+
+/** Adds a caller number; audit `caller_number.create`. */
+export async function createCallerNumber(
+  db: DbOrTx,
+  actor: AuditActor,
+  accountId: number,
+  body: AdminCallerNumberBody,
+  inventory: NumberInventory = ANY_NUMBER,
+): Promise<AdminCallerNumber> {
+  await checkHeld(inventory, body.phone_number);
+  return db
+    .transaction(async (tx) => {
+      await checkProfile(tx, accountId, body.profile_id);
+      const [row] = await tx
+        .insert(callerNumbers)
+        .values({
+          accountId,
+          name: body.name,
+          phoneNumber: body.phone_number,
+          profileId: body.profile_id ?? null,
+        })
+        .returning();
+      const number = toAdminCallerNumber(row!);
+      await appendAudit(tx, {
+        accountId,
+        actor,
+        action: 'caller_number.create',
+        target: `caller_number:${number.id}`,
+        changes: diffFields(null, audited(number)),
+      });
+      return number;
+    })
+    .catch(numberTaken);
+}
+
+/** Changes the fields given of one of the account's caller numbers; audit `caller_number.update`. */
+export async function updateCallerNumber(
+  db: DbOrTx,
+  actor: AuditActor,
+  accountId: number,
+  id: number,
+  body: AdminCallerNumberUpdateBody,
+  inventory: NumberInventory = ANY_NUMBER,
+): Promise<AdminCallerNumber> {
+  // 404 before asking the provider about a number of a caller number that is not there.
+  await numberRowOf(db, accountId, id);
+  if (body.phone_number !== undefined) await checkHeld(inventory, body.phone_number);
+  return db
+    .transaction(async (tx) => {
+      const before = await numberRowOf(tx, accountId, id);
+      await checkProfile(tx, accountId, body.profile_id);
+      const patch: Partial<typeof callerNumbers.$inferInsert> = {};
+      if (body.name !== undefined) patch.name = body.name;
+      if (body.phone_number !== undefined) patch.phoneNumber = body.phone_number;
+      if (body.profile_id !== undefined) patch.profileId = body.profile_id;
+      let row = before;
+      if (Object.keys(patch).length > 0) {
+        [row = before] = await tx
+          .update(callerNumbers)
+          .set(patch)
+          .where(eq(callerNumbers.id, id))
+          .returning();
+      }
+      const number = toAdminCallerNumber(row);
+      const changes = diffFields(audited(toAdminCallerNumber(before)), audited(number));
+      if (Object.keys(changes).length > 0) {
+        await appendAudit(tx, {
+          accountId,
+          actor,
+          action: 'caller_number.update',
+          target: `caller_number:${id}`,
+          changes,
+        });
+      }
+      return number;
+    })
+    .catch(numberTaken);
+}
+
+/**
+ * Removes one of the account's caller numbers that no call went out from or came in on (409
+ * `NUMBER_IN_HISTORY` otherwise: history keeps naming it); audit `caller_number.delete`.
+ */
+export async function deleteCallerNumber(
+  db: DbOrTx,
+  actor: AuditActor,
+  accountId: number,
+  id: number,
+): Promise<{ id: number }> {
+  return db
+    .transaction(async (tx) => {
+      const before = await numberRowOf(tx, accountId, id);
+      const [used] = await tx
+        .select({ id: calls.id })
+        .from(calls)
+        .where(eq(calls.callerNumberId, id))
+        .limit(1);
+      if (used) throw new AppError('ALREADY_EXISTS', NUMBER_IN_HISTORY);
+      await tx.delete(callerNumbers).where(eq(callerNumbers.id, id));
+      const old = audited(toAdminCallerNumber(before));
+      await appendAudit(tx, {
+        accountId,
+        actor,
+        action: 'caller_number.delete',
+        target: `caller_number:${id}`,
+        changes: Object.fromEntries(
+          Object.entries(old).map(([field, value]) => [field, [value, null]]),
+        ),
+      });
+      return { id };
+    })
+    .catch((error: unknown) => {
+      // A call stored meanwhile from this number (foreign_key_violation): the same refusal.
+      if (violates(error, '23503')) throw new AppError('ALREADY_EXISTS', NUMBER_IN_HISTORY);
+      throw error;
+    });
+}

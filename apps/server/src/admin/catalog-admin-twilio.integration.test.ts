@@ -1,0 +1,173 @@
+/**
+ * Caller numbers with Twilio (issue 37): only numbers the Twilio account holds may be added,
+ * and `GET /api/v1/admin/caller-numbers/available` lists them, read from Twilio's REST API
+ * (IncomingPhoneNumbers) when asked: here the loopback stand-in of that API, through the
+ * production REST client and `twilioNumberInventory`. The admin routes run on an application
+ * built as a Twilio install's (its `numbers` service), sharing the test world's database.
+ */
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { count, eq } from 'drizzle-orm';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../app';
+import { AccessTokens } from '../auth/access-token';
+import { LoginThrottle } from '../auth/login-throttle';
+import { hashPassword } from '../auth/password';
+import { SessionStore } from '../auth/sessions';
+import { auditLog, callerNumbers, users } from '../db/schema';
+import { DEMO_PASSWORD } from '../db/seed';
+import { TwilioApiStandIn, standInClient } from '../test-support/twilio-api-stand-in';
+import {
+  TEST_PUSHER,
+  TEST_TOKEN_SECRET,
+  login,
+  startTestApp,
+  type Agent,
+  type TestApp,
+} from '../test-support/test-app';
+import { twilioNumberInventory } from '../twilio/twilio-number-inventory';
+
+let t: TestApp;
+let standIn: TwilioApiStandIn;
+let app: FastifyInstance;
+let admin: Agent;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  standIn = await TwilioApiStandIn.start();
+  standIn.numbers = ['+15005550006', '+15005550007', '+15550142000', '+15550156671'];
+  const { db } = t.database;
+  app = await buildApp(
+    {
+      db,
+      sessions: new SessionStore(db, 3_600_000),
+      tokens: new AccessTokens(TEST_TOKEN_SECRET, 3600),
+      loginThrottle: new LoginThrottle(db),
+      pusher: TEST_PUSHER,
+      numbers: twilioNumberInventory(standInClient(standIn)),
+      // The call routes are not what this test asks about.
+      relayTo: 'http://127.0.0.1:9',
+    },
+    { logger: pino({ level: 'silent' }), trustProxy: false, webDistDir: '/nonexistent' },
+  );
+  await db.insert(users).values({
+    accountId: 1,
+    email: 'admin@example.com',
+    passwordHash: await hashPassword(DEMO_PASSWORD),
+    fullName: 'Ada Admin',
+    role: 'admin',
+  });
+  admin = await login(app, 'admin@example.com');
+}, 60_000);
+afterAll(async () => {
+  await app?.close();
+  await standIn?.close();
+  await t?.close();
+});
+
+function send(method: InjectOptions['method'], url: string, payload?: unknown) {
+  return app.inject({
+    method,
+    url,
+    headers: { cookie: admin.cookie, ...(method === 'GET' ? {} : { 'x-csrf-token': admin.csrf }) },
+    ...(payload === undefined ? {} : { payload: payload as InjectOptions['payload'] }),
+  });
+}
+
+const numbersRead = () =>
+  standIn.requests.filter((r) => r.path.endsWith('/IncomingPhoneNumbers.json'));
+
+describe('caller numbers with Twilio', () => {
+  it("lists the Twilio account's numbers, marking this account's and leaving out another account's", async () => {
+    const before = numbersRead().length;
+    const res = await send('GET', '/api/v1/admin/caller-numbers/available');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual({
+      data: [
+        {
+          phone_number: '+15005550006',
+          phone_number_formatted: '+1 500 555 0006',
+          friendly_name: '+15005550006',
+          in_use: false,
+        },
+        {
+          phone_number: '+15005550007',
+          phone_number_formatted: '+1 500 555 0007',
+          friendly_name: '+15005550007',
+          in_use: false,
+        },
+        // The demo's main line is already this account's; +15550156671 is account 6671's.
+        {
+          phone_number: '+15550142000',
+          phone_number_formatted: '+1 555 014 2000',
+          friendly_name: '+15550142000',
+          in_use: true,
+        },
+      ],
+      provider_checked: true,
+    });
+    // Asked now, not remembered from the start.
+    expect(numbersRead().length).toBe(before + 1);
+  });
+
+  it('adds a number the Twilio account holds; refuses one it does not hold (422), nothing stored', async () => {
+    const audits = async () => (await t.database.db.select({ n: count() }).from(auditLog))[0]!.n;
+    const auditsBefore = await audits();
+    const refused = await send('POST', '/api/v1/admin/caller-numbers', {
+      name: 'Not ours',
+      phone_number: '+15550109999',
+    });
+    expect(refused.statusCode, refused.body).toBe(422);
+    expect(refused.json()).toEqual({
+      error: "This number is not one of your Twilio account's numbers.",
+    });
+    expect(
+      await t.database.db
+        .select()
+        .from(callerNumbers)
+        .where(eq(callerNumbers.phoneNumber, '+15550109999')),
+    ).toEqual([]);
+    expect(await audits()).toBe(auditsBefore);
+
+    const added = await send('POST', '/api/v1/admin/caller-numbers', {
+      name: 'Twilio line',
+      phone_number: '+1 500 555 0007',
+    });
+    expect(added.statusCode, added.body).toBe(201);
+    expect(added.json()).toMatchObject({ data: { phone_number: '+15005550007' } });
+    const listed = await send('GET', '/api/v1/admin/caller-numbers/available');
+    expect(
+      listed.json<{ data: Array<{ phone_number: string; in_use: boolean }> }>().data,
+    ).toContainEqual(expect.objectContaining({ phone_number: '+15005550007', in_use: true }));
+
+    // A number changed by PATCH is checked the same way.
+    const { id } = added.json<{ data: { id: number } }>().data;
+    const patched = await send('PATCH', `/api/v1/admin/caller-numbers/${id}`, {
+      phone_number: '+15550109998',
+    });
+    expect(patched.statusCode).toBe(422);
+    expect(patched.json()).toEqual({
+      error: "This number is not one of your Twilio account's numbers.",
+    });
+  });
+
+  it('answers 503 with a sentence when Twilio refuses to list the numbers', async () => {
+    standIn.apiKey = 'SK-someone-else';
+    try {
+      const res = await send('GET', '/api/v1/admin/caller-numbers/available');
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toEqual({
+        success: false,
+        error:
+          "Twilio could not be asked for the account's numbers just now. Try again in a moment.",
+      });
+      const add = await send('POST', '/api/v1/admin/caller-numbers', {
+        name: 'While down',
+        phone_number: '+15005550006',
+      });
+      expect(add.statusCode).toBe(503);
+    } finally {
+      standIn.apiKey = undefined;
+    }
+  });
+});
