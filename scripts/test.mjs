@@ -42,8 +42,9 @@ function runPhase(name, command, args, env = {}) {
  * every endpoint through the `pg` driver (the API matrix, free text, idempotency, sessions and
  * sockets), the login throttle (its counts are upserts every instance shares), lead intake,
  * single sign-on (binding users to identities races on the unique
- * iss+sub pair, and the account's policy is JSON), and what needs a server (several instances,
- * the instance bus, production mode, planner statistics). The flows that only repeat the same
+ * iss+sub pair, and the account's policy is JSON), the admin API (unique names and numbers,
+ * audit in the same transaction, changes told to the other instances), and what needs a
+ * server (several instances, the instance bus, production mode, planner statistics). The flows that only repeat the same
  * statements on the real engine (routing's offers, transfers and supervision, restart, network
  * test, Twilio flows, realtime) ran once on PGlite.
  */
@@ -54,6 +55,7 @@ const POSTGRES_PASS = [
   'src/api-matrix/free-text',
   'src/api-matrix/scale',
   'src/api-matrix/abuse',
+  'src/admin',
   'src/auth/auth.integration',
   'src/auth/login-throttle',
   'src/auth/socket-access',
