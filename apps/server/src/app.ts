@@ -6,8 +6,10 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
   type FastifyPluginAsync,
+  type RouteOptions,
 } from 'fastify';
 import cookie from '@fastify/cookie';
+import { z } from 'zod';
 import { adminChangesOf, type AdminChanges } from './admin/admin-changes';
 import { adminRoutes } from './admin/admin-routes';
 import type { NumberInventory } from './admin/number-inventory';
@@ -27,6 +29,12 @@ import { outboundRoutes } from './calls/outbound-routes';
 import type { Db } from './db/database';
 import { historyRoutes } from './history/history-routes';
 import { registerAnonymousRateLimit } from './http/anonymous-rate-limit';
+import {
+  apiDocsRoutes,
+  registerApiDocs,
+  type ApiDocsAccess,
+  type RouteDocs,
+} from './http/api-docs';
 import { installErrorHandler } from './http/error-handler';
 import { RateLimitHits } from './http/rate-limit-hits';
 import { DEFAULT_RATE_LIMITS, type AnonymousRateLimits } from './http/rate-limit-settings';
@@ -120,6 +128,10 @@ export interface AppOptions {
    * `relayed` on an instance relaying to the media instance, which has the network.
    */
   sandbox?: SandboxNetwork | 'relayed' | false;
+  /** Who may read the API's documentation at `/api/docs` (default: anyone; production: a session). */
+  apiDocs?: ApiDocsAccess;
+  /** Hears every route as it is registered, before any (the API document's test). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 /** Builds the Fastify application. */
@@ -135,7 +147,10 @@ export async function buildApp(
     // Ids in paths are parsed by zod; unknown query keys are ignored.
     routerOptions: { ignoreTrailingSlash: true },
   });
+  if (options.onRoute) app.addHook('onRoute', options.onRoute);
   installErrorHandler(app);
+  // Before any route: the OpenAPI document collects every route registered after it.
+  await registerApiDocs(app);
   await registerSecurityHeaders(app, {
     ...(options.security ?? { frameAncestors: [], connectSources: [] }),
     httpsOnly: options.httpsOnly ?? false,
@@ -161,7 +176,18 @@ export async function buildApp(
     cookies: new CookiePolicy(options.httpsOnly ?? false),
     changes: adminChangesOf(services),
   });
-  app.get('/healthz', { config: { auth: 'public' } }, async () => ({ ok: true }));
+  app.get(
+    '/healthz',
+    {
+      config: { auth: 'public' },
+      schema: {
+        summary: 'Liveness',
+        tags: ['Operations'],
+        response: { 200: z.strictObject({ ok: z.literal(true) }) },
+      } satisfies RouteDocs,
+    },
+    async () => ({ ok: true }),
+  );
   await app.register(
     authRoutes({
       ...services,
@@ -195,6 +221,7 @@ export async function buildApp(
   await app.register(historyRoutes(services));
   await app.register(adminRoutes(services));
   await app.register(pusherRoutes({ ...services, hits: rateLimitHits }));
+  await app.register(apiDocsRoutes(options.apiDocs ?? 'public'));
   await app.register(webRoutes(options.webDistDir));
   return app;
 }

@@ -284,6 +284,8 @@ export async function startLeadline(
       sandbox: config.mode === 'embedded' && engine ? engine : false,
       // Production faces the internet over HTTPS: Secure `__Host-` cookies and HSTS always.
       httpsOnly: config.mode === 'production',
+      // The API's documentation: anyone may read it in embedded mode, signed-in users in production.
+      apiDocs: config.mode === 'production' ? 'session' : 'public',
     },
   );
   // The embedded Pusher-protocol endpoint (`/app/{key}`) and its HTTP events API.

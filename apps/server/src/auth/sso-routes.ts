@@ -6,12 +6,14 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import {
+  LoginOptionsResponseSchema,
   SSO_CALLBACK_PATH,
   SSO_ERROR_PARAM,
   SSO_LOGIN_PATH,
   type LoginOptionsResponse,
   type SsoErrorCode,
 } from '@leadline/contracts';
+import type { RouteDocs } from '../http/api-docs';
 import { startSession } from './auth-routes';
 import { SsoError, SSO_ATTEMPT_MS, type SingleSignOn } from './single-sign-on';
 import type { SessionStore } from './sessions';
@@ -19,18 +21,35 @@ import type { SessionStore } from './sessions';
 /** The cookie that binds a sign-on in progress to the browser that started it. */
 export const SSO_COOKIE = 'leadline_sso';
 
+const TAGS = ['Sign-in'];
+const PUBLIC = { config: { auth: 'public' as const } };
+
 /** The single sign-on routes; `sso` null: not configured. */
 export function ssoRoutes(deps: { sso: SingleSignOn | null; sessions: SessionStore }) {
   return async (app: FastifyInstance): Promise<void> => {
     const backToLogin = (reply: FastifyReply, code: SsoErrorCode) =>
       reply.redirect(`/?${SSO_ERROR_PARAM}=${code}`, 302);
 
-    app.get('/api/v1/login/options', { config: { auth: 'public' } }, async () => {
+    const options = {
+      summary: 'What the login view offers',
+      description:
+        "What the login view offers: `sso` says whether 'Log in with Google' (single sign-on through the configured OpenID Connect provider, `docs/deployment.md`) is configured. `GET /apps/workos/login/google` starts the sign-on (a redirect to the provider) and `GET /apps/workos/callback` finishes it (a session, then a redirect to `/`); either one that fails redirects to `/?sso_error=<code>`, whose sentence the login view shows (`SSO_ERRORS` in the contracts), and without a provider both redirect with `not_configured`.",
+      tags: TAGS,
+      response: { 200: LoginOptionsResponseSchema },
+    } satisfies RouteDocs;
+    app.get('/api/v1/login/options', { ...PUBLIC, schema: options }, async () => {
       const answer: LoginOptionsResponse = { success: true, sso: deps.sso !== null };
       return answer;
     });
 
-    app.get(SSO_LOGIN_PATH, { config: { auth: 'public' } }, async (request, reply) => {
+    const start = {
+      summary: 'Log in with Google: starts single sign-on',
+      description:
+        'Redirects the browser to the configured OpenID Connect provider, with a short-lived cookie binding the sign-on to this browser; without a provider, or when the provider cannot be reached, back to the login view with `/?sso_error=<code>`.',
+      tags: TAGS,
+      response: { 302: { description: 'To the provider, or to `/?sso_error=<code>`' } },
+    } satisfies RouteDocs;
+    app.get(SSO_LOGIN_PATH, { ...PUBLIC, schema: start }, async (request, reply) => {
       if (!deps.sso) return backToLogin(reply, 'not_configured');
       try {
         const { url, cookie } = await deps.sso.begin(`${request.protocol}://${request.host}`);
@@ -47,7 +66,14 @@ export function ssoRoutes(deps: { sso: SingleSignOn | null; sessions: SessionSto
       }
     });
 
-    app.get(SSO_CALLBACK_PATH, { config: { auth: 'public' } }, async (request, reply) => {
+    const callback = {
+      summary: 'Single sign-on’s return from the provider',
+      description:
+        'The provider sends the browser back here: a user of an account whose single sign-on domain the provider vouched for gets a session (as `POST /api/v1/user/login` gives one) and goes to `/`; anything else goes back to the login view with `/?sso_error=<code>` (`SSO_ERRORS` in the contracts).',
+      tags: TAGS,
+      response: { 302: { description: 'To `/` signed in, or to `/?sso_error=<code>`' } },
+    } satisfies RouteDocs;
+    app.get(SSO_CALLBACK_PATH, { ...PUBLIC, schema: callback }, async (request, reply) => {
       if (!deps.sso) return backToLogin(reply, 'not_configured');
       app.cookiePolicy.clear(request, reply, SSO_COOKIE, SSO_CALLBACK_PATH);
       const url = new URL(request.url, `${request.protocol}://${request.host}`);

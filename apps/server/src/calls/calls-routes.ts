@@ -5,15 +5,23 @@
 import { basename, dirname } from 'node:path';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import {
+  CallUserResponseSchema,
+  CheckForLeadResponseSchema,
   DebugWebrtcBody,
   Disposition2Body,
   DispositionBody,
+  ErrorResponseSchema,
   IdParams,
   NoteBody,
+  NoteResponseSchema,
+  RefusalSchema,
+  RejectResponseSchema,
   SmsBody,
+  SmsResponseSchema,
+  SuccessResponseSchema,
   type CallUserResponse,
   type PresenceStatus,
 } from '@leadline/contracts';
@@ -22,7 +30,8 @@ import { PERMISSION, requirePermission } from '../auth/permissions';
 import type { Db, DbOrTx } from '../db/database';
 import { AppError } from '../http/errors';
 import { Idempotency, type StoredAnswer } from '../http/idempotency';
-import { parseWith } from '../http/validate';
+import type { RouteDocs } from '../http/api-docs';
+import { parseRequest } from '../http/validate';
 import type { SmsService } from '../sms/sms-sender';
 import { findCallerNumber, defaultCallerNumber } from '../users/caller-numbers-repo';
 import { requireAccountCall } from './account-call';
@@ -64,6 +73,13 @@ export interface RemoteRecordings {
   fetch(url: string, range?: string): Promise<Response>;
 }
 
+const TAGS = ['Calls'];
+/** A recording's answer. */
+const WAV = {
+  description: 'The recording',
+  content: { 'audio/wav': { schema: { type: 'string', contentMediaType: 'audio/wav' } } },
+};
+
 /** Headers of a provider's recording answer passed on to the player. */
 const RECORDING_HEADERS = ['content-type', 'content-length', 'content-range', 'accept-ranges'];
 
@@ -80,8 +96,12 @@ export function callsRoutes(deps: {
 }) {
   return async (app: FastifyInstance): Promise<void> => {
     /** A call of the session's account by the path's id (404 for anything else). */
-    const accountCall = async (accountId: number, params: unknown, db: DbOrTx = deps.db) => {
-      const { id } = parseWith(IdParams, params, 'path');
+    const accountCall = async (
+      accountId: number,
+      request: FastifyRequest,
+      db: DbOrTx = deps.db,
+    ) => {
+      const { id } = parseRequest(request, 'params', IdParams);
       return requireAccountCall(db, accountId, id);
     };
     const idempotency = new Idempotency({ db: deps.db, now: () => deps.flows.now() });
@@ -91,9 +111,22 @@ export function callsRoutes(deps: {
     // only when it is a file under the data folder (`recording-access.ts`).
     await app.register(fastifyStatic, { root: process.cwd(), serve: false });
 
-    app.get('/api/v1/calls/:id/recording', async (request, reply) => {
+    const recording = {
+      summary: 'A call’s recording (WAV)',
+      description:
+        "The call's recording (both parties mixed, WAV), the `recording_url` of its history row once the engine has written it. Its agent and the users who joined the call may listen, and supervisors (listen, whisper or barge) every call of the account; anyone else of the account gets 403 `{ success: false, error: 'You can play only the recordings of calls you took part in.' }` (and their history shows no `recording_url` for it). Range requests are answered 206 so a player can seek. 404 `{ error: 'Recording not found.' }` while there is none, for another account's call, and for a file that is not under the data folder (`DATA_DIR`); with Twilio the recording is streamed from Twilio and no local file is ever sent.",
+      tags: TAGS,
+      params: IdParams,
+      response: {
+        200: WAV,
+        206: { ...WAV, description: 'The range asked for (`Range`)' },
+        403: RefusalSchema,
+        404: ErrorResponseSchema,
+      },
+    } satisfies RouteDocs;
+    app.get('/api/v1/calls/:id/recording', { schema: recording }, async (request, reply) => {
       const { user } = sessionOf(request);
-      const call = await accountCall(user.accountId, request.params);
+      const call = await accountCall(user.accountId, request);
       if (!(await mayHearRecording(deps.db, user, call))) {
         throw new AppError('FORBIDDEN', RECORDING_NOT_YOURS);
       }
@@ -136,9 +169,18 @@ export function callsRoutes(deps: {
         .sendFile(basename(file), dirname(file));
     });
 
-    app.get('/api/v1/callusers/:id', async (request): Promise<CallUserResponse> => {
+    const callUser = {
+      summary: 'The call behind an incoming ring',
+      description:
+        "The call behind an incoming ring: the console strips `client:` from the ring's `From` and loads this. Another user's call user is 404.",
+      tags: TAGS,
+      params: IdParams,
+      response: { 200: CallUserResponseSchema, 404: ErrorResponseSchema },
+    } satisfies RouteDocs;
+    const callUserRoute = { schema: callUser };
+    app.get('/api/v1/callusers/:id', callUserRoute, async (request): Promise<CallUserResponse> => {
       const { user } = sessionOf(request);
-      const { id } = parseWith(IdParams, request.params, 'path');
+      const { id } = parseRequest(request, 'params', callUser.params);
       const found = await findUserCallUser(deps.db, user.id, id);
       if (!found) throw new AppError('NOT_FOUND', 'Call user not found.');
       return {
@@ -148,29 +190,55 @@ export function callsRoutes(deps: {
       };
     });
 
-    app.post('/apps/webrtc/:id/reject', async (request) => {
+    const reject = {
+      summary: 'Ignore: stop ringing the user for this call',
+      description:
+        'The Ignore button: the user stops being rung for call `{id}` and the call moves on: to the next eligible agent, back to the queue, or, when everyone was tried, `missed` (`No agents answered`). The answer says where it went (`call.status`). 409 `This call is not ringing for you.` when it does not ring for the user.',
+      tags: TAGS,
+      params: IdParams,
+      response: { 200: RejectResponseSchema, 409: RefusalSchema },
+    } satisfies RouteDocs;
+    app.post('/apps/webrtc/:id/reject', { schema: reject }, async (request) => {
       const { user } = sessionOf(request);
-      const call = await accountCall(user.accountId, request.params);
+      const call = await accountCall(user.accountId, request);
       // What became of the call: rung to the next agent, waiting, or ended.
       const after = await deps.flows.agentIgnored(call, user.id);
       return { success: true, call: { id: after.id, status: after.status } };
     });
 
-    app.post('/apps/webrtc/:id/disposition', (request, reply) =>
+    const disposition = {
+      summary: 'Records the Call Result',
+      description:
+        'Records the Call Result of call `{id}`: `status` contacted, voicemail, missed or removed. Takes an `Idempotency-Key` (see Idempotency keys in docs/api.md).',
+      tags: TAGS,
+      params: IdParams,
+      body: DispositionBody,
+      response: { 200: SuccessResponseSchema },
+    } satisfies RouteDocs;
+    app.post('/apps/webrtc/:id/disposition', { schema: disposition }, (request, reply) =>
       idempotency.transactional(request, reply, async (db) => {
         const { user } = sessionOf(request);
-        const call = await accountCall(user.accountId, request.params, db);
-        const body = parseWith(DispositionBody, request.body);
+        const call = await accountCall(user.accountId, request, db);
+        const body = parseRequest(request, 'body', disposition.body);
         await setDisposition(db, call.id, body.status);
         return { statusCode: 200, body: { success: true } };
       }),
     );
 
-    app.post('/apps/webrtc/:id/disposition2', (request, reply) =>
+    const disposition2 = {
+      summary: 'Records the Tags & Stages choice',
+      description:
+        "Records the Tags & Stages choice: `key` must be a tag of the call's profile (422 otherwise). Takes an `Idempotency-Key` (see Idempotency keys in docs/api.md).",
+      tags: TAGS,
+      params: IdParams,
+      body: Disposition2Body,
+      response: { 200: SuccessResponseSchema },
+    } satisfies RouteDocs;
+    app.post('/apps/webrtc/:id/disposition2', { schema: disposition2 }, (request, reply) =>
       idempotency.transactional(request, reply, async (db) => {
         const { user } = sessionOf(request);
-        const call = await accountCall(user.accountId, request.params, db);
-        const body = parseWith(Disposition2Body, request.body);
+        const call = await accountCall(user.accountId, request, db);
+        const body = parseRequest(request, 'body', disposition2.body);
         const keys = call.profileId === null ? [] : await profileTagKeys(db, call.profileId);
         if (!keys.includes(body.key)) {
           throw new AppError('VALIDATION_FAILED', "The key is not a tag of this call's profile.");
@@ -180,10 +248,18 @@ export function callsRoutes(deps: {
       }),
     );
 
-    app.post('/api/v1/notes', (request, reply) =>
+    const addNote = {
+      summary: 'Adds a note to a call',
+      description:
+        'Adds a note to a call of the account (201). Takes an `Idempotency-Key` (see Idempotency keys in docs/api.md).',
+      tags: TAGS,
+      body: NoteBody,
+      response: { 201: NoteResponseSchema, 404: ErrorResponseSchema },
+    } satisfies RouteDocs;
+    app.post('/api/v1/notes', { schema: addNote }, (request, reply) =>
       idempotency.transactional(request, reply, async (db) => {
         const { user } = sessionOf(request);
-        const body = parseWith(NoteBody, request.body);
+        const body = parseRequest(request, 'body', addNote.body);
         const call = await requireAccountCall(db, user.accountId, body.call_id);
         const note = await insertNote(db, {
           accountId: user.accountId,
@@ -195,14 +271,23 @@ export function callsRoutes(deps: {
       }),
     );
 
-    app.post('/apps/webrtc/:id/sms', (request, reply) =>
+    const sms = {
+      summary: 'Sends the SMS follow-up to the call’s number',
+      description:
+        "Sends the SMS follow-up to the call's number from the call's caller number, through the SMS sender (embedded: the sandbox outbox, `GET /api/v1/sandbox/sms`). `success` means the sender took it; a refusal comes back as `{ success: false, error }` (e.g. a number that cannot receive texts). `smsbody` 1–1600 characters; the console's default text is \"Sorry we couldn't reach you!\". Permission `app-sms`. Takes an `Idempotency-Key` (see Idempotency keys in docs/api.md). The dial guard (see Dialling rules) refuses a number the account may not text (403 'Texts to premium-rate numbers are not allowed.', 'Texts to Russia are not allowed for this account.'), the SMS limits (429: the console's outbox sends it again once the limit allows) and, with Twilio, an account without a caller number of its own (403); nothing is sent or stored then.",
+      tags: TAGS,
+      params: IdParams,
+      body: SmsBody,
+      response: { 200: SmsResponseSchema, 403: RefusalSchema, 429: RefusalSchema },
+    } satisfies RouteDocs;
+    app.post('/apps/webrtc/:id/sms', { schema: sms }, (request, reply) =>
       idempotency.external(request, reply, {
         interrupted: SMS_INTERRUPTED,
         prepare: async () => {
           const { user } = sessionOf(request);
           requirePermission(user, PERMISSION.sms, 'send an SMS');
-          const call = await accountCall(user.accountId, request.params);
-          const body = parseWith(SmsBody, request.body);
+          const call = await accountCall(user.accountId, request);
+          const body = parseRequest(request, 'body', sms.body);
           const to = call.phoneNumber;
           if (!to) throw new AppError('NO_PHONE_NUMBER');
           const from =
@@ -234,7 +319,14 @@ export function callsRoutes(deps: {
       }),
     );
 
-    app.post('/apps/webrtc/check', async (request) => {
+    const check = {
+      summary: 'Check for lead: rings the user with the oldest waiting lead',
+      description:
+        "Not shown in the spec: \"Check for lead\". Ends the user's wrap-up and rings them with the oldest web lead waiting in the queue for their teams (`{ success: true, call }`); `{ success: false, error: 'No leads waiting.' }` when none waits, and a lead waits that this user cannot take now: why, with `call` naming it.",
+      tags: TAGS,
+      response: { 200: CheckForLeadResponseSchema },
+    } satisfies RouteDocs;
+    app.post('/apps/webrtc/check', { schema: check }, async (request) => {
       const { user } = sessionOf(request);
       const found = await deps.flows.checkForLead(user);
       if (!found) return { success: false, error: 'No leads waiting.' };
@@ -252,9 +344,17 @@ export function callsRoutes(deps: {
       return { success: true, call: { id: call.id, status: call.status } };
     });
 
-    app.post('/twilio/debug/webrtc', async (request) => {
+    const debug = {
+      summary: 'The console reports a softphone disconnect',
+      description:
+        'The console reports a softphone disconnect that was not a clean close; logged at warn level. The body may be absent.',
+      tags: TAGS,
+      body: DebugWebrtcBody,
+      response: { 200: SuccessResponseSchema },
+    } satisfies RouteDocs;
+    app.post('/twilio/debug/webrtc', { schema: debug }, async (request) => {
       const { user } = sessionOf(request);
-      const body = parseWith(DebugWebrtcBody, request.body ?? {});
+      const body = parseRequest(request, 'body', debug.body, {});
       request.log.warn(
         { userId: user.id, reportedUser: body.user, connStatus: body.conn_status },
         'softphone disconnected without a clean close',

@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import Pusher from 'pusher';
+import type { RouteDocs } from '../http/api-docs';
 import type { WebhookReceipts } from '../http/webhook-receipts';
 import type { PusherCredentials } from './pusher-auth';
 import type { PresenceListener } from './realtime-service';
@@ -42,7 +43,18 @@ export function presenceWebhookRoutes(options: {
     app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
       done(null, body),
     );
-    app.post(PUSHER_WEBHOOK_PATH, { config: { auth: 'public' } }, async (request, reply) => {
+    const webhook = {
+      summary: 'Hosted Pusher’s presence webhooks',
+      description:
+        'With `REALTIME_PROVIDER=pusher` and Twilio: the Channels app\'s presence webhooks (`member_added`, `member_removed`), signed with the app secret over the raw body (`X-Pusher-Key`, `X-Pusher-Signature`); they say which agents have their console open (online). An unsigned or forged post is 401 `{"error":"Invalid Pusher webhook signature."}`. 200 `{"ok":true}`; a repeat of a post (the same body) changes nothing.',
+      tags: ['Provider webhooks'],
+      response: {
+        200: { description: '`{"ok":true}`' },
+        401: { description: '`{"error":"Invalid Pusher webhook signature."}`' },
+      },
+    } satisfies RouteDocs;
+    const route = { config: { auth: 'public' as const }, schema: webhook };
+    app.post(PUSHER_WEBHOOK_PATH, route, async (request, reply) => {
       const rawBody = typeof request.body === 'string' ? request.body : '';
       const webhook = pusher.webhook({ headers: request.headers, rawBody });
       // The library throws on a missing signature header rather than answering false.

@@ -9,10 +9,11 @@
  * withdraws its oldest).
  */
 import type { FastifyInstance } from 'fastify';
-import { PusherAuthBody } from '@leadline/contracts';
+import { PusherAuthBody, RefusalSchema } from '@leadline/contracts';
 import { sessionOf } from '../auth/auth-plugin';
 import { AppError } from '../http/errors';
-import { parseWith } from '../http/validate';
+import type { RouteDocs } from '../http/api-docs';
+import { parseRequest } from '../http/validate';
 import { accountChannelOf, userChannelOf } from './channels';
 import { sessionTagOf, type SocketAccess } from '../auth/socket-access';
 import type { RateLimitHits } from '../http/rate-limit-hits';
@@ -39,7 +40,20 @@ export function pusherRoutes(deps: {
       { parseAs: 'string' },
       (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
     );
-    app.post('/api/v1/pusher/auth', async (request, reply) => {
+    const channelAuth = {
+      summary: 'Realtime channel authorisation (pusher-js)',
+      description:
+        "Pusher-protocol channel auth (pusher-js posts it form-encoded): only the user's own presence channel `presence-user-<user id>` and the account's private channel `private-account-<account id>` (the two `channels` of `GET /api/v1/user`); any other is 403 and names those two. `auth` is `<key>:<HMAC-SHA256>`; the presence channel's answer adds `channel_data`, the member. Bounded per login: 30 a minute (every instance counting together), then 429 `{ success: false, error: 'Too many realtime channel authorisations for this login. Try again in N seconds.' }` with `Retry-After`; and a login keeps 8 sockets let in, the 9th authorised closing its oldest (4009).",
+      tags: ['Realtime'],
+      consumes: ['application/x-www-form-urlencoded', 'application/json'],
+      body: PusherAuthBody,
+      response: {
+        200: { description: '`{ auth }`, and `channel_data` for the presence channel' },
+        403: RefusalSchema,
+        429: RefusalSchema,
+      },
+    } satisfies RouteDocs;
+    app.post('/api/v1/pusher/auth', { schema: channelAuth }, async (request, reply) => {
       const { user, sessionId } = sessionOf(request);
       const counted = await deps.hits?.hit(
         `pusher-auth:${sessionTagOf(sessionId)}`,
@@ -50,7 +64,7 @@ export function pusherRoutes(deps: {
         reply.header('retry-after', String(seconds));
         throw new AppError('RATE_LIMITED', tooManyGrantsMessage(seconds));
       }
-      const body = parseWith(PusherAuthBody, request.body);
+      const body = parseRequest(request, 'body', channelAuth.body);
       const own = userChannelOf(user.id);
       const account = accountChannelOf(user.accountId);
       if (body.channel_name !== own && body.channel_name !== account) {

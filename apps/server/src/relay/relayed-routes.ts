@@ -58,8 +58,15 @@ export function relayedRoutes(options: { to: string; sandbox: boolean }) {
       ? [...RELAYED_ROUTES, ...RELAYED_SANDBOX_ROUTES]
       : RELAYED_ROUTES;
     for (const { method, url } of routes) {
-      // Public here: the media instance checks the session, the CSRF header and the API key.
-      app.route({ method, url, config: { auth: 'public' }, handler: forward });
+      // Public here: the media instance checks the session, the CSRF header and the API key. The
+      // media instance's API document describes them (`/api/docs`); this one leaves them out.
+      app.route({
+        method,
+        url,
+        config: { auth: 'public' },
+        schema: { hide: true },
+        handler: forward,
+      });
     }
   };
 }

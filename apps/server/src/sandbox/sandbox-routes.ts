@@ -14,7 +14,9 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import {
+  ErrorResponseSchema,
   IdParams,
+  RefusalSchema,
   SandboxInboundBody,
   TimeQuery,
   type SandboxInboundResponse,
@@ -26,7 +28,8 @@ import { findAccountCall, livePhones } from '../calls/calls-repo';
 import type { Db } from '../db/database';
 import { calls } from '../db/schema';
 import { AppError } from '../http/errors';
-import { parseWith } from '../http/validate';
+import type { RouteDocs } from '../http/api-docs';
+import { parseRequest } from '../http/validate';
 import type { SmsService } from '../sms/sms-sender';
 import { findCallerNumberByPhone } from '../users/caller-numbers-repo';
 
@@ -38,6 +41,8 @@ export interface SandboxNetwork {
   sandboxHangUp(callSid: string, participantId: string): boolean;
 }
 
+const TAGS = ['Sandbox phone network (embedded mode)'];
+
 /** The sandbox routes. */
 export function sandboxRoutes(deps: {
   db: Db;
@@ -46,9 +51,24 @@ export function sandboxRoutes(deps: {
   network: SandboxNetwork | null;
 }) {
   return async (app: FastifyInstance): Promise<void> => {
-    app.post('/api/v1/sandbox/inbound', { config: { auth: 'api-key' } }, async (request, reply) => {
+    const inbound = {
+      summary: 'A virtual caller dials one of the account’s numbers',
+      description:
+        "The sandbox phone network's inbound call: a virtual caller `from` dials `to`, one of the API key's account's caller numbers. The call is stored as `inbound`, the caller is on the line at once (a voice), and it is offered like a lead, with the number's name as the banner. `call.status`: `ringing` (with `agent_id`), or how it ended when nobody could take it (`busy`, `offline`; a caller does not wait in the queue). Both numbers are normalised to E.164 (422 naming the field); a number that is not the account's is 404. Not served in production mode.",
+      tags: TAGS,
+      body: SandboxInboundBody,
+      response: {
+        201: {
+          description:
+            '`{ success: true, call: { id, sid, direction, phone_number, status, agent_id, reason } }`',
+        },
+        404: ErrorResponseSchema,
+      },
+    } satisfies RouteDocs;
+    const inboundRoute = { config: { auth: 'api-key' as const }, schema: inbound };
+    app.post('/api/v1/sandbox/inbound', inboundRoute, async (request, reply) => {
       const accountId = request.apiAccountId!;
-      const body = parseWith(SandboxInboundBody, request.body);
+      const body = parseRequest(request, 'body', inbound.body);
       const number = await findCallerNumberByPhone(deps.db, body.to);
       // Another account's number is as unknown as a number nobody has.
       if (!number || number.accountId !== accountId) {
@@ -70,11 +90,23 @@ export function sandboxRoutes(deps: {
       return reply.status(201).send(answer);
     });
 
+    const hangUp = {
+      summary: 'The person on the line of a call hangs up',
+      description:
+        "The lead (or caller) on the line of the account's call `{id}` hangs up, as a person would: the call ends when its last phone party and its last agent have left. 409 when nobody is on the line. Not served in production mode.",
+      tags: TAGS,
+      params: IdParams,
+      response: {
+        200: { description: '`{ success: true, hung_up: [<phone numbers>] }`' },
+        404: ErrorResponseSchema,
+        409: RefusalSchema,
+      },
+    } satisfies RouteDocs;
     app.post(
       '/api/v1/sandbox/calls/:id/hangup',
-      { config: { auth: 'api-key' } },
+      { config: { auth: 'api-key' }, schema: hangUp },
       async (request) => {
-        const { id } = parseWith(IdParams, request.params, 'path');
+        const { id } = parseRequest(request, 'params', hangUp.params);
         const call = await findAccountCall(deps.db, request.apiAccountId!, id);
         if (!call) throw new AppError('NOT_FOUND', 'Call not found.');
         const phones = (await livePhones(deps.db, call.id)).filter((p) => p.state === 'answered');
@@ -86,9 +118,17 @@ export function sandboxRoutes(deps: {
       },
     );
 
-    app.get('/api/v1/sandbox/calls', async (request) => {
+    const sandboxCalls = {
+      summary: 'What the sandbox network received for the account’s calls',
+      description:
+        "What the sandbox phone network received for the account's calls: the number called, the caller ID it came from, its state (`ringing`, `answered`, `ended`, `busy`, `no-answer`, `failed`), its times and the digits it heard (docs/sandbox-numbers.md). Not served in production mode.",
+      tags: TAGS,
+      querystring: TimeQuery,
+      response: { 200: { description: '`{ data: [{ call_id, … }] }`' } },
+    } satisfies RouteDocs;
+    app.get('/api/v1/sandbox/calls', { schema: sandboxCalls }, async (request) => {
       const { user } = sessionOf(request);
-      parseWith(TimeQuery, request.query, 'query');
+      parseRequest(request, 'querystring', sandboxCalls.querystring);
       const log = deps.network?.sandboxCalls() ?? [];
       const sids = [...new Set(log.map((entry) => entry.callSid))];
       const mine =
@@ -106,9 +146,17 @@ export function sandboxRoutes(deps: {
       };
     });
 
-    app.get('/api/v1/sandbox/sms', async (request) => {
+    const outbox = {
+      summary: 'The sandbox outbox: the account’s text messages',
+      description:
+        "The sandbox outbox: the account's text messages, newest first, with the number they went to and from, and whether the sender took them. Not served in production mode.",
+      tags: TAGS,
+      querystring: TimeQuery,
+      response: { 200: { description: '`{ data: [<text messages>] }`' } },
+    } satisfies RouteDocs;
+    app.get('/api/v1/sandbox/sms', { schema: outbox }, async (request) => {
       const { user } = sessionOf(request);
-      parseWith(TimeQuery, request.query, 'query');
+      parseRequest(request, 'querystring', outbox.querystring);
       return { data: await deps.sms.outbox(user.accountId) };
     });
   };

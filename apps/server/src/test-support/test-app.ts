@@ -4,9 +4,10 @@
  */
 import { pino } from 'pino';
 import { SANDBOX_NUMBERS } from '@leadline/voice';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, RouteOptions } from 'fastify';
 import { buildApp } from '../app';
 import type { TrustProxySetting } from '../config';
+import type { ApiDocsAccess } from '../http/api-docs';
 import { AccessTokens } from '../auth/access-token';
 import type { SingleSignOn } from '../auth/single-sign-on';
 import { LoginThrottle } from '../auth/login-throttle';
@@ -72,6 +73,12 @@ export async function startTestApp(
     sso?: (db: Database['db']) => SingleSignOn;
     /** Production's cookies and HSTS (`AppOptions.httpsOnly`). */
     httpsOnly?: boolean;
+    /** The telephony provider's webhooks (`CallServices.webhooks`). */
+    webhooks?: FastifyPluginAsync;
+    /** Who may read `/api/docs` (`AppOptions.apiDocs`; default anyone). */
+    apiDocs?: ApiDocsAccess;
+    /** Hears every route as it is registered (`AppOptions.onRoute`). */
+    onRoute?: (route: RouteOptions) => void;
   } = {},
 ): Promise<TestApp> {
   const database = await openTestDatabase();
@@ -111,6 +118,7 @@ export async function startTestApp(
       recordingsRoot: options.recordingsRoot,
       recordings: options.recordings,
       sso: options.sso ? options.sso(database.db) : null,
+      webhooks: options.webhooks,
     },
     {
       logger,
@@ -122,6 +130,8 @@ export async function startTestApp(
       trustProxy: options.trustProxy ?? false,
       httpsOnly: options.httpsOnly ?? false,
       webDistDir: '/nonexistent',
+      ...(options.apiDocs ? { apiDocs: options.apiDocs } : {}),
+      ...(options.onRoute ? { onRoute: options.onRoute } : {}),
       sandbox: { sandboxCalls: () => [], sandboxHangUp: () => false },
     },
   );

@@ -19,6 +19,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import twilio from 'twilio';
 import type { OutgoingCallDecision } from '@leadline/voice';
+import type { RouteDocs } from '../http/api-docs';
 import { receiptPart, type WebhookReceipts } from '../http/webhook-receipts';
 import { refuseTwiml, waitTwiml } from './conference-twiml';
 import type { TwilioTelephony } from './twilio-telephony';
@@ -69,6 +70,10 @@ export function recordingReceiptKey(
   ].join(':');
 }
 
+/** What every Twilio webhook's description says. */
+const SIGNED =
+  "Mounted only when the server calls through Twilio (`docs/deployment.md`). Twilio posts it form-encoded and signs it with the account's Auth Token over `PUBLIC_BASE_URL` + path + query and the form fields (`X-Twilio-Signature`); a missing or wrong signature is 403 and reaches nothing.";
+
 /** The error body of a request Twilio did not sign. */
 export const INVALID_SIGNATURE = { error: 'Invalid Twilio signature.' } as const;
 
@@ -92,14 +97,41 @@ export function twilioWebhookRoutes(options: TwilioWebhookOptions) {
         )
       );
     };
-    const route = { config: { auth: 'public' as const } };
-    app.post('/twilio/voice', route, async (request, reply) => {
+    /** A webhook's options: public to the session layer (the signature is checked here). */
+    const route = (summary: string, description: string, answers: RouteDocs['response']) => {
+      const schema: RouteDocs = {
+        summary,
+        description: `${description} ${SIGNED}`,
+        tags: ['Provider webhooks'],
+        consumes: ['application/x-www-form-urlencoded'],
+        response: { ...answers, 403: { description: '`{"error":"Invalid Twilio signature."}`' } },
+      };
+      return { config: { auth: 'public' as const }, schema };
+    };
+    const voice = route(
+      'Twilio’s voice webhook (TwiML)',
+      "The TwiML App's and the numbers' voice URL. An agent's browser placing a call (`From: client:<user id>`, with the console's `call_user_id` or `network_test` parameters): answered with `<Dial><Conference participantLabel=\"agent-<id>\" …>CA…</Conference></Dial>` and the lead dialled into that conference, or, refused, `<Say>` the reason and `<Hangup/>` (the dial guard's sentences, see Dialling rules; 'Your login has ended: log in again to place calls.' for a browser whose user has no login left, its access token living on for its hour). A phone calling one of an account's caller numbers: the call is offered to the account's agents; the caller waits (`<Pause>`) until an agent answers, then joins the conference. A number no account has: `<Reject/>`.",
+      {
+        200: {
+          description: 'TwiML',
+          content: { 'text/xml': { schema: { type: 'string' } } },
+        },
+      },
+    );
+    app.post('/twilio/voice', voice, async (request, reply) => {
       if (!signed(request)) return reply.code(403).send(INVALID_SIGNATURE);
       return reply.type('text/xml').send(await options.voice(formOf(request)));
     });
     /** Whether this callback is its first delivery (a repeat is answered and not handled). */
     const firstTime = async (key: string) => (await options.receipts?.firstTime(key)) ?? true;
-    app.post('/twilio/status', route, async (request, reply) => {
+    const status = route(
+      'Twilio’s status callbacks',
+      "Status callbacks of each participant's leg (`?call=<call sid>&label=<label>`; `CallSid`, `CallStatus`) and of the conference (`StatusCallbackEvent` `participant-join`, `participant-leave`, `conference-end`; `FriendlyName` the call sid, `ParticipantLabel`). 204. A repeat (same leg or conference, event, status and `SequenceNumber`), on whichever instance, is answered 204 and changes nothing (webhook receipts, see Rate limits).",
+      {
+        204: { description: 'Handled (or a repeat, not handled again)' },
+      },
+    );
+    app.post('/twilio/status', status, async (request, reply) => {
       if (!signed(request)) return reply.code(403).send(INVALID_SIGNATURE);
       const [query, form] = [queryOf(request), formOf(request)];
       if (await firstTime(statusReceiptKey(query, form))) {
@@ -107,7 +139,14 @@ export function twilioWebhookRoutes(options: TwilioWebhookOptions) {
       }
       return reply.code(204).send();
     });
-    app.post('/twilio/recording', route, async (request, reply) => {
+    const recording = route(
+      'Twilio’s recording callback',
+      "The conference recording's status callback (`RecordingStatus=completed`, `RecordingUrl`, `RecordingDuration`): the call's recording becomes playable at `GET /api/v1/calls/{id}/recording`, which streams it from Twilio with the API key. 204; a repeat changes nothing.",
+      {
+        204: { description: 'Handled (or a repeat, not handled again)' },
+      },
+    );
+    app.post('/twilio/recording', recording, async (request, reply) => {
       if (!signed(request)) return reply.code(403).send(INVALID_SIGNATURE);
       const [query, form] = [queryOf(request), formOf(request)];
       if (await firstTime(recordingReceiptKey(query, form))) {

@@ -4,16 +4,21 @@
  */
 import type { FastifyInstance } from 'fastify';
 import {
+  AgentsPageSchema,
+  CallerNumbersResponseSchema,
+  TeamsResponseSchema,
   TimeQuery,
   UsersPaginatedQuery,
   UserStatusBody,
+  UserStatusResponseSchema,
   type UserStatusResponse,
 } from '@leadline/contracts';
 import { sessionOf } from '../auth/auth-plugin';
 import type { CallFlows } from '../calls/call-flows';
 import type { Db } from '../db/database';
 import { AppError } from '../http/errors';
-import { parseWith } from '../http/validate';
+import type { RouteDocs } from '../http/api-docs';
+import { parseRequest } from '../http/validate';
 import { listTeams, pageAgents } from './agents-repo';
 import { listCallerNumbers } from './caller-numbers-repo';
 import type { Presence } from './users-repo';
@@ -28,25 +33,50 @@ const statusAnswer = (presence: Presence | null): UserStatusResponse => {
   };
 };
 
+const TAGS = ['Agents and teams'];
+
 /** Routes of users and teams. */
 export function usersRoutes(deps: { db: Db; flows: CallFlows }) {
   return async (app: FastifyInstance): Promise<void> => {
-    app.put('/api/v1/user/status', async (request) => {
+    const status = {
+      summary: 'Sets the agent Available or Away',
+      description:
+        "The agent's own status: `available` (takes calls when free) or `away`. The answer says where the agent is now (`available`, `away`, `on_call`, `wrap_up`, `offline`). Becoming available offers the agent a waiting lead at once.",
+      tags: TAGS,
+      body: UserStatusBody,
+      response: { 200: UserStatusResponseSchema },
+    } satisfies RouteDocs;
+    app.put('/api/v1/user/status', { schema: status }, async (request) => {
       const { user } = sessionOf(request);
-      const body = parseWith(UserStatusBody, request.body);
+      const body = parseRequest(request, 'body', status.body);
       return statusAnswer(
         await deps.flows.presence.setAvailable(user.id, body.status === 'available'),
       );
     });
 
-    app.post('/api/v1/user/wrap-up/done', async (request) => {
+    const wrapUpDone = {
+      summary: 'Done: ends the agent’s wrap-up',
+      description:
+        "Done: ends the agent's wrap-up after a call (routing skips an agent who wraps up, until Done or the profile's `wrap_up_seconds`, 60 by default). The console sends it when the agent leaves the Thank you or note view.",
+      tags: TAGS,
+      response: { 200: UserStatusResponseSchema },
+    } satisfies RouteDocs;
+    app.post('/api/v1/user/wrap-up/done', { schema: wrapUpDone }, async (request) => {
       const { user } = sessionOf(request);
       return statusAnswer(await deps.flows.presence.endWrapUp(user.id));
     });
 
-    app.get('/api/v1/users/paginated', async (request) => {
+    const agents = {
+      summary: 'Agents of the account, for transfer and conference',
+      description:
+        'Agents of the account (the user left out) for the transfer and conference panels, 10 per page by name. `status`: `online` (default: online in the app or on mobile), `all`, `available` (available, online, not on a call), `on_call`; `search` on the name (case-insensitive, contains), `team_id`. `on_call_id` is the call the agent is on (the id listen / whisper / barge take).',
+      tags: TAGS,
+      querystring: UsersPaginatedQuery,
+      response: { 200: AgentsPageSchema },
+    } satisfies RouteDocs;
+    app.get('/api/v1/users/paginated', { schema: agents }, async (request) => {
       const { user } = sessionOf(request);
-      const query = parseWith(UsersPaginatedQuery, request.query, 'query');
+      const query = parseRequest(request, 'querystring', agents.querystring);
       return pageAgents(deps.db, {
         accountId: user.accountId,
         excludeUserId: user.id,
@@ -58,15 +88,31 @@ export function usersRoutes(deps: { db: Db; flows: CallFlows }) {
       });
     });
 
-    app.get('/api/v1/teams', async (request) => {
+    const teams = {
+      summary: 'The account’s teams',
+      description:
+        "The account's teams; `is_available`: some member could take a transfer now (available, not on a call, online — in the app if app-only). The `time` query is a cache-buster and ignored.",
+      tags: TAGS,
+      querystring: TimeQuery,
+      response: { 200: TeamsResponseSchema },
+    } satisfies RouteDocs;
+    app.get('/api/v1/teams', { schema: teams }, async (request) => {
       const { user } = sessionOf(request);
-      parseWith(TimeQuery, request.query, 'query');
+      parseRequest(request, 'querystring', teams.querystring);
       return { data: await listTeams(deps.db, user.accountId, deps.flows.now()) };
     });
 
-    app.get('/api/v1/callerids', async (request) => {
+    const callerIds = {
+      summary: 'The account’s caller numbers',
+      description:
+        "The account's caller numbers for the New Call panel's Caller ID selector. The `time` query is a cache-buster and ignored.",
+      tags: TAGS,
+      querystring: TimeQuery,
+      response: { 200: CallerNumbersResponseSchema },
+    } satisfies RouteDocs;
+    app.get('/api/v1/callerids', { schema: callerIds }, async (request) => {
       const { user } = sessionOf(request);
-      parseWith(TimeQuery, request.query, 'query');
+      parseRequest(request, 'querystring', callerIds.querystring);
       return { data: await listCallerNumbers(deps.db, user.accountId) };
     });
   };

@@ -14,9 +14,11 @@ const API_PREFIXES = ['/api/', '/apps/', '/twilio/', '/signal', '/healthz'];
 export function webRoutes(distDir: string) {
   return async (app: FastifyInstance): Promise<void> => {
     const hasIndex = existsSync(join(distDir, 'index.html'));
-    // The console's files are public; every API route stays session-only by default.
+    // The console's files are public; every API route stays session-only by default. They are
+    // files, not the API: the API document (`/api/docs`) leaves them out.
     app.addHook('onRoute', (route) => {
       route.config = { ...route.config, auth: 'public' };
+      route.schema = { ...route.schema, hide: true };
     });
     if (hasIndex) {
       await app.register(fastifyStatic, { root: distDir, wildcard: false, index: 'index.html' });

@@ -12,6 +12,8 @@ import {
   type PusherBatchBody as BatchBody,
   type PusherTriggerBody as TriggerBody,
 } from '@leadline/contracts/realtime';
+import { z } from 'zod';
+import type { RouteDocs } from '../../http/api-docs';
 import type { PusherCredentials } from '../pusher-auth';
 import { MAX_EVENT_DATA_BYTES } from './constants';
 import type { EmbeddedPusher, PusherDelivery } from './embedded-pusher';
@@ -27,6 +29,19 @@ export interface PusherEventsApiDeps {
 }
 
 const SOCKET_ID = /^\d+\.\d+$/;
+
+const TAGS = ['Realtime'];
+const PUBLIC = { config: { auth: 'public' as const } };
+const AppParams = z.object({ appId: z.string().describe('The Pusher app id (`PUSHER_APP_ID`)') });
+const EVENTS_DOCS =
+  "The embedded realtime endpoint's Pusher HTTP events API, for the `pusher` npm library of any instance: signed as Pusher signs (`auth_key`, `auth_timestamp`, `auth_version`, `body_md5`, `auth_signature`; the signature is the authentication, no session), delivered to the endpoint's subscribers on every instance. Answers as hosted Pusher: 200 `{}`, 400 bad body, 401 bad signature, 404 unknown app, 413 data too large.";
+const ANSWERS = {
+  200: { description: '`{}`' },
+  400: { description: '`{ error }`: not JSON, or not an event' },
+  401: { description: '`{ error }`: the signature' },
+  404: { description: '`{ error: "Unknown app." }`' },
+  413: { description: '`{ error }`: the event is too large' },
+};
 
 /** The events API routes, as a Fastify plugin (its raw-JSON body parser stays inside it). */
 export function pusherEventsRoutes(deps: PusherEventsApiDeps) {
@@ -83,10 +98,18 @@ export function pusherEventsRoutes(deps: PusherEventsApiDeps) {
       return reply.code(200).send({});
     }
 
-    app.post('/apps/:appId/events', { config: { auth: 'public' } }, async (request, reply) => {
+    const trigger = {
+      summary: 'Pusher HTTP API: triggers an event (embedded realtime)',
+      description: EVENTS_DOCS,
+      tags: TAGS,
+      params: AppParams,
+      body: PusherTriggerBody,
+      response: ANSWERS,
+    } satisfies RouteDocs;
+    app.post('/apps/:appId/events', { ...PUBLIC, schema: trigger }, async (request, reply) => {
       const json = authorised(request, reply);
       if (json === undefined) return reply;
-      const parsed = PusherTriggerBody.safeParse(json);
+      const parsed = trigger.body.safeParse(json);
       const channels = parsed.success ? channelsOf(parsed.data) : [];
       if (!parsed.success || channels.length === 0) {
         return reply.code(400).send({ error: 'Expected { name, data, channels | channel }.' });
@@ -95,17 +118,21 @@ export function pusherEventsRoutes(deps: PusherEventsApiDeps) {
       return deliver(reply, [{ channels, event: name, data, exceptSocketId }]);
     });
 
-    app.post(
-      '/apps/:appId/batch_events',
-      { config: { auth: 'public' } },
-      async (request, reply) => {
-        const json = authorised(request, reply);
-        if (json === undefined) return reply;
-        const parsed = PusherBatchBody.safeParse(json);
-        if (!parsed.success) return reply.code(400).send({ error: 'Expected { batch: [...] }.' });
-        return deliver(reply, parsed.data.batch.map(toDelivery));
-      },
-    );
+    const batch = {
+      summary: 'Pusher HTTP API: triggers a batch of events (embedded realtime)',
+      description: EVENTS_DOCS,
+      tags: TAGS,
+      params: AppParams,
+      body: PusherBatchBody,
+      response: ANSWERS,
+    } satisfies RouteDocs;
+    app.post('/apps/:appId/batch_events', { ...PUBLIC, schema: batch }, async (request, reply) => {
+      const json = authorised(request, reply);
+      if (json === undefined) return reply;
+      const parsed = batch.body.safeParse(json);
+      if (!parsed.success) return reply.code(400).send({ error: 'Expected { batch: [...] }.' });
+      return deliver(reply, parsed.data.batch.map(toDelivery));
+    });
   };
 }
 
