@@ -164,7 +164,7 @@ const userFields = {
   permissions: z
     .array(
       z.enum(PERMISSION_STRINGS, {
-        error: `Each permission must be one of ${PERMISSION_STRINGS.join(', ')}.`,
+        error: `The permissions may only be ${PERMISSION_STRINGS.join(', ')}.`,
       }),
       { error: 'The permissions must be a list.' },
     )
@@ -175,7 +175,8 @@ const userFields = {
     .max(100, { error: 'A user may be in at most 100 teams.' })
     .transform((list) => [...new Set(list)]),
   country_code: CountryCode.optional(),
-  phone_number: z.union([z.null(), phoneNumberField('phone number')]).optional(),
+  // Nullable, not a union with null: a union's failure would hide the field's own sentence.
+  phone_number: phoneNumberField('phone number').nullable().optional(),
   integrations: AdminIntegrations.optional(),
   active: z.boolean({ error: 'The active field must be true or false.' }).optional(),
 };
@@ -413,17 +414,26 @@ export type AdminApiKeyBody = z.infer<typeof AdminApiKeyBody>;
 // ---------------------------------------------------------------------------------------------
 // The account
 
+/** A dialling limit: a whole number from 1 to `max`, with the sentence naming it. */
+const dialLimit = (name: string, max: number) =>
+  z
+    .int({ error: `The ${name} must be a whole number.` })
+    .min(1, { error: `The ${name} must be at least 1.` })
+    .max(max, { error: `The ${name} may be at most ${max.toLocaleString('en-US')}.` });
+
 /** The toll-fraud guard's settings (issue 36) as the admin edits them. */
 export const AdminDialPolicy = z.strictObject({
   call_countries: z
-    .array(CountryCode)
+    .array(CountryCode, { error: 'The call countries must be a list of country codes.' })
     .min(1, { error: 'Name at least one country agents may call.' })
-    .max(250)
+    .max(250, { error: 'The call countries list is too long.' })
     .transform((list) => [...new Set(list)]),
-  calls_per_minute_per_agent: z.int().min(1).max(1000),
-  calls_per_minute_per_account: z.int().min(1).max(100_000),
-  sms_per_hour_per_agent: z.int().min(1).max(10_000),
-  sms_per_hour_per_account: z.int().min(1).max(1_000_000),
+  calls_per_minute_per_agent: dialLimit('calls per minute per agent', 1000),
+  calls_per_minute_per_account: dialLimit('calls per minute per account', 100_000),
+  sms_per_hour_per_agent: dialLimit('texts per hour per agent', 10_000),
+  // At most the server's policy limit (`DIAL_LIMIT_MAX`): a larger value would be read there as
+  // unreadable, and applied as its strictest (1).
+  sms_per_hour_per_account: dialLimit('texts per hour per account', 100_000),
 });
 export type AdminDialPolicy = z.infer<typeof AdminDialPolicy>;
 
@@ -475,9 +485,9 @@ export const AdminAccountUpdateBody = z.strictObject({
   single_sign_on: AdminSingleSignOn.partial().optional(),
   dial_policy: AdminDialPolicy.partial().optional(),
   session_idle_minutes: z
-    .int()
-    .min(5)
-    .max(7 * 24 * 60)
+    .int({ error: 'The session idle minutes must be a whole number.' })
+    .min(5, { error: 'The session idle minutes must be at least 5.' })
+    .max(7 * 24 * 60, { error: 'The session idle minutes may be at most 10,080 (a week).' })
     .nullable()
     .optional(),
   crm_defaults: AdminIntegrations.optional(),
