@@ -144,8 +144,8 @@ describe('production', () => {
       expect(refused.exit).toEqual({ code: 1, signal: null });
       expect(linesOf(refused.stderr)).toEqual([
         'Leadline refuses to start in production mode:',
-        "- The database holds the demo seed's logins agent1@example.com, agent2@example.com, supervisor@example.com, agent@a6671.example.com, agent@a9920.example.com, agent@a9420.example.com, agent@a781.example.com (password leadline-demo, published in the README): remove them with npm run remove-demo (with this DATABASE_URL).",
-        '- The database holds the demo API key (demo-api-key, published in the README): remove it with npm run remove-demo (with this DATABASE_URL).',
+        "- The database holds the demo seed's logins agent1@example.com, agent2@example.com, supervisor@example.com, admin@example.com, agent@a6671.example.com, agent@a9920.example.com, agent@a9420.example.com, agent@a781.example.com (password leadline-demo, published in the README): remove them with npm run admin -- remove-demo (with this DATABASE_URL).",
+        '- The database holds the demo API key (demo-api-key, published in the README): remove it with npm run admin -- remove-demo (with this DATABASE_URL).',
       ]);
     }, 240_000);
 
@@ -153,7 +153,7 @@ describe('production', () => {
       const removal = await npmRun(['run', 'remove-demo'], { ...PRODUCTION, ...database.env });
       expect(removal.code).toBe(0);
       expect(linesOf(removal.stdout).filter((line) => line.startsWith('Removed'))).toEqual([
-        "Removed the demo seed's logins agent1@example.com, agent2@example.com, supervisor@example.com, agent@a6671.example.com, agent@a9920.example.com, agent@a9420.example.com, agent@a781.example.com from the database at DATABASE_URL.",
+        "Removed the demo seed's logins agent1@example.com, agent2@example.com, supervisor@example.com, admin@example.com, agent@a6671.example.com, agent@a9920.example.com, agent@a9420.example.com, agent@a781.example.com from the database at DATABASE_URL.",
         'Removed the demo API key from the database at DATABASE_URL.',
       ]);
 

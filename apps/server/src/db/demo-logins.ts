@@ -9,13 +9,14 @@
 export const DEMO_API_KEY = 'demo-api-key';
 
 /**
- * The e-mail addresses of the demo seed's users: the demo account's agents and supervisor, and
+ * The e-mail addresses of the demo seed's users: the demo account's agents, supervisor and admin, and
  * the one agent of each account the spec ties to an id (`SPECIAL_ACCOUNTS`).
  */
 export const DEMO_USER_EMAILS: readonly string[] = [
   'agent1@example.com',
   'agent2@example.com',
   'supervisor@example.com',
+  'admin@example.com',
   'agent@a6671.example.com',
   'agent@a9920.example.com',
   'agent@a9420.example.com',
@@ -24,6 +25,6 @@ export const DEMO_USER_EMAILS: readonly string[] = [
 
 /**
  * The command that removes the demo seed's logins and key from the configured database (the
- * root's script; `npm run remove-demo -w @leadline/server` in the server's folder).
+ * root's script, `npm run remove-demo` still works too).
  */
-export const REMOVE_DEMO_COMMAND = 'npm run remove-demo';
+export const REMOVE_DEMO_COMMAND = 'npm run admin -- remove-demo';

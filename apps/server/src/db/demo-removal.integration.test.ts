@@ -129,8 +129,8 @@ describe('a database an embedded start seeded', () => {
     expect((refused as Error).message).toBe(
       [
         'Leadline refuses to start in production mode:',
-        `- The database holds the demo seed's logins agent1@example.com, agent2@example.com, supervisor@example.com, agent@a6671.example.com, agent@a9920.example.com, agent@a9420.example.com, agent@a781.example.com (password ${DEMO_PASSWORD}, published in the README): remove them with npm run remove-demo (with this DATABASE_URL).`,
-        '- The database holds the demo API key (demo-api-key, published in the README): remove it with npm run remove-demo (with this DATABASE_URL).',
+        `- The database holds the demo seed's logins agent1@example.com, agent2@example.com, supervisor@example.com, admin@example.com, agent@a6671.example.com, agent@a9920.example.com, agent@a9420.example.com, agent@a781.example.com (password ${DEMO_PASSWORD}, published in the README): remove them with npm run admin -- remove-demo (with this DATABASE_URL).`,
+        '- The database holds the demo API key (demo-api-key, published in the README): remove it with npm run admin -- remove-demo (with this DATABASE_URL).',
       ].join('\n'),
     );
   });

@@ -1,24 +1,25 @@
 /**
- * The embedded demo: one account with teams, agents, a supervisor, a profile with tags, caller
- * numbers and leads (README lists the logins). Idempotent: it seeds only an empty database,
- * and makes sure the configured lead-intake API key exists.
+ * The embedded demo: one account with teams, agents, a supervisor, an admin, a profile with tags,
+ * caller numbers and leads (README lists the logins). Idempotent: it seeds only an empty
+ * database, and makes sure the configured lead-intake API key exists.
+ *
+ * Everything an admin could make goes through the admin services (`admin/`), the ones the admin
+ * API and `npm run admin` use, with their checks and audit entries (the seed's actor is the
+ * system): every embedded start proves them. Leads are not an admin's to make; they are
+ * inserted as lead intake would store them.
  */
-import { createHash } from 'node:crypto';
-import { count, eq, sql } from 'drizzle-orm';
-import type { AccountSettings } from '@leadline/contracts';
+import { eq, sql } from 'drizzle-orm';
+import type { AccountSettings, PermissionString } from '@leadline/contracts';
+import { createApiKey, apiKeyHash } from '../admin/admin-api-keys';
+import { createCallerNumber } from '../admin/admin-caller-numbers';
+import { createProfile } from '../admin/admin-profiles';
+import { createAdminTeam } from '../admin/admin-teams';
+import { createAdminUser } from '../admin/admin-users-write';
+import { SYSTEM_ACTOR } from '../admin/audit';
+import { insertAccount } from '../admin/create-account';
 import { hashPassword } from '../auth/password';
-import type { Db } from './database';
-import {
-  accounts,
-  apiKeys,
-  callerNumbers,
-  leads,
-  profiles,
-  tags,
-  teamMembers,
-  teams,
-  users,
-} from './schema';
+import type { Db, DbOrTx } from './database';
+import { accounts, apiKeys, leads } from './schema';
 
 /** The demo logins' password. */
 export const DEMO_PASSWORD = 'leadline-demo';
@@ -29,9 +30,23 @@ export const DEMO_PASSWORD = 'leadline-demo';
  */
 let demoPasswordHash: Promise<string> | undefined;
 const hashDemoPassword = (): Promise<string> => (demoPasswordHash ??= hashPassword(DEMO_PASSWORD));
+const demoHashing = { hashPassword: hashDemoPassword };
 
-const AGENT_PERMISSIONS = ['app-sms', 'app-retry', 'app-autoaccept'];
-const SUPERVISOR_PERMISSIONS = [...AGENT_PERMISSIONS, 'listen', 'whisper', 'barge'];
+const AGENT_PERMISSIONS: PermissionString[] = ['app-sms', 'app-retry', 'app-autoaccept'];
+const SUPERVISOR_PERMISSIONS: PermissionString[] = [
+  ...AGENT_PERMISSIONS,
+  'listen',
+  'whisper',
+  'barge',
+];
+
+/** The demo's tags (Tags & Stages), in the order the console shows them. */
+const DEMO_TAGS = [
+  { key: 'hot', name: 'Hot lead', color: '#d93025' },
+  { key: 'quote-sent', name: 'Quote sent', color: '#f29900' },
+  { key: 'follow-up', name: 'Follow up', color: '#1a73e8' },
+  { key: 'not-interested', name: 'Not interested', color: '#5f6368' },
+];
 
 /**
  * Accounts whose behaviour the spec hard-codes by id, seeded with that behaviour as settings
@@ -103,47 +118,51 @@ async function seedSpecialAccount(
     .from(accounts)
     .where(eq(accounts.id, special.id));
   if (existing) return false;
-  const password = await hashDemoPassword();
   await db.transaction(async (tx) => {
-    const accountId = special.id;
-    await tx
-      .insert(accounts)
-      .values({ id: accountId, name: special.name, settings: special.settings });
-    const profileValues =
-      accountId === 6671
-        ? {
-            id: NO_AUTO_ANSWER_PROFILE_ID,
-            accountId,
-            name: 'Callbacks (no auto-answer)',
-            autoAnswer: false,
-          }
-        : { accountId, name: 'Leads' };
-    const [profile] = await tx.insert(profiles).values(profileValues).returning();
-    await tx.insert(tags).values([
-      { profileId: profile!.id, key: 'hot', name: 'Hot lead', color: '#d93025' },
-      { profileId: profile!.id, key: 'follow-up', name: 'Follow up', color: '#1a73e8' },
-    ]);
-    const [agent] = await tx
-      .insert(users)
-      .values({
-        accountId,
-        email: `agent@a${accountId}.example.com`,
-        passwordHash: password,
-        fullName: `Agent ${accountId}`,
-        permissions: AGENT_PERMISSIONS,
-      })
-      .returning({ id: users.id });
-    const [team] = await tx.insert(teams).values({ accountId, name: 'Agents' }).returning();
-    await tx.insert(teamMembers).values({ teamId: team!.id, userId: agent!.id });
-    await tx.insert(callerNumbers).values({
+    const accountId = await insertAccount(
+      tx,
+      SYSTEM_ACTOR,
+      { name: special.name },
+      { id: special.id, settings: special.settings },
+    );
+    const fixedId = accountId === 6671 ? NO_AUTO_ANSWER_PROFILE_ID : undefined;
+    if (fixedId !== undefined) await nextProfileIdIs(tx, fixedId);
+    const profile = await createProfile(tx, SYSTEM_ACTOR, accountId, {
+      name: fixedId !== undefined ? 'Callbacks (no auto-answer)' : 'Leads',
+      is_deal_whispertext: false,
+      auto_answer: fixedId === undefined,
+      tags: [
+        { key: 'hot', name: 'Hot lead', color: '#d93025' },
+        { key: 'follow-up', name: 'Follow up', color: '#1a73e8' },
+      ],
+    });
+    if (fixedId !== undefined && profile.id !== fixedId) {
+      throw new Error(`The seed's profile ${fixedId} got id ${profile.id}.`);
+    }
+    if (fixedId !== undefined) await profileSequenceAtMax(tx);
+    const team = await createAdminTeam(tx, SYSTEM_ACTOR, accountId, { name: 'Agents' });
+    await createAdminUser(
+      tx,
+      SYSTEM_ACTOR,
       accountId,
-      profileId: profile!.id,
+      {
+        full_name: `Agent ${accountId}`,
+        email: `agent@a${accountId}.example.com`,
+        password: DEMO_PASSWORD,
+        role: 'agent',
+        permissions: AGENT_PERMISSIONS,
+        team_ids: [team.id],
+      },
+      demoHashing,
+    );
+    await createCallerNumber(tx, SYSTEM_ACTOR, accountId, {
       name: `${special.name.split(' (')[0]} line`,
-      phoneNumber: `+1555015${String(accountId).padStart(4, '0')}`,
+      phone_number: `+1555015${String(accountId).padStart(4, '0')}`,
+      profile_id: profile.id,
     });
     await tx.insert(leads).values({
       accountId,
-      profileId: profile!.id,
+      profileId: profile.id,
       fname: 'Casey',
       lname: `Lead ${accountId}`,
       phoneNumber: `+155501${String(accountId).padStart(5, '0').slice(-5)}`,
@@ -154,100 +173,118 @@ async function seedSpecialAccount(
   return true;
 }
 
+/** Moves the profiles' sequence so the next profile gets `id` (free: checked by the caller's insert). */
+async function nextProfileIdIs(tx: DbOrTx, id: number): Promise<void> {
+  await tx.execute(sql`select setval(pg_get_serial_sequence('profiles', 'id'), ${id - 1})`);
+}
+
+/** Moves the profiles' sequence past the largest id again. */
+async function profileSequenceAtMax(tx: DbOrTx): Promise<void> {
+  await tx.execute(
+    sql`select setval(pg_get_serial_sequence('profiles', 'id'), (select max(id) from profiles))`,
+  );
+}
+
+/** The demo account's people: agents, a supervisor and the admin (`team` by name). */
+const DEMO_PEOPLE = [
+  {
+    email: 'agent1@example.com',
+    full_name: 'Alex Rivera',
+    phone_number: '+15550142001',
+    role: 'agent',
+    permissions: AGENT_PERMISSIONS,
+    team: 'Sales',
+    // The lead card's CRM buttons for leads that carry a source_id (demo CRM accounts).
+    integrations: {
+      hubspot_id: '2468013',
+      salesforce_domain: 'acme-solar.my.salesforce.com',
+      activecampaign_domain: null,
+    },
+  },
+  {
+    email: 'agent2@example.com',
+    full_name: 'Blake Chen',
+    phone_number: '+15550142002',
+    role: 'agent',
+    permissions: AGENT_PERMISSIONS,
+    team: 'Support',
+  },
+  {
+    email: 'supervisor@example.com',
+    full_name: 'Sam Okafor',
+    phone_number: '+15550142003',
+    role: 'supervisor',
+    permissions: SUPERVISOR_PERMISSIONS,
+    team: 'Sales',
+  },
+  {
+    email: 'admin@example.com',
+    full_name: 'Morgan Ellis',
+    phone_number: null,
+    role: 'admin',
+    permissions: [],
+    team: null,
+  },
+] as const;
+
 /** Seeds the demo account if the database has no account yet; returns whether it did. */
 async function seedDemoAccount(db: Db): Promise<boolean> {
-  const [{ n } = { n: 0 }] = await db.select({ n: count() }).from(accounts);
-  if (n > 0) return false;
-  const password = await hashDemoPassword();
+  const [any] = await db.select({ id: accounts.id }).from(accounts).limit(1);
+  if (any) return false;
   await db.transaction(async (tx) => {
-    const [account] = await tx
-      .insert(accounts)
-      .values({
-        name: 'Acme Solar (demo)',
-        settings: {},
+    const accountId = await insertAccount(
+      tx,
+      SYSTEM_ACTOR,
+      { name: 'Acme Solar (demo)', country_code: 'US', time_zone: 'America/Los_Angeles' },
+      {
         ssoEnabled: true,
         // A US account that also calls its Canadian and British leads (the dial guard's
         // countries; an account without the field calls its own country only).
         policy: { call_countries: ['US', 'CA', 'GB'] },
-      })
-      .returning();
-    const accountId = account!.id;
-    const [profile] = await tx
-      .insert(profiles)
-      .values({ accountId, name: 'Solar leads', isDealWhispertext: true, autoAnswer: true })
-      .returning();
-    await tx.insert(tags).values([
-      { profileId: profile!.id, key: 'hot', name: 'Hot lead', color: '#d93025' },
-      { profileId: profile!.id, key: 'quote-sent', name: 'Quote sent', color: '#f29900' },
-      { profileId: profile!.id, key: 'follow-up', name: 'Follow up', color: '#1a73e8' },
-      { profileId: profile!.id, key: 'not-interested', name: 'Not interested', color: '#5f6368' },
-    ]);
-    const people = await tx
-      .insert(users)
-      .values([
-        {
-          accountId,
-          email: 'agent1@example.com',
-          passwordHash: password,
-          fullName: 'Alex Rivera',
-          phoneNumber: '+15550142001',
-          permissions: AGENT_PERMISSIONS,
-          // The lead card's CRM buttons for leads that carry a source_id (demo CRM accounts).
-          integrations: {
-            hubspot_id: '2468013',
-            salesforce_domain: 'acme-solar.my.salesforce.com',
-            activecampaign_domain: null,
-          },
-        },
-        {
-          accountId,
-          email: 'agent2@example.com',
-          passwordHash: password,
-          fullName: 'Blake Chen',
-          phoneNumber: '+15550142002',
-          permissions: AGENT_PERMISSIONS,
-        },
-        {
-          accountId,
-          email: 'supervisor@example.com',
-          passwordHash: password,
-          fullName: 'Sam Okafor',
-          phoneNumber: '+15550142003',
-          permissions: SUPERVISOR_PERMISSIONS,
-        },
-      ])
-      .returning({ id: users.id, email: users.email });
-    const [sales, support] = await tx
-      .insert(teams)
-      .values([
-        { accountId, name: 'Sales' },
-        { accountId, name: 'Support' },
-      ])
-      .returning();
-    const id = (email: string) => people.find((p) => p.email === email)!.id;
-    await tx.insert(teamMembers).values([
-      { teamId: sales!.id, userId: id('agent1@example.com') },
-      { teamId: sales!.id, userId: id('supervisor@example.com') },
-      { teamId: support!.id, userId: id('agent2@example.com') },
-    ]);
-    await tx.insert(callerNumbers).values([
-      {
-        accountId,
-        profileId: profile!.id,
-        name: 'Acme Solar main line',
-        phoneNumber: '+15550142000',
       },
-      {
+    );
+    const profile = await createProfile(tx, SYSTEM_ACTOR, accountId, {
+      name: 'Solar leads',
+      is_deal_whispertext: true,
+      auto_answer: true,
+      tags: DEMO_TAGS,
+    });
+    const teamIds = new Map<string, number>();
+    for (const name of ['Sales', 'Support']) {
+      teamIds.set(name, (await createAdminTeam(tx, SYSTEM_ACTOR, accountId, { name })).id);
+    }
+    for (const person of DEMO_PEOPLE) {
+      await createAdminUser(
+        tx,
+        SYSTEM_ACTOR,
         accountId,
-        profileId: profile!.id,
-        name: 'Acme Solar spring campaign',
-        phoneNumber: '+15550142010',
-      },
-    ]);
+        {
+          full_name: person.full_name,
+          email: person.email,
+          password: DEMO_PASSWORD,
+          role: person.role,
+          permissions: [...person.permissions],
+          team_ids: person.team ? [teamIds.get(person.team)!] : [],
+          phone_number: person.phone_number,
+          ...('integrations' in person ? { integrations: person.integrations } : {}),
+        },
+        demoHashing,
+      );
+    }
+    for (const [name, phone] of [
+      ['Acme Solar main line', '+15550142000'],
+      ['Acme Solar spring campaign', '+15550142010'],
+    ] as const) {
+      await createCallerNumber(tx, SYSTEM_ACTOR, accountId, {
+        name,
+        phone_number: phone,
+        profile_id: profile.id,
+      });
+    }
     await tx.insert(leads).values([
       {
         accountId,
-        profileId: profile!.id,
+        profileId: profile.id,
         fname: 'Jordan',
         lname: 'Miles',
         phoneNumber: '+15550100042',
@@ -257,7 +294,7 @@ async function seedDemoAccount(db: Db): Promise<boolean> {
       },
       {
         accountId,
-        profileId: profile!.id,
+        profileId: profile.id,
         fname: 'Priya',
         lname: 'Natarajan',
         phoneNumber: '+15550100117',
@@ -270,10 +307,16 @@ async function seedDemoAccount(db: Db): Promise<boolean> {
   return true;
 }
 
-/** Makes sure the lead-intake API key exists for the first account (embedded mode). */
+/**
+ * Makes sure the lead-intake API key `key` (`LEADLINE_API_KEY`) exists, for the first account,
+ * through the admin service (an audit entry says the system made it).
+ */
 export async function ensureApiKey(db: Db, key: string): Promise<void> {
-  const keyHash = createHash('sha256').update(key).digest('hex');
-  const [existing] = await db.select().from(apiKeys).where(eq(apiKeys.keyHash, keyHash)).limit(1);
+  const [existing] = await db
+    .select({ id: apiKeys.id })
+    .from(apiKeys)
+    .where(eq(apiKeys.keyHash, apiKeyHash(key)))
+    .limit(1);
   if (existing) return;
   const [account] = await db
     .select({ id: accounts.id })
@@ -281,5 +324,5 @@ export async function ensureApiKey(db: Db, key: string): Promise<void> {
     .orderBy(accounts.id)
     .limit(1);
   if (!account) return;
-  await db.insert(apiKeys).values({ accountId: account.id, name: 'Lead intake', keyHash });
+  await createApiKey(db, SYSTEM_ACTOR, account.id, { name: 'Lead intake' }, key);
 }
