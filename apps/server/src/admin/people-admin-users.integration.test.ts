@@ -420,6 +420,13 @@ describe('PATCH /api/v1/admin/users/{id}', () => {
 });
 
 describe('the last active admin', () => {
+  beforeAll(async () => {
+    // Ada is the account's only active admin (the seed may have made one of its own).
+    await f.t.database.db.execute(
+      sql`update users set role = 'agent' where account_id = 1 and role = 'admin' and id <> ${admin.userId}`,
+    );
+  });
+
   it('can be neither demoted nor deactivated (409), nothing written', async () => {
     for (const change of [
       { role: 'agent' },
