@@ -84,7 +84,10 @@ export class AdminApi {
   }
   /** The numbers the telephony account holds (`provider_checked` false: any number will do). */
   availableNumbers(): Promise<AdminAvailableNumbers> {
-    return this.#api.request<AdminAvailableNumbers>('GET', `${ADMIN_BASE}/caller-numbers/available`);
+    return this.#api.request<AdminAvailableNumbers>(
+      'GET',
+      `${ADMIN_BASE}/caller-numbers/available`,
+    );
   }
   createCallerNumber(body: AdminCallerNumberBody): Promise<AdminCallerNumber> {
     return this.#create('caller-numbers', body);
@@ -108,7 +111,10 @@ export class AdminApi {
   }
 
   async getAccount(): Promise<AdminAccount> {
-    const { data } = await this.#api.request<{ data: AdminAccount }>('GET', `${ADMIN_BASE}/account`);
+    const { data } = await this.#api.request<{ data: AdminAccount }>(
+      'GET',
+      `${ADMIN_BASE}/account`,
+    );
     return data;
   }
   async updateAccount(body: AdminAccountUpdateBody): Promise<AdminAccount> {
@@ -131,7 +137,11 @@ export class AdminApi {
   }
 
   async #create<T>(resource: string, body: unknown): Promise<T> {
-    const { data } = await this.#api.request<{ data: T }>('POST', `${ADMIN_BASE}/${resource}`, body);
+    const { data } = await this.#api.request<{ data: T }>(
+      'POST',
+      `${ADMIN_BASE}/${resource}`,
+      body,
+    );
     return data;
   }
 

@@ -23,15 +23,11 @@ describe('the Admin entry', () => {
     expect(entry).toHaveAttribute('aria-expanded', 'true');
     expect(entry).toHaveAttribute('aria-controls', area.id);
     const sections = within(area).getByRole('navigation', { name: 'Admin sections' });
-    expect(within(sections).getAllByRole('button').map((b) => b.textContent)).toEqual([
-      'Users',
-      'Teams',
-      'Profiles',
-      'Numbers',
-      'API keys',
-      'Account',
-      'Audit',
-    ]);
+    expect(
+      within(sections)
+        .getAllByRole('button')
+        .map((b) => b.textContent),
+    ).toEqual(['Users', 'Teams', 'Profiles', 'Numbers', 'API keys', 'Account', 'Audit']);
     expect(within(sections).getByRole('button', { name: 'Users' })).toHaveAttribute(
       'aria-current',
       'page',

@@ -63,9 +63,11 @@ export function AdminForm({
       <h3 id={titleId} className="admin-form-title" ref={headingRef} tabIndex={-1}>
         {title}
       </h3>
-      <div className="admin-error" role="alert" ref={errorRef} tabIndex={-1}>
-        {error && <p className="banner banner-error">{errorMessage(error)}</p>}
-      </div>
+      {error && (
+        <div className="banner banner-error admin-error" role="alert" ref={errorRef} tabIndex={-1}>
+          {errorMessage(error)}
+        </div>
+      )}
       {children}
       <div className="admin-form-actions">
         <button

@@ -9,13 +9,7 @@ import type { ListQuery } from './admin-api';
 
 /** The resources the admin area lists. */
 export type AdminResource =
-  | 'users'
-  | 'teams'
-  | 'profiles'
-  | 'caller-numbers'
-  | 'api-keys'
-  | 'account'
-  | 'audit';
+  'users' | 'teams' | 'profiles' | 'caller-numbers' | 'api-keys' | 'account' | 'audit';
 
 /** The query key of every list of `resource`, or of one page of it. */
 export function adminKey(resource: AdminResource, query?: ListQuery): readonly unknown[] {

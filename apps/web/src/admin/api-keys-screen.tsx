@@ -91,9 +91,7 @@ export function ApiKeysScreen() {
                   <th scope="row" data-label="Name">
                     {key.name}
                   </th>
-                  <td data-label="Starts with">
-                    {key.prefix ? <code>{key.prefix}…</code> : '—'}
-                  </td>
+                  <td data-label="Starts with">{key.prefix ? <code>{key.prefix}…</code> : '—'}</td>
                   <td data-label="Profile">
                     {key.profile_id === null
                       ? 'Account default'

@@ -15,7 +15,7 @@ export function valueText(value: unknown): string {
   try {
     return JSON.stringify(value);
   } catch {
-    return String(value);
+    return '(unreadable)';
   }
 }
 

@@ -108,7 +108,9 @@ export class FakeAdminApi {
     const [, resource, id] = /^\/api\/v1\/admin\/([a-z-]+)(?:\/([^/]+))?$/.exec(path) ?? [];
     const numeric = id !== undefined && /^\d+$/.test(id) ? Number(id) : null;
     const actor = { id: user.id, full_name: user.full_name };
-    switch (`${method} ${resource}${id === undefined ? '' : numeric === null ? `/${id}` : '/:id'}`) {
+    switch (
+      `${method} ${resource}${id === undefined ? '' : numeric === null ? `/${id}` : '/:id'}`
+    ) {
       case 'GET users':
         return this.#page(this.users, query, (u) => `${u.full_name} ${u.email}`);
       case 'POST users':
@@ -257,7 +259,12 @@ export class FakeAdminApi {
       return json(409, { error: 'A team with this name already exists.' });
     }
     if (id === null) {
-      const team: AdminTeam = { id: (this.#nextId += 1), name, member_count: 0, created_at: CREATED_AT };
+      const team: AdminTeam = {
+        id: (this.#nextId += 1),
+        name,
+        member_count: 0,
+        created_at: CREATED_AT,
+      };
       this.teams.push(team);
       this.#log(actor, 'team.create', `team:${team.id}`, { name: [null, name] });
       return json(201, { data: team });
@@ -283,23 +290,21 @@ export class FakeAdminApi {
     }
     const index = id === null ? -1 : this.profiles.findIndex((p) => p.id === id);
     if (id !== null && index < 0) return json(404, { error: 'Profile not found.' });
-    const before: AdminProfile =
-      this.profiles[index] ??
-      {
-        id: (this.#nextId += 1),
-        name: '',
-        is_deal_whispertext: false,
-        auto_answer: true,
-        ring_timeout_seconds: null,
-        team_id: null,
-        hours: null,
-        tags: [],
-        created_at: CREATED_AT,
-      };
+    const before: AdminProfile = this.profiles[index] ?? {
+      id: (this.#nextId += 1),
+      name: '',
+      is_deal_whispertext: false,
+      auto_answer: true,
+      ring_timeout_seconds: null,
+      team_id: null,
+      hours: null,
+      tags: [],
+      created_at: CREATED_AT,
+    };
     const after: AdminProfile = {
       ...before,
       ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)),
-    } as AdminProfile;
+    };
     if (index < 0) this.profiles.push(after);
     else this.profiles[index] = after;
     this.#log(actor, id === null ? 'profile.create' : 'profile.update', `profile:${after.id}`);
@@ -332,11 +337,15 @@ export class FakeAdminApi {
     const merged = {
       ...before,
       ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)),
-    } as AdminCallerNumber;
+    };
     const after = { ...merged, phone_number_formatted: formatPhone(merged.phone_number) };
     if (index < 0) this.numbers.push(after);
     else this.numbers[index] = after;
-    this.#log(actor, id === null ? 'caller_number.create' : 'caller_number.update', `caller_number:${after.id}`);
+    this.#log(
+      actor,
+      id === null ? 'caller_number.create' : 'caller_number.update',
+      `caller_number:${after.id}`,
+    );
     return json(id === null ? 201 : 200, { data: after });
   }
 
@@ -368,7 +377,8 @@ export class FakeAdminApi {
       dial_policy: { ...this.account.dial_policy, ...dial_policy },
       crm_defaults: {
         hubspot_id: crm_defaults?.hubspot_id ?? this.account.crm_defaults.hubspot_id,
-        salesforce_domain: crm_defaults?.salesforce_domain ?? this.account.crm_defaults.salesforce_domain,
+        salesforce_domain:
+          crm_defaults?.salesforce_domain ?? this.account.crm_defaults.salesforce_domain,
         activecampaign_domain:
           crm_defaults?.activecampaign_domain ?? this.account.crm_defaults.activecampaign_domain,
       },

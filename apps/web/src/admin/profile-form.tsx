@@ -58,7 +58,11 @@ export function ProfileForm({
   );
   const [teamId, setTeamId] = useState(profile?.team_id == null ? '' : String(profile.team_id));
   const [tags, setTags] = useState<EditedTag[]>(() =>
-    (profile?.tags ?? []).map((tag) => ({ ...tag, uid: newUid(), keyFollowsName: false })),
+    (profile?.tags ?? []).map((tag, index) => ({
+      ...tag,
+      uid: `saved-tag-${index}`,
+      keyFollowsName: false,
+    })),
   );
 
   const submit = () =>

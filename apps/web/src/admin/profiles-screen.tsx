@@ -102,7 +102,10 @@ export function ProfilesScreen() {
                               className="tag-chip"
                               style={
                                 background
-                                  ? { backgroundColor: background, color: readableTextOn(background) }
+                                  ? {
+                                      backgroundColor: background,
+                                      color: readableTextOn(background),
+                                    }
                                   : undefined
                               }
                             >

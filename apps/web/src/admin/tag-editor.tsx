@@ -6,7 +6,7 @@
  * or too low: the server refuses it with its sentence).
  */
 import { readableTextOn } from '@leadline/contracts/lib';
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId, useRef } from 'react';
 import { contrastVerdict } from './contrast-text';
 
 /** A tag as the editor holds it: `uid` tells rows apart while keys are being typed. */
@@ -61,17 +61,23 @@ export interface TagEditorProps {
 export function TagEditor({ tags, onChange, newUid }: TagEditorProps) {
   const legendId = useId();
   // After a move, focus stays on the moved tag's button (or its other one at the list's end).
-  const [focusAfter, setFocusAfter] = useState<{ uid: string; which: string } | null>(null);
+  const focusAfterRef = useRef<{ uid: string; which: string } | null>(null);
+  const setFocusAfter = (target: { uid: string; which: string }) => {
+    focusAfterRef.current = target;
+  };
   useEffect(() => {
+    const focusAfter = focusAfterRef.current;
     if (!focusAfter) return;
-    setFocusAfter(null);
+    focusAfterRef.current = null;
     const wanted = document.getElementById(`${focusAfter.uid}-${focusAfter.which}`);
     const other = document.getElementById(
       `${focusAfter.uid}-${focusAfter.which === 'up' ? 'down' : 'up'}`,
     );
-    const target = wanted instanceof HTMLButtonElement && !wanted.disabled ? wanted : other;
+    const usable = (element: HTMLElement | null) =>
+      element !== null && !(element instanceof HTMLButtonElement && element.disabled);
+    const target = usable(wanted) ? wanted : other;
     target?.focus();
-  }, [focusAfter]);
+  });
 
   const update = (uid: string, change: Partial<EditedTag>) =>
     onChange(tags.map((tag) => (tag.uid === uid ? { ...tag, ...change } : tag)));
@@ -85,14 +91,13 @@ export function TagEditor({ tags, onChange, newUid }: TagEditorProps) {
     const next = tags.filter((_, i) => i !== index);
     onChange(next);
     const neighbour = next[index] ?? next[index - 1];
-    setFocusAfter(neighbour ? { uid: neighbour.uid, which: 'name' } : { uid: legendId, which: 'add' });
+    setFocusAfter(
+      neighbour ? { uid: neighbour.uid, which: 'name' } : { uid: legendId, which: 'add' },
+    );
   };
   const add = () => {
     const uid = newUid();
-    onChange([
-      ...tags,
-      { uid, key: '', name: '', color: NEW_TAG_COLOUR, keyFollowsName: true },
-    ]);
+    onChange([...tags, { uid, key: '', name: '', color: NEW_TAG_COLOUR, keyFollowsName: true }]);
     setFocusAfter({ uid, which: 'name' });
   };
 
@@ -213,9 +218,7 @@ function TagRow({
       <div className="tag-editor-preview">
         <span
           className="tag-chip"
-          style={
-            long ? { backgroundColor: long, color: readableTextOn(long) } : undefined
-          }
+          style={long ? { backgroundColor: long, color: readableTextOn(long) } : undefined}
           aria-hidden="true"
         >
           {label}

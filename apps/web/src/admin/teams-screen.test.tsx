@@ -12,8 +12,11 @@ const team = (id: number, name: string) => ({
   created_at: '2026-11-20T09:30:00.000Z',
 });
 
+/** A whole console typed into by a person: slower than the default 5 s on a busy machine. */
+const SLOW = { timeout: 30_000 };
+
 describe('Admin › Teams', () => {
-  it('lists the teams with their member counts, searches and pages', async () => {
+  it('lists the teams with their member counts, searches and pages', SLOW, async () => {
     const t = await adminUnderTest();
     t.admin.teams = Array.from({ length: 30 }, (_, i) => team(i + 1, `Team ${i + 1}`));
     t.admin.users = [demoAdminUser({ id: 3, team_ids: [1] })];
@@ -28,7 +31,10 @@ describe('Admin › Teams', () => {
     expect(within(area).getByRole('rowheader', { name: 'Team 30' })).toBeVisible();
     expect(t.server.requestsTo('GET', '/api/v1/admin/teams').at(-1)?.query.get('page')).toBe('2');
 
-    await t.user.type(within(area).getByRole('searchbox', { name: 'Search teams' }), 'Team 2{Enter}');
+    await t.user.type(
+      within(area).getByRole('searchbox', { name: 'Search teams' }),
+      'Team 2{Enter}',
+    );
     expect(await within(area).findByText('Page 1 of 1')).toBeVisible();
     const query = t.server.requestsTo('GET', '/api/v1/admin/teams').at(-1)?.query;
     expect(query?.get('search')).toBe('Team 2');
@@ -75,9 +81,7 @@ describe('Admin › Teams', () => {
     const area = await t.openAdmin('Teams');
     await t.user.click(await within(area).findByRole('button', { name: 'New team' }));
     await t.user.click(within(area).getByRole('button', { name: 'Create team' }));
-    expect(await within(area).findByRole('alert')).toHaveTextContent(
-      'The name field is required.',
-    );
+    expect(await within(area).findByRole('alert')).toHaveTextContent('The name field is required.');
   });
 
   it('renames a team and closes the form with Escape', async () => {

@@ -13,14 +13,14 @@ export type FormSlot<T> =
 export function useFormSlot<T>() {
   const [slot, setSlot] = useState<FormSlot<T>>({ kind: 'closed' });
   const openerRef = useRef<HTMLElement | null>(null);
-  const [returning, setReturning] = useState(false);
+  const returningRef = useRef(false);
 
   useEffect(() => {
-    if (!returning || slot.kind !== 'closed') return;
-    setReturning(false);
+    if (!returningRef.current || slot.kind !== 'closed') return;
+    returningRef.current = false;
     const opener = openerRef.current;
     if (opener?.isConnected) opener.focus();
-  }, [returning, slot]);
+  }, [slot]);
 
   const remember = (element: EventTarget | null) => {
     openerRef.current = element instanceof HTMLElement ? element : null;
@@ -39,7 +39,7 @@ export function useFormSlot<T>() {
     }, []),
     /** Closes the form; focus returns to its opener. */
     close: useCallback(() => {
-      setReturning(true);
+      returningRef.current = true;
       setSlot({ kind: 'closed' });
     }, []),
   };

@@ -20,6 +20,8 @@ export interface BottomNavProps {
   readonly conference: NavPanel | null;
   /** The Admin entry, for the account's admins (issue 37); absent for everyone else. */
   readonly admin?: NavPanel | null;
+  /** The Admin button, to return focus to it when the admin area closes. */
+  readonly adminButtonRef?: Ref<HTMLButtonElement>;
 }
 
 /** A bottom-navigation entry that opens a panel in place of the waiting view. */
@@ -27,8 +29,6 @@ export interface NavPanel {
   readonly open: boolean;
   readonly panelId: string;
   readonly onToggle: () => void;
-  /** The entry's button (focus returns to it when its panel closes). */
-  readonly buttonRef?: Ref<HTMLButtonElement>;
 }
 
 /**
@@ -46,6 +46,7 @@ export function BottomNav({
   settings,
   conference,
   admin = null,
+  adminButtonRef,
 }: BottomNavProps) {
   return (
     <nav className="bottom-nav" aria-label="Console">
@@ -91,6 +92,7 @@ export function BottomNav({
       {admin && (
         <PanelEntry
           entry={admin}
+          buttonRef={adminButtonRef}
           label="Admin"
           iconPath="M12 3l7 3v5c0 4.5-3 8.3-7 10-4-1.7-7-5.5-7-10V6l7-3zM9 12l2 2 4-4"
         />
@@ -102,16 +104,18 @@ export function BottomNav({
 /** An entry that opens `entry`'s panel in place of the waiting view, with its stroked icon. */
 function PanelEntry({
   entry,
+  buttonRef,
   label,
   iconPath,
 }: {
   readonly entry: NavPanel;
+  readonly buttonRef?: Ref<HTMLButtonElement>;
   readonly label: string;
   readonly iconPath: string;
 }) {
   return (
     <button
-      ref={entry.buttonRef}
+      ref={buttonRef}
       type="button"
       className={`nav-item${entry.open ? ' is-active' : ''}`}
       aria-expanded={entry.open}

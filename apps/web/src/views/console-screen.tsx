@@ -140,7 +140,12 @@ export function ConsoleScreen() {
           {adminShown && (
             <Suspense
               fallback={
-                <section id={ADMIN_AREA_ID} className="panel" aria-busy="true" hidden={!adminInView}>
+                <section
+                  id={ADMIN_AREA_ID}
+                  className="panel"
+                  aria-busy="true"
+                  hidden={!adminInView}
+                >
                   <p className="muted" role="status">
                     Loading…
                   </p>

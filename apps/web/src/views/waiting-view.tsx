@@ -67,7 +67,7 @@ export function WaitingView({
   const callButtonRef = useRef<HTMLButtonElement>(null);
   const adminButtonRef = useRef<HTMLButtonElement>(null);
   const adminOpen = admin?.open === true;
-  const [adminWasOpen, setAdminWasOpen] = useState(adminOpen);
+  const adminWasOpen = useRef(adminOpen);
 
   useEffect(() => {
     if (launchNumber !== null) onLaunchHandled();
@@ -80,9 +80,9 @@ export function WaitingView({
 
   // Back from the admin area: focus returns to the Admin entry.
   useEffect(() => {
-    if (adminWasOpen && !adminOpen) adminButtonRef.current?.focus();
-    if (adminWasOpen !== adminOpen) setAdminWasOpen(adminOpen);
-  }, [adminOpen, adminWasOpen]);
+    if (adminWasOpen.current && !adminOpen) adminButtonRef.current?.focus();
+    adminWasOpen.current = adminOpen;
+  }, [adminOpen]);
 
   // Another entry takes the admin area's place.
   const leaveAdmin = () => {
@@ -181,10 +181,10 @@ export function WaitingView({
                 open: adminOpen,
                 panelId: admin.panelId,
                 onToggle: toggleAdmin,
-                buttonRef: adminButtonRef,
               }
             : null
         }
+        adminButtonRef={adminButtonRef}
         onToggleNewCall={toggleNewCall}
         onPrefetchNewCall={() => void loadNewCallPanel()}
         callButtonRef={callButtonRef}
