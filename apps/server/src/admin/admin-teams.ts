@@ -58,7 +58,10 @@ export async function getAdminTeam(
   return toAdminTeam(row);
 }
 
-/** A page of the account's teams by name; with `search`, those whose name contains it. */
+/**
+ * A page of the account's teams by name (without regard to case); with `search`, those whose
+ * name contains it.
+ */
 export async function listAdminTeams(
   db: DbOrTx,
   accountId: number,
@@ -73,7 +76,7 @@ export async function listAdminTeams(
     .select(teamColumns)
     .from(teams)
     .where(where)
-    .orderBy(asc(teams.name), asc(teams.id))
+    .orderBy(sql`lower(${teams.name})`, asc(teams.id))
     .limit(ADMIN_PAGE_SIZE)
     .offset((query.page - 1) * ADMIN_PAGE_SIZE);
   return {
