@@ -425,7 +425,7 @@ const dialLimit = (name: string, max: number) =>
 export const AdminDialPolicy = z.strictObject({
   call_countries: z
     .array(CountryCode, { error: 'The call countries must be a list of country codes.' })
-    .min(1, { error: 'Name at least one country agents may call.' })
+    .min(1, { error: 'The call countries must name at least one country agents may call.' })
     .max(250, { error: 'The call countries list is too long.' })
     .transform((list) => [...new Set(list)]),
   calls_per_minute_per_agent: dialLimit('calls per minute per agent', 1000),
