@@ -6,7 +6,7 @@
  * history names it, so the DELETE is refused with a sentence (rename it, or move it to another
  * profile, instead). Every write appends its audit entry in its own transaction.
  */
-import { and, asc, count, eq, ilike, or, sql } from 'drizzle-orm';
+import { and, asc, count, eq, ilike, inArray, or, sql } from 'drizzle-orm';
 import {
   ADMIN_PAGE_SIZE,
   formatPhone,
@@ -93,13 +93,19 @@ export async function availableNumbers(
   inventory: NumberInventory = ANY_NUMBER,
 ): Promise<AdminAvailableNumbers> {
   const held = await heldNumbers(inventory);
-  const taken = new Map(
-    (
-      await db
-        .select({ phoneNumber: callerNumbers.phoneNumber, accountId: callerNumbers.accountId })
-        .from(callerNumbers)
-    ).map((row) => [row.phoneNumber, row.accountId]),
-  );
+  const rows =
+    held.length === 0
+      ? []
+      : await db
+          .select({ phoneNumber: callerNumbers.phoneNumber, accountId: callerNumbers.accountId })
+          .from(callerNumbers)
+          .where(
+            inArray(
+              callerNumbers.phoneNumber,
+              held.map((number) => number.phoneNumber),
+            ),
+          );
+  const taken = new Map(rows.map((row) => [row.phoneNumber, row.accountId]));
   return {
     data: held
       .filter((number) => (taken.get(number.phoneNumber) ?? accountId) === accountId)

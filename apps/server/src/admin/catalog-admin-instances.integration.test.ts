@@ -82,19 +82,17 @@ beforeAll(async () => {
   if (!url) return;
   dataDir = await mkdtemp(join(tmpdir(), 'leadline-catalog-instances-'));
   persisted = await createPersistedDatabase(dataDir);
-  const seeding = await persisted.open();
-  await seedDemo(seeding.db);
-  await seeding.db.insert(users).values({
+
+  // M: the calls, as leadline.ts wires them.
+  const m = await instanceParts();
+  await seedDemo(m.db);
+  await m.db.insert(users).values({
     accountId: 1,
-    email: 'admin@example.com',
+    email: 'catalog.admin@example.com',
     passwordHash: await hashPassword(DEMO_PASSWORD),
     fullName: 'Ada Admin',
     role: 'admin',
   });
-  await seeding.close();
-
-  // M: the calls, as leadline.ts wires them.
-  const m = await instanceParts();
   const telephony = new FakeTelephony();
   const flows = new CallFlows({
     db: m.db,
@@ -133,7 +131,7 @@ beforeAll(async () => {
   const r = await instanceParts();
   other = await buildApp({ ...r.common, relayTo: 'http://127.0.0.1:9' }, options);
   closers.push(() => other.close());
-  admin = await login(other, 'admin@example.com');
+  admin = await login(other, 'catalog.admin@example.com');
 }, 120_000);
 
 afterAll(async () => {

@@ -16,7 +16,9 @@ import { hashPassword } from '../auth/password';
 import { SessionStore } from '../auth/sessions';
 import { auditLog, callerNumbers, users } from '../db/schema';
 import { DEMO_PASSWORD } from '../db/seed';
+import { HttpSession } from '../test-support/http-session';
 import { TwilioApiStandIn, standInClient } from '../test-support/twilio-api-stand-in';
+import { startTwilioLeadline } from '../test-support/twilio-leadline';
 import {
   TEST_PUSHER,
   TEST_TOKEN_SECRET,
@@ -52,12 +54,12 @@ beforeAll(async () => {
   );
   await db.insert(users).values({
     accountId: 1,
-    email: 'admin@example.com',
+    email: 'catalog.admin@example.com',
     passwordHash: await hashPassword(DEMO_PASSWORD),
     fullName: 'Ada Admin',
     role: 'admin',
   });
-  admin = await login(app, 'admin@example.com');
+  admin = await login(app, 'catalog.admin@example.com');
 }, 60_000);
 afterAll(async () => {
   await app?.close();
@@ -170,4 +172,41 @@ describe('caller numbers with Twilio', () => {
       standIn.apiKey = undefined;
     }
   });
+});
+
+describe('the product started with TELEPHONY_PROVIDER=twilio', () => {
+  it("checks caller numbers against the Twilio account's numbers", async () => {
+    const product = await startTwilioLeadline();
+    try {
+      await product.db.insert(users).values({
+        accountId: 1,
+        email: 'catalog.admin@example.com',
+        passwordHash: await hashPassword(DEMO_PASSWORD),
+        fullName: 'Ada Admin',
+        role: 'admin',
+      });
+      const session = await HttpSession.login(product.url, 'catalog.admin@example.com');
+      const available = await session.api('GET', '/api/v1/admin/caller-numbers/available');
+      expect(available.status).toBe(200);
+      expect(available.body).toMatchObject({
+        provider_checked: true,
+        data: product.standIn.numbers.map((number) => ({ phone_number: number })),
+      });
+      const refused = await session.api('POST', '/api/v1/admin/caller-numbers', {
+        name: 'Not held',
+        phone_number: '+15550100222',
+      });
+      expect([refused.status, refused.body]).toEqual([
+        422,
+        { error: "This number is not one of your Twilio account's numbers." },
+      ]);
+      const added = await session.api('POST', '/api/v1/admin/caller-numbers', {
+        name: 'Held',
+        phone_number: product.standIn.numbers[1],
+      });
+      expect(added.status).toBe(201);
+    } finally {
+      await product.close();
+    }
+  }, 60_000);
 });

@@ -41,7 +41,7 @@ beforeAll(async () => {
   await f.t.database.db.insert(users).values([
     {
       accountId: 1,
-      email: 'admin@example.com',
+      email: 'catalog.admin@example.com',
       passwordHash,
       fullName: 'Ada Admin',
       role: 'admin',
@@ -63,7 +63,7 @@ beforeAll(async () => {
     },
   ]);
   [admin, adminB, supervisor] = await Promise.all([
-    login(f.t.app, 'admin@example.com'),
+    login(f.t.app, 'catalog.admin@example.com'),
     login(f.t.app, 'admin@b.example.com'),
     login(f.t.app, 'boss@example.com'),
   ]);
