@@ -65,7 +65,30 @@ describe('changeLines', () => {
       'phone_number: (none) → +15550100100',
       'active: true → false',
       'password: [redacted] → [redacted]',
-      'settings: {} → {"hide_lead_email":true}',
+      'settings: (none) → hide_lead_email true',
+    ]);
+  });
+
+  it('writes what a create made as its values, objects by their set fields', () => {
+    expect(
+      changeLines(
+        {
+          name: [null, 'Solar leads'],
+          tags: [
+            null,
+            [
+              { key: 'hot', name: 'Hot lead', color: '#d93025' },
+              { key: 'x', name: 'X', color: '#000' },
+            ],
+          ],
+          integrations: [null, { hubspot_id: '24', salesforce_domain: null }],
+        },
+        'profile.create',
+      ),
+    ).toEqual([
+      'name: Solar leads',
+      'tags: key hot, name Hot lead, color #d93025; key x, name X, color #000',
+      'integrations: hubspot_id 24',
     ]);
   });
 

@@ -31,10 +31,10 @@ export function AuditScreen() {
             </thead>
             <tbody>
               {rows.map((entry) => {
-                const lines = changeLines(entry.changes);
+                const lines = changeLines(entry.changes, entry.action);
                 return (
                   <tr key={entry.id}>
-                    <td data-label="When">
+                    <td data-label="When" className="audit-when">
                       <time dateTime={entry.at}>{formatWhen(entry.at)}</time>
                     </td>
                     <td data-label="Who">{entry.actor?.full_name ?? 'System'}</td>
