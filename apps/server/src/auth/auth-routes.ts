@@ -1,9 +1,21 @@
 /** Login, logout and the signed-in user (spec section 7). */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { LoginBody, TimeQuery, UserSettingsBody, type UserResponse } from '@leadline/contracts';
+import {
+  LoginBody,
+  LoginResponseSchema,
+  RefusalSchema,
+  SuccessResponseSchema,
+  TimeQuery,
+  TokenResponseSchema,
+  UserResponseSchema,
+  UserSettingsBody,
+  UserSettingsResponseSchema,
+  type UserResponse,
+} from '@leadline/contracts';
+import type { RouteDocs } from '../http/api-docs';
 import type { Db } from '../db/database';
 import { AppError } from '../http/errors';
-import { parseWith } from '../http/validate';
+import { parseRequest } from '../http/validate';
 import {
   findUserByEmail,
   replacePasswordHash,
@@ -25,6 +37,8 @@ import {
   type BrowserOrigin,
   type RealtimeTarget,
 } from '../realtime/realtime-target';
+
+const TAGS = ['Sign-in'];
 
 /** The address the browser reached the server at (`Host`, or `X-Forwarded-*` behind a proxy). */
 export function browserOriginOf(request: FastifyRequest): BrowserOrigin {
@@ -75,8 +89,22 @@ export function authRoutes(deps: {
     ...(deps.edge ? { edge: deps.edge } : {}),
   };
   return async (app: FastifyInstance): Promise<void> => {
-    app.post('/api/v1/user/login', { config: { auth: 'public' } }, async (request, reply) => {
-      const body = parseWith(LoginBody, request.body);
+    const login = {
+      summary: 'Signs in with e-mail and password',
+      description:
+        "Signs in with e-mail and password; sets the `leadline_session` cookie (httpOnly, SameSite=Lax, Secure behind TLS) and starts a new session. Failures: 422 for a malformed body, 401 `{ success: false, error: 'Your login credentials are invalid.' }`, 403 `{ success: false, error: 'Your account signs in with single sign-on only. Use Log in with Google.' }` for a user of an account whose policy is single sign-on only (`sso_only`; the password is not checked), 429 `{ success: false, error: 'Too many login attempts. Try again in 15 minutes.' }` (with `Retry-After`) to an address with 10 failures for that e-mail in 15 minutes, for 15 minutes, whatever the password. Failures of one e-mail from anywhere only slow its next attempts (250 ms after the 3rd, doubling up to 5 s), so the right password from an address without failures always gets in (`docs/deployment.md`). A password hash of an older cost is replaced on success. The console reloads the page on success.",
+      tags: TAGS,
+      body: LoginBody,
+      response: {
+        200: LoginResponseSchema,
+        401: RefusalSchema.describe('Wrong e-mail or password'),
+        403: RefusalSchema.describe('The account signs in with single sign-on only'),
+        429: RefusalSchema.describe('Too many failed logins from this address for this e-mail'),
+      },
+    } satisfies RouteDocs;
+    const loginRoute = { config: { auth: 'public' as const }, schema: login };
+    app.post('/api/v1/user/login', loginRoute, async (request, reply) => {
+      const body = parseRequest(request, 'body', login.body);
       // Refused while this address is locked out of this e-mail; else it may wait a moment.
       const verdict = await deps.loginThrottle.admit(body.email, request.ip);
       if ('refusedForMs' in verdict) {
@@ -107,7 +135,14 @@ export function authRoutes(deps: {
       return { success: true };
     });
 
-    app.post('/api/v1/user/logout', async (request, reply) => {
+    const logout = {
+      summary: 'Logs out: ends this session',
+      description:
+        "Ends the session and clears the cookie. The sockets this login let in close at once, on every instance: the softphone's signalling socket gets `error {code: 31204, message: 'Signed out: this session has ended.'}` (a call it carries ends at once, `hangup` with the same error) and the console's realtime socket is closed with 4009. The user's other logins keep theirs. A login that ends without a logout (expired, the user removed) loses its sockets within 5 s (`SOCKET_SWEEP_MS`, `apps/server/src/auth/socket-access.ts`).",
+      tags: TAGS,
+      response: { 200: SuccessResponseSchema },
+    } satisfies RouteDocs;
+    app.post('/api/v1/user/logout', { schema: logout }, async (request, reply) => {
       const session = sessionOf(request);
       await deps.sessions.destroy(session.sessionId);
       clearSessionCookie(request, reply);
@@ -118,7 +153,15 @@ export function authRoutes(deps: {
 
     // Session + CSRF: ends every session of the user (this browser's and every other), and the
     // sockets they let in, on every instance.
-    app.post('/api/v1/user/logout-everywhere', async (request, reply) => {
+    const logoutEverywhere = {
+      summary: 'Log out everywhere: ends every session of the user',
+      description:
+        "Not in the spec's table: the profile menu's Log out everywhere. Ends every session of the user (this browser's and every other) and clears the cookie; the sockets those logins let in close at once, on every instance, as after a logout. Other users' sessions stay.",
+      tags: TAGS,
+      response: { 200: SuccessResponseSchema },
+    } satisfies RouteDocs;
+    const everywhere = { schema: logoutEverywhere };
+    app.post('/api/v1/user/logout-everywhere', everywhere, async (request, reply) => {
       const session = sessionOf(request);
       const ended = await deps.sessions.destroyAllOf(session.user.id);
       clearSessionCookie(request, reply);
@@ -126,8 +169,16 @@ export function authRoutes(deps: {
       return { success: true };
     });
 
-    app.get('/api/v1/user', async (request): Promise<UserResponse> => {
-      parseWith(TimeQuery, request.query, 'query');
+    const me = {
+      summary: 'The signed-in user, its CSRF token and the console’s settings',
+      description:
+        "The signed-in user with the account settings the console needs (the spec's account ids as settings), the `csrf_token` every later mutating request sends as `X-CSRF-TOKEN`, `softphone`: which SDK the console loads (`VOICE_SDK`: `leadline` or `twilio`) and the product's sound URLs, and `realtime`: what the console passes to pusher-js (`key`, `options` with the same `X-CSRF-TOKEN` for channel auth, and the two `channels` it subscribes to; `docs/realtime.md`). `user.status` is where the agent is now, as `PUT /api/v1/user/status` answers. 401 without a session (the console then shows the login view). The `time` query is a cache-buster and ignored.",
+      tags: TAGS,
+      querystring: TimeQuery,
+      response: { 200: UserResponseSchema },
+    } satisfies RouteDocs;
+    app.get('/api/v1/user', { schema: me }, async (request): Promise<UserResponse> => {
+      parseRequest(request, 'querystring', me.querystring);
       const session = sessionOf(request);
       const user = await toUserResource(deps.db, session.user, session.csrfToken, now());
       const realtime = realtimeSettings(
@@ -139,16 +190,31 @@ export function authRoutes(deps: {
       return { success: true, user, csrf_token: session.csrfToken, softphone, realtime };
     });
 
-    app.put('/api/v1/user/settings', async (request) => {
+    const settings = {
+      summary: 'Auto Accept on or off',
+      description: `${"Not in the spec's table: the Settings panel's Auto Accept toggle. Incoming calls rung to the user are then answered automatically (except on a profile with `auto_answer: false`, seeded as profile 7703)."} Permission \`app-autoaccept\` (403 without it).`,
+      tags: TAGS,
+      body: UserSettingsBody,
+      response: { 200: UserSettingsResponseSchema, 403: RefusalSchema },
+    } satisfies RouteDocs;
+    app.put('/api/v1/user/settings', { schema: settings }, async (request) => {
       const { user } = sessionOf(request);
       requirePermission(user, PERMISSION.autoaccept, 'change Auto Accept');
-      const body = parseWith(UserSettingsBody, request.body);
+      const body = parseRequest(request, 'body', settings.body);
       await setAutoaccept(deps.db, user.id, body.autoaccept);
       return { success: true, autoaccept: body.autoaccept };
     });
 
-    app.get('/api/v1/twilio/token2', async (request) => {
-      parseWith(TimeQuery, request.query, 'query');
+    const token = {
+      summary: 'An access token for the softphone',
+      description:
+        'An access token for the softphone: a JWT shaped like a Twilio access token (`cty: twilio-fpa;v=1`, `grants.identity` = the user id), lifetime `TOKEN_TTL_SECONDS`. With `TELEPHONY_PROVIDER=twilio` it is a real Twilio Voice access token signed with the API key (`iss` the key, `sub` the account, a Voice grant with incoming allowed and the TwiML App for outgoing calls).',
+      tags: ['Softphone'],
+      querystring: TimeQuery,
+      response: { 200: TokenResponseSchema },
+    } satisfies RouteDocs;
+    app.get('/api/v1/twilio/token2', { schema: token }, async (request) => {
+      parseRequest(request, 'querystring', token.querystring);
       const { user, sessionId } = sessionOf(request);
       return { token: await deps.tokens.issue(user.id, user.accountId, sessionTagOf(sessionId)) };
     });

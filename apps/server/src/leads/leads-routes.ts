@@ -4,15 +4,28 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { LeadIntakeBody, type LeadIntakeResponse } from '@leadline/contracts';
+import type { RouteDocs } from '../http/api-docs';
 import { toLeadResource } from './leads-repo';
 import type { CallFlows } from '../calls/call-flows';
-import { parseWith } from '../http/validate';
+import { parseRequest } from '../http/validate';
 
 /** The lead-intake route. */
 export function leadsRoutes(deps: { flows: CallFlows }) {
   return async (app: FastifyInstance): Promise<void> => {
-    app.post('/api/v1/leads', { config: { auth: 'api-key' } }, async (request, reply) => {
-      const body = parseWith(LeadIntakeBody, request.body);
+    const intake = {
+      summary: 'Lead intake: a new lead, rung to an agent at once',
+      description: `${"Lead intake: stores the lead, creates its call and offers it to one eligible agent at a time, longest idle first (online, available, not on or rung for a call, not wrapping up, in the profile's team): `From: client:<call_user_id>`, banner \"Incoming Lead!\". Ignore, reject or the ring timeout move it to the next agent. `call.status` says what happened: `ringing` (with `agent_id`), `queued` (nobody can take it now: `reason` `all-agents-busy` or `no-agents-online`; it is offered as soon as an agent is free, until the profile's queue timeout), or `offline` with `reason` `outside-hours` (the profile's availability hours). Unknown fields are ignored; the phone number is normalised to E.164."} The lead gets the API key's profile (set by an administrator), else the account's first profile.`,
+      tags: ['Leads'],
+      body: LeadIntakeBody,
+      response: {
+        201: {
+          description: '`{ success: true, lead, call: { id, status, agent_id, reason } }`',
+        },
+      },
+    } satisfies RouteDocs;
+    const route = { config: { auth: 'api-key' as const }, schema: intake };
+    app.post('/api/v1/leads', route, async (request, reply) => {
+      const body = parseRequest(request, 'body', intake.body);
       const { lead, call, outcome } = await deps.flows.intakeLead(
         request.apiAccountId!,
         body,
