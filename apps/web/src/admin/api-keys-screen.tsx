@@ -5,7 +5,7 @@
  */
 import type { AdminApiKey, AdminApiKeyCreated } from '@leadline/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useId, useState } from 'react';
+import { useId, useRef, useState } from 'react';
 import { errorMessage } from '../errors';
 import { useServices } from '../services';
 import { useFocusOnMount } from '../views/use-focus-on-mount';
@@ -27,6 +27,7 @@ export const KEY_ONCE_TEXT =
 export function ApiKeysScreen() {
   const { admin, say } = useAdmin();
   const client = useQueryClient();
+  const titleRef = useRef<HTMLHeadingElement>(null);
   const list = useAdminList('api-keys', (query) => admin.listApiKeys(query));
   const profiles = useEvery('profiles', (query) => admin.listProfiles(query));
   const form = useFormSlot<never>();
@@ -43,6 +44,7 @@ export function ApiKeysScreen() {
   const remove = useMutation({
     mutationFn: (key: AdminApiKey) => admin.deleteApiKey(key.id),
     onSuccess: (_answer, key) => {
+      titleRef.current?.focus();
       refreshAfterWrite(client, 'api-keys');
       say(`API key ${key.name} deleted: posts with it are refused from now on.`);
     },
@@ -51,6 +53,7 @@ export function ApiKeysScreen() {
 
   return (
     <ScreenFrame
+      titleRef={titleRef}
       title="API keys"
       createLabel="New API key"
       onCreate={(event) => {

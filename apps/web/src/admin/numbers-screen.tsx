@@ -6,7 +6,7 @@
  */
 import type { AdminAvailableNumbers, AdminCallerNumber, AdminProfile } from '@leadline/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { AdminForm, SelectField, TextField } from './admin-form';
 import { useAdmin } from './admin-context';
 import { adminKey, refreshAfterWrite, useEvery } from './admin-queries';
@@ -27,6 +27,7 @@ export interface NumberFormValues {
 export function NumbersScreen() {
   const { admin, say } = useAdmin();
   const client = useQueryClient();
+  const titleRef = useRef<HTMLHeadingElement>(null);
   const list = useAdminList('caller-numbers', (query) => admin.listCallerNumbers(query));
   const profiles = useEvery('profiles', (query) => admin.listProfiles(query));
   const form = useFormSlot<AdminCallerNumber>();
@@ -51,6 +52,7 @@ export function NumbersScreen() {
   const remove = useMutation({
     mutationFn: (number: AdminCallerNumber) => admin.deleteCallerNumber(number.id),
     onSuccess: (_answer, number) => {
+      titleRef.current?.focus();
       refreshAfterWrite(client, 'caller-numbers');
       say(`${number.name} removed.`);
     },
@@ -60,6 +62,7 @@ export function NumbersScreen() {
 
   return (
     <ScreenFrame
+      titleRef={titleRef}
       title="Caller numbers"
       createLabel="New number"
       onCreate={(event) => {

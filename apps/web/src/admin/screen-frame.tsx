@@ -1,4 +1,4 @@
-import { useId, type MouseEvent, type ReactNode } from 'react';
+import { useId, type MouseEvent, type ReactNode, type Ref } from 'react';
 import { errorMessage } from '../errors';
 import { ErrorBanner } from '../views/action-button';
 
@@ -11,6 +11,7 @@ export function ScreenFrame({
   createLabel,
   onCreate,
   actionError = null,
+  titleRef,
   children,
 }: {
   readonly title: string;
@@ -19,13 +20,18 @@ export function ScreenFrame({
   readonly onCreate?: (event: MouseEvent<HTMLButtonElement>) => void;
   /** A row action's refusal (its message is the server's sentence). */
   readonly actionError?: Error | null;
+  /**
+   * The heading, for focus after a row action took its row (or its button) away: keyboard
+   * users stay in the screen, and the status line says what happened.
+   */
+  readonly titleRef?: Ref<HTMLHeadingElement>;
   readonly children: ReactNode;
 }) {
   const titleId = useId();
   return (
     <section className="admin-screen" aria-labelledby={titleId}>
       <div className="admin-screen-head">
-        <h2 id={titleId} className="admin-screen-title">
+        <h2 id={titleId} className="admin-screen-title" ref={titleRef} tabIndex={-1}>
           {title}
         </h2>
         {createLabel && onCreate && (

@@ -113,5 +113,7 @@ describe('Admin › Teams', () => {
     expect(await within(area).findByText('No teams yet.')).toBeVisible();
     expect(t.server.requestsTo('DELETE', '/api/v1/admin/teams/5')).toHaveLength(1);
     expect(within(area).getByRole('status')).toHaveTextContent('Team Sales deleted.');
+    // The row and its buttons are gone: focus waits on the screen's heading.
+    expect(within(area).getByRole('heading', { name: 'Teams', level: 2 })).toHaveFocus();
   });
 });

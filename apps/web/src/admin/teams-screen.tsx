@@ -4,7 +4,7 @@
  */
 import type { AdminTeam } from '@leadline/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { AdminForm, TextField } from './admin-form';
 import { useAdmin } from './admin-context';
 import { refreshAfterWrite } from './admin-queries';
@@ -18,6 +18,7 @@ import { useFormSlot } from './use-form-slot';
 export function TeamsScreen() {
   const { admin, say } = useAdmin();
   const client = useQueryClient();
+  const titleRef = useRef<HTMLHeadingElement>(null);
   const list = useAdminList('teams', (query) => admin.listTeams(query));
   const form = useFormSlot<AdminTeam>();
   const save = useMutation({
@@ -32,6 +33,7 @@ export function TeamsScreen() {
   const remove = useMutation({
     mutationFn: (team: AdminTeam) => admin.deleteTeam(team.id),
     onSuccess: (_answer, team) => {
+      titleRef.current?.focus();
       refreshAfterWrite(client, 'teams', 'users', 'profiles');
       say(`Team ${team.name} deleted.`);
     },
@@ -40,6 +42,7 @@ export function TeamsScreen() {
 
   return (
     <ScreenFrame
+      titleRef={titleRef}
       title="Teams"
       createLabel="New team"
       onCreate={(event) => {

@@ -4,6 +4,7 @@
  * end at once and they take no calls; their history stays).
  */
 import type { AdminTeam, AdminUser } from '@leadline/contracts';
+import { useRef } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useAdmin } from './admin-context';
 import { refreshAfterWrite, useEvery } from './admin-queries';
@@ -21,6 +22,7 @@ export const ROLE_LABELS = { admin: 'Admin', supervisor: 'Supervisor', agent: 'A
 export function UsersScreen() {
   const { admin, say } = useAdmin();
   const client = useQueryClient();
+  const titleRef = useRef<HTMLHeadingElement>(null);
   const list = useAdminList('users', (query) => admin.listUsers(query));
   const teams = useEvery('teams', (query) => admin.listTeams(query));
   const form = useFormSlot<AdminUser>();
@@ -37,6 +39,7 @@ export function UsersScreen() {
     mutationFn: ({ user, active }: { user: AdminUser; active: boolean }) =>
       admin.updateUser(user.id, { active }),
     onSuccess: (user) => {
+      titleRef.current?.focus();
       refreshAfterWrite(client, 'users', 'teams');
       say(
         user.active
@@ -50,6 +53,7 @@ export function UsersScreen() {
 
   return (
     <ScreenFrame
+      titleRef={titleRef}
       title="Users"
       createLabel="New user"
       onCreate={(event) => {
