@@ -47,6 +47,7 @@ describe('Admin › Account', () => {
           lead_card_shows_phone: false,
           inbound_banner_shows_number: false,
           no_token_refetch: false,
+          external_crm_link_template: '',
         },
         single_sign_on: { enabled: true, domain: 'example.com', sso_only: false },
         dial_policy: {

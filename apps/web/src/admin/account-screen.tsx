@@ -103,8 +103,12 @@ function AccountForm({ account }: { readonly account: AdminAccount }) {
   });
 
   const body = (): AdminAccountUpdateBody => {
-    const settings: AccountSettings = { ...behaviours };
-    if (crmTemplate.trim() !== '') settings.external_crm_link_template = crmTemplate.trim();
+    // The server merges `settings` into what it has: an empty template is sent to clear it
+    // (the console adds no link for an empty one).
+    const settings: AccountSettings = {
+      ...behaviours,
+      external_crm_link_template: crmTemplate.trim(),
+    };
     const orNull = (text: string) => (text.trim() === '' ? null : text.trim());
     return {
       name,
