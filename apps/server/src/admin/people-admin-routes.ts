@@ -9,17 +9,26 @@
  */
 import type { FastifyInstance } from 'fastify';
 import {
+  AdminAccountResponseSchema,
   AdminAccountUpdateBody,
+  AdminAuditListSchema,
   AdminAuditQuery,
   AdminListQuery,
   AdminTeamBody,
+  AdminTeamCreatedSchema,
+  AdminTeamListSchema,
   AdminUserCreateBody,
+  AdminUserCreatedSchema,
+  AdminUserListSchema,
   AdminUserUpdateBody,
+  ErrorResponseSchema,
   IdParams,
 } from '@leadline/contracts';
+import { z } from 'zod';
 import type { CommonServices } from '../app';
 import { sessionOf } from '../auth/auth-plugin';
-import { parseWith } from '../http/validate';
+import type { RouteDocs } from '../http/api-docs';
+import { parseRequest } from '../http/validate';
 import { getAdminAccount, updateAdminAccount } from './admin-account';
 import { listAdminAudit } from './admin-audit';
 import { adminChangesOf, type AdminChangeKind } from './admin-changes';
@@ -27,6 +36,14 @@ import { requireAdmin, type AdminActor } from './admin-guard';
 import { createAdminTeam, deleteAdminTeam, listAdminTeams, renameAdminTeam } from './admin-teams';
 import { listAdminUsers } from './admin-users';
 import { createAdminUser, updateAdminUser } from './admin-users-write';
+
+const TAGS = ['Administration'];
+/** 403 for anyone but an admin of the account. */
+const ADMIN_ONLY = { 403: ErrorResponseSchema };
+/** 404 for an id of another account (or none). */
+const NOT_FOUND = { 404: ErrorResponseSchema };
+/** What DELETE answers: the id of what was deleted. */
+const DeletedSchema = z.strictObject({ data: z.strictObject({ id: z.int() }) });
 
 /** Registers them. */
 export function peopleAdminRoutes(deps: CommonServices) {
@@ -39,24 +56,54 @@ export function peopleAdminRoutes(deps: CommonServices) {
 
     // ---------------------------------------------------------------- users
 
-    app.get('/api/v1/admin/users', async (request) => {
+    const listUsers = {
+      summary: "Admin: the account's users",
+      description:
+        'A page of 25 users by name (`search`: part of the name or e-mail), with their role, permissions, teams and whether they are active. Admins only.',
+      tags: TAGS,
+      querystring: AdminListQuery,
+      response: { 200: AdminUserListSchema, ...ADMIN_ONLY },
+    } satisfies RouteDocs;
+    app.get('/api/v1/admin/users', { schema: listUsers }, async (request) => {
       const admin = requireAdmin(request);
-      const query = parseWith(AdminListQuery, request.query, 'query');
+      const query = parseRequest(request, 'querystring', listUsers.querystring);
       return listAdminUsers(db, admin.accountId, query);
     });
 
-    app.post('/api/v1/admin/users', async (request, reply) => {
+    const createUser = {
+      summary: 'Admin: adds a user',
+      description:
+        '`{ full_name, email, password, role, permissions[], team_ids[], country_code?, phone_number?, integrations? }`: role `admin`, `supervisor` or `agent`; the password is checked for strength; e-mails are unique without regard to case (409). Audited as `user.create`; the password is never stored or audited as given.',
+      tags: TAGS,
+      body: AdminUserCreateBody,
+      response: { 201: AdminUserCreatedSchema, ...ADMIN_ONLY, 409: ErrorResponseSchema },
+    } satisfies RouteDocs;
+    app.post('/api/v1/admin/users', { schema: createUser }, async (request, reply) => {
       const admin = requireAdmin(request);
-      const body = parseWith(AdminUserCreateBody, request.body);
+      const body = parseRequest(request, 'body', createUser.body);
       const data = await createAdminUser(db, actorOf(admin), admin.accountId, body);
       await announce(admin, 'users');
       return reply.status(201).send({ data });
     });
 
-    app.patch('/api/v1/admin/users/:id', async (request) => {
+    const updateUser = {
+      summary: 'Admin: changes a user (or deactivates them)',
+      description:
+        "The fields given change (a new `password` too). `active: false` ends the user's sessions and sockets at once on every instance (their console shows the login view), takes them out of routing and keeps their history. The last active admin can be neither deactivated nor demoted (409). Another account's user is 404. Audited as `user.update` (`user.deactivate`, `user.reactivate`) with what changed.",
+      tags: TAGS,
+      params: IdParams,
+      body: AdminUserUpdateBody,
+      response: {
+        200: AdminUserCreatedSchema,
+        ...ADMIN_ONLY,
+        ...NOT_FOUND,
+        409: ErrorResponseSchema,
+      },
+    } satisfies RouteDocs;
+    app.patch('/api/v1/admin/users/:id', { schema: updateUser }, async (request) => {
       const admin = requireAdmin(request);
-      const { id } = parseWith(IdParams, request.params, 'path');
-      const body = parseWith(AdminUserUpdateBody, request.body);
+      const { id } = parseRequest(request, 'params', updateUser.params);
+      const body = parseRequest(request, 'body', updateUser.body);
       const { user, endedSessionIds } = await updateAdminUser(
         db,
         actorOf(admin),
@@ -73,32 +120,70 @@ export function peopleAdminRoutes(deps: CommonServices) {
 
     // ---------------------------------------------------------------- teams
 
-    app.get('/api/v1/admin/teams', async (request) => {
+    const listTeams = {
+      summary: "Admin: the account's teams",
+      description:
+        'A page of 25 teams by name (`search`: part of the name), with their member counts. Admins only.',
+      tags: TAGS,
+      querystring: AdminListQuery,
+      response: { 200: AdminTeamListSchema, ...ADMIN_ONLY },
+    } satisfies RouteDocs;
+    app.get('/api/v1/admin/teams', { schema: listTeams }, async (request) => {
       const admin = requireAdmin(request);
-      const query = parseWith(AdminListQuery, request.query, 'query');
+      const query = parseRequest(request, 'querystring', listTeams.querystring);
       return listAdminTeams(db, admin.accountId, query);
     });
 
-    app.post('/api/v1/admin/teams', async (request, reply) => {
+    const createTeam = {
+      summary: 'Admin: makes a team',
+      description:
+        '`{ name }`; names are unique per account without regard to case (409). Audited as `team.create`.',
+      tags: TAGS,
+      body: AdminTeamBody,
+      response: { 201: AdminTeamCreatedSchema, ...ADMIN_ONLY, 409: ErrorResponseSchema },
+    } satisfies RouteDocs;
+    app.post('/api/v1/admin/teams', { schema: createTeam }, async (request, reply) => {
       const admin = requireAdmin(request);
-      const body = parseWith(AdminTeamBody, request.body);
+      const body = parseRequest(request, 'body', createTeam.body);
       const data = await createAdminTeam(db, actorOf(admin), admin.accountId, body);
       await announce(admin, 'teams');
       return reply.status(201).send({ data });
     });
 
-    app.patch('/api/v1/admin/teams/:id', async (request) => {
+    const renameTeam = {
+      summary: 'Admin: renames a team',
+      description:
+        "`{ name }`; 409 for a name the account has (in any case), 404 for another account's team. Audited as `team.update`.",
+      tags: TAGS,
+      params: IdParams,
+      body: AdminTeamBody,
+      response: {
+        200: AdminTeamCreatedSchema,
+        ...ADMIN_ONLY,
+        ...NOT_FOUND,
+        409: ErrorResponseSchema,
+      },
+    } satisfies RouteDocs;
+    app.patch('/api/v1/admin/teams/:id', { schema: renameTeam }, async (request) => {
       const admin = requireAdmin(request);
-      const { id } = parseWith(IdParams, request.params, 'path');
-      const body = parseWith(AdminTeamBody, request.body);
+      const { id } = parseRequest(request, 'params', renameTeam.params);
+      const body = parseRequest(request, 'body', renameTeam.body);
       const data = await renameAdminTeam(db, actorOf(admin), admin.accountId, id, body);
       await announce(admin, 'teams');
       return { data };
     });
 
-    app.delete('/api/v1/admin/teams/:id', async (request) => {
+    const deleteTeam = {
+      summary: 'Admin: deletes a team',
+      description:
+        "Its members leave it; its profiles keep their rows without a team. 404 for another account's team. Audited as `team.delete`.",
+      tags: TAGS,
+      params: IdParams,
+      response: { 200: DeletedSchema, ...ADMIN_ONLY, ...NOT_FOUND },
+    } satisfies RouteDocs;
+    app.delete('/api/v1/admin/teams/:id', { schema: deleteTeam }, async (request) => {
       const admin = requireAdmin(request);
-      const { id } = parseWith(IdParams, request.params, 'path');
+      const { id } = parseRequest(request, 'params', deleteTeam.params);
       const data = await deleteAdminTeam(db, actorOf(admin), admin.accountId, id);
       await announce(admin, 'teams');
       return { data };
@@ -106,14 +191,29 @@ export function peopleAdminRoutes(deps: CommonServices) {
 
     // ---------------------------------------------------------------- account
 
-    app.get('/api/v1/admin/account', async (request) => {
+    const account = {
+      summary: 'Admin: the account’s settings',
+      description:
+        "Its name, country and time zone; the account behaviours (by name); single sign-on (domain, single-sign-on-only); the toll-fraud guard's countries and limits; CRM integration defaults. Admins only.",
+      tags: TAGS,
+      response: { 200: AdminAccountResponseSchema, ...ADMIN_ONLY },
+    } satisfies RouteDocs;
+    app.get('/api/v1/admin/account', { schema: account }, async (request) => {
       const admin = requireAdmin(request);
       return { data: await getAdminAccount(db, admin.accountId) };
     });
 
-    app.patch('/api/v1/admin/account', async (request) => {
+    const updateAccount = {
+      summary: 'Admin: changes the account’s settings',
+      description:
+        'The fields given change, on every instance at the next request, without a restart. Audited as `account.update` with what changed.',
+      tags: TAGS,
+      body: AdminAccountUpdateBody,
+      response: { 200: AdminAccountResponseSchema, ...ADMIN_ONLY },
+    } satisfies RouteDocs;
+    app.patch('/api/v1/admin/account', { schema: updateAccount }, async (request) => {
       const admin = requireAdmin(request);
-      const body = parseWith(AdminAccountUpdateBody, request.body);
+      const body = parseRequest(request, 'body', updateAccount.body);
       const data = await updateAdminAccount(db, actorOf(admin), admin.accountId, body);
       await announce(admin, 'account');
       return { data };
@@ -121,9 +221,17 @@ export function peopleAdminRoutes(deps: CommonServices) {
 
     // ---------------------------------------------------------------- audit
 
-    app.get('/api/v1/admin/audit', async (request) => {
+    const audit = {
+      summary: 'Admin: who changed what, when',
+      description:
+        "The account's audit log, newest first, 25 a page: `{ data: [{ at, actor: { id, full_name }, action, target, changes }], meta }`; every admin write appends its entry in the same transaction (secrets redacted); the system's entries have no actor.",
+      tags: TAGS,
+      querystring: AdminAuditQuery,
+      response: { 200: AdminAuditListSchema, ...ADMIN_ONLY },
+    } satisfies RouteDocs;
+    app.get('/api/v1/admin/audit', { schema: audit }, async (request) => {
       const admin = requireAdmin(request);
-      const query = parseWith(AdminAuditQuery, request.query, 'query');
+      const query = parseRequest(request, 'querystring', audit.querystring);
       return listAdminAudit(db, admin.accountId, query);
     });
   };
