@@ -202,7 +202,12 @@ export async function runAdminCommand(
           return;
         }
         if (removed.users.length > 0) {
-          output.out(`Removed the demo seed's logins ${removed.users.join(', ')} from ${where}.`);
+          // As `npm run remove-demo` says it.
+          const ended = removed.sessions === 1 ? '1 session' : `${removed.sessions} sessions`;
+          const sessions = removed.sessions > 0 ? ` (and their ${ended})` : '';
+          output.out(
+            `Removed the demo seed's logins ${removed.users.join(', ')}${sessions} from ${where}.`,
+          );
         }
         if (removed.apiKey) output.out(`Removed the demo API key from ${where}.`);
       } finally {

@@ -263,6 +263,18 @@ describe('single sign-on through OpenID Connect', () => {
     expect(await sessionCount(main)).toBe(before);
   });
 
+  it('refuses a user an admin deactivated, as one it does not know (issue 37)', async () => {
+    const { db } = main.database;
+    await db.update(users).set({ active: false }).where(eq(users.email, 'supervisor@example.com'));
+    try {
+      const before = await sessionCount(main);
+      expect(await signOn('supervisor')).toEqual({ location: errorAt('unknown_user'), as: null });
+      expect(await sessionCount(main)).toBe(before);
+    } finally {
+      await db.update(users).set({ active: true }).where(eq(users.email, 'supervisor@example.com'));
+    }
+  });
+
   it('refuses an e-mail the provider has not verified', async () => {
     const browser = new Browser();
     const callback = await signInAtProvider(browser, mainOrigin, 'unverified');
