@@ -3,15 +3,14 @@
  * country code, phone number, and a password (sent only when typed: left empty on create, the
  * user signs in with single sign-on only).
  */
+import type { AdminTeam, AdminUser } from '@leadline/contracts';
 import {
   PASSWORD_MIN_LENGTH,
   PERMISSION_STRINGS,
   USER_ROLES,
-  type AdminTeam,
-  type AdminUser,
   type PermissionString,
   type UserRole,
-} from '@leadline/contracts';
+} from '@leadline/contracts/admin-constants';
 import { useState } from 'react';
 import { AdminForm, CheckboxGroup, SelectField, TextField } from './admin-form';
 

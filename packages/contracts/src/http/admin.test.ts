@@ -5,8 +5,8 @@ import {
   AdminProfileCreateBody,
   AdminUserCreateBody,
   TagColour,
-  passwordWeakness,
 } from './admin';
+import { passwordWeakness } from './admin-constants';
 
 const firstMessage = (result: { success: boolean; error?: { issues: { message: string }[] } }) =>
   result.success ? null : result.error!.issues[0]!.message;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { USER_ROLES } from './admin-constants';
 import type { RealtimeSettings } from '../realtime/realtime-settings';
 import { RefusalSchema } from './common';
 import { PRESENCE_STATUSES } from './users';
@@ -40,10 +41,6 @@ export const AccountSettingsSchema = z.strictObject({
 });
 /** Account feature flags the console needs (the spec's account ids, as settings). */
 export type AccountSettings = z.infer<typeof AccountSettingsSchema>;
-
-/** What a user is in their account: an admin runs it, a supervisor and an agent take calls. */
-export const USER_ROLES = ['admin', 'supervisor', 'agent'] as const;
-export type UserRole = (typeof USER_ROLES)[number];
 
 /** The signed-in user, as GET /api/v1/user returns it (spec section 3). */
 export const UserSchema = z.strictObject({

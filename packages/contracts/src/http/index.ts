@@ -10,4 +10,5 @@ export * from './history';
 export * from './call-control';
 export * from './sandbox';
 export * from './network-test';
+export * from './admin-constants';
 export * from './admin';
