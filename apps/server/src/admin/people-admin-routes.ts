@@ -5,7 +5,7 @@
  * in one transaction), then acts on what committed: a deactivated user's sockets close on every
  * instance, and the change is announced so every instance drops what it remembers.
  *
- * POSTs answer 201 `{ data }`; PATCH and DELETE answer 200 `{ data }` (DELETE: what was deleted).
+ * POSTs answer 201 `{ data }`; PATCH 200 `{ data }`; DELETE 200 `{ data: { id } }`.
  */
 import type { FastifyInstance } from 'fastify';
 import {
@@ -184,9 +184,9 @@ export function peopleAdminRoutes(deps: CommonServices) {
     app.delete('/api/v1/admin/teams/:id', { schema: deleteTeam }, async (request) => {
       const admin = requireAdmin(request);
       const { id } = parseRequest(request, 'params', deleteTeam.params);
-      const data = await deleteAdminTeam(db, actorOf(admin), admin.accountId, id);
+      const deleted = await deleteAdminTeam(db, actorOf(admin), admin.accountId, id);
       await announce(admin, 'teams');
-      return { data };
+      return { data: { id: deleted.id } };
     });
 
     // ---------------------------------------------------------------- account
