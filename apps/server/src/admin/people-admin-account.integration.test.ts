@@ -234,7 +234,10 @@ describe('PATCH /api/v1/admin/account', () => {
       { single_sign_on: { domain: 'not a domain' } },
       'The domain must be a domain such as example.com.',
     ],
-    [{ dial_policy: { call_countries: [] } }, 'The call countries must name at least one country agents may call.'],
+    [
+      { dial_policy: { call_countries: [] } },
+      'The call countries must name at least one country agents may call.',
+    ],
     [
       { dial_policy: { calls_per_minute_per_agent: 0 } },
       'The calls per minute per agent must be at least 1.',
