@@ -37,11 +37,12 @@ interface Agentish {
 
 it('pages all 10,000 agents by name, with exact totals per status', async () => {
   const all = await get<Page<Agentish>>('/api/v1/users/paginated?status=all&page=1');
-  // The seeded agents plus the demo's agent1, agent2 (the supervisor asking is left out).
+  // The seeded agents plus the demo's agent1, agent2 and admin (the supervisor asking is left
+  // out; an admin takes calls like anyone when online).
   expect(all.meta).toEqual({
     current_page: 1,
-    last_page: Math.ceil(10_002 / AGENT_PAGE_SIZE),
-    total: 10_002,
+    last_page: Math.ceil(10_003 / AGENT_PAGE_SIZE),
+    total: 10_003,
     per_page: AGENT_PAGE_SIZE,
   });
   expect(all.data.map((a) => a.full_name)).toEqual(
@@ -50,7 +51,7 @@ it('pages all 10,000 agents by name, with exact totals per status', async () => 
   const last = await get<Page<Agentish>>(
     `/api/v1/users/paginated?status=all&page=${all.meta.last_page}`,
   );
-  expect(last.data.map((a) => a.full_name)).toEqual(['Alex Rivera', 'Blake Chen']);
+  expect(last.data.map((a) => a.full_name)).toEqual(['Alex Rivera', 'Blake Chen', 'Morgan Ellis']);
   const online = await get<Page<Agentish>>('/api/v1/users/paginated?page=7');
   expect(online.meta.total).toBe(1_000);
   expect(online.data.every((a) => a.is_online_app)).toBe(true);
