@@ -394,6 +394,11 @@ export const callUsers = pgTable(
     answeredAt: timestamp('answered_at', { withTimezone: true }),
     /** When the user left the call (hung up, transferred away, removed). */
     leftAt: timestamp('left_at', { withTimezone: true }),
+    /**
+     * A ring's reservation expires then (issue 38): any instance's sweeper moves a ring still
+     * `ringing` past it on, whichever instance rang (its own timer is only the fast path).
+     */
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
     createdAt: createdAt(),
   },
   (t) => [
@@ -407,8 +412,29 @@ export const callUsers = pgTable(
     index('call_users_ringing_idx')
       .on(t.userId)
       .where(sql`${t.outcome} = 'ringing'`),
+    // The sweeper's due rings.
+    index('call_users_ring_expiry_idx')
+      .on(t.expiresAt)
+      .where(sql`${t.outcome} = 'ringing'`),
   ],
 );
+
+/**
+ * The embedded engine's media leader (issue 38): one row. The instance holding the leader's
+ * advisory lock writes its URL and a new epoch (the fencing token) here; followers read it to
+ * know where to relay, and check the epoch before acting for the leader.
+ */
+export const mediaLeader = pgTable('media_leader', {
+  id: integer('id').primaryKey().default(1),
+  instanceId: text('instance_id').notNull(),
+  /** Where the other instances reach it (its base URL). */
+  url: text('url').notNull(),
+  /** Grows by one at each new leader: a fencing token. */
+  epoch: integer('epoch').notNull(),
+  /** The leader writes this every few seconds while it leads. */
+  heartbeatAt: timestamp('heartbeat_at', { withTimezone: true }).notNull().defaultNow(),
+  electedAt: timestamp('elected_at', { withTimezone: true }).notNull().defaultNow(),
+});
 
 /** How a phone party of a call is doing. */
 export type CallPhoneState = 'ringing' | 'answered' | 'unanswered' | 'left';
