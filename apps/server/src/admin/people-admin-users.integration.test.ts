@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOGIN_FAILED_MESSAGE, type AdminAuditEntry, type AdminUser } from '@leadline/contracts';
 import { hashPassword } from '../auth/password';
 import { SessionStore } from '../auth/sessions';
-import { routingCandidates } from '../calls/routing-repo';
+import { routingCandidates } from '../routing/routing-repo';
 import { auditLog, teamMembers, teams, users } from '../db/schema';
 import { DEMO_PASSWORD } from '../db/seed';
 import { fingerprint } from '../test-support/db-fingerprint';

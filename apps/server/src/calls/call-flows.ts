@@ -75,14 +75,14 @@ import {
 } from './calls-repo';
 import { DialGuard, LOGIN_ENDED_MESSAGE } from './dial-guard';
 import { recoverInterruptedCalls, type RecoveryReport } from './recovery';
-import { ROLE_OF, Router, type FlowClock, type NobodyReason } from './router';
+import { ROLE_OF, Router, type FlowClock, type NobodyReason } from '../routing/router';
 import {
   accountsWithQueue,
   expiredQueuedCalls,
   isRungOrOnCall,
   oldestQueuedCall,
   type ProfileRow,
-} from './routing-repo';
+} from '../routing/routing-repo';
 
 export { ROLE_OF, type FlowClock };
 

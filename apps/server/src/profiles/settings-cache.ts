@@ -6,7 +6,7 @@
  * instance, SQL by hand) is seen within `ttlMs`.
  */
 import type { Db } from '../db/database';
-import { defaultProfile, profileOf, type ProfileRow } from '../calls/routing-repo';
+import { defaultProfile, profileOf, type ProfileRow } from '../routing/routing-repo';
 import { defaultCallerNumber, type CallerNumberRow } from '../users/caller-numbers-repo';
 
 /** How long a setting read is used without reading it again (ms). */

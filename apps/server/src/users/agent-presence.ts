@@ -8,7 +8,7 @@
 import type { PresenceStatus } from '@leadline/contracts';
 import type { Db } from '../db/database';
 import type { EventBus } from '../events/event-bus';
-import type { FlowClock } from '../calls/router';
+import type { FlowClock } from '../routing/router';
 import {
   endWrapUp,
   pendingWrapUps,

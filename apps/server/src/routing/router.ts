@@ -27,7 +27,7 @@ import {
   updateCallUser,
   type CallRow,
   type CallUserRow,
-} from './calls-repo';
+} from '../calls/calls-repo';
 import {
   nextEligibleAgent,
   unstaffedReason,

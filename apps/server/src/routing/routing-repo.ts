@@ -19,7 +19,7 @@ import type { Db } from '../db/database';
 import { prepared } from '../db/prepared';
 import { calls, profiles, users, type CallReason } from '../db/schema';
 import type { UserRow } from '../users/users-repo';
-import type { CallRow } from './calls-repo';
+import type { CallRow } from '../calls/calls-repo';
 
 /** Who may be offered a call: the account, the team (none: anyone), who to leave out. */
 export interface EligibilityFilter {

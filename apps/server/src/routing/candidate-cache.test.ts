@@ -10,7 +10,7 @@ import { routingChanged } from '../db/routing-changes';
 import { openTestDatabase } from '../test-support/test-database';
 import { setAvailable, startWrapUp } from '../users/users-repo';
 import { CandidateCache } from './candidate-cache';
-import { insertCall, insertCallUser, updateCallUser } from './calls-repo';
+import { insertCall, insertCallUser, updateCallUser } from '../calls/calls-repo';
 
 const T0 = new Date('2026-11-24T10:00:00Z');
 const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
