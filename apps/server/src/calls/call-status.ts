@@ -102,8 +102,41 @@ export const FINAL_STATUSES: ReadonlySet<CallStatus> = new Set(
   CALL_STATUSES.filter((status) => Object.keys(CALL_STATUS_TABLE[status]).length === 0),
 );
 
+/** Statuses of a call that is on now (someone rung or talking), as a list for SQL. */
+export const LIVE_CALL_STATUSES = ['ringing', 'in-progress'] as const satisfies CallStatus[];
+
 /** Statuses of a call that is on now (someone rung or talking). */
-export const LIVE_STATUSES: ReadonlySet<CallStatus> = new Set(['ringing', 'in-progress']);
+export const LIVE_STATUSES: ReadonlySet<CallStatus> = new Set(LIVE_CALL_STATUSES);
+
+/** Statuses of a call that has not ended yet (new or waiting, rung, talking), for SQL. */
+export const OPEN_CALL_STATUSES: readonly CallStatus[] = CALL_STATUSES.filter(
+  (status) => !FINAL_STATUSES.has(status),
+);
+
+/** The status of a new or waiting call (for SQL; see `isQueued`). */
+export const QUEUED = 'queued' satisfies CallStatus;
+/** The status of a call whose agents are being rung (see `isRinging`). */
+export const RINGING = 'ringing' satisfies CallStatus;
+/** The status of a call an agent has (see `isConnected`). */
+export const CONNECTED = 'in-progress' satisfies CallStatus;
+
+/** Whether a call with this status has ended for good. */
+export const isFinal = (status: CallStatus): boolean => FINAL_STATUSES.has(status);
+
+/** Whether someone is rung for, or talking on, a call with this status. */
+export const isLive = (status: CallStatus): boolean => LIVE_STATUSES.has(status);
+
+/**
+ * Whether the call is new or waiting: not offered yet, a web lead waiting in the queue, or an
+ * outbound call the console has not connected yet.
+ */
+export const isQueued = (status: CallStatus): boolean => status === QUEUED;
+
+/** Whether agents are being rung for the call and none has taken it yet. */
+export const isRinging = (status: CallStatus): boolean => status === RINGING;
+
+/** Whether an agent has the call (answered, or placed it): the lead is dialled or talking. */
+export const isConnected = (status: CallStatus): boolean => status === CONNECTED;
 
 /** Whether `event` is allowed in `status`. */
 export function canTransition(status: CallStatus, event: CallEvent): boolean {
