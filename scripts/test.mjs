@@ -67,6 +67,7 @@ const POSTGRES_PASS = [
   'src/http',
   'src/db',
   'src/relay',
+  'src/cluster',
   'src/twilio/twilio-production-start',
   'src/production-start',
   'src/realtime/agent-status-realtime',
