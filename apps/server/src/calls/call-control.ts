@@ -14,9 +14,9 @@ import type { LeadRow } from '../leads/leads-repo';
 import { agentState, canJoinConference, canTakeTransfer, findTeam } from '../users/agents-repo';
 import type { UserRow } from '../users/users-repo';
 import { ROLE_OF, type AddLeadOutcome, type CallFlows } from './call-flows';
+import { isConnected, isFinal } from './call-status';
 import {
   activeParticipants,
-  FINAL_STATUSES,
   findCallBySid,
   findLiveParticipation,
   updateCall,
@@ -44,14 +44,14 @@ export class CallControl {
   /** A call of the account by id (404 otherwise) that is still live (409 otherwise). */
   async #liveAccountCall(user: UserRow, callId: number): Promise<CallRow> {
     const call = await requireAccountCall(this.db, user.accountId, callId);
-    if (FINAL_STATUSES.has(call.status)) throw new AppError('CALL_NOT_ACTIVE');
+    if (isFinal(call.status)) throw new AppError('CALL_NOT_ACTIVE');
     return call;
   }
 
   /** Reads the call again inside its exclusive section (it may have ended meanwhile). */
   async #fresh(call: CallRow): Promise<CallRow> {
     const fresh = await findCallBySid(this.db, call.sid);
-    if (!fresh || FINAL_STATUSES.has(fresh.status)) throw new AppError('CALL_NOT_ACTIVE');
+    if (!fresh || isFinal(fresh.status)) throw new AppError('CALL_NOT_ACTIVE');
     return fresh;
   }
 
@@ -97,7 +97,7 @@ export class CallControl {
     if (mine.type === 'listen' || mine.type === 'whisper') {
       throw new AppError('FORBIDDEN', 'Listen and whisper calls cannot transfer.');
     }
-    if (call.status !== 'in-progress') throw new AppError('CALL_NOT_ACTIVE');
+    if (!isConnected(call.status)) throw new AppError('CALL_NOT_ACTIVE');
     let target: { userId: number } | { teamId: number };
     if ('user_id' in body) {
       if (body.user_id === user.id)
@@ -128,7 +128,7 @@ export class CallControl {
    */
   async supervise(user: UserRow, callId: number, mode: SuperviseMode): Promise<void> {
     const call = await this.#liveAccountCall(user, callId);
-    if (call.status !== 'in-progress')
+    if (!isConnected(call.status))
       throw new AppError('CALL_NOT_ACTIVE', 'This call is not connected yet.');
     await this.flows.exclusive(call.sid, async () => {
       const fresh = await this.#fresh(call);

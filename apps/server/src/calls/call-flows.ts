@@ -44,7 +44,14 @@ import { AgentPresence, DEFAULT_WRAP_UP_SECONDS } from '../users/agent-presence'
 import { findCallerNumber } from '../users/caller-numbers-repo';
 import { SettingsCache } from '../profiles/settings-cache';
 import { findUserById, touchLastCall, type UserRow } from '../users/users-repo';
-import { canTransition, FINAL_STATUSES, type CallEvent } from './call-status';
+import {
+  canTransition,
+  isConnected,
+  isFinal,
+  isQueued,
+  isRinging,
+  type CallEvent,
+} from './call-status';
 import {
   activeParticipants,
   bornAs,
@@ -324,11 +331,11 @@ export class CallFlows {
     for (const call of await liveCalls(this.#db)) {
       await this.exclusive(call.sid, async () => {
         const fresh = await findCallBySid(this.#db, call.sid);
-        if (!fresh || FINAL_STATUSES.has(fresh.status)) return;
-        if (fresh.status === 'in-progress' && fresh.answeredAt) {
+        if (!fresh || isFinal(fresh.status)) return;
+        if (isConnected(fresh.status) && fresh.answeredAt) {
           recordings.push(this.#awaitRecording(fresh.sid, recordingWaitMs));
         }
-        if (fresh.status === 'ringing' && fresh.source === 'web') {
+        if (isRinging(fresh.status) && fresh.source === 'web') {
           this.#telephony.hangup(fresh.sid);
           await closeCallUsers(this.#db, fresh.id, this.#clock.now());
           await transitionCall(this.#db, fresh, 'requeue', {
@@ -427,7 +434,7 @@ export class CallFlows {
         this.#log.info({ callId: call.id, agentId: result.agent.id }, 'ringing agent');
         return { lead, call, outcome: { kind: 'rang', agentId: result.agent.id } };
       }
-      if (call.status === 'ringing') {
+      if (isRinging(call.status)) {
         // Rung, but nobody's devices answered the ring: as for any call nobody could take.
         const outcome = await this.#nobody(call, result.reason, false);
         return {
@@ -436,7 +443,7 @@ export class CallFlows {
           outcome,
         };
       }
-      if (call.status === 'queued') {
+      if (isQueued(call.status)) {
         if ((this.#freed.get(accountId) ?? 0) !== freedBefore) this.#drainSoon(accountId);
         return { lead, call, outcome: { kind: 'queued', reason: result.reason } };
       }
@@ -557,7 +564,7 @@ export class CallFlows {
 
   /** Cancels an outbound call whose softphone never connected; the agent is routable again. */
   async #withdrawUnconnectedOutbound(call: CallRow): Promise<void> {
-    if (call.status !== 'queued' || call.source !== 'outbound') return;
+    if (!isQueued(call.status) || call.source !== 'outbound') return;
     const now = this.#clock.now();
     await this.#transaction(async (tx) => {
       await closeCallUsers(tx, call.id, now);
@@ -622,7 +629,7 @@ export class CallFlows {
       const outcome = await this.exclusive(waiting.sid, async () => {
         const fresh = await findCallBySid(this.#db, waiting.sid);
         // Taken meanwhile by another agent: look again.
-        if (!fresh || fresh.status !== 'queued') return null;
+        if (!fresh || !isQueued(fresh.status)) return null;
         return this.#offerLead(fresh, { onlyUserIds: [user.id] });
       });
       if (outcome) return { call: (await findCallBySid(this.#db, waiting.sid))!, outcome };
@@ -723,7 +730,7 @@ export class CallFlows {
   ): Promise<{ call: CallRow; lead: LeadRow; outcome: AddLeadOutcome; message: string | null }> {
     const { lead, participantId, settled } = await this.exclusive(call.sid, async () => {
       const fresh = await findCallBySid(this.#db, call.sid);
-      if (!fresh || fresh.status !== 'in-progress') throw new AppError('CALL_NOT_ACTIVE');
+      if (!fresh || !isConnected(fresh.status)) throw new AppError('CALL_NOT_ACTIVE');
       const mine = (await activeParticipants(this.#db, fresh.id)).find((p) => p.userId === user.id);
       if (!mine) throw new AppError('NOT_ON_CALL');
       if (fresh.leadId !== null) throw new AppError('CALL_HAS_LEAD');
@@ -792,13 +799,13 @@ export class CallFlows {
       const found = Number.isSafeInteger(callUserId)
         ? await findUserCallUser(this.#db, user.id, callUserId)
         : null;
-      if (!found || found.call.status !== 'queued' || !found.call.phoneNumber) {
+      if (!found || !isQueued(found.call.status) || !found.call.phoneNumber) {
         return { error: OUTGOING_ERRORS.callNotFound };
       }
       const { call, callUser } = found;
       return this.exclusive(call.sid, async () => {
         const fresh = await findCallBySid(this.#db, call.sid);
-        if (!fresh || fresh.status !== 'queued') return { error: OUTGOING_ERRORS.callNotFound };
+        if (!fresh || !isQueued(fresh.status)) return { error: OUTGOING_ERRORS.callNotFound };
         // Admitted when it was placed; where it goes is checked again (the policy may have
         // changed since), and a call refused now is withdrawn.
         try {
@@ -837,7 +844,7 @@ export class CallFlows {
             type: 'lead',
             direction: 'outbound',
             source: 'outbound',
-            status: 'in-progress',
+            status: bornAs('connect'),
             userId: user.id,
             callerNumberId: callerNumber?.id ?? null,
           });
@@ -877,7 +884,7 @@ export class CallFlows {
     for (const call of await expiredQueuedCalls(this.#db, this.#clock.now())) {
       await this.exclusive(call.sid, async () => {
         const fresh = await findCallBySid(this.#db, call.sid);
-        if (!fresh || fresh.status !== 'queued') return;
+        if (!fresh || !isQueued(fresh.status)) return;
         const reason = fresh.reason === 'no-agents-online' ? 'no-agents-online' : 'all-agents-busy';
         await transitionCall(this.#db, fresh, NOBODY_EVENT[reason], {
           reason,
@@ -898,7 +905,7 @@ export class CallFlows {
     call: CallRow,
     request: { preferUserId?: number; onlyUserIds?: number[]; profile?: ProfileRow | null },
   ): Promise<OfferOutcome & { call?: CallRow }> {
-    const live = call.status === 'in-progress';
+    const live = isConnected(call.status);
     const result = await this.#router.offer(call, {
       type: 'lead',
       checkHours: !live,
@@ -921,16 +928,16 @@ export class CallFlows {
     askedByOne: boolean,
   ): Promise<OfferOutcome & { call?: CallRow }> {
     const fresh = (await findCallById(this.#db, call.id)) ?? call;
-    if (fresh.status === 'in-progress') {
+    if (isConnected(fresh.status)) {
       // A lead already on the line whose agent left and whom nobody took back.
       await this.#finish(fresh, 'complete');
       return { kind: 'ended', reason };
     }
     const waits = fresh.source === 'web' && waitsInQueue(reason);
     // Check for lead asks one agent: a lead they cannot take waits on for the others.
-    if (waits || (askedByOne && fresh.status === 'queued')) {
+    if (waits || (askedByOne && isQueued(fresh.status))) {
       const waiting =
-        fresh.status !== 'queued' || fresh.waitingSince === null
+        !isQueued(fresh.status) || fresh.waitingSince === null
           ? await transitionCall(this.#db, fresh, 'wait', {
               reason: waits ? reason : fresh.reason,
               waitingSince: fresh.waitingSince ?? this.#clock.now(),
@@ -961,7 +968,7 @@ export class CallFlows {
       if (!waiting) return;
       const outcome = await this.exclusive(waiting.sid, async () => {
         const fresh = await findCallBySid(this.#db, waiting.sid);
-        if (!fresh || fresh.status !== 'queued') return 'taken' as const;
+        if (!fresh || !isQueued(fresh.status)) return 'taken' as const;
         const result = await this.#router.offer(fresh, { type: 'lead', checkHours: false });
         if (result.kind === 'nobody') return 'nobody' as const;
         await transitionCall(this.#db, fresh, 'ring', { reason: null });
@@ -989,11 +996,11 @@ export class CallFlows {
     await updateCallUser(this.#db, callUser.id, { outcome });
     await this.presence.refresh(callUser.userId);
     const call = await findCallById(this.#db, callUser.callId);
-    if (!call || FINAL_STATUSES.has(call.status)) return;
+    if (!call || isFinal(call.status)) return;
     switch (callUser.type) {
       case 'lead':
-        if (call.status === 'ringing') await this.#offerLead(call, {});
-        else if (call.status === 'in-progress') await this.#afterLeave(call, true);
+        if (isRinging(call.status)) await this.#offerLead(call, {});
+        else if (isConnected(call.status)) await this.#afterLeave(call, true);
         return;
       case 'transfer': {
         if (callUser.teamId !== null && callUser.invitedByUserId !== null) {
@@ -1029,7 +1036,7 @@ export class CallFlows {
     await this.#transaction(async (tx) => {
       await closeCallUsers(tx, call.id, now);
       await closeCallPhones(tx, call.id, now);
-      if (FINAL_STATUSES.has(call.status)) return;
+      if (isFinal(call.status)) return;
       const seconds = call.answeredAt
         ? Math.max(0, Math.round((now.getTime() - call.answeredAt.getTime()) / 1000))
         : 0;
@@ -1063,7 +1070,7 @@ export class CallFlows {
    */
   async #afterLeave(call: CallRow, offerAgain = false): Promise<void> {
     const fresh = (await findCallById(this.#db, call.id)) ?? call;
-    if (FINAL_STATUSES.has(fresh.status)) return;
+    if (isFinal(fresh.status)) return;
     const keepers = (await activeParticipants(this.#db, fresh.id)).filter((p) =>
       KEEPS_CALL.has(p.type),
     );
@@ -1074,7 +1081,7 @@ export class CallFlows {
       }
       return;
     }
-    if (fresh.status !== 'in-progress') return;
+    if (!isConnected(fresh.status)) return;
     const takers = (await ringingCallUsers(this.#db, fresh.id)).filter(
       (p) => p.type === 'lead' || p.type === 'transfer',
     );
@@ -1167,7 +1174,7 @@ export class CallFlows {
     const now = this.#clock.now();
     await updateCallPhone(this.#db, phone.id, { state: 'answered', answeredAt: now });
     this.#addedLeads.get(participantId)?.('answered');
-    if (call.status === 'in-progress' && !call.answeredAt) {
+    if (isConnected(call.status) && !call.answeredAt) {
       await updateCall(this.#db, call.id, { answeredAt: now });
     }
   }
@@ -1183,7 +1190,7 @@ export class CallFlows {
     this.#addedLeads.get(participantId)?.(failure);
     // Someone else is still on the line (the lead an agent added a number to): the call goes on.
     if ((await livePhones(this.#db, call.id)).length > 0) return;
-    if (call.status !== 'in-progress') return;
+    if (!isConnected(call.status)) return;
     this.#telephony.hangup(call.sid, UNANSWERED_ERRORS[failure]);
     const { event, reason } = LEAD_UNANSWERED[failure];
     await this.#finish(call, event, reason);
@@ -1193,9 +1200,9 @@ export class CallFlows {
     const phone = await this.#phoneOf(call, participantId);
     if (phone)
       await updateCallPhone(this.#db, phone.id, { state: 'left', leftAt: this.#clock.now() });
-    if (FINAL_STATUSES.has(call.status)) return;
+    if (isFinal(call.status)) return;
     if ((await livePhones(this.#db, call.id)).length > 0) return;
-    if (call.status === 'ringing') {
+    if (isRinging(call.status)) {
       // The inbound caller hung up while agents were rung: nobody is left to talk to.
       const rung = await ringingCallUsers(this.#db, call.id);
       for (const ring of rung) this.#router.cancelRingTimer(ring.id);
@@ -1240,7 +1247,7 @@ export class CallFlows {
   async #leadTaken(call: CallRow, callUser: CallUserRow, now: Date): Promise<void> {
     const userId = callUser.userId;
     await touchLastCall(this.#db, userId, now);
-    if (call.status === 'ringing') {
+    if (isRinging(call.status)) {
       const inbound = call.direction === 'inbound';
       await this.#transaction(async (tx) => {
         await settleCallUsers(tx, call.id, 'canceled');
@@ -1256,7 +1263,7 @@ export class CallFlows {
       }
       return;
     }
-    if (call.status === 'in-progress') {
+    if (isConnected(call.status)) {
       // Taken back after the agent who had it left: the lead comes off hold.
       await updateCall(this.#db, call.id, { userId, held: false });
       if (call.held) this.#telephony.unhold(call.sid);
@@ -1291,7 +1298,7 @@ export class CallFlows {
       if (WRAPS_UP.has(joined.type)) await this.#wrapUp(call, [joined]);
       else await this.presence.refresh(userId);
     }
-    if (!FINAL_STATUSES.has(call.status)) await this.#afterLeave(call);
+    if (!isFinal(call.status)) await this.#afterLeave(call);
   }
 
   // ------------------------------------------------------------------ helpers

@@ -23,6 +23,8 @@ import {
   LIVE_STATUSES,
   nextStatus,
   OPEN_CALL_STATUSES,
+  REACHED_NOBODY_STATUSES,
+  statusListSql,
   type CallEvent,
 } from './call-status';
 
@@ -193,6 +195,15 @@ describe('call status groups', () => {
   it('open: not ended yet (queued, ringing, in progress)', () => {
     expect([...OPEN_CALL_STATUSES].sort()).toEqual(['in-progress', 'queued', 'ringing']);
     for (const status of ALL) expect(isFinal(status)).toBe(!OPEN_CALL_STATUSES.includes(status));
+  });
+
+  // spec section 4 'History status display' reasons: the endings that reached no agent.
+  it('reached nobody: missed, busy, offline', () => {
+    expect([...REACHED_NOBODY_STATUSES].sort()).toEqual(['busy', 'missed', 'offline']);
+  });
+
+  it('lists statuses as literal SQL', () => {
+    expect(statusListSql(['ringing', 'in-progress'])).toBe("('ringing', 'in-progress')");
   });
 
   it('one predicate per open status', () => {

@@ -120,6 +120,24 @@ export const RINGING = 'ringing' satisfies CallStatus;
 /** The status of a call an agent has (see `isConnected`). */
 export const CONNECTED = 'in-progress' satisfies CallStatus;
 
+/**
+ * Statuses of a call that ended reaching no agent, with the history's reasons (spec section 4):
+ * missed ('No agents answered'), busy ('All agents busy'), offline ('Outside availability hours').
+ */
+export const REACHED_NOBODY_STATUSES = [
+  'missed',
+  'busy',
+  'offline',
+] as const satisfies CallStatus[];
+
+/**
+ * `('ringing', 'in-progress')`: statuses as a literal SQL list, for raw SQL whose plan must see
+ * the values (a partial index on the status matches literals, not parameters).
+ */
+export function statusListSql(statuses: readonly CallStatus[]): string {
+  return `(${statuses.map((status) => `'${status}'`).join(', ')})`;
+}
+
 /** Whether a call with this status has ended for good. */
 export const isFinal = (status: CallStatus): boolean => FINAL_STATUSES.has(status);
 

@@ -21,8 +21,7 @@ import {
   type CallUserOutcome,
 } from '../db/schema';
 import { toLeadResource } from '../leads/leads-repo';
-import { LIVE_CALL_STATUSES } from '../users/agents-repo';
-import { nextStatus, type CallEvent } from './call-status';
+import { LIVE_CALL_STATUSES, nextStatus, type CallEvent } from './call-status';
 
 export { FINAL_STATUSES } from './call-status';
 

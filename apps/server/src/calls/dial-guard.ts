@@ -27,6 +27,7 @@ import { liveSessionTags } from '../auth/socket-access';
 import type { Db, DbOrTx } from '../db/database';
 import { accounts } from '../db/schema';
 import { AppError } from '../http/errors';
+import { QUEUED, statusListSql } from './call-status';
 import { destinationRefusal, type DialKind } from './dial-destination';
 
 export type { DialKind };
@@ -182,7 +183,7 @@ export class DialGuard {
       sql`select exists (
         select 1 from calls
         where account_id = ${dialer.accountId} and user_id = ${dialer.id}
-          and source = 'outbound' and status = 'queued'
+          and source = 'outbound' and status in ${sql.raw(statusListSql([QUEUED]))}
           and created_at > now() - ${PLACING_WINDOW_MS / 1000} * interval '1 second'
       ) as placing`,
     );

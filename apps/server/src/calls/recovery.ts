@@ -10,7 +10,7 @@ import { and, eq, inArray, isNull, or } from 'drizzle-orm';
 import type { Db } from '../db/database';
 import { callPhones, callUsers, calls } from '../db/schema';
 import { transitionCall, type CallRow } from './calls-repo';
-import { LIVE_STATUSES } from './call-status';
+import { isQueued, isRinging, LIVE_CALL_STATUSES, QUEUED } from './call-status';
 
 /** What recovery did. */
 export interface RecoveryReport {
@@ -28,9 +28,9 @@ export async function recoverInterruptedCalls(db: Db, now: Date): Promise<Recove
     .from(calls)
     .where(
       or(
-        inArray(calls.status, [...LIVE_STATUSES]),
+        inArray(calls.status, LIVE_CALL_STATUSES),
         // An outbound call the console was about to connect: it never will now.
-        and(eq(calls.status, 'queued'), eq(calls.source, 'outbound')),
+        and(eq(calls.status, QUEUED), eq(calls.source, 'outbound')),
       ),
     );
   for (const call of live) {
@@ -59,9 +59,9 @@ export async function recoverInterruptedCalls(db: Db, now: Date): Promise<Recove
             or(eq(callPhones.state, 'ringing'), eq(callPhones.state, 'answered')),
           ),
         );
-      if (call.status === 'queued') {
+      if (isQueued(call.status)) {
         await transitionCall(tx, call, 'cancel', { reason: 'server-restart', endedAt });
-      } else if (call.status === 'ringing' && call.source === 'web') {
+      } else if (isRinging(call.status) && call.source === 'web') {
         await transitionCall(tx, call, 'requeue', {
           reason: 'server-restart',
           waitingSince: call.waitingSince ?? call.createdAt,

@@ -4,6 +4,7 @@ import { formatPhone, type Lead, type LeadIntakeBody } from '@leadline/contracts
 import type { Db, DbOrTx } from '../db/database';
 import { prepared } from '../db/prepared';
 import { calls, leads } from '../db/schema';
+import { REACHED_NOBODY_STATUSES } from '../calls/call-status';
 
 /** A lead row. */
 export type LeadRow = typeof leads.$inferSelect;
@@ -121,7 +122,7 @@ export async function findWaitingLead(
     .where(
       and(
         eq(calls.accountId, accountId),
-        inArray(calls.status, ['missed', 'busy', 'offline']),
+        inArray(calls.status, REACHED_NOBODY_STATUSES),
         gt(calls.createdAt, new Date(now.getTime() - WAITING_LEAD_WINDOW_MS)),
         notExists(later),
       ),

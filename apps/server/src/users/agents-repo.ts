@@ -20,12 +20,15 @@ import {
 import type { AgentRow, AgentStatus, PageMeta, PresenceStatus, TeamRow } from '@leadline/contracts';
 import type { Db } from '../db/database';
 import { teamMembers, teams, users } from '../db/schema';
+import { LIVE_CALL_STATUSES, OPEN_CALL_STATUSES, statusListSql } from '../calls/call-status';
 
 /** Agents per page of the paged lists (the spec leaves it open). */
 export const AGENT_PAGE_SIZE = 10;
 
-/** Statuses of a call someone can be on. */
-export const LIVE_CALL_STATUSES = ['ringing', 'in-progress'] as const;
+/** `('ringing', 'in-progress')`: a live call's statuses, literal (the partial indexes match). */
+const LIVE_SQL = sql.raw(statusListSql(LIVE_CALL_STATUSES));
+/** Every status of a call that has not ended, literal. */
+const OPEN_SQL = sql.raw(statusListSql(OPEN_CALL_STATUSES));
 
 /**
  * The live call a user is on (answered, not left), as a scalar subquery over the user id
@@ -38,7 +41,7 @@ export function onCallOf(userIdRef: SQL): SQL<number | null> {
     inner join calls open_c on open_c.id = open_cu.call_id
     where open_cu.user_id = ${userIdRef}
       and open_cu.outcome = 'accepted' and open_cu.left_at is null
-      and open_c.status in ('ringing', 'in-progress')
+      and open_c.status in ${LIVE_SQL}
     order by open_cu.id desc limit 1)`;
 }
 
@@ -50,13 +53,13 @@ const USERS_ON_CALLS = sql`(
   select open_cu.user_id from call_users open_cu
   inner join calls open_c on open_c.id = open_cu.call_id
   where open_cu.outcome = 'accepted' and open_cu.left_at is null
-    and open_c.status in ('ringing', 'in-progress'))`;
+    and open_c.status in ${LIVE_SQL})`;
 
 /** The users being rung for a live call. */
 const USERS_RINGING = sql`(
   select ring_cu.user_id from call_users ring_cu
   inner join calls ring_c on ring_c.id = ring_cu.call_id
-  where ring_cu.outcome = 'ringing' and ring_c.status in ('queued', 'ringing', 'in-progress'))`;
+  where ring_cu.outcome = 'ringing' and ring_c.status in ${OPEN_SQL})`;
 
 const online = () => or(eq(users.isOnlineApp, true), eq(users.isMobile, true))!;
 const onCall = () => sql`${USERS_ID} in ${USERS_ON_CALLS}`;
