@@ -46,6 +46,7 @@ import type { SocketAccess } from './auth/socket-access';
 import type { PusherCredentials } from './realtime/pusher-auth';
 import type { RealtimeTarget } from './realtime/realtime-target';
 import { relayedRoutes } from './relay/relayed-routes';
+import type { MediaTarget } from './relay/media-target';
 import { pusherRoutes } from './realtime/pusher-routes';
 import { usersRoutes } from './users/users-routes';
 import { sandboxRoutes, type SandboxNetwork } from './sandbox/sandbox-routes';
@@ -95,9 +96,17 @@ export interface CallServices {
 
 /**
  * Services the routes use: the call services, or (an instance relaying to the media instance,
- * `docs/deployment.md`) the base URL that serves the call routes.
+ * `docs/deployment.md`) the base URL that serves the call routes, or a target naming the current
+ * one (the media lease's leader).
  */
-export type AppServices = CommonServices & (CallServices | { relayTo: string });
+export type AppServices = CommonServices & (CallServices | { relayTo: string | MediaTarget });
+
+/** What `/healthz` says of the media lease. */
+export interface MediaRoleReport {
+  role: 'leader' | 'follower';
+  /** The leader's epoch (the fencing token); null where there is no lease (PGlite). */
+  epoch: number | null;
+}
 
 /** Options of the HTTP application. */
 export interface AppOptions {
@@ -130,6 +139,11 @@ export interface AppOptions {
   sandbox?: SandboxNetwork | 'relayed' | false;
   /** Who may read the API's documentation at `/api/docs` (default: anyone; production: a session). */
   apiDocs?: ApiDocsAccess;
+  /**
+   * This instance's part in the media lease, reported by `/healthz` (issue 38): leader or
+   * follower, and the leader's epoch. Unset: `/healthz` says only that it is alive.
+   */
+  mediaRole?: () => MediaRoleReport;
   /** Hears every route as it is registered, before any (the API document's test). */
   onRoute?: (route: RouteOptions) => void;
 }
@@ -183,10 +197,25 @@ export async function buildApp(
       schema: {
         summary: 'Liveness',
         tags: ['Operations'],
-        response: { 200: z.strictObject({ ok: z.literal(true) }) },
+        description:
+          'Whether this instance answers; with several instances on PostgreSQL, also whether it leads the media (runs the voice engine and the calls) or follows (relays to the leader), and the leader’s epoch.',
+        response: {
+          200: z.strictObject({
+            ok: z.literal(true),
+            media: z
+              .strictObject({
+                role: z.enum(['leader', 'follower']),
+                epoch: z.number().int().nullable(),
+              })
+              .optional(),
+          }),
+        },
       } satisfies RouteDocs,
     },
-    async () => ({ ok: true }),
+    async () => {
+      const media = options.mediaRole?.();
+      return media ? { ok: true as const, media } : { ok: true as const };
+    },
   );
   await app.register(
     authRoutes({

@@ -138,6 +138,13 @@ const Env = z.object({
     })
     .regex(/^https?:\/\//, 'VOICE_MEDIA_URL must be an http:// or https:// URL')
     .optional(),
+  INSTANCE_URL: z
+    .url({
+      error:
+        'INSTANCE_URL must be the base URL the other instances reach this one on, e.g. http://10.0.0.5:3000',
+    })
+    .regex(/^https?:\/\//, 'INSTANCE_URL must be an http:// or https:// URL')
+    .optional(),
   TLS: z.enum(['self-signed', 'off']).default('off'),
   TLS_CERT: z.string().min(1).optional(),
   TLS_KEY: z.string().min(1).optional(),
@@ -192,6 +199,11 @@ export interface Config {
    * and the call routes to. Unset: this instance runs the engine and the calls.
    */
   mediaUrl: string | undefined;
+  /**
+   * The base URL the other instances reach this one on when it leads the media (written to
+   * `media_leader`); unset: its listening address (a wildcard host: its first LAN address).
+   */
+  instanceUrl: string | undefined;
   /** HTTPS and WSS on `port`: the operator's files, a self-signed certificate, or off. */
   tls: TlsSetting;
   /** The softphone SDK the console loads: ours, or the official Twilio Voice SDK. */
@@ -304,6 +316,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     realtime: realtimeTargetOf(e),
     telephony,
     mediaUrl: e.VOICE_MEDIA_URL?.replace(/\/+$/, ''),
+    instanceUrl: e.INSTANCE_URL?.replace(/\/+$/, ''),
     tls,
     // Twilio's own edge speaks only to the official SDK.
     voiceSdk: telephony.provider === 'twilio' ? 'twilio' : e.VOICE_SDK,

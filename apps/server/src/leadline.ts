@@ -16,7 +16,7 @@ import {
   type OutgoingCallDecision,
 } from '@leadline/voice';
 import { AdminChanges, forgetOnAdminChange } from './admin/admin-changes';
-import { buildApp } from './app';
+import { buildApp, type MediaRoleReport } from './app';
 import { SIGNAL_PATH, baseUrlOf, routeUpgrades } from './http/instance-http';
 import { SocketRateLimit } from './http/anonymous-rate-limit';
 import { RateLimitHits } from './http/rate-limit-hits';
@@ -86,6 +86,8 @@ export interface LeadlineOverrides {
   heartbeatMs?: number;
   /** Where the log lines go (default: standard output). */
   logDestination?: DestinationStream;
+  /** What `/healthz` says of the media lease (several instances on PostgreSQL). */
+  mediaRole?: () => MediaRoleReport;
 }
 
 export { SIGNAL_PATH };
@@ -286,6 +288,7 @@ export async function startLeadline(
       httpsOnly: config.mode === 'production',
       // The API's documentation: anyone may read it in embedded mode, signed-in users in production.
       apiDocs: config.mode === 'production' ? 'session' : 'public',
+      ...(overrides.mediaRole ? { mediaRole: overrides.mediaRole } : {}),
     },
   );
   // The embedded Pusher-protocol endpoint (`/app/{key}`) and its HTTP events API.

@@ -1,28 +1,28 @@
 /** Starts Leadline from the environment (`npm start`). */
+import { startInstance } from './cluster/start-instance';
 import { ConfigError, loadConfig } from './config';
-import { startLeadline } from './leadline';
 import { exposureWarning, refuseUnsafeProduction } from './production-safety';
-import { startRelay } from './relay/start-relay';
 import { TlsSetupError } from './tls/tls-credentials';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   // Production starts only without the public demo's logins and keys (every problem named).
   await refuseUnsafeProduction(config);
-  // With VOICE_MEDIA_URL this instance relays calls to the media instance (several instances).
-  const leadline = config.mediaUrl ? await startRelay(config) : await startLeadline(config);
+  // On PostgreSQL every instance starts the same way: the media lease's holder runs the calls,
+  // the others relay to it and take over when it goes (`cluster/start-instance.ts`).
+  const instance = await startInstance(config);
   const warning = exposureWarning(config);
-  if (warning) leadline.app.log.warn(warning);
-  leadline.app.log.info(`Leadline is ready on ${leadline.url}`);
+  if (warning) instance.log.warn(warning);
+  instance.log.info(`Leadline is ready on ${instance.url}`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    leadline.app.log.info(`${signal}: shutting down`);
-    leadline.close().then(
+    instance.log.info(`${signal}: shutting down`);
+    instance.close().then(
       () => process.exit(0),
       (error: unknown) => {
-        leadline.app.log.error({ err: error }, 'shutdown failed');
+        instance.log.error({ err: error }, 'shutdown failed');
         process.exit(1);
       },
     );

@@ -6,10 +6,10 @@
  * connection drops: at once when the kernel closes its socket, within the keepalive below when
  * its machine or network goes.
  *
- * The holder writes the `media_leader` row (id 1): its instance id, the URL the other instances
- * reach it on, an epoch one above the last (the fencing token) and a heartbeat every
- * {@link LEASE_HEARTBEAT_MS}. The others try again every {@link LEASE_RETRY_MS} and read the row
- * to know whom to relay to.
+ * Once its media runs, the holder writes the `media_leader` row (id 1, {@link MediaLease.announce}):
+ * its instance id, the URL the other instances reach it on, an epoch one above the last (the
+ * fencing token), and stamps a heartbeat every {@link LEASE_HEARTBEAT_MS}. The others try again
+ * every {@link LEASE_RETRY_MS} and read the row to know whom to relay to.
  *
  * ```
  *   idle ──start──▶ following ──acquired──▶ leading ──lost──▶ lost
@@ -93,8 +93,6 @@ export interface MediaLeaseOptions {
   connect: () => Promise<LeaseConnection>;
   /** This process's id among the instances. */
   instanceId: string;
-  /** Where the other instances reach this one. */
-  url: string;
   timers?: LeaseTimers;
   retryMs?: number;
   heartbeatMs?: number;
@@ -102,8 +100,8 @@ export interface MediaLeaseOptions {
     info(details: object, message: string): void;
     warn(details: object, message: string): void;
   };
-  /** This instance took the lease (once per lease). */
-  onLeading?: (epoch: number) => void;
+  /** This instance took the lock after following (not at `start`, which says so itself). */
+  onLeading?: () => void;
   /** This instance, leading, lost the lease (its connection, or a newer epoch took the row). */
   onLost?: (error: Error) => void;
 }
@@ -179,15 +177,15 @@ export class MediaLease {
     return this.#state;
   }
 
-  /** The epoch this instance leads with; null unless leading. */
+  /** The epoch this instance leads with; null unless leading and announced. */
   get epoch(): number | null {
     return this.#state === 'leading' ? this.#epoch : null;
   }
 
   /**
-   * Tries once; resolves `leading` (the row is written, the heartbeat runs) or `following`
-   * (tries again every `retryMs` until it leads or is closed). A failing first connection
-   * rejects: the database cannot be reached.
+   * Tries once; resolves `leading` (the lock is held: start the media, then
+   * {@link announce}) or `following` (tries again every `retryMs`; `onLeading` when it takes
+   * the lock). A failing first connection rejects: the database cannot be reached.
    */
   async start(): Promise<'leading' | 'following'> {
     await this.#connect();
@@ -195,6 +193,29 @@ export class MediaLease {
     this.#move('start');
     this.#schedule(this.#options.retryMs ?? LEASE_RETRY_MS, () => this.#retry());
     return 'following';
+  }
+
+  /**
+   * The holder's media runs at `url`: writes the `media_leader` row (epoch one above the last)
+   * and stamps its heartbeat from now on. Resolves with the epoch.
+   */
+  async announce(url: string): Promise<number> {
+    const connection = this.#connection;
+    if (this.#state !== 'leading' || !connection) {
+      throw new LeaseTransitionError(`A lease ${this.#state} cannot announce a leader.`);
+    }
+    const written = await connection.query<{ epoch: number }>(
+      `insert into media_leader (id, instance_id, url, epoch, heartbeat_at, elected_at)
+       values (1, $1, $2, 1, now(), now())
+       on conflict (id) do update set instance_id = excluded.instance_id, url = excluded.url,
+         epoch = media_leader.epoch + 1, heartbeat_at = now(), elected_at = now()
+       returning epoch`,
+      [this.#options.instanceId, url],
+    );
+    this.#epoch = written.rows[0]!.epoch;
+    this.#options.log.info({ epoch: this.#epoch, url }, 'this instance leads the media');
+    this.#schedule(this.#options.heartbeatMs ?? LEASE_HEARTBEAT_MS, () => this.#heartbeat());
+    return this.#epoch;
   }
 
   /** The row as it is now (on the lease's connection). */
@@ -249,22 +270,9 @@ export class MediaLease {
       [MEDIA_LEASE_KEY],
     );
     if (!rows[0]?.ok) return false;
-    const written = await connection.query<{ epoch: number }>(
-      `insert into media_leader (id, instance_id, url, epoch, heartbeat_at, elected_at)
-       values (1, $1, $2, 1, now(), now())
-       on conflict (id) do update set instance_id = excluded.instance_id, url = excluded.url,
-         epoch = media_leader.epoch + 1, heartbeat_at = now(), elected_at = now()
-       returning epoch`,
-      [this.#options.instanceId, this.#options.url],
-    );
-    this.#epoch = written.rows[0]!.epoch;
+    const following = this.#state === 'following';
     this.#move('acquired');
-    this.#options.log.info(
-      { epoch: this.#epoch, url: this.#options.url },
-      'this instance leads the media',
-    );
-    this.#schedule(this.#options.heartbeatMs ?? LEASE_HEARTBEAT_MS, () => this.#heartbeat());
-    this.#options.onLeading?.(this.#epoch);
+    if (following) this.#options.onLeading?.();
     return true;
   }
 

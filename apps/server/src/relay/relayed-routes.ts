@@ -10,6 +10,7 @@
 import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../http/errors';
+import { mediaTargetOf, type MediaTarget } from './media-target';
 
 /** The routes that drive calls: what the media instance answers. Paths as Fastify matches them. */
 export const RELAYED_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST' | 'PUT'; url: string }> = [
@@ -35,12 +36,21 @@ export const RELAYED_SANDBOX_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST'; url
   { method: 'POST', url: '/api/v1/sandbox/*' },
 ];
 
-/** The forwarding routes, as a Fastify plugin. */
-export function relayedRoutes(options: { to: string; sandbox: boolean }) {
+/**
+ * The forwarding routes, as a Fastify plugin. `to` is the media instance's URL, or a target
+ * that names the current one (the media lease's leader) at each request.
+ */
+export function relayedRoutes(options: { to: string | MediaTarget; sandbox: boolean }) {
+  const target = mediaTargetOf(options.to);
   return async (app: FastifyInstance): Promise<void> => {
-    await app.register(replyFrom, { base: options.to });
-    const forward = (request: FastifyRequest, reply: FastifyReply) =>
-      reply.from(request.url, {
+    // No fixed base: each request goes to the media instance known at that moment.
+    await app.register(replyFrom);
+    const refusal = () => new AppError('CALL_SERVICE_UNREACHABLE');
+    const forward = (request: FastifyRequest, reply: FastifyReply) => {
+      const base = target.current();
+      // A failover under way: no media instance to ask yet.
+      if (base === null) return reply.code(refusal().status).send(refusal().body());
+      return reply.from(new URL(request.url, base).toString(), {
         // The media instance may trust these (TRUST_PROXY) to know the browser's address.
         rewriteRequestHeaders: (incoming, headers) => ({
           ...headers,
@@ -50,10 +60,11 @@ export function relayedRoutes(options: { to: string; sandbox: boolean }) {
         }),
         onError: (failed, { error }) => {
           failed.log.warn({ err: error }, 'the media instance could not be reached');
-          const refusal = new AppError('CALL_SERVICE_UNREACHABLE');
-          void failed.code(refusal.status).send(refusal.body());
+          target.unreachable(base);
+          void failed.code(refusal().status).send(refusal().body());
         },
       });
+    };
     const routes = options.sandbox
       ? [...RELAYED_ROUTES, ...RELAYED_SANDBOX_ROUTES]
       : RELAYED_ROUTES;

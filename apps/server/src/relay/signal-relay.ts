@@ -10,12 +10,16 @@ import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 
-/** Relays `request` (an upgrade this instance received) to `base`. */
+/**
+ * Relays `request` (an upgrade this instance received) to `base`; `onUnreachable` hears that
+ * `base` could not be reached (the media instance may have moved).
+ */
 export function relayUpgrade(
   base: string,
   request: IncomingMessage,
   socket: Duplex,
   head: Buffer,
+  onUnreachable?: () => void,
 ): void {
   const target = new URL(request.url ?? '/', base);
   const client = target.protocol === 'https:' ? https : http;
@@ -32,7 +36,10 @@ export function relayUpgrade(
     else socket.destroy();
   };
   socket.on('error', () => upstream.destroy());
-  upstream.on('error', () => refuse(502, 'Bad Gateway'));
+  upstream.on('error', () => {
+    onUnreachable?.();
+    refuse(502, 'Bad Gateway');
+  });
   upstream.on('response', (response) => {
     // The media instance refused the upgrade: its status goes back, the body is not needed.
     refuse(response.statusCode ?? 502, response.statusMessage ?? 'Bad Gateway');

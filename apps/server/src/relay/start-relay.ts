@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { AdminChanges } from '../admin/admin-changes';
-import { buildApp } from '../app';
+import { buildApp, type MediaRoleReport } from '../app';
 import { SocketRateLimit } from '../http/anonymous-rate-limit';
 import { baseUrlOf, routeUpgrades } from '../http/instance-http';
 import { RateLimitHits } from '../http/rate-limit-hits';
@@ -21,7 +21,7 @@ import { LoginThrottle } from '../auth/login-throttle';
 import { SessionStore } from '../auth/sessions';
 import { SingleSignOn } from '../auth/single-sign-on';
 import { lanAddresses, type Config } from '../config';
-import { openDatabase, type Database } from '../db/database';
+import { openDatabase, type Database, type Db } from '../db/database';
 import { openInstanceBus } from '../events/open-instance-bus';
 import type { InstanceBus } from '../events/instance-bus';
 import { serverRoot } from '../lib/app-root';
@@ -29,6 +29,7 @@ import { RealtimeService } from '../realtime/realtime-service';
 import { SocketAccess } from '../auth/socket-access';
 import { loadTlsCredentials } from '../tls/tls-credentials';
 import { relayUpgrade } from './signal-relay';
+import { staticMediaTarget, type MediaTarget } from './media-target';
 
 /** A running relaying instance. */
 export interface RelayInstance {
@@ -40,14 +41,35 @@ export interface RelayInstance {
   close(): Promise<void>;
 }
 
-/** Starts an instance relaying to `config.mediaUrl`; resolves once it listens. */
-export async function startRelay(config: Config): Promise<RelayInstance> {
-  const mediaUrl = config.mediaUrl;
+/** A media target the relay closes when it closes. */
+export interface ClosableMediaTarget extends MediaTarget {
+  close(): void;
+}
+
+/** Options of {@link startRelay}. */
+export interface RelayOptions {
+  /**
+   * The media instance when `config.mediaUrl` is unset: built on the relay's database and bus
+   * (the media lease's leader).
+   */
+  target?: (parts: { db: Db; bus: InstanceBus }) => Promise<ClosableMediaTarget>;
+  /** What `/healthz` says of the lease. */
+  mediaRole?: () => MediaRoleReport;
+}
+
+/**
+ * Starts an instance relaying to `config.mediaUrl`, or to `options.target`; resolves once it
+ * listens.
+ */
+export async function startRelay(
+  config: Config,
+  options: RelayOptions = {},
+): Promise<RelayInstance> {
   const { databaseUrl, tokenSecret } = config;
   const pusherSecret = config.pusher.secret;
-  if (!mediaUrl || !databaseUrl || !tokenSecret || !pusherSecret) {
+  if ((!config.mediaUrl && !options.target) || !databaseUrl || !tokenSecret || !pusherSecret) {
     throw new Error(
-      'startRelay needs VOICE_MEDIA_URL, DATABASE_URL, TOKEN_SECRET and PUSHER_SECRET.',
+      'startRelay needs VOICE_MEDIA_URL (or the media lease), DATABASE_URL, TOKEN_SECRET and PUSHER_SECRET.',
     );
   }
   const logger = pino({ level: config.logLevel });
@@ -55,6 +77,9 @@ export async function startRelay(config: Config): Promise<RelayInstance> {
   const database = await openDatabase({ url: databaseUrl });
   const { db } = database;
   const bus = await openInstanceBus(databaseUrl, logger);
+  const target: ClosableMediaTarget = config.mediaUrl
+    ? { ...staticMediaTarget(config.mediaUrl), close: () => undefined }
+    : await options.target!({ db, bus });
   const pusher = { ...config.pusher, secret: pusherSecret };
   // No softphone sockets here (they are relayed to the media instance, which withdraws them).
   const sockets = new SocketAccess({ db, bus, log: logger, idleMs: config.sessionIdleMs });
@@ -75,7 +100,7 @@ export async function startRelay(config: Config): Promise<RelayInstance> {
       pusher,
       realtimeTarget: config.realtime,
       sso: config.sso ? new SingleSignOn({ db, provider: config.sso }) : null,
-      relayTo: mediaUrl,
+      relayTo: target,
     },
     {
       logger,
@@ -96,6 +121,7 @@ export async function startRelay(config: Config): Promise<RelayInstance> {
       sandbox: config.mode === 'embedded' ? 'relayed' : false,
       // Production faces the internet over HTTPS: Secure `__Host-` cookies and HSTS always.
       httpsOnly: config.mode === 'production',
+      ...(options.mediaRole ? { mediaRole: options.mediaRole } : {}),
     },
   );
   const realtime = await RealtimeService.register(app, {
@@ -117,13 +143,22 @@ export async function startRelay(config: Config): Promise<RelayInstance> {
     log: logger,
   });
   routeUpgrades(app.server, {
-    signal: (request, socket, head) => relayUpgrade(mediaUrl, request, socket, head),
+    signal: (request, socket, head) => {
+      const base = target.current();
+      // A failover under way: the softphone tries again after its back-off.
+      if (base === null) {
+        socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n');
+        return;
+      }
+      relayUpgrade(base, request, socket, head, () => target.unreachable(base));
+    },
     realtime,
     admit: (request) => socketLimit.admit(request),
   });
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
+    target.close();
     sockets.stop();
     await realtime.close();
     await app.close().catch(() => undefined);
@@ -132,7 +167,11 @@ export async function startRelay(config: Config): Promise<RelayInstance> {
     throw error;
   }
   const { port } = app.server.address() as AddressInfo;
-  logger.info(`relaying signalling and calls to the media instance at ${mediaUrl}`);
+  logger.info(
+    config.mediaUrl
+      ? `relaying signalling and calls to the media instance at ${config.mediaUrl}`
+      : `following the media lease: relaying signalling and calls to its leader (now ${target.current() ?? 'none'})`,
+  );
   sockets.start();
   return {
     app,
@@ -141,6 +180,7 @@ export async function startRelay(config: Config): Promise<RelayInstance> {
     bus,
     url: baseUrlOf(config.host, port, Boolean(https)),
     async close() {
+      target.close();
       sockets.stop();
       await Promise.all([app.close(), realtime.close()]);
       await bus.close();

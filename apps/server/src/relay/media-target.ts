@@ -1,0 +1,24 @@
+/**
+ * Where a relaying instance sends the call routes and the signalling: the media instance. A
+ * static URL (`VOICE_MEDIA_URL`), or the current holder of the media lease as the
+ * `media_leader` row names it (`cluster/leader-directory.ts`), which changes when a leader dies
+ * and a follower takes over.
+ */
+
+/** The media instance a relay forwards to, as it knows it now. */
+export interface MediaTarget {
+  /** The media instance's base URL; null while none is known (a failover under way). */
+  current(): string | null;
+  /** A request to `url` could not reach it: look again (the leader may have changed). */
+  unreachable(url: string): void;
+}
+
+/** A target that never moves (`VOICE_MEDIA_URL`). */
+export function staticMediaTarget(url: string): MediaTarget {
+  return { current: () => url, unreachable: () => undefined };
+}
+
+/** `relayTo` as the app takes it: a URL or a target. */
+export function mediaTargetOf(relayTo: string | MediaTarget): MediaTarget {
+  return typeof relayTo === 'string' ? staticMediaTarget(relayTo) : relayTo;
+}
