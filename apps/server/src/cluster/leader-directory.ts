@@ -39,14 +39,25 @@ export interface LeaderDirectoryOptions {
   bus?: InstanceBus;
   timers?: LeaseTimers;
   refreshMs?: number;
+  /** How long a leader that refused a connection counts as gone unless the row moves (ms). */
+  downMs?: number;
   log: { warn(details: object, message: string): void };
 }
 
-/** The media target of a follower: the current leader. */
+/** How long a leader that refused a connection is passed over while the row still names it. */
+export const LEADER_DOWN_MS = 5_000;
+
+/**
+ * The media target of a follower: the current leader. A leader that could not be reached is
+ * passed over (`current()` is null, requests wait in `next`) until the row names another
+ * leader or epoch, or {@link LEADER_DOWN_MS} passed.
+ */
 export class LeaderDirectory implements MediaTarget {
   readonly #options: LeaderDirectoryOptions;
   readonly #timers: LeaseTimers;
   #known: KnownLeader | null = null;
+  #down: { leader: KnownLeader; timer: unknown } | null = null;
+  #waiters = new Set<(url: string | null) => void>();
   #timer: unknown;
   #reading: Promise<void> | null = null;
   #closed = false;
@@ -69,7 +80,9 @@ export class LeaderDirectory implements MediaTarget {
   }
 
   current(): string | null {
-    return this.#known?.url ?? null;
+    const known = this.#known;
+    if (!known || this.#isDown(known)) return null;
+    return known.url;
   }
 
   /** The leader's epoch as last read. */
@@ -78,7 +91,31 @@ export class LeaderDirectory implements MediaTarget {
   }
 
   unreachable(url: string): void {
-    if (this.#known?.url === url) void this.refresh();
+    const known = this.#known;
+    if (known?.url !== url) return;
+    if (!this.#isDown(known)) {
+      this.#timers.clearTimeout(this.#down?.timer);
+      const timer = this.#timers.setTimeout(() => {
+        this.#down = null;
+        this.#settle();
+      }, this.#options.downMs ?? LEADER_DOWN_MS);
+      this.#down = { leader: known, timer };
+    }
+    void this.refresh();
+  }
+
+  next(timeoutMs: number): Promise<string | null> {
+    const now = this.current();
+    if (now !== null || this.#closed) return Promise.resolve(now);
+    return new Promise((resolve) => {
+      const done = (url: string | null) => {
+        this.#timers.clearTimeout(timer);
+        this.#waiters.delete(done);
+        resolve(url);
+      };
+      const timer = this.#timers.setTimeout(() => done(null), timeoutMs);
+      this.#waiters.add(done);
+    });
   }
 
   /** Reads the row now (one read at a time; callers during a read share it). */
@@ -88,6 +125,12 @@ export class LeaderDirectory implements MediaTarget {
       .then(
         (leader) => {
           this.#known = leader;
+          // The row moved on: the new leader is not the one that failed.
+          if (this.#down && leader && !this.#isDown(leader)) {
+            this.#timers.clearTimeout(this.#down.timer);
+            this.#down = null;
+          }
+          this.#settle();
         },
         (error: unknown) => this.#options.log.warn({ err: error }, 'reading media_leader failed'),
       )
@@ -107,5 +150,19 @@ export class LeaderDirectory implements MediaTarget {
     this.#closed = true;
     this.#unsubscribe();
     this.#timers.clearTimeout(this.#timer);
+    this.#timers.clearTimeout(this.#down?.timer);
+    for (const waiter of [...this.#waiters]) waiter(null);
+  }
+
+  #isDown(leader: KnownLeader): boolean {
+    const down = this.#down?.leader;
+    return down !== undefined && down.url === leader.url && down.epoch === leader.epoch;
+  }
+
+  /** Hands the leader to the requests waiting for one. */
+  #settle(): void {
+    const url = this.current();
+    if (url === null) return;
+    for (const waiter of [...this.#waiters]) waiter(url);
   }
 }

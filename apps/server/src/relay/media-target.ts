@@ -11,11 +11,16 @@ export interface MediaTarget {
   current(): string | null;
   /** A request to `url` could not reach it: look again (the leader may have changed). */
   unreachable(url: string): void;
+  /**
+   * Resolves with the media instance once one is known (at once if it is), null after
+   * `timeoutMs`: a request that arrives during a failover waits for the new leader.
+   */
+  next(timeoutMs: number): Promise<string | null>;
 }
 
 /** A target that never moves (`VOICE_MEDIA_URL`). */
 export function staticMediaTarget(url: string): MediaTarget {
-  return { current: () => url, unreachable: () => undefined };
+  return { current: () => url, unreachable: () => undefined, next: async () => url };
 }
 
 /** `relayTo` as the app takes it: a URL or a target. */

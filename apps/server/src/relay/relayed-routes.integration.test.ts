@@ -4,7 +4,9 @@
  * instance on the same database, walks every route the full product has (from its own route
  * table, so a route added later is covered without editing this test) and sends the same
  * request to both. Also: a relayed write acts on the media instance, and a media instance that
- * cannot be reached gets a clear 503.
+ * cannot be reached gets a clear 503. During a failover (the media lease's leader changing): a
+ * request the old leader refused goes to the new one, and a request that arrives while no
+ * leader is known waits for one.
  */
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
@@ -16,6 +18,8 @@ import { LoginThrottle } from '../auth/login-throttle';
 import { SessionStore } from '../auth/sessions';
 import { users } from '../db/schema';
 import { HttpSession } from '../test-support/http-session';
+import type { MediaTarget } from './media-target';
+import { FAILOVER_WAIT_MS } from './relayed-routes';
 import { requestJson } from '../test-support/http-json';
 import {
   TEST_PUSHER,
@@ -29,7 +33,10 @@ let mediaUrl: string;
 let relay: FastifyInstance;
 let relayUrl: string;
 
-async function relayTo(to: string, db: TestApp['database']['db']): Promise<FastifyInstance> {
+async function relayTo(
+  to: string | MediaTarget,
+  db: TestApp['database']['db'],
+): Promise<FastifyInstance> {
   const app = await buildApp(
     {
       db,
@@ -162,5 +169,75 @@ describe('a relaying instance', () => {
     } finally {
       await closedPort.close();
     }
+  });
+
+  /** Sets agent2 away through a relay to `target`; resolves with the answer's status. */
+  async function awayThrough(target: MediaTarget): Promise<number> {
+    const app = await relayTo(target, media.database.db);
+    try {
+      const port = (app.server.address() as { port: number }).port;
+      const agent = await HttpSession.login(`http://127.0.0.1:${port}`, 'agent2@example.com');
+      return (await agent.api('PUT', '/api/v1/user/status', { status: 'away' })).status;
+    } finally {
+      await app.close();
+    }
+  }
+
+  /** Makes agent2 available again on the media instance; resolves with their user id. */
+  async function availableAgain(): Promise<number> {
+    const agent = await HttpSession.login(mediaUrl, 'agent2@example.com');
+    expect((await agent.api('PUT', '/api/v1/user/status', { status: 'available' })).status).toBe(
+      200,
+    );
+    return agent.userId;
+  }
+
+  const isAvailable = async (userId: number) =>
+    (
+      await media.database.db
+        .select({ available: users.isAvailable })
+        .from(users)
+        .where(eq(users.id, userId))
+    )[0]?.available;
+
+  it('a request the old leader refused goes to the new one', async () => {
+    const userId = await availableAgain();
+    const dead = 'http://127.0.0.1:9';
+    let leader = dead;
+    const refused: string[] = [];
+    const status = await awayThrough({
+      current: () => leader,
+      unreachable: (url) => {
+        refused.push(url);
+        leader = mediaUrl;
+      },
+      next: async () => leader,
+    });
+    expect(status).toBe(200);
+    expect(refused).toEqual([dead]);
+    expect(await isAvailable(userId)).toBe(false);
+  });
+
+  it('a request that arrives while no leader is known waits for one', async () => {
+    const userId = await availableAgain();
+    let known: string | null = null;
+    const waited: number[] = [];
+    const status = await awayThrough({
+      current: () => known,
+      unreachable: () => undefined,
+      next: (timeoutMs) => {
+        waited.push(timeoutMs);
+        // The new leader is elected while the request waits.
+        return new Promise((resolve) =>
+          setImmediate(() => {
+            known = mediaUrl;
+            resolve(mediaUrl);
+          }),
+        );
+      },
+    });
+    expect(status).toBe(200);
+    expect(waited).toEqual([FAILOVER_WAIT_MS]);
+    expect(await isAvailable(userId)).toBe(false);
   });
 });

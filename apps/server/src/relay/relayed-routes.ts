@@ -30,6 +30,18 @@ export const RELAYED_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST' | 'PUT'; url
   { method: 'GET', url: '/api/v1/callerids' },
 ];
 
+/**
+ * How long a relayed request waits for a media instance during a failover (ms): the issue's
+ * bound for a follower to take over (10 s) and some.
+ */
+export const FAILOVER_WAIT_MS = 15_000;
+
+/** Whether reply-from's `error` is a connection the media instance refused (nothing sent). */
+function connectionRefused(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
+  return cause?.code === 'ECONNREFUSED';
+}
+
 /** The sandbox network's routes (embedded mode). */
 export const RELAYED_SANDBOX_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST'; url: string }> = [
   { method: 'GET', url: '/api/v1/sandbox/*' },
@@ -45,12 +57,13 @@ export function relayedRoutes(options: { to: string | MediaTarget; sandbox: bool
   return async (app: FastifyInstance): Promise<void> => {
     // No fixed base: each request goes to the media instance known at that moment.
     await app.register(replyFrom);
-    const refusal = () => new AppError('CALL_SERVICE_UNREACHABLE');
-    const forward = (request: FastifyRequest, reply: FastifyReply) => {
-      const base = target.current();
-      // A failover under way: no media instance to ask yet.
-      if (base === null) return reply.code(refusal().status).send(refusal().body());
-      return reply.from(new URL(request.url, base).toString(), {
+    const refuse = (reply: FastifyReply) => {
+      const refusal = new AppError('CALL_SERVICE_UNREACHABLE');
+      return reply.code(refusal.status).send(refusal.body());
+    };
+    /** Sends `request` on to `base`; a refused connection tries the next leader once. */
+    const send = (request: FastifyRequest, reply: FastifyReply, base: string, retry: boolean) =>
+      reply.from(new URL(request.url, base).toString(), {
         // The media instance may trust these (TRUST_PROXY) to know the browser's address.
         rewriteRequestHeaders: (incoming, headers) => ({
           ...headers,
@@ -61,9 +74,23 @@ export function relayedRoutes(options: { to: string | MediaTarget; sandbox: bool
         onError: (failed, { error }) => {
           failed.log.warn({ err: error }, 'the media instance could not be reached');
           target.unreachable(base);
-          void failed.code(refusal().status).send(refusal().body());
+          // Refused: nothing reached the old leader, so the request may go to the new one.
+          if (retry && connectionRefused(error)) {
+            void target.next(FAILOVER_WAIT_MS).then((next) => {
+              if (next === null || next === base) return void refuse(failed as FastifyReply);
+              void send(request, failed as FastifyReply, next, false);
+            });
+            return;
+          }
+          void refuse(failed as FastifyReply);
         },
       });
+    const forward = async (request: FastifyRequest, reply: FastifyReply) => {
+      // A failover under way: wait for the new leader rather than refuse at once.
+      const base = target.current() ?? (await target.next(FAILOVER_WAIT_MS));
+      if (base === null) return refuse(reply);
+      send(request, reply, base, true);
+      return reply;
     };
     const routes = options.sandbox
       ? [...RELAYED_ROUTES, ...RELAYED_SANDBOX_ROUTES]
