@@ -39,7 +39,7 @@ import {
 } from '../leads/leads-repo';
 import { insertIntake } from '../leads/intake-repo';
 import { KeyedQueue } from '../lib/keyed-queue';
-import type { Telephony, TelephonyEvent } from '../telephony/telephony';
+import type { Telephony } from '../telephony/telephony';
 import { AgentPresence, DEFAULT_WRAP_UP_SECONDS } from '../users/agent-presence';
 import { findCallerNumber } from '../users/caller-numbers-repo';
 import { SettingsCache } from '../profiles/settings-cache';
@@ -59,7 +59,6 @@ import {
   closeCallUsers,
   findCallBySid,
   findCallById,
-  findCallPhone,
   findCallUserById,
   findCallUserOf,
   findLiveParticipation,
@@ -72,16 +71,16 @@ import {
   markLiveCallsSeen,
   newCallSid,
   ringingCallUsers,
-  settleCallUsers,
   transitionCall,
   updateCall,
-  updateCallPhone,
   updateCallUser,
   type CallRow,
   type CallUserRow,
 } from './calls-repo';
 import { DialGuard, LOGIN_ENDED_MESSAGE } from './dial-guard';
 import { recoverInterruptedCalls, type RecoveryReport } from './recovery';
+import { KEEPS_CALL, userIdOf, WRAPS_UP } from './call-participants';
+import { recordingUrlOf, TelephonyReactor } from './telephony-reactor';
 import { ROLE_OF, Router, type FlowClock, type NobodyReason } from '../routing/router';
 import {
   accountsWithQueue,
@@ -139,26 +138,6 @@ export const ADD_LEAD_TIMEOUT_MS = 45_000;
 /** The console connects an outbound call it asked for within this, or the call is withdrawn. */
 export const OUTBOUND_CONNECT_TIMEOUT_MS = 30_000;
 
-/** What the agent's device is told when the lead cannot be reached. */
-const UNANSWERED_ERRORS = {
-  busy: { code: SignallingErrorCode.Busy, message: "The lead's phone is busy." },
-  'no-answer': { code: SignallingErrorCode.NoAnswer, message: 'The lead did not answer.' },
-  failed: {
-    code: SignallingErrorCode.InvalidNumber,
-    message: "The lead's number could not be reached.",
-  },
-} as const;
-
-/** A phone that did not answer: how the call ends, and why. */
-const LEAD_UNANSWERED: Record<
-  keyof typeof UNANSWERED_ERRORS,
-  { event: CallEvent; reason: CallReason }
-> = {
-  busy: { event: 'lead-busy', reason: 'lead-busy' },
-  'no-answer': { event: 'lead-no-answer', reason: 'lead-no-answer' },
-  failed: { event: 'lead-failed', reason: 'lead-failed' },
-};
-
 /** Refusals of outgoing calls, as the device receives them. */
 const OUTGOING_ERRORS = {
   unknownCaller: { code: SignallingErrorCode.AccessTokenInvalid, message: 'Unknown caller.' },
@@ -206,18 +185,7 @@ const ADD_LEAD_MESSAGES = {
   timeout: 'The lead did not answer in time.',
 } as const;
 
-/** Participants whose presence keeps a call going (supervisors listening or whispering do not). */
-const KEEPS_CALL: ReadonlySet<CallType> = new Set(['lead', 'transfer', 'conference', 'barge']);
-/** Participants who wrap up after the call (they worked it). */
-const WRAPS_UP: ReadonlySet<CallType> = new Set(['lead', 'transfer', 'conference']);
-
-/** Where a call's recording is served (to users of the call's account only). */
-export const recordingUrlOf = (callId: number): string => `/api/v1/calls/${callId}/recording`;
-
-const userIdOf = (identity: string): number | null => {
-  const id = Number(identity);
-  return Number.isSafeInteger(id) && id > 0 ? id : null;
-};
+export { recordingUrlOf };
 
 /** What offering a call came to, as the endpoints answer it. */
 export type OfferOutcome =
@@ -245,6 +213,7 @@ export class CallFlows {
   readonly #addedLeads = new Map<string, (outcome: AddLeadOutcome) => void>();
   /** Calls whose recording is awaited at shutdown, by sid. */
   readonly #recordingWaiters = new Map<string, () => void>();
+  readonly #reactor: TelephonyReactor;
   #unsubscribe: (() => void) | null = null;
   #intervals: unknown[] = [];
   #stopping = false;
@@ -278,6 +247,23 @@ export class CallFlows {
       onFree: (accountId) => this.#drainSoon(accountId),
       enqueue: (key, task) => void this.#queue.run(key, async () => void (await task())),
     });
+    this.#reactor = new TelephonyReactor({
+      db: this.#db,
+      telephony: this.#telephony,
+      log: this.#log,
+      clock: this.#clock,
+      router: this.#router,
+      presence: this.presence,
+      settleAddedLead: (participantId, outcome) => this.#addedLeads.get(participantId)?.(outcome),
+      recordingReady: (callSid) => this.#recordingWaiters.get(callSid)?.(),
+      notAnswered: (callUser, outcome) => this.#notAnswered(callUser, outcome),
+      finish: (call, event, reason) => this.#finish(call, event, reason),
+      afterLeave: (call, offerAgain) => this.#afterLeave(call, offerAgain),
+      wrapUp: (call, participants) => this.#wrapUp(call, participants),
+      dial: (call, number) => this.#dial(call, number),
+      callerNumberOf: (call) => this.#callerNumberOf(call),
+      transaction: (work) => this.#transaction(work),
+    });
   }
 
   /** The telephony provider (call control uses it inside `exclusive`). */
@@ -301,7 +287,7 @@ export class CallFlows {
     await this.presence.start();
     this.#unsubscribe ??= this.#telephony.subscribe((event) => {
       const key = 'callSid' in event ? event.callSid : `user:${event.identity}`;
-      void this.#queue.run(key, () => this.#onEvent(event));
+      void this.#queue.run(key, () => this.#reactor.onEvent(event));
     });
     this.#every(this.options.heartbeatMs ?? HEARTBEAT_MS, () =>
       this.#queue.run('heartbeat', () => markLiveCallsSeen(this.#db, this.#clock.now())),
@@ -1105,200 +1091,6 @@ export class CallFlows {
       }
     }
     await this.#finish(fresh);
-  }
-
-  // ------------------------------------------------------------------ events
-
-  async #onEvent(event: TelephonyEvent): Promise<void> {
-    if (event.type === 'device.online' || event.type === 'device.offline') {
-      const userId = userIdOf(event.identity);
-      if (userId !== null) await this.presence.deviceOnline(userId, event.type === 'device.online');
-      return;
-    }
-    if (event.type === 'recording.ready') this.#recordingWaiters.get(event.callSid)?.();
-    const call = await findCallBySid(this.#db, event.callSid);
-    if (!call) return;
-    switch (event.type) {
-      case 'agent.answered':
-        return this.#agentAnswered(call, event.identity);
-      case 'agent.rejected': {
-        const userId = userIdOf(event.identity);
-        const callUser =
-          userId === null ? null : await findCallUserOf(this.#db, call.id, userId, 'ringing');
-        if (callUser) await this.#notAnswered(callUser, 'rejected');
-        return;
-      }
-      case 'agent.left':
-        return this.#agentLeft(call, event.identity);
-      case 'phone.answered':
-        return this.#phoneAnswered(call, event.participantId);
-      case 'phone.unanswered':
-        return this.#phoneUnanswered(call, event.participantId, event.reason);
-      case 'phone.left':
-        return this.#phoneLeft(call, event.participantId);
-      case 'recording.ready':
-        await updateCall(this.#db, call.id, {
-          recordingPath: event.path,
-          recordingUrl: recordingUrlOf(call.id),
-        });
-        return;
-      case 'dtmf':
-        // Never the digits themselves (card numbers, PINs): how many were sent.
-        this.#log.info(
-          { callId: call.id, source: event.source, digitCount: event.digits.length },
-          'dtmf',
-        );
-        return;
-      default:
-        return;
-    }
-  }
-
-  /** The phone party's row, recording a party the engine dialled for a client-placed call. */
-  async #phoneOf(call: CallRow, participantId: string) {
-    const known = await findCallPhone(this.#db, participantId);
-    if (known) return known;
-    if (call.source !== 'outbound' || !call.phoneNumber) return null;
-    return insertCallPhone(this.#db, {
-      callId: call.id,
-      participantId,
-      direction: 'outbound',
-      phoneNumber: call.phoneNumber,
-      fromNumber: await this.#callerNumberOf(call),
-    });
-  }
-
-  async #phoneAnswered(call: CallRow, participantId: string): Promise<void> {
-    const phone = await this.#phoneOf(call, participantId);
-    if (!phone) return;
-    const now = this.#clock.now();
-    await updateCallPhone(this.#db, phone.id, { state: 'answered', answeredAt: now });
-    this.#addedLeads.get(participantId)?.('answered');
-    if (isConnected(call.status) && !call.answeredAt) {
-      await updateCall(this.#db, call.id, { answeredAt: now });
-    }
-  }
-
-  async #phoneUnanswered(
-    call: CallRow,
-    participantId: string,
-    failure: keyof typeof UNANSWERED_ERRORS,
-  ): Promise<void> {
-    const phone = await this.#phoneOf(call, participantId);
-    if (!phone) return;
-    await updateCallPhone(this.#db, phone.id, { state: 'unanswered', failure });
-    this.#addedLeads.get(participantId)?.(failure);
-    // Someone else is still on the line (the lead an agent added a number to): the call goes on.
-    if ((await livePhones(this.#db, call.id)).length > 0) return;
-    if (!isConnected(call.status)) return;
-    this.#telephony.hangup(call.sid, UNANSWERED_ERRORS[failure]);
-    const { event, reason } = LEAD_UNANSWERED[failure];
-    await this.#finish(call, event, reason);
-  }
-
-  async #phoneLeft(call: CallRow, participantId: string): Promise<void> {
-    const phone = await this.#phoneOf(call, participantId);
-    if (phone)
-      await updateCallPhone(this.#db, phone.id, { state: 'left', leftAt: this.#clock.now() });
-    if (isFinal(call.status)) return;
-    if ((await livePhones(this.#db, call.id)).length > 0) return;
-    if (isRinging(call.status)) {
-      // The inbound caller hung up while agents were rung: nobody is left to talk to.
-      const rung = await ringingCallUsers(this.#db, call.id);
-      for (const ring of rung) this.#router.cancelRingTimer(ring.id);
-      this.#telephony.hangup(call.sid);
-      const now = this.#clock.now();
-      await this.#transaction(async (tx) => {
-        await closeCallUsers(tx, call.id, now);
-        await transitionCall(tx, call, 'abandon', { reason: 'caller-hung-up', endedAt: now });
-      });
-      for (const ring of rung) await this.presence.refresh(ring.userId);
-      return;
-    }
-    await this.#finish(call);
-  }
-
-  async #agentAnswered(call: CallRow, identity: string): Promise<void> {
-    const userId = userIdOf(identity);
-    if (userId === null) return;
-    const callUser = await findCallUserOf(this.#db, call.id, userId, 'ringing');
-    if (!callUser) return;
-    this.#router.cancelRingTimer(callUser.id);
-    const now = this.#clock.now();
-    await updateCallUser(this.#db, callUser.id, { outcome: 'accepted', answeredAt: now });
-    switch (callUser.type) {
-      case 'lead':
-        await this.#leadTaken(call, callUser, now);
-        break;
-      case 'transfer':
-        await this.#transferTaken(call, callUser, now);
-        break;
-      case 'conference':
-        // A second agent joined: the call is a conference from now on (banner and history).
-        if (call.type !== 'conference') await updateCall(this.#db, call.id, { type: 'conference' });
-        break;
-      default:
-        break;
-    }
-    await this.presence.refresh(userId);
-  }
-
-  /** An agent took a lead call: it is theirs; the lead is dialled unless already on the line. */
-  async #leadTaken(call: CallRow, callUser: CallUserRow, now: Date): Promise<void> {
-    const userId = callUser.userId;
-    await touchLastCall(this.#db, userId, now);
-    if (isRinging(call.status)) {
-      const inbound = call.direction === 'inbound';
-      await this.#transaction(async (tx) => {
-        await settleCallUsers(tx, call.id, 'canceled');
-        // Inbound: the caller is already on the line, so the talk starts now.
-        await transitionCall(tx, call, 'answer', {
-          userId,
-          ...(inbound ? { answeredAt: now } : {}),
-        });
-      });
-      const phones = await livePhones(this.#db, call.id);
-      if (!inbound && phones.length === 0 && call.phoneNumber) {
-        await this.#dial(call, call.phoneNumber);
-      }
-      return;
-    }
-    if (isConnected(call.status)) {
-      // Taken back after the agent who had it left: the lead comes off hold.
-      await updateCall(this.#db, call.id, { userId, held: false });
-      if (call.held) this.#telephony.unhold(call.sid);
-    }
-  }
-
-  /** The transfer's target answered: the agent who asked leaves, the lead is theirs. */
-  async #transferTaken(call: CallRow, callUser: CallUserRow, now: Date): Promise<void> {
-    await touchLastCall(this.#db, callUser.userId, now);
-    await updateCall(this.#db, call.id, { userId: callUser.userId, held: false });
-    if (call.held) this.#telephony.unhold(call.sid);
-    await settleCallUsers(this.#db, call.id, 'canceled');
-    const requester = callUser.invitedByUserId;
-    if (requester === null || requester === callUser.userId) return;
-    const handedOver = (await activeParticipants(this.#db, call.id)).filter(
-      (p) => p.userId === requester,
-    );
-    if (handedOver.length === 0) return;
-    for (const p of handedOver) await updateCallUser(this.#db, p.id, { leftAt: now });
-    this.#telephony.removeAgent(call.sid, identityOf(requester));
-    await this.#wrapUp(call, handedOver);
-  }
-
-  async #agentLeft(call: CallRow, identity: string): Promise<void> {
-    const userId = userIdOf(identity);
-    if (userId === null) return;
-    const ringing = await findCallUserOf(this.#db, call.id, userId, 'ringing');
-    if (ringing) return this.#notAnswered(ringing, 'missed');
-    const joined = await findCallUserOf(this.#db, call.id, userId, 'accepted');
-    if (joined && joined.leftAt === null) {
-      await updateCallUser(this.#db, joined.id, { leftAt: this.#clock.now() });
-      if (WRAPS_UP.has(joined.type)) await this.#wrapUp(call, [joined]);
-      else await this.presence.refresh(userId);
-    }
-    if (!isFinal(call.status)) await this.#afterLeave(call);
   }
 
   // ------------------------------------------------------------------ helpers
