@@ -83,6 +83,16 @@ describe('configuration', () => {
     expect(loadConfig({}).mediaUrl).toBeUndefined();
   });
 
+  it('INSTANCE_URL names where the other instances reach this one when it leads the media', () => {
+    expect(loadConfig({ INSTANCE_URL: 'http://10.0.0.6:3000/' }).instanceUrl).toBe(
+      'http://10.0.0.6:3000',
+    );
+    expect(loadConfig({}).instanceUrl).toBeUndefined();
+    expect(() => loadConfig({ INSTANCE_URL: 'ws://10.0.0.6:3000' })).toThrow(
+      /^Invalid setting INSTANCE_URL: INSTANCE_URL must be an http/,
+    );
+  });
+
   it.each([
     [
       { VOICE_MEDIA_URL: 'http://10.0.0.5:3000' },

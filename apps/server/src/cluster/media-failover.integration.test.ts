@@ -10,6 +10,8 @@
  * - SIGKILL A: B leads within 10 s with epoch 2, accepts a lead and rings an agent logged in
  *   through it, who hears the lead.
  * - SIGTERM A: B leads (the lease is released as A closes).
+ * - Three instances, the leader killed: a lead posted to a follower before anyone leads again is
+ *   held for the new leader, stored, and offered to the first agent who registers.
  *
  * Needs PostgreSQL (`DATABASE_URL`); CI runs it in its second pass of the server tests.
  */
@@ -22,6 +24,7 @@ import { calls } from '../db/schema';
 import { AgentClient } from '../test-support/agent-client';
 import { ChildLeadline } from '../test-support/child-leadline';
 import { requestJson } from '../test-support/http-json';
+import type { HttpResult } from '../test-support/http-json';
 import { HttpSession } from '../test-support/http-session';
 import {
   createPersistedDatabase,
@@ -201,6 +204,67 @@ describe.runIf(process.env.DATABASE_URL)('one media leader, hot standbys', () =>
       // A restarted follows B.
       const again = await startInstance('c', database);
       expect((await healthOf(again)).media).toEqual({ role: 'follower', epoch: 2 });
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'three instances, the leader killed: a lead posted to a follower meanwhile is held for the new leader and offered once it is up',
+    async () => {
+      const database = await scratchDatabase();
+      const a = await startInstance('e', database);
+      const b = await startInstance('f', database);
+      const c = await startInstance('g', database);
+      await a.kill();
+      // Posted to both followers before either leads: the one that stays a follower holds its
+      // lead for the new leader (the other closes its relay to lead, and may refuse).
+      const phones = new Map([
+        [b, '+15550100061'],
+        [c, '+15550100062'],
+      ]);
+      const posting = new Map(
+        [b, c].map((product) => [
+          product,
+          product
+            .postLead({ fname: 'Held', lname: 'Lead', phone_number: phones.get(product)! })
+            .catch(() => null),
+        ]),
+      );
+      const leader = await waitUntil(
+        async () => {
+          for (const product of [b, c]) {
+            const health = await healthOf(product).catch(() => undefined);
+            if (health?.media?.role === 'leader' && health.media.epoch !== null) return product;
+          }
+          return undefined;
+        },
+        'B or C to lead',
+        TAKEOVER_MS,
+      );
+      expect((await healthOf(leader)).media?.epoch).toBe(2);
+      const follower = leader === b ? c : b;
+      const held = (await posting.get(follower)) as HttpResult<{
+        call: { status: string };
+      }> | null;
+      expect(held?.status).toBe(201);
+      // Nobody is registered with the new leader yet: the lead waits in the queue.
+      expect(held?.body.call.status).toBe('queued');
+
+      const observer = await HttpSession.login(follower.url, 'supervisor@example.com');
+      const agent = await AgentClient.login(follower.agentProduct(observer), 'agent1@example.com');
+      let invite = await agent.nextInvite();
+      if (invite.parameters.To !== phones.get(follower)) {
+        // The other lead got through too (posted to the leader once it was up): take it first.
+        await agent.accept(invite);
+        await agent.hangup();
+        expect((await agent.api('POST', '/api/v1/user/wrap-up/done')).status).toBe(200);
+        invite = await agent.nextInvite();
+      }
+      expect(invite.parameters).toMatchObject({ To: phones.get(follower) });
+      await agent.accept(invite);
+      expect(await agent.hears(LEAD_TONE_HZ, 1)).toBe(true);
+      await agent.hangup();
+      await agent.close();
     },
     TEST_TIMEOUT_MS,
   );
