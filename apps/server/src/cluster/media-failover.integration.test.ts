@@ -10,6 +10,8 @@
  * - SIGKILL A: B leads within 10 s with epoch 2, accepts a lead and rings an agent logged in
  *   through it, who hears the lead.
  * - SIGTERM A: B leads (the lease is released as A closes).
+ * - A loses its lease connection (PostgreSQL ends the session): A exits with status 1 at once,
+ *   B leads.
  * - Three instances, the leader killed: a lead posted to a follower before anyone leads again is
  *   held for the new leader, stored, and offered to the first agent who registers.
  *
@@ -19,6 +21,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { calls } from '../db/schema';
 import { AgentClient } from '../test-support/agent-client';
@@ -265,6 +268,30 @@ describe.runIf(process.env.DATABASE_URL)('one media leader, hot standbys', () =>
       expect(await agent.hears(LEAD_TONE_HZ, 1)).toBe(true);
       await agent.hangup();
       await agent.close();
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'a leader whose lease connection is lost exits with status 1, and the follower leads',
+    async () => {
+      const database = await scratchDatabase();
+      const a = await startInstance('h', database);
+      const b = await startInstance('i', database);
+      const admin = new pg.Client({ connectionString: database.env.DATABASE_URL });
+      await admin.connect();
+      try {
+        const { rows } = await admin.query<{ ended: boolean }>(
+          `select pg_terminate_backend(pid) as ended from pg_stat_activity
+           where datname = current_database() and application_name = 'leadline-media-lease'
+             and pid in (select pid from pg_locks where locktype = 'advisory' and granted)`,
+        );
+        expect(rows).toEqual([{ ended: true }]);
+      } finally {
+        await admin.end();
+      }
+      expect(await a.exited).toEqual({ code: 1, signal: null });
+      expect(await leads(b, TAKEOVER_MS)).toBe(2);
     },
     TEST_TIMEOUT_MS,
   );
