@@ -68,7 +68,6 @@ import {
   insertCallUser,
   liveCalls,
   livePhones,
-  markLiveCallsSeen,
   newCallSid,
   ringingCallUsers,
   transitionCall,
@@ -79,16 +78,12 @@ import {
 } from './calls-repo';
 import { DialGuard, LOGIN_ENDED_MESSAGE } from './dial-guard';
 import { recoverInterruptedCalls, type RecoveryReport } from './recovery';
+import { NOBODY_EVENT, NOBODY_MESSAGES, waitsInQueue } from './call-outcomes';
+import { HEARTBEAT_MS, QueueScheduler, QUEUE_SWEEP_MS } from './queue-scheduler';
 import { KEEPS_CALL, userIdOf, WRAPS_UP } from './call-participants';
 import { recordingUrlOf, TelephonyReactor } from './telephony-reactor';
 import { ROLE_OF, Router, type FlowClock, type NobodyReason } from '../routing/router';
-import {
-  accountsWithQueue,
-  expiredQueuedCalls,
-  isRungOrOnCall,
-  oldestQueuedCall,
-  type ProfileRow,
-} from '../routing/routing-repo';
+import { isRungOrOnCall, oldestQueuedCall, type ProfileRow } from '../routing/routing-repo';
 
 export { ROLE_OF, type FlowClock };
 
@@ -129,10 +124,6 @@ export interface CallFlowsOptions {
   dialGuard?: DialGuard;
 }
 
-/** Live calls are stamped this often. */
-export const HEARTBEAT_MS = 10_000;
-/** The queue is swept this often. */
-export const QUEUE_SWEEP_MS = 30_000;
 /** An added lead answers or fails within this (the sandbox's no-answer number rings 30 s). */
 export const ADD_LEAD_TIMEOUT_MS = 45_000;
 /** The console connects an outbound call it asked for within this, or the call is withdrawn. */
@@ -157,25 +148,7 @@ const declined = (error: AppError) => ({
   error: { code: SignallingErrorCode.Declined, message: error.message },
 });
 
-/** Whether a web lead nobody could be offered waits in the queue (an agent may free up). */
-const waitsInQueue = (reason: NobodyReason): boolean =>
-  reason === 'all-agents-busy' || reason === 'no-agents-online';
-
-/** Why nobody could be offered a call → how it ends. */
-const NOBODY_EVENT: Record<NobodyReason, CallEvent> = {
-  'no-agent-answered': 'nobody-answered',
-  'all-agents-busy': 'all-busy',
-  'no-agents-online': 'no-agents',
-  'outside-hours': 'closed',
-};
-
-/** What the console is told when nobody could take a call it asked for. */
-export const NOBODY_MESSAGES: Record<NobodyReason, string> = {
-  'no-agent-answered': 'No agent answered.',
-  'all-agents-busy': 'All agents are busy.',
-  'no-agents-online': 'No agent is online to take the call.',
-  'outside-hours': 'Outside availability hours.',
-};
+export { HEARTBEAT_MS, NOBODY_MESSAGES, QUEUE_SWEEP_MS };
 
 /** What the added lead's phone did. */
 const ADD_LEAD_MESSAGES = {
@@ -215,10 +188,8 @@ export class CallFlows {
   readonly #recordingWaiters = new Map<string, () => void>();
   readonly #reactor: TelephonyReactor;
   #unsubscribe: (() => void) | null = null;
-  #intervals: unknown[] = [];
   #stopping = false;
-  /** Agents freed per account (wake-ups of the queue), counted: see `intakeLead`. */
-  readonly #freed = new Map<number, number>();
+  readonly #scheduler: QueueScheduler;
 
   constructor(private readonly options: CallFlowsOptions) {
     this.#db = options.db;
@@ -240,11 +211,20 @@ export class CallFlows {
       onRingTimeout: (callSid, callUserId) =>
         void this.#queue.run(callSid, () => this.#ringTimedOut(callUserId)),
     });
+    this.#scheduler = new QueueScheduler({
+      db: this.#db,
+      clock: this.#clock,
+      log: this.#log,
+      router: this.#router,
+      exclusive: (callSid, task) => this.exclusive(callSid, task),
+      run: (key, task) => this.#queue.run(key, task),
+      isStopping: () => this.#stopping,
+    });
     this.presence = new AgentPresence({
       db: this.#db,
       clock: this.#clock,
       events: options.events,
-      onFree: (accountId) => this.#drainSoon(accountId),
+      onFree: (accountId) => this.#scheduler.drainSoon(accountId),
       enqueue: (key, task) => void this.#queue.run(key, async () => void (await task())),
     });
     this.#reactor = new TelephonyReactor({
@@ -289,10 +269,7 @@ export class CallFlows {
       const key = 'callSid' in event ? event.callSid : `user:${event.identity}`;
       void this.#queue.run(key, () => this.#reactor.onEvent(event));
     });
-    this.#every(this.options.heartbeatMs ?? HEARTBEAT_MS, () =>
-      this.#queue.run('heartbeat', () => markLiveCallsSeen(this.#db, this.#clock.now())),
-    );
-    this.#every(this.options.sweepMs ?? QUEUE_SWEEP_MS, () => this.sweepQueue());
+    this.#scheduler.start({ heartbeatMs: this.options.heartbeatMs, sweepMs: this.options.sweepMs });
     return report;
   }
 
@@ -300,8 +277,7 @@ export class CallFlows {
   stop(): void {
     this.#unsubscribe?.();
     this.#unsubscribe = null;
-    for (const interval of this.#intervals) this.#clock.clearTimeout(interval);
-    this.#intervals = [];
+    this.#scheduler.stop();
     this.#router.stop();
     this.presence.stop();
   }
@@ -374,7 +350,7 @@ export class CallFlows {
     return this.exclusive(sid, async () => {
       // An agent freed from here on wakes the queue; if that happened before this lead is
       // stored as waiting, the wake-up did not see it, so it is woken again below.
-      const freedBefore = this.#freed.get(accountId) ?? 0;
+      const freedBefore = this.#scheduler.freedCount(accountId);
       let lead: LeadRow | undefined;
       const { call, result } = await this.#router.offerNew(
         accountId,
@@ -430,7 +406,8 @@ export class CallFlows {
         };
       }
       if (isQueued(call.status)) {
-        if ((this.#freed.get(accountId) ?? 0) !== freedBefore) this.#drainSoon(accountId);
+        if (this.#scheduler.freedCount(accountId) !== freedBefore)
+          this.#scheduler.drainSoon(accountId);
         return { lead, call, outcome: { kind: 'queued', reason: result.reason } };
       }
       return { lead, call, outcome: { kind: 'ended', reason: result.reason } };
@@ -865,20 +842,8 @@ export class CallFlows {
   }
 
   /** Sweeps the queue: expired web leads end as busy/offline; free agents get waiting leads. */
-  async sweepQueue(): Promise<void> {
-    if (this.#stopping) return;
-    for (const call of await expiredQueuedCalls(this.#db, this.#clock.now())) {
-      await this.exclusive(call.sid, async () => {
-        const fresh = await findCallBySid(this.#db, call.sid);
-        if (!fresh || !isQueued(fresh.status)) return;
-        const reason = fresh.reason === 'no-agents-online' ? 'no-agents-online' : 'all-agents-busy';
-        await transitionCall(this.#db, fresh, NOBODY_EVENT[reason], {
-          reason,
-          endedAt: this.#clock.now(),
-        });
-      });
-    }
-    for (const accountId of await accountsWithQueue(this.#db)) await this.#drain(accountId);
+  sweepQueue(): Promise<void> {
+    return this.#scheduler.sweepQueue();
   }
 
   // ------------------------------------------------------------------ routing
@@ -939,29 +904,6 @@ export class CallFlows {
       await transitionCall(tx, fresh, NOBODY_EVENT[reason], { reason, endedAt: now });
     });
     return { kind: 'ended', reason };
-  }
-
-  /** Offers waiting web leads of the account, oldest first, while agents can take them. */
-  #drainSoon(accountId: number): void {
-    this.#freed.set(accountId, (this.#freed.get(accountId) ?? 0) + 1);
-    if (this.#stopping) return;
-    void this.#queue.run(`drain:${accountId}`, () => this.#drain(accountId));
-  }
-
-  async #drain(accountId: number): Promise<void> {
-    for (let offered = 0; offered < 100 && !this.#stopping; offered++) {
-      const waiting = await oldestQueuedCall(this.#db, accountId);
-      if (!waiting) return;
-      const outcome = await this.exclusive(waiting.sid, async () => {
-        const fresh = await findCallBySid(this.#db, waiting.sid);
-        if (!fresh || !isQueued(fresh.status)) return 'taken' as const;
-        const result = await this.#router.offer(fresh, { type: 'lead', checkHours: false });
-        if (result.kind === 'nobody') return 'nobody' as const;
-        await transitionCall(this.#db, fresh, 'ring', { reason: null });
-        return 'rang' as const;
-      });
-      if (outcome === 'nobody') return;
-    }
   }
 
   async #ringTimedOut(callUserId: number): Promise<void> {
@@ -1196,22 +1138,6 @@ export class CallFlows {
     if (!result) throw new Error('The call task did not run.');
     if (!result.ok) throw result.error;
     return result.value;
-  }
-
-  #every(ms: number, run: () => Promise<void>): void {
-    const tick = () => {
-      const handle = this.#clock.setTimeout(() => {
-        this.#intervals = this.#intervals.filter((h) => h !== handle);
-        if (this.#stopping && !this.#unsubscribe) return;
-        void run()
-          .catch((error: unknown) => this.#log.error({ err: error }, 'periodic task failed'))
-          .finally(() => {
-            if (this.#unsubscribe) tick();
-          });
-      }, ms);
-      this.#intervals.push(handle);
-    };
-    tick();
   }
 }
 
