@@ -28,8 +28,11 @@ import { startRelay, type RelayInstance } from '../relay/start-relay';
 import { LeaderDirectory, MEDIA_LEADER_TOPIC, readLiveLeader } from './leader-directory';
 import { MediaLease, pgLeaseConnection } from './media-lease';
 
-/** How long a Twilio-mode instance waits for the lease before refusing to start (ms). */
-export const TWILIO_LEASE_WAIT_MS = 5_000;
+/**
+ * How long an instance that cannot follow (Twilio mode, or no shared secrets) waits for the
+ * lease before refusing to start (ms).
+ */
+export const SOLE_LEASE_WAIT_MS = 5_000;
 
 /** What a second Twilio-mode instance on one database says before it exits. */
 export const TWILIO_SECOND_INSTANCE_REFUSED =
@@ -89,25 +92,26 @@ export async function startInstance(
     process.exit(1);
   };
   const first = await lease.start();
-  if (config.telephony.provider === 'twilio') {
-    if (first === 'following' && !(await leadsWithin(lease, TWILIO_LEASE_WAIT_MS))) {
-      await lease.close();
-      throw new ConfigError(TWILIO_SECOND_INSTANCE_REFUSED);
-    }
+  // An instance that can only lead (Twilio, or no shared secrets) waits a moment for the lock:
+  // its own previous run, just killed, may still hold it until PostgreSQL sees the socket close.
+  const canFollow = Boolean(
+    config.telephony.provider !== 'twilio' && config.tokenSecret && config.pusher.secret,
+  );
+  const leads =
+    first === 'leading' || (!canFollow && (await leadsWithin(lease, SOLE_LEASE_WAIT_MS)));
+  if (leads) {
     return await lead(config, lease, log).catch(async (error: unknown) => {
       await lease.close();
       throw error;
     });
   }
-  if (first === 'leading') {
-    return await lead(config, lease, log).catch(async (error: unknown) => {
-      await lease.close();
-      throw error;
-    });
-  }
-  if (!config.tokenSecret || !config.pusher.secret) {
+  if (!canFollow) {
     await lease.close();
-    throw new ConfigError(FOLLOWER_NEEDS_SECRETS);
+    throw new ConfigError(
+      config.telephony.provider === 'twilio'
+        ? TWILIO_SECOND_INSTANCE_REFUSED
+        : FOLLOWER_NEEDS_SECRETS,
+    );
   }
   return follow(config, lease, log, process, (promote) => (leading = promote));
 }
