@@ -62,6 +62,7 @@ const POSTGRES_PASS = [
   'src/auth/sso',
   'src/calls/lead-call',
   'src/calls/dial-guard',
+  'src/routing',
   'src/twilio/twilio-dial-guard',
   'src/events',
   'src/http',

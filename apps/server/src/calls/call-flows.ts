@@ -210,6 +210,7 @@ export class CallFlows {
       accountLock: (accountId, task) => this.#locked(`route:${accountId}`, task),
       onRingTimeout: (callSid, callUserId) =>
         void this.#queue.run(callSid, () => this.#ringTimedOut(callUserId)),
+      onSweepError: (error) => this.#log.error({ err: error }, 'ring sweep failed'),
     });
     this.#scheduler = new QueueScheduler({
       db: this.#db,
@@ -270,6 +271,7 @@ export class CallFlows {
       void this.#queue.run(key, () => this.#reactor.onEvent(event));
     });
     this.#scheduler.start({ heartbeatMs: this.options.heartbeatMs, sweepMs: this.options.sweepMs });
+    this.#router.start();
     return report;
   }
 
@@ -370,6 +372,7 @@ export class CallFlows {
                 userId: decision.agent.id,
                 autoaccept: decision.agent.autoaccept,
                 outcome: decision.outcome,
+                expiresAt: decision.expiresAt,
               },
             );
             // The router took a rung agent out of its memory; one not rung is free again.
@@ -921,7 +924,8 @@ export class CallFlows {
    */
   async #notAnswered(callUser: CallUserRow, outcome: 'rejected' | 'missed'): Promise<void> {
     this.#router.cancelRingTimer(callUser.id);
-    await updateCallUser(this.#db, callUser.id, { outcome });
+    // A compare-and-set: of the ring's timer, a sweeper (any instance), Ignore, one moves on.
+    if (!(await this.#router.endRing(callUser.id, outcome))) return;
     await this.presence.refresh(callUser.userId);
     const call = await findCallById(this.#db, callUser.callId);
     if (!call || isFinal(call.status)) return;

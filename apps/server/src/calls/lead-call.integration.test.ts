@@ -41,6 +41,11 @@ beforeEach(async () => {
     t.telephony.emit({ type: 'device.offline', identity });
   await t.flows.idle();
   await t.database.db.update(calls).set({ status: 'completed' });
+  // Nor a ring (a live ring is a reservation the database holds whatever its call became).
+  await t.database.db
+    .update(callUsers)
+    .set({ outcome: 'canceled' })
+    .where(eq(callUsers.outcome, 'ringing'));
   await t.database.db.update(users).set({ wrapUpUntil: null });
   routingChanged();
   t.telephony.commands.length = 0;

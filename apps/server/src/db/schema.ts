@@ -416,8 +416,24 @@ export const callUsers = pgTable(
     index('call_users_ring_expiry_idx')
       .on(t.expiresAt)
       .where(sql`${t.outcome} = 'ringing'`),
+    // The database is the lock (issue 38): one live reservation per agent. A reservation is a
+    // ring with an expiry of a type that rings an agent's phone to take the call (a lead, a
+    // transfer, a conference invitation); an agent's own New Call being placed (no expiry) and
+    // a supervisor's listen/whisper/barge are not reservations.
+    uniqueIndex('call_users_one_live_ring_idx')
+      .on(t.userId)
+      .where(
+        sql`${t.outcome} = 'ringing' and ${t.expiresAt} is not null and ${t.type} in ('lead', 'transfer', 'conference')`,
+      ),
   ],
 );
+
+/**
+ * The predicate of `call_users_one_live_ring_idx` (a live reservation), as an `on conflict … where`
+ * names it to back onto that index.
+ */
+export const LIVE_RESERVATION_PREDICATE =
+  "outcome = 'ringing' and expires_at is not null and type in ('lead', 'transfer', 'conference')";
 
 /**
  * The embedded engine's media leader (issue 38): one row. The instance holding the leader's

@@ -1,7 +1,8 @@
 /**
  * A web lead's rows written in one statement (intake-repo.ts): what it answers is what the
  * database holds, read back through Drizzle, for a lead that rang an agent and for one that
- * waits in the queue; text is stored as given; a wrong reference changes nothing.
+ * waits in the queue; text is stored as given; an agent who holds a live ring is not reserved
+ * again (issue 38); a wrong reference changes nothing.
  */
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +15,9 @@ describe('insertIntake', () => {
   let database: Database;
   let accountId: number;
   let userId: number;
+  let otherUserId: number;
+  /** The ring the first test stores. */
+  let firstRingId: number;
 
   beforeAll(async () => {
     database = await openTestDatabase();
@@ -25,6 +29,11 @@ describe('insertIntake', () => {
       database.db,
       sql`insert into users (account_id, email, password_hash, full_name)
           values (${accountId}, 'ann@example.com', 'x', 'Ann') returning id`,
+    )) as [{ id: number }];
+    [{ id: otherUserId }] = (await queryRows<{ id: number }>(
+      database.db,
+      sql`insert into users (account_id, email, password_hash, full_name)
+          values (${accountId}, 'bo@example.com', 'x', 'Bo') returning id`,
     )) as [{ id: number }];
   });
 
@@ -50,6 +59,8 @@ describe('insertIntake', () => {
       database.db,
       sql`select nextval('call_users_id_seq')::int as id`,
     )) as [{ id: number }];
+    firstRingId = callUserId;
+    const expiresAt = new Date(Date.parse('2026-01-01T00:00:30Z'));
     const stored = await insertIntake(
       database.db,
       lead({ company: 'Acme', email: 'lena@example.com', category: 'solar', sourceId: '42' }),
@@ -61,7 +72,7 @@ describe('insertIntake', () => {
         waitingSince: null,
         endedAt: null,
       },
-      { id: callUserId, userId, autoaccept: true, outcome: 'ringing' },
+      { id: callUserId, userId, autoaccept: true, outcome: 'ringing', expiresAt },
     );
     const { db } = database;
     expect(stored.lead).toEqual(
@@ -93,6 +104,7 @@ describe('insertIntake', () => {
       userId,
       autoaccept: true,
       outcome: 'ringing',
+      expiresAt,
     });
   });
 
@@ -124,7 +136,29 @@ describe('insertIntake', () => {
     ).toEqual([]);
   });
 
-  it('a ring for a user that does not exist stores nothing at all', async () => {
+  it('an agent who holds a live ring is not reserved again: the lead and its call are stored without the ring', async () => {
+    // The first test left `userId` rung for a lead (a live reservation with its expiry).
+    const stored = await insertIntake(
+      database.db,
+      lead(),
+      {
+        sid: 'CA-intake-second',
+        status: 'ringing',
+        reason: null,
+        callerNumberId: null,
+        waitingSince: null,
+        endedAt: null,
+      },
+      { id: 987_650, userId, autoaccept: false, outcome: 'ringing', expiresAt: new Date() },
+    );
+    expect(stored.callUser).toBeNull();
+    expect(stored.call.sid).toBe('CA-intake-second');
+    expect(
+      await database.db.select().from(callUsers).where(eq(callUsers.callId, stored.call.id)),
+    ).toEqual([]);
+  });
+
+  it('a ring whose id is taken stores nothing at all', async () => {
     const count = async () =>
       (
         await queryRows<{ n: number }>(
@@ -145,7 +179,13 @@ describe('insertIntake', () => {
           waitingSince: null,
           endedAt: null,
         },
-        { id: 987_654, userId: 987_654, autoaccept: false, outcome: 'ringing' },
+        {
+          id: firstRingId,
+          userId: otherUserId,
+          autoaccept: false,
+          outcome: 'ringing',
+          expiresAt: new Date(),
+        },
       ),
     ).rejects.toThrow();
     expect(await count()).toBe(before);

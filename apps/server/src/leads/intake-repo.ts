@@ -13,6 +13,7 @@ import {
   callUsers,
   calls,
   leads,
+  LIVE_RESERVATION_PREDICATE,
   type CallReason,
   type CallStatus,
   type CallUserOutcome,
@@ -48,12 +49,19 @@ export interface IntakeCallUser {
   userId: number;
   autoaccept: boolean;
   outcome: CallUserOutcome;
+  /** When the ring's reservation expires (any instance's sweeper moves it on then). */
+  expiresAt: Date;
 }
 
 /**
  * The statement: built once as text with numbered parameters and sent to the driver as it is
  * (through Drizzle's `sql` it is built anew for every lead, a third of its cost in PGlite).
- * `$20` is 1 when a call user is to be stored.
+ * `$20` is 1 when a call user is to be stored. The call user is the agent's reservation (issue
+ * 38): stored only if the agent is not rung for or on a live call in the database (whatever the
+ * router's memory said), their row is not being reserved by another statement right now
+ * (`skip locked`), and no other live ring of theirs exists (the unique index
+ * `call_users_one_live_ring_idx`); otherwise the lead and its call are stored without it
+ * (`callUser` null) and the router offers the call to the next agent.
  */
 const INTAKE_SQL = `with l as (
   insert into leads (account_id, profile_id, fname, lname, phone_number, email, company, category, source_id)
@@ -67,10 +75,18 @@ const INTAKE_SQL = `with l as (
   from l
   returning *
 ), u as (
-  insert into call_users (id, call_id, user_id, type, autoaccept, outcome)
-  select $16::int, c.id, $17::int, 'lead', $18::boolean, $19::text
+  insert into call_users (id, call_id, user_id, type, autoaccept, outcome, expires_at)
+  select $16::int, c.id, $17::int, 'lead', $18::boolean, $19::text, $21::timestamptz
   from c
   where $20::int = 1
+    and exists (select 1 from users ru where ru.id = $17::int for update skip locked)
+    and not exists (select 1 from call_users busy_cu
+      inner join calls busy_c on busy_c.id = busy_cu.call_id
+      where busy_cu.user_id = $17::int
+        and busy_c.status in ('ringing', 'in-progress', 'queued')
+        and (busy_cu.outcome = 'ringing'
+          or (busy_cu.outcome = 'accepted' and busy_cu.left_at is null)))
+  on conflict (user_id) where ${LIVE_RESERVATION_PREDICATE} do nothing
   returning *
 )
 select row_to_json(l) as lead, row_to_json(c) as call, (select row_to_json(u) from u) as call_user
@@ -110,6 +126,7 @@ export async function insertIntake(
       callUser?.autoaccept ?? false,
       callUser?.outcome ?? 'ringing',
       callUser === null ? 0 : 1,
+      callUser?.expiresAt.toISOString() ?? null,
     ],
   );
   if (!row) throw new Error('The lead intake stored nothing.');

@@ -22,18 +22,14 @@ import { CandidateCache } from './candidate-cache';
 import {
   CALL_USERS_ID_SEQUENCE,
   callUsersOf,
-  insertCallUser,
   ringingCallUsers,
   updateCallUser,
   type CallRow,
   type CallUserRow,
 } from '../calls/calls-repo';
-import {
-  nextEligibleAgent,
-  unstaffedReason,
-  type ProfileRow,
-  type RoutableAgent,
-} from './routing-repo';
+import { endRing, reserveAgent } from './reservations';
+import { RingSweeper } from './ring-sweeper';
+import { unstaffedReason, type ProfileRow, type RoutableAgent } from './routing-repo';
 
 /** Timers and time, injectable for tests. */
 export interface FlowClock {
@@ -90,8 +86,10 @@ export type NewCallDecision =
       agent: RoutableAgent;
       /** The ring's id, as the agent's device was told (`client:<id>`). */
       callUserId: number;
-      /** `missed` when none of the agent's devices could be rung. */
+      /** Always `ringing`: the ring is stored (reserved) before the agent's devices ring. */
       outcome: 'ringing' | 'missed';
+      /** When the ring's reservation expires (now + the ring timeout). */
+      expiresAt: Date;
     }
   | { kind: 'nobody'; reason: NobodyReason };
 
@@ -106,8 +104,15 @@ export interface RouterOptions {
   ringTimeoutMs: number;
   /** Runs `task` alone among the account's routing decisions. */
   accountLock<T>(accountId: number, task: () => Promise<T>): Promise<T>;
-  /** A ring timed out: the flows take it from here. */
+  /**
+   * A ring timed out: the flows take it from here. Called by the ring's own timer on the
+   * instance that rang, or by any instance's sweeper once its reservation expired.
+   */
   onRingTimeout(callSid: string, callUserId: number): void;
+  /** A sweep of due rings failed (the next one tries again). */
+  onSweepError?(error: unknown): void;
+  /** How often this instance sweeps due rings (`RING_SWEEP_MS`). */
+  ringSweepMs?: number;
 }
 
 /** The router. */
@@ -122,10 +127,40 @@ export class Router {
   readonly #callUserIds: IdBlocks;
   /** Whom new leads can be offered to, remembered between leads. */
   readonly #candidates: CandidateCache;
+  /** Moves on rings whose reservation expired, whichever instance rang (durable timers). */
+  readonly #sweeper: RingSweeper;
 
   constructor(private readonly options: RouterOptions) {
     this.#callUserIds = new IdBlocks(options.db, CALL_USERS_ID_SEQUENCE);
     this.#candidates = new CandidateCache(options.db);
+    this.#sweeper = new RingSweeper({
+      db: options.db,
+      clock: options.clock,
+      onDue: (callSid, callUserId) => {
+        this.cancelRingTimer(callUserId);
+        options.onRingTimeout(callSid, callUserId);
+      },
+      onError: (error) => options.onSweepError?.(error),
+      ...(options.ringSweepMs === undefined ? {} : { intervalMs: options.ringSweepMs }),
+    });
+  }
+
+  /** Starts sweeping due rings (the flows start it with their other timers). */
+  start(): void {
+    this.#sweeper.start();
+  }
+
+  /** Sweeps due rings now (tests; the sweeper does it every `ringSweepMs`). */
+  sweepDueRings(): Promise<number> {
+    return this.#sweeper.sweep();
+  }
+
+  /**
+   * Ends a ring still going as `outcome`; resolves with whether this call ended it (a
+   * compare-and-set: of the ring's timer, a sweeper, Ignore and a device error, one wins).
+   */
+  endRing(callUserId: number, outcome: 'rejected' | 'missed'): Promise<boolean> {
+    return endRing(this.options.db, callUserId, outcome);
   }
 
   /**
@@ -143,9 +178,10 @@ export class Router {
       return { kind: 'nobody', reason: 'outside-hours' };
     }
     const teamId = request.teamId === undefined ? (profile?.teamId ?? null) : request.teamId;
+    const ringTimeoutMs = profile?.ringTimeoutMs ?? this.options.ringTimeoutMs;
     for (;;) {
-      const picked = await this.options.accountLock(call.accountId, async () => {
-        const agent = await nextEligibleAgent(db, {
+      const picked = await this.options.accountLock(call.accountId, () =>
+        reserveAgent(db, {
           accountId: call.accountId,
           teamId,
           callId: call.id,
@@ -157,19 +193,12 @@ export class Router {
             ...(this.#pending.get(call.accountId) ?? []),
             ...(this.#heldBack.get(call.accountId) ?? []),
           ],
-        });
-        if (!agent) return null;
-        const callUser = await insertCallUser(db, {
-          callId: call.id,
-          userId: agent.id,
           type: request.type,
-          // Auto Accept covers a lead and a transfer alike (spec section 4).
-          autoaccept: agent.autoaccept,
           invitedByUserId: request.invitedByUserId ?? null,
-          teamId: request.type === 'transfer' ? teamId : null,
-        });
-        return { agent, callUser };
-      });
+          ringTeamId: request.type === 'transfer' ? teamId : null,
+          expiresAt: new Date(clock.now().getTime() + ringTimeoutMs),
+        }),
+      );
       if (!picked) return { kind: 'nobody', reason: await this.#whyNobody(call, request, teamId) };
       const { agent, callUser } = picked;
       const rung = await this.options.telephony.ringAgent(
@@ -182,11 +211,7 @@ export class Router {
         await updateCallUser(db, callUser.id, { outcome: 'missed' });
         continue;
       }
-      this.armRingTimer(
-        call.sid,
-        callUser.id,
-        profile?.ringTimeoutMs ?? this.options.ringTimeoutMs,
-      );
+      this.armRingTimer(call.sid, callUser.id, ringTimeoutMs);
       return { kind: 'rang', agent, callUser };
     }
   }
@@ -225,42 +250,50 @@ export class Router {
       const { call: stored } = await store({ kind: 'nobody', reason });
       return { call: stored, result: { kind: 'nobody', reason } };
     }
+    const ringTimeoutMs = profile?.ringTimeoutMs ?? this.options.ringTimeoutMs;
     let stored: { call: CallRow; callUser: CallUserRow | null };
     try {
       const callUserId = await this.#callUserIds.take();
-      const rung = await this.options.telephony.ringAgent(
-        call.sid,
-        identityOf(agent.id),
-        { From: `client:${callUserId}`, To: call.to },
-        { role: ROLE_OF.lead },
-      );
-      try {
-        stored = await store({
-          kind: 'rang',
-          agent,
-          callUserId,
-          outcome: rung === 0 ? 'missed' : 'ringing',
-        });
-      } catch (error) {
-        if (rung > 0) this.options.telephony.cancelRing(call.sid, identityOf(agent.id));
-        throw error;
-      }
-      if (rung === 0) {
-        return {
-          call: stored.call,
-          result: await this.offer(stored.call, { type: 'lead', profile }),
-        };
-      }
+      // Reserved before it rings: the stored ring is the lock (another instance's memory may
+      // have picked the same agent; the database refuses the second live ring).
+      stored = await store({
+        kind: 'rang',
+        agent,
+        callUserId,
+        outcome: 'ringing',
+        expiresAt: new Date(clock.now().getTime() + ringTimeoutMs),
+      });
     } catch (error) {
       // Taken from the memory of eligible agents but not rung: they are eligible again.
       routingChanged();
-      throw error;
-    } finally {
       pending.delete(agent.id);
+      throw error;
     }
+    pending.delete(agent.id);
     const { callUser } = stored;
-    if (!callUser) throw new Error('A rung call was stored without its ring.');
-    this.armRingTimer(call.sid, callUser.id, profile?.ringTimeoutMs ?? this.options.ringTimeoutMs);
+    if (!callUser) {
+      // The database refused the reservation (the agent was rung or got busy meanwhile,
+      // perhaps through another instance): the stored call goes on to the next agent.
+      routingChanged();
+      return {
+        call: stored.call,
+        result: await this.offer(stored.call, { type: 'lead', profile }),
+      };
+    }
+    const rung = await this.options.telephony.ringAgent(
+      call.sid,
+      identityOf(agent.id),
+      { From: `client:${callUser.id}`, To: call.to },
+      { role: ROLE_OF.lead },
+    );
+    if (rung === 0) {
+      await updateCallUser(this.options.db, callUser.id, { outcome: 'missed' });
+      return {
+        call: stored.call,
+        result: await this.offer(stored.call, { type: 'lead', profile }),
+      };
+    }
+    this.armRingTimer(call.sid, callUser.id, ringTimeoutMs);
     return { call: stored.call, result: { kind: 'rang', agent, callUser } };
   }
 
@@ -346,8 +379,9 @@ export class Router {
     this.#timers.delete(callUserId);
   }
 
-  /** Stops every timer. */
+  /** Stops every timer and the sweeper. */
   stop(): void {
+    this.#sweeper.stop();
     for (const timer of this.#timers.values()) this.options.clock.clearTimeout(timer);
     this.#timers.clear();
   }

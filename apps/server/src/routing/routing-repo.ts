@@ -42,15 +42,22 @@ export interface EligibilityFilter {
 const USERS_ID = sql.raw('"users"."id"');
 
 /**
- * Users rung for, or talking on, a live call: a small set, read once per query (a hashed
- * anti-join) rather than once per agent.
+ * Users rung for, or talking on, a live call, and users holding a live reservation whatever
+ * their call became (the unique index `call_users_one_live_ring_idx`, whose predicate the
+ * second part repeats, refuses them another until it is moved on; the ring sweeper does that
+ * at its expiry): a small set, read once per query (a hashed anti-join) rather than once per
+ * agent.
  */
 const BUSY_USERS = sql`(
     select busy_cu.user_id from call_users busy_cu
     inner join calls busy_c on busy_c.id = busy_cu.call_id
     where busy_c.status in ('ringing', 'in-progress', 'queued')
       and (busy_cu.outcome = 'ringing'
-        or (busy_cu.outcome = 'accepted' and busy_cu.left_at is null)))`;
+        or (busy_cu.outcome = 'accepted' and busy_cu.left_at is null))
+    union all
+    select reserved_cu.user_id from call_users reserved_cu
+    where reserved_cu.outcome = 'ringing' and reserved_cu.expires_at is not null
+      and reserved_cu.type in ('lead', 'transfer', 'conference'))`;
 
 /** In the team: `teamId` a number, or a placeholder of a prepared statement. */
 const inTeam = (teamId: unknown): SQL =>
@@ -144,6 +151,15 @@ export async function nextEligibleAgent(
     excluded: filter.excludeUserIds ?? [],
   });
   return agent ?? null;
+}
+
+/**
+ * The pick of `nextEligibleAgent` as a subquery that locks the agent's row it answers and skips
+ * rows another statement has locked (`for update skip locked`): two reservations running at
+ * once never pick the same agent (`reservations.ts`).
+ */
+export function lockingPick(db: Db, filter: EligibilityFilter & { preferUserId?: number }) {
+  return pickQuery(db, filter, bound).for('update', { skipLocked: true });
 }
 
 /** Whether the user is rung for, or talking on, a live call (what routing calls busy). */

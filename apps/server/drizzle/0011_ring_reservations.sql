@@ -1,0 +1,1 @@
+CREATE UNIQUE INDEX "call_users_one_live_ring_idx" ON "call_users" USING btree ("user_id") WHERE "call_users"."outcome" = 'ringing' and "call_users"."expires_at" is not null and "call_users"."type" in ('lead', 'transfer', 'conference');
