@@ -98,8 +98,8 @@ async function startInstance(): Promise<Instance> {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
   const instance = { url: `http://127.0.0.1:${port}`, child, output: () => output };
   instances.push(instance);
   await waitFor(
