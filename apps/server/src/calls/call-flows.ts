@@ -15,35 +15,27 @@
  * soon as an agent becomes free. After a call its agents wrap up until Done.
  */
 import {
-  toE164,
   type CallType,
   type ConferenceLeadBody,
   type LeadIntakeBody,
   type OutboundCallBody,
   type RetryCallBody,
 } from '@leadline/contracts';
-import { SignallingErrorCode } from '@leadline/contracts/signalling';
 import type { OutgoingCallDecision } from '@leadline/voice';
 import { identityOf } from '../auth/access-token';
-import type { Db, DbOrTx } from '../db/database';
+import type { Db } from '../db/database';
 import { routingChanged } from '../db/routing-changes';
 import type { CallReason } from '../db/schema';
 import type { EventBus } from '../events/event-bus';
 import { AppError } from '../http/errors';
-import {
-  findLeadByPhone,
-  findLeadProfile,
-  insertLead,
-  leadColumns,
-  type LeadRow,
-} from '../leads/leads-repo';
+import { findLeadProfile, insertLead, leadColumns, type LeadRow } from '../leads/leads-repo';
 import { insertIntake } from '../leads/intake-repo';
 import { KeyedQueue } from '../lib/keyed-queue';
 import type { Telephony } from '../telephony/telephony';
 import { AgentPresence, DEFAULT_WRAP_UP_SECONDS } from '../users/agent-presence';
 import { findCallerNumber } from '../users/caller-numbers-repo';
 import { SettingsCache } from '../profiles/settings-cache';
-import { findUserById, touchLastCall, type UserRow } from '../users/users-repo';
+import type { UserRow } from '../users/users-repo';
 import {
   canTransition,
   isConnected,
@@ -61,8 +53,6 @@ import {
   findCallById,
   findCallUserById,
   findCallUserOf,
-  findLiveParticipation,
-  findUserCallUser,
   insertCall,
   insertCallPhone,
   insertCallUser,
@@ -76,12 +66,18 @@ import {
   type CallRow,
   type CallUserRow,
 } from './calls-repo';
-import { DialGuard, LOGIN_ENDED_MESSAGE } from './dial-guard';
+import { DialGuard } from './dial-guard';
 import { recoverInterruptedCalls, type RecoveryReport } from './recovery';
 import { NOBODY_EVENT, NOBODY_MESSAGES, waitsInQueue } from './call-outcomes';
 import { HEARTBEAT_MS, QueueScheduler, QUEUE_SWEEP_MS } from './queue-scheduler';
-import { KEEPS_CALL, userIdOf, WRAPS_UP } from './call-participants';
+import { KEEPS_CALL, WRAPS_UP } from './call-participants';
 import { recordingUrlOf, TelephonyReactor } from './telephony-reactor';
+import {
+  findOrCreateLead,
+  leadCallValues,
+  OUTBOUND_CONNECT_TIMEOUT_MS,
+  OutgoingCalls,
+} from './outgoing-calls';
 import { ROLE_OF, Router, type FlowClock, type NobodyReason } from '../routing/router';
 import { isRungOrOnCall, oldestQueuedCall, type ProfileRow } from '../routing/routing-repo';
 
@@ -126,29 +122,7 @@ export interface CallFlowsOptions {
 
 /** An added lead answers or fails within this (the sandbox's no-answer number rings 30 s). */
 export const ADD_LEAD_TIMEOUT_MS = 45_000;
-/** The console connects an outbound call it asked for within this, or the call is withdrawn. */
-export const OUTBOUND_CONNECT_TIMEOUT_MS = 30_000;
-
-/** Refusals of outgoing calls, as the device receives them. */
-const OUTGOING_ERRORS = {
-  unknownCaller: { code: SignallingErrorCode.AccessTokenInvalid, message: 'Unknown caller.' },
-  callNotFound: {
-    code: SignallingErrorCode.CallNotFound,
-    message: 'This call was not found or is already over.',
-  },
-  invalidNumber: {
-    code: SignallingErrorCode.InvalidNumber,
-    message: 'The To number is not a valid phone number.',
-  },
-  loginEnded: { code: SignallingErrorCode.Declined, message: LOGIN_ENDED_MESSAGE },
-} as const;
-
-/** A refusal of the dial guard (or the flows) as the device receives it. */
-const declined = (error: AppError) => ({
-  error: { code: SignallingErrorCode.Declined, message: error.message },
-});
-
-export { HEARTBEAT_MS, NOBODY_MESSAGES, QUEUE_SWEEP_MS };
+export { HEARTBEAT_MS, NOBODY_MESSAGES, OUTBOUND_CONNECT_TIMEOUT_MS, QUEUE_SWEEP_MS };
 
 /** What the added lead's phone did. */
 const ADD_LEAD_MESSAGES = {
@@ -190,6 +164,7 @@ export class CallFlows {
   #unsubscribe: (() => void) | null = null;
   #stopping = false;
   readonly #scheduler: QueueScheduler;
+  readonly #outgoing: OutgoingCalls;
 
   constructor(private readonly options: CallFlowsOptions) {
     this.#db = options.db;
@@ -227,6 +202,23 @@ export class CallFlows {
       events: options.events,
       onFree: (accountId) => this.#scheduler.drainSoon(accountId),
       enqueue: (key, task) => void this.#queue.run(key, async () => void (await task())),
+    });
+    this.#outgoing = new OutgoingCalls({
+      db: this.#db,
+      telephony: this.#telephony,
+      clock: this.#clock,
+      presence: this.presence,
+      dialGuard: this.dialGuard,
+      settings: this.settings,
+      connectTimeoutMs: options.outboundConnectTimeoutMs ?? OUTBOUND_CONNECT_TIMEOUT_MS,
+      exclusive: (callSid, task) => this.exclusive(callSid, task),
+      run: (key, task) => this.#queue.run(key, task),
+      transaction: (work) => this.#transaction(work),
+      callerNumberOf: (call) => this.#callerNumberOf(call),
+      callerNumberId: (user, callerId) => this.#callerNumberId(user, callerId),
+      leadProfile: (accountId, phoneNumber) => this.#leadProfile(accountId, phoneNumber),
+      fromNumber: (accountId, callerNumberId, profileId) =>
+        this.#fromNumber(accountId, callerNumberId, profileId),
     });
     this.#reactor = new TelephonyReactor({
       db: this.#db,
@@ -454,52 +446,13 @@ export class CallFlows {
   }
 
   /**
-   * Outbound (spec section 4): the agent places a call from the console. The call and the
-   * agent's call user are created here; the device then connects with `call_user_id` and the
-   * lead is dialled from the chosen caller number (see `authorizeOutgoing`).
+   * Outbound (spec section 4): the agent places a call from the console (`outgoing-calls.ts`).
    */
-  async placeOutbound(
+  placeOutbound(
     user: UserRow,
     body: OutboundCallBody,
   ): Promise<{ call: CallRow; callUser: CallUserRow; lead: LeadRow }> {
-    const callerNumberId = await this.#callerNumberId(user, body.caller_id);
-    if (await findLiveParticipation(this.#db, user.accountId, user.id)) {
-      throw new AppError('ALREADY_ON_CALL');
-    }
-    if (!this.#telephony.isOnline(identityOf(user.id))) {
-      throw new AppError('PHONE_OFFLINE');
-    }
-    const profileId = await this.#leadProfile(user.accountId, body.phone_number);
-    const from = await this.#fromNumber(user.accountId, callerNumberId, profileId);
-    // One call being placed per agent, counted against the limits: the guard's admission stores
-    // the lead, the call and the agent's call user, or nothing.
-    const { lead, call, callUser } = await this.dialGuard.admit(
-      user,
-      { kind: 'call', to: body.phone_number, from: from?.phoneNumber ?? null, oneAtATime: true },
-      async (tx) => {
-        const lead = await findOrCreateLead(tx, user.accountId, profileId, body);
-        const call = await insertCall(tx, {
-          ...leadCallValues(lead, 'outbound'),
-          callerNumberId: from?.id ?? null,
-          userId: user.id,
-        });
-        const callUser = await insertCallUser(tx, {
-          callId: call.id,
-          userId: user.id,
-          type: 'lead',
-          autoaccept: true,
-        });
-        return { lead, call, callUser };
-      },
-    );
-    routingChanged();
-    await this.presence.endWrapUpQuietly(user.id);
-    // A console that never connects (closed, crashed) must not leave the agent busy for good.
-    this.#clock.setTimeout(
-      () => void this.#queue.run(call.sid, () => this.#outboundNotConnected(call.id)),
-      this.options.outboundConnectTimeoutMs ?? OUTBOUND_CONNECT_TIMEOUT_MS,
-    );
-    return { call, callUser, lead };
+    return this.#outgoing.placeOutbound(user, body);
   }
 
   /**
@@ -520,23 +473,6 @@ export class CallFlows {
       release();
       await this.presence.refresh(user.id);
     };
-  }
-
-  /** An outbound call whose device never connected is withdrawn; the agent is free. */
-  async #outboundNotConnected(callId: number): Promise<void> {
-    const call = await findCallById(this.#db, callId);
-    if (call) await this.#withdrawUnconnectedOutbound(call);
-  }
-
-  /** Cancels an outbound call whose softphone never connected; the agent is routable again. */
-  async #withdrawUnconnectedOutbound(call: CallRow): Promise<void> {
-    if (!isQueued(call.status) || call.source !== 'outbound') return;
-    const now = this.#clock.now();
-    await this.#transaction(async (tx) => {
-      await closeCallUsers(tx, call.id, now);
-      await transitionCall(tx, call, 'cancel', { endedAt: now });
-    });
-    if (call.userId !== null) await this.presence.refresh(call.userId);
   }
 
   /**
@@ -614,7 +550,7 @@ export class CallFlows {
         // The agent's own New Call, hung up while dialing: withdrawn at once if their softphone
         // never reached the gateway (not at the connect timeout); otherwise the softphone's
         // hang-up ends it.
-        await this.#withdrawUnconnectedOutbound(fresh);
+        await this.#outgoing.withdrawUnconnected(fresh);
         return (await findCallById(this.#db, call.id)) ?? fresh;
       }
       const callUser = await findCallUserOf(this.#db, call.id, userId, 'ringing');
@@ -746,102 +682,12 @@ export class CallFlows {
     });
   }
 
-  /**
-   * Decides an outgoing call a device placed: with `call_user_id` (the console's outbound
-   * flow) it connects that call; with only `To` it records a new call to that number. The
-   * number is dialled from the call's caller number.
-   */
-  async authorizeOutgoing(
+  /** Decides an outgoing call a device placed (`outgoing-calls.ts`). */
+  authorizeOutgoing(
     identity: string,
     params: Record<string, string>,
   ): Promise<OutgoingCallDecision> {
-    const userId = userIdOf(identity);
-    const user = userId === null ? null : await findUserById(this.#db, userId);
-    if (!user) return { error: OUTGOING_ERRORS.unknownCaller };
-    // A token outlives its login (Twilio's by up to an hour): the login must still be on.
-    if (!(await this.dialGuard.hasLiveLogin(user.id))) return { error: OUTGOING_ERRORS.loginEnded };
-    if (params.call_user_id !== undefined) {
-      const callUserId = Number(params.call_user_id);
-      const found = Number.isSafeInteger(callUserId)
-        ? await findUserCallUser(this.#db, user.id, callUserId)
-        : null;
-      if (!found || !isQueued(found.call.status) || !found.call.phoneNumber) {
-        return { error: OUTGOING_ERRORS.callNotFound };
-      }
-      const { call, callUser } = found;
-      return this.exclusive(call.sid, async () => {
-        const fresh = await findCallBySid(this.#db, call.sid);
-        if (!fresh || !isQueued(fresh.status)) return { error: OUTGOING_ERRORS.callNotFound };
-        // Admitted when it was placed; where it goes is checked again (the policy may have
-        // changed since), and a call refused now is withdrawn.
-        try {
-          const from = await this.#callerNumberOf(fresh);
-          await this.dialGuard.check(user, { kind: 'call', to: fresh.phoneNumber!, from });
-        } catch (error) {
-          if (!(error instanceof AppError)) throw error;
-          await this.#withdrawUnconnectedOutbound(fresh);
-          return declined(error);
-        }
-        const now = this.#clock.now();
-        await updateCallUser(this.#db, callUser.id, { outcome: 'accepted', answeredAt: now });
-        const live = await transitionCall(this.#db, fresh, 'connect', { userId: user.id });
-        await touchLastCall(this.#db, user.id, now);
-        await this.presence.refresh(user.id);
-        return this.#outgoingDecision(live, live.phoneNumber!);
-      });
-    }
-    const to = toE164(params.To ?? '', user.countryCode);
-    if (!to) return { error: OUTGOING_ERRORS.invalidNumber };
-    if (await findLiveParticipation(this.#db, user.accountId, user.id)) {
-      return declined(new AppError('ALREADY_ON_CALL'));
-    }
-    const callerNumber = await this.settings.defaultCallerNumber(user.accountId, null);
-    let call: CallRow;
-    try {
-      call = await this.dialGuard.admit(
-        user,
-        { kind: 'call', to, from: callerNumber?.phoneNumber ?? null, oneAtATime: true },
-        async (tx) => {
-          const placed = await insertCall(tx, {
-            accountId: user.accountId,
-            leadId: null,
-            profileId: null,
-            phoneNumber: to,
-            type: 'lead',
-            direction: 'outbound',
-            source: 'outbound',
-            status: bornAs('connect'),
-            userId: user.id,
-            callerNumberId: callerNumber?.id ?? null,
-          });
-          await insertCallUser(tx, {
-            callId: placed.id,
-            userId: user.id,
-            type: 'lead',
-            autoaccept: true,
-            outcome: 'accepted',
-            answeredAt: this.#clock.now(),
-          });
-          return placed;
-        },
-      );
-    } catch (error) {
-      if (error instanceof AppError) return declined(error);
-      throw error;
-    }
-    routingChanged();
-    await touchLastCall(this.#db, user.id, this.#clock.now());
-    await this.presence.refresh(user.id);
-    return this.#outgoingDecision(call, to);
-  }
-
-  /**
-   * The engine dials the number itself for a client-placed call: record the phone party it
-   * will report (its events carry the id the engine gives it) once they come.
-   */
-  async #outgoingDecision(call: CallRow, dial: string): Promise<OutgoingCallDecision> {
-    const from = await this.#callerNumberOf(call);
-    return { callSid: call.sid, dial, ...(from ? { from } : {}) };
+    return this.#outgoing.authorizeOutgoing(identity, params);
   }
 
   /** Sweeps the queue: expired web leads end as busy/offline; free agents get waiting leads. */
@@ -1143,37 +989,4 @@ export class CallFlows {
     if (!result.ok) throw result.error;
     return result.value;
   }
-}
-
-/**
- * The account's lead with this number (its names brought up to date), or a new one of
- * `profileId` (the default profile).
- */
-async function findOrCreateLead(
-  db: DbOrTx,
-  accountId: number,
-  profileId: number | null,
-  body: { fname: string; lname: string; phone_number: string },
-): Promise<LeadRow> {
-  return (
-    (await findLeadByPhone(db, accountId, body)) ??
-    insertLead(db, accountId, profileId, {
-      fname: body.fname,
-      lname: body.lname,
-      phone_number: body.phone_number,
-    })
-  );
-}
-
-/** A call to a lead the console asked for (New Call, Retry), before its caller number. */
-function leadCallValues(lead: LeadRow, source: 'outbound' | 'retry') {
-  return {
-    accountId: lead.accountId,
-    leadId: lead.id,
-    profileId: lead.profileId,
-    phoneNumber: lead.phoneNumber,
-    type: 'lead',
-    direction: 'outbound',
-    source,
-  } as const;
 }
