@@ -65,7 +65,7 @@ export async function startInstance(
   config: Config,
   process: InstanceProcess = globalThis.process,
 ): Promise<RunningInstance> {
-  if (config.mediaUrl) return ofRelay(await startRelay(config), () => 'follower');
+  if (config.mediaUrl) return ofRelay(await startRelay(config));
   const { databaseUrl } = config;
   if (!databaseUrl) {
     const leadline = await startLeadline(config, {
@@ -232,6 +232,6 @@ function ofLeadline(leadline: Leadline, release: () => Promise<void>): RunningIn
   };
 }
 
-function ofRelay(relay: RelayInstance, role: () => 'follower'): RunningInstance {
-  return { url: relay.url, log: relay.app.log, role, close: () => relay.close() };
+function ofRelay(relay: RelayInstance): RunningInstance {
+  return { url: relay.url, log: relay.app.log, role: () => 'follower', close: () => relay.close() };
 }
