@@ -22,7 +22,7 @@ export interface SchedulerHost {
   db: Db;
   clock: FlowClock;
   log: { error(obj: object, msg?: string): void };
-  router: Pick<Router, 'offer'>;
+  router: Pick<Router, 'offer' | 'offerQueued'>;
   /** Runs `task` alone for the call (`CallFlows.exclusive`). */
   exclusive<T>(callSid: string, task: () => Promise<T>): Promise<T>;
   /** Queues `task` behind the earlier tasks of `key`; resolves when it has run. */
@@ -92,14 +92,12 @@ export class QueueScheduler {
     for (let offered = 0; offered < 100 && !this.#host.isStopping(); offered++) {
       const waiting = await oldestQueuedCall(this.#host.db, accountId);
       if (!waiting) return;
-      const outcome = await this.#host.exclusive(waiting.sid, async () => {
-        const fresh = await findCallBySid(this.#host.db, waiting.sid);
-        if (!fresh || !isQueued(fresh.status)) return 'taken' as const;
-        const result = await this.#host.router.offer(fresh, { type: 'lead', checkHours: false });
-        if (result.kind === 'nobody') return 'nobody' as const;
-        await transitionCall(this.#host.db, fresh, 'ring', { reason: null });
-        return 'rang' as const;
-      });
+      // The router claims the call (`for update skip locked`, still queued), reserves the agent
+      // and moves it to ringing at once: another instance draining meanwhile is told `taken`.
+      const outcome = await this.#host.exclusive(
+        waiting.sid,
+        async () => (await this.#host.router.offerQueued(waiting)).kind,
+      );
       if (outcome === 'nobody') return;
     }
   }

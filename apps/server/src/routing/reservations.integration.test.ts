@@ -12,6 +12,7 @@ import { routingChanged } from '../db/routing-changes';
 import { insertIntake } from '../leads/intake-repo';
 import { ManualClock } from '../test-support/manual-clock';
 import type { OfferResult } from './router';
+import { oldestQueuedCall } from './routing-repo';
 import {
   instanceRouter,
   openSharedDatabase,
@@ -161,5 +162,42 @@ describe('reservations across instances', () => {
       sql`select count(*)::int as n from calls where sid like ${`CA-race-%-${accountId}`}`,
     )) as [{ n: number }];
     expect(n).toBe(CALLS);
+  });
+
+  it('two instances draining the queue at once: each waiting call offered once, to one agent', async () => {
+    const waiting: CallRow[] = [];
+    for (let i = 0; i < 3; i++) {
+      waiting.push(
+        await insertCall(db, {
+          accountId,
+          status: 'queued',
+          reason: 'all-agents-busy',
+          waitingSince: new Date(clock.now().getTime() - (10 - i) * 1000),
+        }),
+      );
+    }
+    // The same call claimed by both at once: one rings an agent for it, the other is told taken.
+    const both = await Promise.all(instances.map(({ router }) => router.offerQueued(waiting[0]!)));
+    expect(both.map((r) => r.kind).sort()).toEqual(['rang', 'taken']);
+    // Then each drains what is left, as the queue scheduler does, at the same time.
+    const drain = async ({ router }: InstanceRouter, instanceDb: Db) => {
+      for (;;) {
+        const next = await oldestQueuedCall(instanceDb, accountId);
+        if (!next) return;
+        if ((await router.offerQueued(next)).kind === 'nobody') return;
+      }
+    };
+    await Promise.all([
+      drain(instances[0], shared.instances[0].db),
+      drain(instances[1], shared.instances[1].db),
+    ]);
+    const perCall = await queryRows<{ call_id: number; n: number; status: string }>(
+      db,
+      sql`select cu.call_id, count(*)::int as n, min(c.status) as status
+          from call_users cu join calls c on c.id = cu.call_id
+          where cu.outcome = 'ringing' group by cu.call_id order by cu.call_id`,
+    );
+    expect(perCall).toEqual(waiting.map((call) => ({ call_id: call.id, n: 1, status: 'ringing' })));
+    expect([...devicesRung().values()].reduce((a, b) => a + b, 0)).toBe(3);
   });
 });

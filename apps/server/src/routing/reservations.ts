@@ -29,6 +29,11 @@ export interface ReserveRequest extends EligibilityFilter {
   ringTeamId: number | null;
   /** When the reservation expires (now + the ring timeout). */
   expiresAt: Date;
+  /**
+   * Tries on a unique violation (`RESERVE_ATTEMPTS`); 1 inside a transaction, which the
+   * violation aborted: its caller tries again.
+   */
+  attempts?: number;
 }
 
 /** PostgreSQL's unique_violation (23505), from PGlite or `pg`, bare or wrapped by Drizzle. */
@@ -71,7 +76,8 @@ export async function reserveAgent(
         callUser,
       };
     } catch (error) {
-      if (!isUniqueViolation(error) || attempt >= RESERVE_ATTEMPTS) throw error;
+      if (!isUniqueViolation(error) || attempt >= (request.attempts ?? RESERVE_ATTEMPTS))
+        throw error;
     }
   }
 }

@@ -11,11 +11,12 @@
  * (`#pending`) until its ring is recorded.
  */
 import type { CallType } from '@leadline/contracts';
+import { and, eq } from 'drizzle-orm';
 import { identityOf } from '../auth/access-token';
 import type { Db } from '../db/database';
 import { IdBlocks } from '../db/id-blocks';
 import { routingChanged } from '../db/routing-changes';
-import type { CallReason } from '../db/schema';
+import { calls, type CallReason } from '../db/schema';
 import { isOpen } from '../profiles/availability';
 import type { AgentRole, Telephony } from '../telephony/telephony';
 import { CandidateCache } from './candidate-cache';
@@ -23,11 +24,12 @@ import {
   CALL_USERS_ID_SEQUENCE,
   callUsersOf,
   ringingCallUsers,
+  transitionCall,
   updateCallUser,
   type CallRow,
   type CallUserRow,
 } from '../calls/calls-repo';
-import { endRing, reserveAgent } from './reservations';
+import { endRing, isUniqueViolation, RESERVE_ATTEMPTS, reserveAgent } from './reservations';
 import { RingSweeper } from './ring-sweeper';
 import { unstaffedReason, type ProfileRow, type RoutableAgent } from './routing-repo';
 
@@ -213,6 +215,88 @@ export class Router {
       }
       this.armRingTimer(call.sid, callUser.id, ringTimeoutMs);
       return { kind: 'rang', agent, callUser };
+    }
+  }
+
+  /**
+   * Offers a call waiting in the queue (a drain): claims it, reserves the next eligible agent
+   * and moves it to `ringing` in one transaction, then rings them. The claim locks the call's
+   * row `for update skip locked` while it is still `queued`, so two instances draining at once
+   * never offer one waiting call twice: the one that finds it locked or no longer queued is
+   * told `taken` and goes on to the next. Nobody eligible: the call stays queued, untouched.
+   */
+  async offerQueued(call: CallRow): Promise<OfferResult | { kind: 'taken' }> {
+    const { db, clock } = this.options;
+    const profile = await this.options.profileOf(call.profileId);
+    const teamId = profile?.teamId ?? null;
+    const ringTimeoutMs = profile?.ringTimeoutMs ?? this.options.ringTimeoutMs;
+    for (let attempt = 1; ; attempt++) {
+      let claimed;
+      try {
+        claimed = await this.options.accountLock(call.accountId, () =>
+          db.transaction(async (tx) => {
+            const [fresh] = await tx
+              .select()
+              .from(calls)
+              .where(and(eq(calls.id, call.id), eq(calls.status, 'queued')))
+              .for('update', { skipLocked: true });
+            if (!fresh) return { kind: 'taken' as const };
+            const reserved = await reserveAgent(tx, {
+              accountId: call.accountId,
+              teamId,
+              callId: call.id,
+              now: clock.now(),
+              excludeUserIds: [
+                ...(this.#pending.get(call.accountId) ?? []),
+                ...(this.#heldBack.get(call.accountId) ?? []),
+              ],
+              type: 'lead',
+              invitedByUserId: null,
+              ringTeamId: null,
+              expiresAt: new Date(clock.now().getTime() + ringTimeoutMs),
+              attempts: 1,
+            });
+            if (!reserved) return { kind: 'nobody' as const };
+            const ringing = await transitionCall(tx, fresh, 'ring', { reason: null });
+            return {
+              kind: 'rang' as const,
+              ...reserved,
+              call: ringing,
+              waitingSince: fresh.waitingSince,
+            };
+          }),
+        );
+      } catch (error) {
+        // Lost the agent to another reservation at the same moment: the transaction is
+        // rolled back, the claim with it; try again (the next agent).
+        if (isUniqueViolation(error) && attempt < RESERVE_ATTEMPTS) continue;
+        throw error;
+      }
+      if (claimed.kind === 'taken') return claimed;
+      if (claimed.kind === 'nobody') {
+        return { kind: 'nobody', reason: await this.#whyNobody(call, { type: 'lead' }, teamId) };
+      }
+      const { agent, callUser, call: ringing } = claimed;
+      const rung = await this.options.telephony.ringAgent(
+        ringing.sid,
+        identityOf(agent.id),
+        { From: `client:${callUser.id}`, To: ringing.phoneNumber ?? '' },
+        { role: ROLE_OF.lead },
+      );
+      if (rung > 0) {
+        this.armRingTimer(ringing.sid, callUser.id, ringTimeoutMs);
+        return { kind: 'rang', agent, callUser };
+      }
+      await updateCallUser(db, callUser.id, { outcome: 'missed' });
+      const next = await this.offer(ringing, { type: 'lead', profile });
+      if (next.kind === 'nobody') {
+        // Back to the queue as it waited (its place kept).
+        await transitionCall(db, ringing, 'wait', {
+          reason: next.reason,
+          waitingSince: claimed.waitingSince ?? ringing.createdAt,
+        });
+      }
+      return next;
     }
   }
 

@@ -334,7 +334,9 @@ export async function oldestQueuedCall(
       ),
     )
     .orderBy(asc(calls.waitingSince), asc(calls.id))
-    .limit(1);
+    .limit(1)
+    // A call another instance is claiming right now (`Router.offerQueued`) is passed over.
+    .for('update', { of: calls, skipLocked: true });
   return row?.call ?? null;
 }
 
