@@ -186,6 +186,7 @@ export class CallFlows {
       onRingTimeout: (callSid, callUserId) =>
         void this.#queue.run(callSid, () => this.#ringTimedOut(callUserId)),
       onSweepError: (error) => this.#log.error({ err: error }, 'ring sweep failed'),
+      onWrapUpsEnded: (accountId) => this.#scheduler.drainSoon(accountId),
     });
     this.#scheduler = new QueueScheduler({
       db: this.#db,

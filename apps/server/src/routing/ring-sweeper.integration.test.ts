@@ -42,6 +42,7 @@ describe('ring sweeper', () => {
   beforeEach(async () => {
     await db.execute(sql`update calls set status = 'completed'`);
     await db.execute(sql`update call_users set outcome = 'canceled' where outcome = 'ringing'`);
+    await db.execute(sql`update users set wrap_up_until = null`);
     routingChanged();
     clock = new ManualClock();
     const [first, second] = shared.instances;
@@ -117,5 +118,29 @@ describe('ring sweeper', () => {
     ]);
     expect([first, second].filter(Boolean)).toHaveLength(1);
     expect(await outcomeOf(callUser.id)).toBe('missed');
+  });
+
+  it("a wrap-up's end: the agent is rung for a waiting lead with no timer of its own, and the sweepers ask for the queue to drain once", async () => {
+    const [first, second] = agentIds as [number, number];
+    // Both agents wrap up until 5 s from now (their instance and its timers are gone).
+    await db.execute(
+      sql`update users set wrap_up_until = ${new Date(clock.now().getTime() + 5_000).toISOString()}::timestamptz
+          where id in (${first}, ${second})`,
+    );
+    const waiting = await insertCall(db, {
+      accountId,
+      status: 'queued',
+      reason: 'all-agents-busy',
+      waitingSince: clock.now(),
+    });
+    expect((await b.router.offerQueued(waiting)).kind).toBe('nobody');
+    await advance(RING_SWEEP_MS);
+    expect(b.wrapUpsEnded).toEqual([]);
+    await advance(5_000);
+    expect(b.wrapUpsEnded).toEqual([accountId]);
+    await advance(RING_SWEEP_MS);
+    expect(b.wrapUpsEnded).toEqual([accountId]);
+    const offered = await b.router.offerQueued(waiting);
+    expect(offered).toMatchObject({ kind: 'rang' });
   });
 });

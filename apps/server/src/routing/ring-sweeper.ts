@@ -6,10 +6,15 @@
  * ringing instance's own timer takes. That timer stays the fast path: it fires at the expiry,
  * before the grace is over; if both act, the move is a compare-and-set on outcome `ringing`
  * (`endRing`) and the later one changes nothing. A claimed ring whose instance dies before
- * moving it on is due again `claimMs` later.
+ * moving it on is due again `claimMs` later. Wrap-ups end the same way: an agent whose
+ * `wrap_up_until` passed since the last sweep is eligible to routing without any timer (the
+ * pick compares it with now), and the sweeper tells `onWrapUpsEnded` about their account when
+ * leads wait in its queue, so the queue drains even if the instance that started the wrap-up
+ * is gone.
  */
 import type { Db } from '../db/database';
 import { claimDueRings } from './reservations';
+import { accountsWithWrapUpsEnded } from './routing-repo';
 import type { FlowClock } from './router';
 
 /** How often each instance sweeps. */
@@ -29,6 +34,11 @@ export interface RingSweeperOptions {
   onDue(callSid: string, callUserId: number): void;
   /** A sweep failed (the next one tries again). */
   onError(error: unknown): void;
+  /**
+   * Agents of the account finished wrapping up since the last sweep while leads wait in its
+   * queue: drain it (a wrap-up's end, durable: whichever instance started it).
+   */
+  onWrapUpsEnded?(accountId: number): void;
   intervalMs?: number;
   graceMs?: number;
   claimMs?: number;
@@ -39,6 +49,8 @@ export interface RingSweeperOptions {
 export class RingSweeper {
   #timer: unknown = null;
   #running: Promise<number> | null = null;
+  /** When the last sweep looked for ended wrap-ups (ms since the epoch). */
+  #wrapUpsSeenUntil: number | null = null;
 
   constructor(private readonly options: RingSweeperOptions) {}
 
@@ -79,7 +91,24 @@ export class RingSweeper {
       );
       for (const ring of due) this.options.onDue(ring.callSid, ring.callUserId);
       swept += due.length;
-      if (due.length < batch) return swept;
+      if (due.length < batch) break;
+    }
+    await this.#wrapUpsEnded();
+    return swept;
+  }
+
+  async #wrapUpsEnded(): Promise<void> {
+    if (!this.options.onWrapUpsEnded) return;
+    const now = this.options.clock.now().getTime();
+    const after = this.#wrapUpsSeenUntil ?? now - (this.options.intervalMs ?? RING_SWEEP_MS);
+    this.#wrapUpsSeenUntil = now;
+    if (after >= now) return;
+    for (const accountId of await accountsWithWrapUpsEnded(
+      this.options.db,
+      new Date(after),
+      new Date(now),
+    )) {
+      this.options.onWrapUpsEnded?.(accountId);
     }
   }
 

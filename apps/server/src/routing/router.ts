@@ -113,6 +113,8 @@ export interface RouterOptions {
   onRingTimeout(callSid: string, callUserId: number): void;
   /** A sweep of due rings failed (the next one tries again). */
   onSweepError?(error: unknown): void;
+  /** Agents of the account finished wrapping up while leads wait: drain its queue. */
+  onWrapUpsEnded?(accountId: number): void;
   /** How often this instance sweeps due rings (`RING_SWEEP_MS`). */
   ringSweepMs?: number;
 }
@@ -143,6 +145,7 @@ export class Router {
         options.onRingTimeout(callSid, callUserId);
       },
       onError: (error) => options.onSweepError?.(error),
+      onWrapUpsEnded: (accountId) => options.onWrapUpsEnded?.(accountId),
       ...(options.ringSweepMs === undefined ? {} : { intervalMs: options.ringSweepMs }),
     });
   }

@@ -15,7 +15,7 @@ import {
   sql,
   type SQL,
 } from 'drizzle-orm';
-import type { Db } from '../db/database';
+import { queryRows, type Db } from '../db/database';
 import { prepared } from '../db/prepared';
 import { calls, profiles, users, type CallReason } from '../db/schema';
 import type { UserRow } from '../users/users-repo';
@@ -364,4 +364,22 @@ export async function accountsWithQueue(db: Db): Promise<number[]> {
     .from(calls)
     .where(and(eq(calls.status, 'queued'), isNotNull(calls.waitingSince)));
   return rows.map((r) => r.accountId);
+}
+
+/**
+ * Accounts with web leads waiting in the queue and an agent whose wrap-up ended in
+ * (`after`, `upTo`]: they may take a lead now, whichever instance started the wrap-up (a
+ * durable wrap-up timer: `RingSweeper`).
+ */
+export async function accountsWithWrapUpsEnded(db: Db, after: Date, upTo: Date): Promise<number[]> {
+  const rows = await queryRows<{ account_id: number }>(
+    db,
+    sql`select distinct freed.account_id from users freed
+        where freed.wrap_up_until > ${after.toISOString()}::timestamptz
+          and freed.wrap_up_until <= ${upTo.toISOString()}::timestamptz
+          and exists (select 1 from calls waiting
+            where waiting.account_id = freed.account_id and waiting.status = 'queued'
+              and waiting.waiting_since is not null)`,
+  );
+  return rows.map((row) => row.account_id);
 }

@@ -81,6 +81,8 @@ export interface InstanceRouter {
   timedOut: Array<{ callSid: string; callUserId: number }>;
   /** Rings this instance moved on (its compare-and-set won), as the flows move them on. */
   movedOn: number[];
+  /** Accounts its sweeper said agents finished wrapping up in (drain their queue). */
+  wrapUpsEnded: number[];
 }
 
 /**
@@ -98,6 +100,7 @@ export function instanceRouter(
   for (const id of online) telephony.online.add(String(id));
   const timedOut: InstanceRouter['timedOut'] = [];
   const movedOn: number[] = [];
+  const wrapUpsEnded: number[] = [];
   const router: Router = new Router({
     db,
     telephony,
@@ -111,6 +114,7 @@ export function instanceRouter(
         if (won) movedOn.push(callUserId);
       });
     },
+    onWrapUpsEnded: (accountId) => wrapUpsEnded.push(accountId),
   });
-  return { router, telephony, timedOut, movedOn };
+  return { router, telephony, timedOut, movedOn, wrapUpsEnded };
 }
