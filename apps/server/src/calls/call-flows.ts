@@ -55,14 +55,12 @@ import {
   findCallUserOf,
   insertCall,
   insertCallPhone,
-  insertCallUser,
   liveCalls,
   livePhones,
   newCallSid,
   ringingCallUsers,
   transitionCall,
   updateCall,
-  updateCallUser,
   type CallRow,
   type CallUserRow,
 } from './calls-repo';
@@ -574,30 +572,15 @@ export class CallFlows {
     autoaccept: boolean,
     invitedByUserId: number | null = null,
   ): Promise<CallUserRow | null> {
-    const callUser = await insertCallUser(this.#db, {
-      callId: call.id,
+    // A reservation with its expiry (routing/reservations.ts): null if a conference invitee
+    // holds a live ring already, or none of their devices rang.
+    const callUser = await this.#router.ringParticipant(call, {
       userId,
       type,
       autoaccept,
       invitedByUserId,
     });
-    const rung = await this.#telephony.ringAgent(
-      call.sid,
-      identityOf(userId),
-      { From: `client:${callUser.id}`, To: call.phoneNumber ?? '' },
-      { role: ROLE_OF[type] },
-    );
-    if (rung === 0) {
-      await updateCallUser(this.#db, callUser.id, { outcome: 'missed' });
-      return null;
-    }
-    const profile = await this.settings.profile(call.profileId);
-    this.#router.armRingTimer(
-      call.sid,
-      callUser.id,
-      profile?.ringTimeoutMs ?? this.options.ringTimeoutMs,
-    );
-    await this.presence.refresh(userId);
+    if (callUser) await this.presence.refresh(userId);
     return callUser;
   }
 

@@ -200,4 +200,36 @@ describe('reservations across instances', () => {
     expect(perCall).toEqual(waiting.map((call) => ({ call_id: call.id, n: 1, status: 'ringing' })));
     expect([...devicesRung().values()].reduce((a, b) => a + b, 0)).toBe(3);
   });
+
+  it('a conference invitation is a reservation too: refused for an agent rung already; a supervisor is always rung', async () => {
+    const [rung, free] = agentIds as [number, number];
+    const leadCall = await insertCall(db, { accountId, status: 'in-progress' });
+    const other = await insertCall(db, { accountId, status: 'in-progress' });
+    const { router } = instances[0];
+    const invited = await router.ringParticipant(leadCall, {
+      userId: rung,
+      type: 'conference',
+      autoaccept: false,
+      invitedByUserId: free,
+    });
+    expect(invited).toMatchObject({ userId: rung, outcome: 'ringing', type: 'conference' });
+    expect(invited?.expiresAt?.getTime()).toBe(clock.now().getTime() + 30_000);
+    // The other instance invites the same agent into another call: refused, not rung.
+    const second = await instances[1].router.ringParticipant(other, {
+      userId: rung,
+      type: 'conference',
+      autoaccept: false,
+      invitedByUserId: free,
+    });
+    expect(second).toBeNull();
+    expect(instances[1].telephony.ops('ringAgent')).toEqual([]);
+    // A supervisor's listen is no reservation: rung whatever they hold.
+    const listen = await instances[1].router.ringParticipant(other, {
+      userId: rung,
+      type: 'listen',
+      autoaccept: true,
+      invitedByUserId: null,
+    });
+    expect(listen).toMatchObject({ userId: rung, type: 'listen', outcome: 'ringing' });
+  });
 });

@@ -11,7 +11,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { CallUserRow } from '../calls/calls-repo';
 import { queryRows, type Db } from '../db/database';
 import { routingChanged } from '../db/routing-changes';
-import { callUsers } from '../db/schema';
+import { callUsers, LIVE_RESERVATION_PREDICATE } from '../db/schema';
 import { rowFromJson } from '../leads/intake-repo';
 import { lockingPick, type EligibilityFilter, type RoutableAgent } from './routing-repo';
 
@@ -126,4 +126,38 @@ export async function claimDueRings(
             for update skip locked)
         returning call_users.id as "callUserId", calls.sid as "callSid"`,
   );
+}
+
+/** A ring of one named user into a live call (a conference invitation, a supervisor). */
+export interface ParticipantRing {
+  callId: number;
+  userId: number;
+  type: 'conference' | 'listen' | 'whisper' | 'barge';
+  autoaccept: boolean;
+  invitedByUserId: number | null;
+  /** When the ring's reservation expires (now + the ring timeout). */
+  expiresAt: Date;
+}
+
+/**
+ * Stores the ring of a named user into a live call; resolves with it, or null when the user
+ * holds a live reservation already (a conference invitation is one, backed by the unique index
+ * `call_users_one_live_ring_idx`; a supervisor's ring is not, and always stored).
+ */
+export async function reserveParticipant(
+  db: Db,
+  ring: ParticipantRing,
+): Promise<CallUserRow | null> {
+  const [row] = await queryRows<Record<string, unknown>>(
+    db,
+    sql`insert into call_users
+        (call_id, user_id, type, autoaccept, outcome, invited_by_user_id, expires_at)
+      values (${ring.callId}::int, ${ring.userId}::int, ${ring.type}::text,
+        ${ring.autoaccept}::boolean, 'ringing', ${ring.invitedByUserId}::int,
+        ${ring.expiresAt.toISOString()}::timestamptz)
+      on conflict (user_id) where ${sql.raw(LIVE_RESERVATION_PREDICATE)} do nothing
+      returning *`,
+  );
+  routingChanged();
+  return row ? (rowFromJson(callUsers, row) as CallUserRow) : null;
 }

@@ -29,7 +29,14 @@ import {
   type CallRow,
   type CallUserRow,
 } from '../calls/calls-repo';
-import { endRing, isUniqueViolation, RESERVE_ATTEMPTS, reserveAgent } from './reservations';
+import {
+  endRing,
+  isUniqueViolation,
+  RESERVE_ATTEMPTS,
+  reserveAgent,
+  reserveParticipant,
+  type ParticipantRing,
+} from './reservations';
 import { RingSweeper } from './ring-sweeper';
 import { unstaffedReason, type ProfileRow, type RoutableAgent } from './routing-repo';
 
@@ -219,6 +226,38 @@ export class Router {
       this.armRingTimer(call.sid, callUser.id, ringTimeoutMs);
       return { kind: 'rang', agent, callUser };
     }
+  }
+
+  /**
+   * Rings a named user into a live call (a conference invitation, a supervisor): stores the
+   * ring with its expiry (refused, null, when a conference invitee holds a live reservation
+   * already), rings their devices (none rang: missed, null) and arms the ring timer.
+   */
+  async ringParticipant(
+    call: CallRow,
+    ring: Omit<ParticipantRing, 'callId' | 'expiresAt'>,
+  ): Promise<CallUserRow | null> {
+    const { db, clock } = this.options;
+    const profile = await this.options.profileOf(call.profileId);
+    const ringTimeoutMs = profile?.ringTimeoutMs ?? this.options.ringTimeoutMs;
+    const callUser = await reserveParticipant(db, {
+      ...ring,
+      callId: call.id,
+      expiresAt: new Date(clock.now().getTime() + ringTimeoutMs),
+    });
+    if (!callUser) return null;
+    const rung = await this.options.telephony.ringAgent(
+      call.sid,
+      identityOf(ring.userId),
+      { From: `client:${callUser.id}`, To: call.phoneNumber ?? '' },
+      { role: ROLE_OF[ring.type] },
+    );
+    if (rung === 0) {
+      await updateCallUser(db, callUser.id, { outcome: 'missed' });
+      return null;
+    }
+    this.armRingTimer(call.sid, callUser.id, ringTimeoutMs);
+    return callUser;
   }
 
   /**
