@@ -527,11 +527,20 @@ export class CallFlows {
     for (let attempt = 0; attempt < 3; attempt++) {
       const waiting = await oldestQueuedCall(this.#db, user.accountId, user.id);
       if (!waiting) return null;
-      const outcome = await this.exclusive(waiting.sid, async () => {
-        const fresh = await findCallBySid(this.#db, waiting.sid);
-        // Taken meanwhile by another agent: look again.
-        if (!fresh || !isQueued(fresh.status)) return null;
-        return this.#offerLead(fresh, { onlyUserIds: [user.id] });
+      const outcome = await this.exclusive(waiting.sid, async (): Promise<OfferOutcome | null> => {
+        // Claimed with the agent's ring in one transaction (`offerQueued`): a lead taken
+        // meanwhile by another agent or instance is `taken`: look again.
+        const result = await this.#router.offerQueued(waiting, {
+          onlyUserIds: [user.id],
+          checkHours: true,
+        });
+        if (result.kind === 'taken') return null;
+        if (result.kind === 'rang') {
+          this.#log.info({ callId: waiting.id, agentId: result.agent.id }, 'ringing agent');
+          return { kind: 'rang', agentId: result.agent.id };
+        }
+        const fresh = (await findCallBySid(this.#db, waiting.sid)) ?? waiting;
+        return this.#nobody(fresh, result.reason, true);
       });
       if (outcome) return { call: (await findCallBySid(this.#db, waiting.sid))!, outcome };
     }

@@ -267,9 +267,15 @@ export class Router {
    * never offer one waiting call twice: the one that finds it locked or no longer queued is
    * told `taken` and goes on to the next. Nobody eligible: the call stays queued, untouched.
    */
-  async offerQueued(call: CallRow): Promise<OfferResult | { kind: 'taken' }> {
+  async offerQueued(
+    call: CallRow,
+    request: Pick<OfferRequest, 'onlyUserIds' | 'checkHours'> = {},
+  ): Promise<OfferResult | { kind: 'taken' }> {
     const { db, clock } = this.options;
     const profile = await this.options.profileOf(call.profileId);
+    if (request.checkHours && !isOpen(profile?.availability, clock.now())) {
+      return { kind: 'nobody', reason: 'outside-hours' };
+    }
     const teamId = profile?.teamId ?? null;
     const ringTimeoutMs = profile?.ringTimeoutMs ?? this.options.ringTimeoutMs;
     for (let attempt = 1; ; attempt++) {
@@ -288,6 +294,7 @@ export class Router {
               teamId,
               callId: call.id,
               now: clock.now(),
+              ...(request.onlyUserIds ? { onlyUserIds: request.onlyUserIds } : {}),
               excludeUserIds: [
                 ...(this.#pending.get(call.accountId) ?? []),
                 ...(this.#heldBack.get(call.accountId) ?? []),
@@ -316,7 +323,8 @@ export class Router {
       }
       if (claimed.kind === 'taken') return claimed;
       if (claimed.kind === 'nobody') {
-        return { kind: 'nobody', reason: await this.#whyNobody(call, { type: 'lead' }, teamId) };
+        const why = { type: 'lead' as const, ...request };
+        return { kind: 'nobody', reason: await this.#whyNobody(call, why, teamId) };
       }
       const { agent, callUser, call: ringing } = claimed;
       const rung = await this.options.telephony.ringAgent(
@@ -330,7 +338,7 @@ export class Router {
         return { kind: 'rang', agent, callUser };
       }
       await updateCallUser(db, callUser.id, { outcome: 'missed' });
-      const next = await this.offer(ringing, { type: 'lead', profile });
+      const next = await this.offer(ringing, { type: 'lead', profile, ...request });
       if (next.kind === 'nobody') {
         // Back to the queue as it waited (its place kept).
         await transitionCall(db, ringing, 'wait', {
