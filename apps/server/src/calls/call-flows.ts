@@ -25,25 +25,17 @@ import type { OutgoingCallDecision } from '@leadline/voice';
 import { identityOf } from '../auth/access-token';
 import type { Db } from '../db/database';
 import { routingChanged } from '../db/routing-changes';
-import type { CallReason } from '../db/schema';
 import type { EventBus } from '../events/event-bus';
 import { AppError } from '../http/errors';
 import { findLeadProfile, insertLead, leadColumns, type LeadRow } from '../leads/leads-repo';
 import { insertIntake } from '../leads/intake-repo';
 import { KeyedQueue } from '../lib/keyed-queue';
 import type { Telephony } from '../telephony/telephony';
-import { AgentPresence, DEFAULT_WRAP_UP_SECONDS } from '../users/agent-presence';
+import { AgentPresence } from '../users/agent-presence';
 import { findCallerNumber } from '../users/caller-numbers-repo';
 import { SettingsCache } from '../profiles/settings-cache';
 import type { UserRow } from '../users/users-repo';
-import {
-  canTransition,
-  isConnected,
-  isFinal,
-  isQueued,
-  isRinging,
-  type CallEvent,
-} from './call-status';
+import { isConnected, isFinal, isQueued, isRinging } from './call-status';
 import {
   activeParticipants,
   bornAs,
@@ -56,9 +48,7 @@ import {
   insertCall,
   insertCallPhone,
   liveCalls,
-  livePhones,
   newCallSid,
-  ringingCallUsers,
   transitionCall,
   updateCall,
   type CallRow,
@@ -68,8 +58,8 @@ import { DialGuard } from './dial-guard';
 import { recoverInterruptedCalls, type RecoveryReport } from './recovery';
 import { NOBODY_EVENT, NOBODY_MESSAGES, waitsInQueue } from './call-outcomes';
 import { HEARTBEAT_MS, QueueScheduler, QUEUE_SWEEP_MS } from './queue-scheduler';
-import { KEEPS_CALL, WRAPS_UP } from './call-participants';
 import { recordingUrlOf, TelephonyReactor } from './telephony-reactor';
+import { CallEndings } from './call-endings';
 import {
   findOrCreateLead,
   leadCallValues,
@@ -162,6 +152,7 @@ export class CallFlows {
   #unsubscribe: (() => void) | null = null;
   #stopping = false;
   readonly #scheduler: QueueScheduler;
+  readonly #endings: CallEndings;
   readonly #outgoing: OutgoingCalls;
 
   constructor(private readonly options: CallFlowsOptions) {
@@ -202,6 +193,15 @@ export class CallFlows {
       onFree: (accountId) => this.#scheduler.drainSoon(accountId),
       enqueue: (key, task) => void this.#queue.run(key, async () => void (await task())),
     });
+    this.#endings = new CallEndings({
+      db: this.#db,
+      telephony: this.#telephony,
+      clock: this.#clock,
+      router: this.#router,
+      presence: this.presence,
+      settings: this.settings,
+      transaction: (work) => this.#transaction(work),
+    });
     this.#outgoing = new OutgoingCalls({
       db: this.#db,
       telephony: this.#telephony,
@@ -229,9 +229,9 @@ export class CallFlows {
       settleAddedLead: (participantId, outcome) => this.#addedLeads.get(participantId)?.(outcome),
       recordingReady: (callSid) => this.#recordingWaiters.get(callSid)?.(),
       notAnswered: (callUser, outcome) => this.#notAnswered(callUser, outcome),
-      finish: (call, event, reason) => this.#finish(call, event, reason),
-      afterLeave: (call, offerAgain) => this.#afterLeave(call, offerAgain),
-      wrapUp: (call, participants) => this.#wrapUp(call, participants),
+      finish: (call, event, reason) => this.#endings.finish(call, event, reason),
+      afterLeave: (call, offerAgain) => this.#endings.afterLeave(call, offerAgain),
+      wrapUp: (call, participants) => this.#endings.wrapUp(call, participants),
       dial: (call, number) => this.#dial(call, number),
       callerNumberOf: (call) => this.#callerNumberOf(call),
       transaction: (work) => this.#transaction(work),
@@ -299,7 +299,7 @@ export class CallFlows {
           });
           return;
         }
-        await this.#finish(fresh, 'restart', 'server-restart');
+        await this.#endings.finish(fresh, 'restart', 'server-restart');
       });
     }
     await Promise.all(recordings);
@@ -723,7 +723,7 @@ export class CallFlows {
     const fresh = (await findCallById(this.#db, call.id)) ?? call;
     if (isConnected(fresh.status)) {
       // A lead already on the line whose agent left and whom nobody took back.
-      await this.#finish(fresh, 'complete');
+      await this.#endings.finish(fresh, 'complete');
       return { kind: 'ended', reason };
     }
     const waits = fresh.source === 'web' && waitsInQueue(reason);
@@ -771,7 +771,7 @@ export class CallFlows {
     switch (callUser.type) {
       case 'lead':
         if (isRinging(call.status)) await this.#offerLead(call, {});
-        else if (isConnected(call.status)) await this.#afterLeave(call, true);
+        else if (isConnected(call.status)) await this.#endings.afterLeave(call, true);
         return;
       case 'transfer': {
         if (callUser.teamId !== null && callUser.invitedByUserId !== null) {
@@ -783,99 +783,11 @@ export class CallFlows {
           });
           if (next.kind === 'rang') return;
         }
-        return this.#afterLeave(call, true);
+        return this.#endings.afterLeave(call, true);
       }
       default:
-        return this.#afterLeave(call);
+        return this.#endings.afterLeave(call);
     }
-  }
-
-  // ------------------------------------------------------------------ ending calls
-
-  /**
-   * The call is over (inside `exclusive`): everyone leaves, rings stop, its length is stored,
-   * and the agents who worked it wrap up. `event` says how it ends (`complete` by default).
-   */
-  async #finish(call: CallRow, event: CallEvent = 'complete', reason?: CallReason): Promise<void> {
-    this.#telephony.hangup(call.sid);
-    const now = this.#clock.now();
-    const working = (await activeParticipants(this.#db, call.id)).filter((p) =>
-      WRAPS_UP.has(p.type),
-    );
-    const rung = await ringingCallUsers(this.#db, call.id);
-    for (const ring of rung) this.#router.cancelRingTimer(ring.id);
-    await this.#transaction(async (tx) => {
-      await closeCallUsers(tx, call.id, now);
-      await closeCallPhones(tx, call.id, now);
-      if (isFinal(call.status)) return;
-      const seconds = call.answeredAt
-        ? Math.max(0, Math.round((now.getTime() - call.answeredAt.getTime()) / 1000))
-        : 0;
-      const ending = canTransition(call.status, event) ? event : 'complete';
-      await transitionCall(tx, call, ending, {
-        endedAt: now,
-        seconds,
-        held: false,
-        ...(reason ? { reason } : {}),
-      });
-    });
-    await this.#wrapUp(call, working);
-    for (const ring of rung) await this.presence.refresh(ring.userId);
-  }
-
-  /** The agents who worked a call wrap up for the profile's time (supervisors do not). */
-  async #wrapUp(call: CallRow, participants: CallUserRow[]): Promise<void> {
-    if (participants.length === 0) return;
-    const profile = await this.settings.profile(call.profileId);
-    const seconds = profile?.wrapUpSeconds ?? DEFAULT_WRAP_UP_SECONDS;
-    for (const p of new Set(participants.map((x) => x.userId))) {
-      await this.presence.startWrapUp(p, seconds);
-    }
-  }
-
-  /**
-   * After someone left or a ring ended: the call goes on while an agent who keeps it is on it;
-   * while someone is still rung to take it, the lead waits on hold (music). Otherwise it is
-   * over, unless `offerAgain` (a transfer nobody took after its requester left, or such a call
-   * offered as a lead): a lead still on the line is then offered to the next agent.
-   */
-  async #afterLeave(call: CallRow, offerAgain = false): Promise<void> {
-    const fresh = (await findCallById(this.#db, call.id)) ?? call;
-    if (isFinal(fresh.status)) return;
-    const keepers = (await activeParticipants(this.#db, fresh.id)).filter((p) =>
-      KEEPS_CALL.has(p.type),
-    );
-    if (keepers.length > 0) {
-      const primary = keepers.find((p) => p.userId === fresh.userId) ?? keepers[0]!;
-      if (primary.userId !== fresh.userId) {
-        await updateCall(this.#db, fresh.id, { userId: primary.userId });
-      }
-      return;
-    }
-    if (!isConnected(fresh.status)) return;
-    const takers = (await ringingCallUsers(this.#db, fresh.id)).filter(
-      (p) => p.type === 'lead' || p.type === 'transfer',
-    );
-    if (takers.length > 0) {
-      if (!fresh.held) {
-        this.#telephony.hold(fresh.sid);
-        await updateCall(this.#db, fresh.id, { held: true });
-      }
-      return;
-    }
-    // Nobody keeps the call: a lead who is on the line is offered to the other agents.
-    const phones = await livePhones(this.#db, fresh.id);
-    if (offerAgain && phones.some((p) => p.state === 'answered')) {
-      const offered = await this.#router.offer(fresh, { type: 'lead', checkHours: false });
-      if (offered.kind === 'rang') {
-        if (!fresh.held) {
-          this.#telephony.hold(fresh.sid);
-          await updateCall(this.#db, fresh.id, { held: true });
-        }
-        return;
-      }
-    }
-    await this.#finish(fresh);
   }
 
   // ------------------------------------------------------------------ helpers
