@@ -27,7 +27,7 @@ import type { Db } from '../db/database';
 import { routingChanged } from '../db/routing-changes';
 import type { EventBus } from '../events/event-bus';
 import { AppError } from '../http/errors';
-import { findLeadProfile, insertLead, leadColumns, type LeadRow } from '../leads/leads-repo';
+import { findLeadProfile, leadColumns, type LeadRow } from '../leads/leads-repo';
 import { insertIntake } from '../leads/intake-repo';
 import { KeyedQueue } from '../lib/keyed-queue';
 import type { Telephony } from '../telephony/telephony';
@@ -37,7 +37,6 @@ import { SettingsCache } from '../profiles/settings-cache';
 import type { UserRow } from '../users/users-repo';
 import { isConnected, isFinal, isQueued, isRinging } from './call-status';
 import {
-  activeParticipants,
   bornAs,
   closeCallPhones,
   closeCallUsers,
@@ -50,7 +49,6 @@ import {
   liveCalls,
   newCallSid,
   transitionCall,
-  updateCall,
   type CallRow,
   type CallUserRow,
 } from './calls-repo';
@@ -60,6 +58,7 @@ import { NOBODY_EVENT, NOBODY_MESSAGES, waitsInQueue } from './call-outcomes';
 import { HEARTBEAT_MS, QueueScheduler, QUEUE_SWEEP_MS } from './queue-scheduler';
 import { recordingUrlOf, TelephonyReactor } from './telephony-reactor';
 import { CallEndings } from './call-endings';
+import { ADD_LEAD_TIMEOUT_MS, AddLeadFlow, type AddLeadOutcome } from './add-lead';
 import {
   findOrCreateLead,
   leadCallValues,
@@ -108,28 +107,15 @@ export interface CallFlowsOptions {
   dialGuard?: DialGuard;
 }
 
-/** An added lead answers or fails within this (the sandbox's no-answer number rings 30 s). */
-export const ADD_LEAD_TIMEOUT_MS = 45_000;
 export { HEARTBEAT_MS, NOBODY_MESSAGES, OUTBOUND_CONNECT_TIMEOUT_MS, QUEUE_SWEEP_MS };
 
-/** What the added lead's phone did. */
-const ADD_LEAD_MESSAGES = {
-  busy: "The lead's phone is busy.",
-  'no-answer': 'The lead did not answer.',
-  failed: "The lead's number could not be reached.",
-  timeout: 'The lead did not answer in time.',
-} as const;
-
-export { recordingUrlOf };
+export { ADD_LEAD_TIMEOUT_MS, recordingUrlOf, type AddLeadOutcome };
 
 /** What offering a call came to, as the endpoints answer it. */
 export type OfferOutcome =
   | { kind: 'rang'; agentId: number }
   | { kind: 'queued'; reason: NobodyReason }
   | { kind: 'ended'; reason: NobodyReason };
-
-/** What an added lead's phone did. */
-export type AddLeadOutcome = 'answered' | keyof typeof ADD_LEAD_MESSAGES;
 
 /** The call flows of the server. */
 export class CallFlows {
@@ -144,8 +130,6 @@ export class CallFlows {
   readonly presence: AgentPresence;
   /** The toll-fraud guard: every call and SMS an agent places passes it. */
   readonly dialGuard: DialGuard;
-  /** Added leads whose phones have not answered or failed yet, by participant id. */
-  readonly #addedLeads = new Map<string, (outcome: AddLeadOutcome) => void>();
   /** Calls whose recording is awaited at shutdown, by sid. */
   readonly #recordingWaiters = new Map<string, () => void>();
   readonly #reactor: TelephonyReactor;
@@ -153,6 +137,7 @@ export class CallFlows {
   #stopping = false;
   readonly #scheduler: QueueScheduler;
   readonly #endings: CallEndings;
+  readonly #addLead: AddLeadFlow;
   readonly #outgoing: OutgoingCalls;
 
   constructor(private readonly options: CallFlowsOptions) {
@@ -202,6 +187,16 @@ export class CallFlows {
       settings: this.settings,
       transaction: (work) => this.#transaction(work),
     });
+    this.#addLead = new AddLeadFlow({
+      db: this.#db,
+      telephony: this.#telephony,
+      clock: this.#clock,
+      dialGuard: this.dialGuard,
+      timeoutMs: options.addLeadTimeoutMs ?? ADD_LEAD_TIMEOUT_MS,
+      exclusive: (callSid, task) => this.exclusive(callSid, task),
+      dial: (call, number) => this.#dial(call, number),
+      callerNumberOf: (call) => this.#callerNumberOf(call),
+    });
     this.#outgoing = new OutgoingCalls({
       db: this.#db,
       telephony: this.#telephony,
@@ -226,7 +221,7 @@ export class CallFlows {
       clock: this.#clock,
       router: this.#router,
       presence: this.presence,
-      settleAddedLead: (participantId, outcome) => this.#addedLeads.get(participantId)?.(outcome),
+      settleAddedLead: (participantId, outcome) => this.#addLead.settle(participantId, outcome),
       recordingReady: (callSid) => this.#recordingWaiters.get(callSid)?.(),
       notAnswered: (callUser, outcome) => this.#notAnswered(callUser, outcome),
       finish: (call, event, reason) => this.#endings.finish(call, event, reason),
@@ -614,65 +609,14 @@ export class CallFlows {
   }
 
   /**
-   * Add Lead (`conferencelead`): a lead joins the user's call that has none; its phone is
-   * dialled from the call's caller number. Resolves once the phone answered or did not: an
-   * added lead who does not answer leaves the call as it was.
+   * Add Lead (`conferencelead`): a lead joins the user's call that has none (`add-lead.ts`).
    */
-  async addLead(
+  addLead(
     call: CallRow,
     user: UserRow,
     body: ConferenceLeadBody,
   ): Promise<{ call: CallRow; lead: LeadRow; outcome: AddLeadOutcome; message: string | null }> {
-    const { lead, participantId, settled } = await this.exclusive(call.sid, async () => {
-      const fresh = await findCallBySid(this.#db, call.sid);
-      if (!fresh || !isConnected(fresh.status)) throw new AppError('CALL_NOT_ACTIVE');
-      const mine = (await activeParticipants(this.#db, fresh.id)).find((p) => p.userId === user.id);
-      if (!mine) throw new AppError('NOT_ON_CALL');
-      if (fresh.leadId !== null) throw new AppError('CALL_HAS_LEAD');
-      const from = await this.#callerNumberOf(fresh);
-      // Checked against the limits, not counted: the call it joins was.
-      const added = await this.dialGuard.admit(
-        user,
-        { kind: 'call', to: body.phone_number, from, oneAtATime: true },
-        async (tx) => {
-          const added = await insertLead(tx, user.accountId, fresh.profileId, {
-            fname: body.fname,
-            lname: body.lname,
-            phone_number: body.phone_number,
-          });
-          await updateCall(tx, fresh.id, { leadId: added.id });
-          return added;
-        },
-      );
-      const dialled = await this.#dial(fresh, added.phoneNumber);
-      const outcome = new Promise<AddLeadOutcome>((resolve) =>
-        this.#addedLeads.set(dialled, resolve),
-      );
-      return { lead: added, participantId: dialled, settled: outcome };
-    });
-    const timeout = this.options.addLeadTimeoutMs ?? ADD_LEAD_TIMEOUT_MS;
-    let timer: unknown;
-    const outcome = await Promise.race([
-      settled,
-      new Promise<AddLeadOutcome>((resolve) => {
-        timer = this.#clock.setTimeout(() => resolve('timeout'), timeout);
-      }),
-    ]);
-    this.#clock.clearTimeout(timer);
-    this.#addedLeads.delete(participantId);
-    return this.exclusive(call.sid, async () => {
-      const fresh = (await findCallBySid(this.#db, call.sid)) ?? call;
-      if (outcome === 'answered') return { call: fresh, lead, outcome, message: null };
-      if (outcome === 'timeout') this.#telephony.hangupPhone(call.sid, participantId);
-      // The call goes on without the lead; the agent may try another number.
-      if (fresh.leadId === lead.id) await updateCall(this.#db, fresh.id, { leadId: null });
-      return {
-        call: { ...fresh, leadId: null },
-        lead,
-        outcome,
-        message: ADD_LEAD_MESSAGES[outcome],
-      };
-    });
+    return this.#addLead.addLead(call, user, body);
   }
 
   /** Decides an outgoing call a device placed (`outgoing-calls.ts`). */
