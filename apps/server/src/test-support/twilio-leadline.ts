@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import type { LeadIntakeResponse } from '@leadline/contracts';
 import { loadConfig, type Config } from '../config';
-import { calls, profiles, users } from '../db/schema';
+import { callUsers, calls, profiles, users } from '../db/schema';
 import { routingChanged } from '../db/routing-changes';
 import { seedDemo } from '../db/seed';
 import { startLeadline, type Leadline } from '../leadline';
@@ -206,7 +206,13 @@ export async function startTwilioLeadline(
         .filter((c) => c.status !== 204 && c.status !== 200)
         .map(({ url, status }) => ({ url, status }));
       cloud.callbacks.length = 0;
+      // A clean slate: every call over, its rings settled (a ring still going holds its agent
+      // in the database whatever became of its call: routing/reservations.ts).
       await db.update(calls).set({ status: 'completed' });
+      await db
+        .update(callUsers)
+        .set({ outcome: 'canceled' })
+        .where(eq(callUsers.outcome, 'ringing'));
       await db.update(users).set({ wrapUpUntil: null, isAvailable: true });
       routingChanged();
       await db.update(profiles).set({ ringTimeoutMs: null, wrapUpSeconds: 60, teamId: null });
