@@ -36,6 +36,12 @@ export async function openDatabase(location: DatabaseLocation): Promise<Database
     const { migrate } = await import('drizzle-orm/node-postgres/migrator');
     // Short interactive queries: JIT compilation costs more than it saves (tens of ms).
     const pool = new pg.Pool({ connectionString: location.url, max: 10, options: '-c jit=off' });
+    // An idle connection the server ends (a restart, a failover, `pg_terminate_backend`, a
+    // dropped database) is an 'error' of the pool: without a listener Node ends the process.
+    // The pool has already let that connection go and opens a new one for the next query.
+    pool.on('error', (error) => {
+      process.emitWarning(`PostgreSQL ended an idle connection of the pool: ${error.message}`);
+    });
     const db = drizzle(pool, { schema });
     await migrate(db, { migrationsFolder: migrationsFolder() });
     return { db: db as unknown as Db, driver: 'pg', close: () => pool.end() };
