@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request, type APIRequestContext, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitUntil } from '../apps/server/src/test-support/wait-until';
 import {
   createPersistedDatabase,
   type PersistedDatabase,
@@ -66,16 +67,9 @@ async function healthOf(url: string): Promise<Health | null> {
   }
 }
 
-/** Polls `read` until it returns something, or fails after `timeoutMs` naming `what`. */
-async function waitFor<T>(read: () => Promise<T | null>, what: string, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** Polls `read` until it returns something (`waitUntil`, with null meaning not yet). */
+const waitFor = <T>(read: () => Promise<T | null>, what: string, timeoutMs: number) =>
+  waitUntil(async () => (await read()) ?? undefined, what, timeoutMs);
 
 /** Starts the built product as every instance starts, on `database`; resolves once it answers. */
 async function startInstance(): Promise<Instance> {
