@@ -690,3 +690,79 @@ export const auditLog = pgTable(
   },
   (t) => [index('audit_log_account_idx').on(t.accountId, t.createdAt, t.id)],
 );
+
+/**
+ * Twilio mode, several equal instances (issue 38): each participant of a call's conference as
+ * the provider knows it (`twilio/twilio-telephony.ts`), so that whichever instance a status
+ * callback reaches moves the party on by one compare-and-set (`state`), and a fact told twice,
+ * or to two instances, is acted on once.
+ */
+export const twilioParties = pgTable(
+  'twilio_parties',
+  {
+    /** The Leadline call sid: the conference's FriendlyName. */
+    callSid: text('call_sid').notNull(),
+    /** `agent-<identity>`, `phone-<id>`, `caller-<id>`. */
+    label: text('label').notNull(),
+    kind: text('kind').$type<'agent' | 'phone'>().notNull(),
+    /** The identity (agent) or the participant id (phone: the label). */
+    partyId: text('party_id').notNull(),
+    role: text('role').notNull(),
+    state: text('state').$type<'dialling' | 'ringing' | 'answered' | 'gone'>().notNull(),
+    /** Taken out by a command: its end is not reported. */
+    removed: boolean('removed').notNull().default(false),
+    /** Twilio's `CA…` sid of the leg, once known. */
+    legSid: text('leg_sid'),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.callSid, t.label] })],
+);
+
+/** Twilio mode: each call's conference (`CF…` sid once known) and whether its lead is on hold. */
+export const twilioConferences = pgTable('twilio_conferences', {
+  callSid: text('call_sid').primaryKey(),
+  conferenceSid: text('conference_sid'),
+  held: boolean('held').notNull().default(false),
+  createdAt: createdAt(),
+});
+
+/**
+ * Twilio mode: an inbound call the voice webhook received, waiting to be joined to a Leadline
+ * call (`addCaller`), whichever instance places it.
+ */
+export const twilioWaitingCallers = pgTable(
+  'twilio_waiting_callers',
+  {
+    twilioCallSid: text('twilio_call_sid').primaryKey(),
+    fromNumber: text('from_number').notNull(),
+    toNumber: text('to_number').notNull(),
+    /** `webhook`: the voice webhook is still answering; `waiting`: answered with a wait. */
+    state: text('state').$type<'webhook' | 'waiting'>().notNull(),
+    /** The call and label `addCaller` joined it to. */
+    claimCallSid: text('claim_call_sid'),
+    claimLabel: text('claim_label'),
+    receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('twilio_waiting_callers_from_to_idx').on(t.fromNumber, t.toNumber, t.receivedAt)],
+);
+
+/**
+ * Which instance holds a realtime connection of which user (issue 38): a user's device is online
+ * while any instance holds one and that instance's heartbeat is fresh; an instance that dies
+ * stops beating and its rows are swept.
+ */
+export const devicePresence = pgTable(
+  'device_presence',
+  {
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    instanceId: text('instance_id').notNull(),
+    since: timestamp('since', { withTimezone: true }).notNull().defaultNow(),
+    heartbeatAt: timestamp('heartbeat_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.userId, t.instanceId] }),
+    index('device_presence_heartbeat_idx').on(t.heartbeatAt),
+  ],
+);
