@@ -158,6 +158,15 @@ export class TwilioTelephony implements Telephony {
     this.#emit({ type: online ? 'device.online' : 'device.offline', identity });
   }
 
+  /**
+   * Another instance's news (the instance bus): `identity`'s device is online or gone. Only what
+   * `isOnline` answers changes; no event (the instance that saw it has told its own flows).
+   */
+  knowOnline(identity: string, online: boolean): void {
+    if (online) this.#online.add(identity);
+    else this.#online.delete(identity);
+  }
+
   isOnline(identity: string): boolean {
     return this.#online.has(identity);
   }
