@@ -138,6 +138,7 @@ export async function startLeadline(
   if (config.telephony.provider === 'twilio') {
     twilioProvider = await openTwilioProvider(config.telephony, {
       log: logger,
+      db,
       ringTimeoutMs: config.agentRingTimeoutMs,
       tokenTtlSeconds: config.tokenTtlSeconds,
     }).catch(async (error: unknown) => {

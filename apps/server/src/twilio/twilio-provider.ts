@@ -7,6 +7,7 @@
 import type twilio from 'twilio';
 import type { OutgoingCallDecision } from '@leadline/voice';
 import type { TwilioSettings } from '../config';
+import type { Db } from '../db/database';
 import { ConfigError } from '../config';
 import { TwilioAccessTokens } from '../auth/twilio-access-tokens';
 import { twilioClient } from './twilio-client';
@@ -50,7 +51,14 @@ export interface TwilioProvider {
 /** Opens the provider; refuses (ConfigError) when Twilio refuses the credentials. */
 export async function openTwilioProvider(
   settings: TwilioSettings,
-  options: { log: Log; ringTimeoutMs: number; tokenTtlSeconds: number; holdUrl?: string },
+  options: {
+    log: Log;
+    /** Where the provider keeps its calls' state (shared by the instances). */
+    db: Db;
+    ringTimeoutMs: number;
+    tokenTtlSeconds: number;
+    holdUrl?: string;
+  },
 ): Promise<TwilioProvider> {
   const client = twilioClient(settings);
   let numbers: string[];
@@ -74,6 +82,7 @@ export async function openTwilioProvider(
     publicBaseUrl: settings.publicBaseUrl,
     callerId,
     log: options.log,
+    db: options.db,
     // Twilio rings a little longer than the flows' own timer, which decides and cancels.
     ringTimeoutS: Math.min(600, Math.ceil(options.ringTimeoutMs / 1000) + 5),
     ...(options.holdUrl ? { holdUrl: options.holdUrl } : {}),

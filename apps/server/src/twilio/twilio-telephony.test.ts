@@ -13,6 +13,8 @@ import {
   TwilioApiStandIn,
   type ApiRequest,
 } from '../test-support/twilio-api-stand-in';
+import type { Database } from '../db/database';
+import { openTestDatabase } from '../test-support/test-database';
 import { CALLER_WAIT_MS, TwilioTelephony } from './twilio-telephony';
 
 const BASE = 'https://calls.example.com';
@@ -20,6 +22,7 @@ const CALLER_ID = '+15550142000';
 const ACCOUNT = `/2010-04-01/Accounts/${STAND_IN_ACCOUNT_SID}`;
 
 let standIn: TwilioApiStandIn;
+let database: Database;
 let telephony: TwilioTelephony;
 let events: TelephonyEvent[];
 let warnings: string[];
@@ -28,10 +31,16 @@ let callCounter = 0;
 
 beforeAll(async () => {
   standIn = await TwilioApiStandIn.start();
+  database = await openTestDatabase();
 });
-afterAll(() => standIn.close());
+afterAll(async () => {
+  await standIn.close();
+  await database.close();
+});
 
-beforeEach(() => {
+beforeEach(async () => {
+  // The previous test's commands still on their way land before the reset, not in this test.
+  await telephony?.idle();
   standIn.reset();
   events = [];
   warnings = [];
@@ -42,14 +51,19 @@ beforeEach(() => {
     callerId: CALLER_ID,
     holdUrl: `${BASE}/sounds/hold.mp3`,
     log: { warn: (_details, message) => warnings.push(message) },
+    db: database.db,
   });
   telephony.subscribe((event) => events.push(event));
 });
 
-/** Waits until the stand-in has received `count` requests in this test; returns the last. */
-async function nth(count: number): Promise<ApiRequest> {
+/**
+ * Waits until the stand-in has received `count` requests in this test; returns the last (its
+ * method, path and form: the commands here send no query).
+ */
+async function nth(count: number): Promise<Pick<ApiRequest, 'method' | 'path' | 'form'>> {
   const requests = await standIn.received(count);
-  return requests[count - 1]!;
+  const { method, path, form } = requests[count - 1]!;
+  return { method, path, form };
 }
 
 const legCallback = (label: string) =>
@@ -92,7 +106,7 @@ function legOf(label: string, which: 'first' | 'last' = 'last'): string {
 
 /** Plays a leg's status callback as Twilio posts it (the leg: `label`'s, unless named). */
 function legStatus(label: string, status: string, sequence: number, legSid = legOf(label)) {
-  telephony.handleStatus(
+  return telephony.handleStatus(
     { call: callSid, label },
     { CallSid: legSid, CallStatus: status, SequenceNumber: String(sequence) },
   );
@@ -171,22 +185,22 @@ describe('commands → REST requests', () => {
       path: `${ACCOUNT}/Conferences/${cf}/Participants/agent-7.json`,
       form: {},
     });
-    legStatus('agent-8', 'in-progress', 1);
+    await legStatus('agent-8', 'in-progress', 1);
     telephony.removeAgent(callSid, '8');
     expect(await nth(4)).toMatchObject({
       method: 'DELETE',
       path: `${ACCOUNT}/Conferences/${cf}/Participants/agent-8.json`,
     });
     // Neither was reported leaving: the port says removed parties report nothing.
-    legStatus('agent-7', 'canceled', 2);
-    legStatus('agent-8', 'completed', 3);
+    await legStatus('agent-7', 'canceled', 2);
+    await legStatus('agent-8', 'completed', 3);
     expect(events).toEqual([{ type: 'agent.answered', callSid, identity: '8' }]);
   });
 
   it('cancelRing without identity cancels only agents still ringing', async () => {
     const cf = await rungAgent('1', 1);
     await rungAgent('2', 2);
-    legStatus('agent-1', 'in-progress', 1);
+    await legStatus('agent-1', 'in-progress', 1);
     telephony.cancelRing(callSid);
     expect((await nth(3)).path).toBe(`${ACCOUNT}/Conferences/${cf}/Participants/agent-2.json`);
     telephony.hangup(callSid);
@@ -205,7 +219,7 @@ describe('commands → REST requests', () => {
 
   it('setRole: whisper coaches the agent leg, barge speaks, listen is muted', async () => {
     const cf = await rungAgent('10', 1);
-    legStatus('agent-10', 'in-progress', 1);
+    await legStatus('agent-10', 'in-progress', 1);
     await rungAgent('20', 2, 'listen');
     telephony.setRole(callSid, '20', 'whisper');
     expect(await nth(3)).toEqual({
@@ -237,7 +251,7 @@ describe('commands → REST requests', () => {
   it('hold puts the answered phone parties on hold with the hold music; unhold takes them off', async () => {
     const id = telephony.dial(callSid, '+15550100042', { from: CALLER_ID });
     await nth(1);
-    legStatus(id, 'in-progress', 1);
+    await legStatus(id, 'in-progress', 1);
     telephony.hold(callSid);
     expect(await nth(2)).toEqual({
       method: 'POST',
@@ -252,7 +266,7 @@ describe('commands → REST requests', () => {
     const id = telephony.dial(callSid, '+15550100042', { from: CALLER_ID });
     await nth(1);
     telephony.hold(callSid);
-    legStatus(id, 'in-progress', 1);
+    await legStatus(id, 'in-progress', 1);
     expect((await nth(2)).form).toEqual({ Hold: 'true', HoldUrl: `${BASE}/sounds/hold.mp3` });
   });
 
@@ -269,15 +283,18 @@ describe('commands → REST requests', () => {
       form: { Status: 'completed' },
     });
     // Everything after a hangup is the end of the call the flows asked for: no events.
-    legStatus('agent-1', 'completed', 1);
-    telephony.handleStatus({}, { StatusCallbackEvent: 'conference-end', FriendlyName: callSid });
+    await legStatus('agent-1', 'completed', 1);
+    await telephony.handleStatus(
+      {},
+      { StatusCallbackEvent: 'conference-end', FriendlyName: callSid },
+    );
     expect(events).toEqual([]);
   });
 
   it('hangup before Twilio named the conference ends the known legs instead', async () => {
-    telephony.callerWaiting({ CallSid: 'CAinbound2', From: '+15550100778', To: CALLER_ID });
+    await telephony.callerWaiting({ CallSid: 'CAinbound2', From: '+15550100778', To: CALLER_ID });
     telephony.addCaller(callSid, '+15550100778', CALLER_ID);
-    expect(telephony.answerCaller('CAinbound2')).toHaveProperty('join');
+    expect(await telephony.answerCaller('CAinbound2')).toHaveProperty('join');
     telephony.hangup(callSid);
     expect(await nth(1)).toEqual({
       method: 'POST',
@@ -287,8 +304,8 @@ describe('commands → REST requests', () => {
   });
 
   it('addCaller moves a waiting inbound call into the conference with TwiML', async () => {
-    telephony.callerWaiting({ CallSid: 'CAinbound1', From: '+15550100777', To: CALLER_ID });
-    expect(telephony.answerCaller('CAinbound1')).toBeNull();
+    await telephony.callerWaiting({ CallSid: 'CAinbound1', From: '+15550100777', To: CALLER_ID });
+    expect(await telephony.answerCaller('CAinbound1')).toBeNull();
     const id = telephony.addCaller(callSid, '+15550100777', CALLER_ID);
     expect(id).toMatch(/^caller-\d+$/);
     const request = await nth(1);
@@ -304,7 +321,7 @@ describe('commands → REST requests', () => {
       recordingStatusCallback: `${BASE}/twilio/recording`,
     });
     // The caller hanging up is reported by the conference.
-    telephony.handleStatus(
+    await telephony.handleStatus(
       {},
       {
         StatusCallbackEvent: 'participant-leave',
@@ -322,10 +339,10 @@ describe('commands → REST requests', () => {
 describe('status callbacks → events', () => {
   it('an agent answering then hanging up: answered once, left once, whatever repeats', async () => {
     await rungAgent('3', 1);
-    legStatus('agent-3', 'ringing', 1);
-    legStatus('agent-3', 'in-progress', 2);
-    legStatus('agent-3', 'in-progress', 2);
-    telephony.handleStatus(
+    await legStatus('agent-3', 'ringing', 1);
+    await legStatus('agent-3', 'in-progress', 2);
+    await legStatus('agent-3', 'in-progress', 2);
+    await telephony.handleStatus(
       {},
       {
         StatusCallbackEvent: 'participant-join',
@@ -335,8 +352,8 @@ describe('status callbacks → events', () => {
         SequenceNumber: '1',
       },
     );
-    legStatus('agent-3', 'completed', 3);
-    legStatus('agent-3', 'completed', 3);
+    await legStatus('agent-3', 'completed', 3);
+    await legStatus('agent-3', 'completed', 3);
     expect(events).toEqual([
       { type: 'agent.answered', callSid, identity: '3' },
       { type: 'agent.left', callSid, identity: '3', reason: 'hangup' },
@@ -347,8 +364,8 @@ describe('status callbacks → events', () => {
     'an agent not answering (%s) rejected it',
     async (s) => {
       await rungAgent('4', 1);
-      legStatus('agent-4', s, 1);
-      legStatus('agent-4', s, 1);
+      await legStatus('agent-4', s, 1);
+      await legStatus('agent-4', s, 1);
       expect(events).toEqual([{ type: 'agent.rejected', callSid, identity: '4' }]);
     },
   );
@@ -356,12 +373,12 @@ describe('status callbacks → events', () => {
   it('a dialled phone: ringing, answered, then it hangs up by itself', async () => {
     const id = telephony.dial(callSid, '+15550100042', { from: CALLER_ID });
     await nth(1);
-    legStatus(id, 'initiated', 1);
-    legStatus(id, 'ringing', 2);
-    legStatus(id, 'ringing', 2);
-    legStatus(id, 'in-progress', 3);
-    legStatus(id, 'completed', 4);
-    legStatus(id, 'completed', 4);
+    await legStatus(id, 'initiated', 1);
+    await legStatus(id, 'ringing', 2);
+    await legStatus(id, 'ringing', 2);
+    await legStatus(id, 'in-progress', 3);
+    await legStatus(id, 'completed', 4);
+    await legStatus(id, 'completed', 4);
     expect(events).toEqual([
       { type: 'phone.ringing', callSid, participantId: id },
       { type: 'phone.answered', callSid, participantId: id },
@@ -379,9 +396,9 @@ describe('status callbacks → events', () => {
     async (s, reason) => {
       const id = telephony.dial(callSid, '+15550100042', { from: CALLER_ID });
       await nth(1);
-      legStatus(id, 'ringing', 1);
-      legStatus(id, s, 2);
-      legStatus(id, s, 2);
+      await legStatus(id, 'ringing', 1);
+      await legStatus(id, s, 2);
+      await legStatus(id, s, 2);
       expect(events.slice(1)).toEqual([
         { type: 'phone.unanswered', callSid, participantId: id, reason },
       ]);
@@ -390,46 +407,54 @@ describe('status callbacks → events', () => {
 
   it('a late report of an earlier leg of the same agent does not touch the new one', async () => {
     await rungAgent('5', 1);
-    legStatus('agent-5', 'busy', 1);
+    await legStatus('agent-5', 'busy', 1);
     await rungAgent('5', 2);
     const first = legOf('agent-5', 'first');
     expect(first).not.toBe(legOf('agent-5'));
-    legStatus('agent-5', 'busy', 1, first);
-    legStatus('agent-5', 'completed', 2, first);
-    legStatus('agent-5', 'in-progress', 1);
+    await legStatus('agent-5', 'busy', 1, first);
+    await legStatus('agent-5', 'completed', 2, first);
+    await legStatus('agent-5', 'in-progress', 1);
     expect(events).toEqual([
       { type: 'agent.rejected', callSid, identity: '5' },
       { type: 'agent.answered', callSid, identity: '5' },
     ]);
   });
 
-  it('an inbound call nobody placed is forgotten after CALLER_WAIT_MS', () => {
+  it('an inbound call nobody placed is forgotten after CALLER_WAIT_MS', async () => {
     let nowMs = 1_000_000;
     const timed = new TwilioTelephony({
       client: standInClient(standIn),
       publicBaseUrl: BASE,
       callerId: CALLER_ID,
       log: { warn: (_details, message) => warnings.push(message) },
+      db: database.db,
       clock: { now: () => nowMs },
     });
-    timed.callerWaiting({ CallSid: 'CAlonely', From: '+15550100779', To: CALLER_ID });
-    expect(timed.answerCaller('CAlonely')).toBeNull();
+    await timed.callerWaiting({ CallSid: 'CAlonely', From: '+15550100779', To: CALLER_ID });
+    expect(await timed.answerCaller('CAlonely')).toBeNull();
     nowMs += CALLER_WAIT_MS;
-    expect(timed.waitingCallers()).toEqual(['CAlonely']);
+    expect(await timed.waitingCallers()).toEqual(['CAlonely']);
     nowMs += 1;
-    expect(timed.waitingCallers()).toEqual([]);
+    expect(await timed.waitingCallers()).toEqual([]);
     timed.addCaller(callSid, '+15550100779', CALLER_ID);
+    await timed.idle();
     expect(warnings).toEqual(['No Twilio call is waiting for this caller']);
   });
 
   it('callbacks of unknown calls or labels are ignored', async () => {
-    telephony.handleStatus({ call: 'CAnone', label: 'agent-1' }, { CallStatus: 'in-progress' });
-    telephony.handleStatus({}, { CallStatus: 'in-progress' });
-    telephony.handleStatus({}, { StatusCallbackEvent: 'conference-end', FriendlyName: 'CAnone' });
+    await telephony.handleStatus(
+      { call: 'CAnone', label: 'agent-1' },
+      { CallStatus: 'in-progress' },
+    );
+    await telephony.handleStatus({}, { CallStatus: 'in-progress' });
+    await telephony.handleStatus(
+      {},
+      { StatusCallbackEvent: 'conference-end', FriendlyName: 'CAnone' },
+    );
     expect(events).toEqual([]);
   });
 
-  it('the recording callback is recording.ready with the URL as path, once', () => {
+  it('the recording callback is recording.ready with the URL as path, once', async () => {
     const params = {
       RecordingSid: 'RE1',
       RecordingStatus: 'completed',
@@ -445,7 +470,7 @@ describe('status callbacks → events', () => {
     ]);
   });
 
-  it('deviceOnline feeds isOnline and device events, once per change', () => {
+  it('deviceOnline feeds isOnline and device events, once per change', async () => {
     telephony.deviceOnline('9', true);
     telephony.deviceOnline('9', true);
     expect(telephony.isOnline('9')).toBe(true);

@@ -38,58 +38,18 @@
  * callback reports them) and per-party recordings (`phone.recorded`) are not emitted;
  * `recording.ready` carries the conference recording's URL as `path` and Twilio's duration.
  */
+import { randomInt } from 'node:crypto';
 import type twilio from 'twilio';
 import type { WireError } from '@leadline/contracts/signalling';
+import type { Db } from '../db/database';
 import type { AgentRole, Telephony, TelephonyEvent } from '../telephony/telephony';
 import { conferenceTwiml } from './conference-twiml';
+import { TwilioLegs, type Party, type PartyInput } from './twilio-legs';
 
-/** Where a party is in its life; the table below is the whole lifecycle. */
-export type PartyState = 'dialling' | 'ringing' | 'answered' | 'gone';
-/** What Twilio told about a party's leg. */
-export type PartyInput = 'ringing' | 'answer' | 'end';
-
-/**
- * ```
- * dialling ─ringing→ ringing ─answer→ answered ─end→ gone
- *     └────────answer──────────────┘  (and end from any state but gone)
- * ```
- * A missing entry is no transition (a repeat or a late report): nothing happens.
- */
-export const PARTY_TRANSITIONS: Record<PartyState, Partial<Record<PartyInput, PartyState>>> = {
-  dialling: { ringing: 'ringing', answer: 'answered', end: 'gone' },
-  ringing: { answer: 'answered', end: 'gone' },
-  answered: { end: 'gone' },
-  gone: {},
-};
+export { PARTY_TRANSITIONS, type PartyInput, type PartyState } from './twilio-legs';
 
 /** Twilio's call statuses that end a leg. */
 const ENDED = new Set(['completed', 'busy', 'no-answer', 'failed', 'canceled']);
-
-interface Party {
-  callSid: string;
-  label: string;
-  kind: 'agent' | 'phone';
-  /** The identity (agent) or the participant id (phone; the label itself). */
-  id: string;
-  role: AgentRole | 'lead';
-  state: PartyState;
-  /** Taken out by a command: its end is not reported. */
-  removed: boolean;
-  /** Twilio's `CA…` sid of the leg, once known. */
-  legSid?: string;
-}
-
-/** An inbound call waiting for `addCaller` (its voice webhook in flight, or answered with a wait). */
-interface WaitingCaller {
-  twilioCallSid: string;
-  from: string;
-  to: string;
-  state: 'webhook' | 'waiting';
-  /** When the voice webhook received it (clock ms). */
-  sinceMs: number;
-  /** Set by `addCaller`: the conference and label it joins. */
-  claim?: { callSid: string; label: string };
-}
 
 /** What the provider needs. */
 export interface TwilioTelephonyOptions {
@@ -102,6 +62,8 @@ export interface TwilioTelephonyOptions {
    */
   callerId: string;
   log: { warn(details: object, message: string): void };
+  /** Where the parties, conferences and waiting callers live (shared by the instances). */
+  db: Db;
   /** How long Twilio rings an agent's browser (s); the flows' own ring timer decides first. */
   ringTimeoutS?: number;
   /** Music the lead hears on hold (Twilio's default when left out). */
@@ -126,23 +88,21 @@ const LEG_EVENTS = ['initiated', 'ringing', 'answered', 'completed'];
 export class TwilioTelephony implements Telephony {
   readonly #options: TwilioTelephonyOptions;
   readonly #now: () => number;
+  readonly #legs: TwilioLegs;
   readonly #online = new Set<string>();
   readonly #listeners = new Set<(event: TelephonyEvent) => void>();
-  /** Parties by `<call sid>|<label>`. */
-  readonly #parties = new Map<string, Party>();
-  /** Twilio's `CF…` sid of each call's conference, once known. */
-  readonly #conferences = new Map<string, string>();
-  /** Calls with the lead on hold. */
-  readonly #held = new Set<string>();
-  /** Callbacks already handled, per call (dropped when its conference ends). */
-  readonly #seen = new Map<string, Set<string>>();
-  /** Each call's command chain: REST commands of a call run in order. */
+  /** Recording callbacks already handled here (a repeat across instances: webhook receipts). */
+  readonly #recorded = new Set<string>();
+  /** Each call's writes, in order: a callback handled here reads after them. */
+  readonly #writes = new Map<string, Promise<unknown>>();
+  /** Each call's REST commands, in order: a remove never overtakes its create. */
   readonly #chains = new Map<string, Promise<unknown>>();
-  readonly #waiting: WaitingCaller[] = [];
-  #nextPhone = 1;
+  /** Labels of phones dialled here: unique across instances (a random base) and in order. */
+  #nextPhone = randomInt(1, 1_000_000) * 1000;
 
   constructor(options: TwilioTelephonyOptions) {
     this.#options = options;
+    this.#legs = new TwilioLegs(options.db);
     const clock = options.clock;
     this.#now = clock ? () => clock.now() : () => Date.now();
   }
@@ -171,6 +131,18 @@ export class TwilioTelephony implements Telephony {
     return this.#online.has(identity);
   }
 
+  /** Resolves once every write and command issued here so far is done (tests, shutdown). */
+  async idle(): Promise<void> {
+    for (;;) {
+      const pending = [...this.#writes.values(), ...this.#chains.values()];
+      if (pending.length === 0) return;
+      await Promise.all(pending);
+      if ([...this.#writes.values(), ...this.#chains.values()].every((p) => pending.includes(p))) {
+        return;
+      }
+    }
+  }
+
   ringAgent(
     callSid: string,
     identity: string,
@@ -179,36 +151,35 @@ export class TwilioTelephony implements Telephony {
   ): Promise<number> {
     const role = options.role ?? 'agent';
     const label = agentLabel(identity);
-    const known = this.#parties.get(partyKey(callSid, label));
-    if (known && known.state !== 'gone') return Promise.resolve(0);
-    const party: Party = {
-      callSid,
-      label,
-      kind: 'agent',
-      id: identity,
-      role,
-      state: 'ringing',
-      removed: false,
-    };
-    this.#parties.set(partyKey(callSid, label), party);
+    const added = this.#write(callSid, () =>
+      this.#legs.add({
+        callSid,
+        label,
+        kind: 'agent',
+        id: identity,
+        role,
+        state: 'ringing',
+        legSid: null,
+      }),
+    );
     const { From, ...custom } = params;
     const query = new URLSearchParams(custom).toString();
     return this.#run(callSid, async () => {
+      // A live party of that label already: it rings or talks.
+      if (!(await added)) return 0;
       try {
         const created = await this.#options.client.conferences(callSid).participants.create({
           from: From ?? this.#options.callerId,
           to: `client:${identity}${query ? `?${query}` : ''}`,
           label,
           timeout: this.#options.ringTimeoutS ?? DEFAULT_RING_TIMEOUT_S,
-          ...this.#roleFields(callSid, role),
+          ...(await this.#roleFields(callSid, role)),
           ...this.#joining(callSid, label),
         });
-        this.#learn(callSid, party, created);
+        await this.#learn(callSid, label, created);
         return 1;
       } catch (error) {
-        if (this.#parties.get(partyKey(callSid, label)) === party) {
-          this.#parties.delete(partyKey(callSid, label));
-        }
+        await this.#legs.drop(callSid, label);
         this.#options.log.warn({ err: error, callSid, identity }, 'Twilio refused to ring agent');
         return 0;
       }
@@ -216,34 +187,37 @@ export class TwilioTelephony implements Telephony {
   }
 
   cancelRing(callSid: string, identity?: string): void {
-    for (const party of this.#partiesOf(callSid)) {
-      if (party.kind !== 'agent' || party.state !== 'ringing') continue;
-      if (identity !== undefined && party.id !== identity) continue;
-      this.#remove(party);
-    }
+    const removed = this.#write(callSid, () =>
+      this.#legs.markRemoved(callSid, {
+        kind: 'agent',
+        states: ['dialling', 'ringing'],
+        ...(identity === undefined ? {} : { label: agentLabel(identity) }),
+      }),
+    );
+    this.#removeAll(callSid, removed);
   }
 
   dial(callSid: string, number: string, options: { from?: string } = {}): string {
     const label = `phone-${this.#nextPhone++}`;
-    const party: Party = {
-      callSid,
-      label,
-      kind: 'phone',
-      id: label,
-      role: 'lead',
-      state: 'dialling',
-      removed: false,
-    };
-    this.#parties.set(partyKey(callSid, label), party);
     const from = options.from;
+    const added = this.#write(callSid, () =>
+      this.#legs.add({
+        callSid,
+        label,
+        kind: 'phone',
+        id: label,
+        role: 'lead',
+        state: 'dialling',
+        legSid: null,
+      }),
+    );
     void this.#run(callSid, async () => {
+      await added;
       if (!from) {
         // Issue 36 (Twilio tenancy): no number of another account, ever; the flows' dial guard
         // refuses such a call with a sentence before it gets here.
         this.#options.log.warn({ callSid }, 'no caller number of the account: not dialled');
-        if (this.#step(party, 'end') && !party.removed) {
-          this.#emit({ type: 'phone.unanswered', callSid, participantId: label, reason: 'failed' });
-        }
+        await this.#input(callSid, label, 'end', 'failed');
         return;
       }
       try {
@@ -254,12 +228,10 @@ export class TwilioTelephony implements Telephony {
           earlyMedia: true,
           ...this.#joining(callSid, label),
         });
-        this.#learn(callSid, party, created);
+        await this.#learn(callSid, label, created);
       } catch (error) {
         this.#options.log.warn({ err: error, callSid, number }, 'Twilio refused to dial');
-        if (this.#step(party, 'end') && !party.removed) {
-          this.#emit({ type: 'phone.unanswered', callSid, participantId: label, reason: 'failed' });
-        }
+        await this.#input(callSid, label, 'end', 'failed');
       }
     });
     return label;
@@ -273,69 +245,61 @@ export class TwilioTelephony implements Telephony {
    */
   addCaller(callSid: string, from: string, to: string): string {
     const label = `caller-${this.#nextPhone++}`;
-    this.#forgetStaleCallers();
-    const index = this.#waiting.findIndex((w) => w.from === from && w.to === to && !w.claim);
-    const waiting = this.#waiting[index];
-    if (!waiting) {
-      this.#options.log.warn({ callSid, from, to }, 'No Twilio call is waiting for this caller');
-      return label;
-    }
-    const party: Party = {
-      callSid,
-      label,
-      kind: 'phone',
-      id: label,
-      role: 'lead',
-      state: 'answered',
-      removed: false,
-      legSid: waiting.twilioCallSid,
-    };
-    this.#parties.set(partyKey(callSid, label), party);
-    waiting.claim = { callSid, label };
-    if (waiting.state === 'webhook') return label;
-    this.#waiting.splice(index, 1);
+    const claimed = this.#write(callSid, async () => {
+      const claim = await this.#legs.claimCaller(from, to, this.#callersSince(), {
+        callSid,
+        label,
+      });
+      if (!claim) {
+        this.#options.log.warn({ callSid, from, to }, 'No Twilio call is waiting for this caller');
+        return null;
+      }
+      await this.#legs.put({
+        callSid,
+        label,
+        kind: 'phone',
+        id: label,
+        role: 'lead',
+        state: 'answered',
+        legSid: claim.twilioCallSid,
+      });
+      return claim;
+    });
     void this.#run(callSid, async () => {
+      const claim = await claimed;
+      // Still in its webhook: the webhook's answer joins it.
+      if (!claim || claim.state === 'webhook') return;
       try {
         await this.#options.client
-          .calls(waiting.twilioCallSid)
+          .calls(claim.twilioCallSid)
           .update({ twiml: this.#joinTwiml(callSid, label, { waitsForAgent: true }) });
       } catch (error) {
         this.#options.log.warn({ err: error, callSid }, 'Twilio could not move the caller');
-        if (this.#step(party, 'end') && !party.removed) {
-          this.#emit({ type: 'phone.left', callSid, participantId: label });
-        }
+        await this.#input(callSid, label, 'end', 'completed');
       }
     });
     return label;
   }
 
   /** The voice webhook received an inbound call (`CallSid`, `From`, `To` as Twilio posts them). */
-  callerWaiting(params: Record<string, string>): void {
+  async callerWaiting(params: Record<string, string>): Promise<void> {
     const { CallSid: twilioCallSid, From: from, To: to } = params;
     if (!twilioCallSid || !from || !to) return;
-    this.#forgetStaleCallers();
-    if (this.#waiting.some((w) => w.twilioCallSid === twilioCallSid)) return;
-    this.#waiting.push({ twilioCallSid, from, to, state: 'webhook', sinceMs: this.#now() });
+    await this.#legs.callerArrived(twilioCallSid, from, to, new Date(this.#now()));
   }
 
   /** Forgets a waiting inbound call nobody will place (its number is no account's). */
-  forgetCaller(twilioCallSid: string): void {
-    const index = this.#waiting.findIndex((w) => w.twilioCallSid === twilioCallSid && !w.claim);
-    if (index >= 0) this.#waiting.splice(index, 1);
+  async forgetCaller(twilioCallSid: string): Promise<void> {
+    await this.#legs.forgetCaller(twilioCallSid);
   }
 
   /** Inbound calls waiting for `addCaller` (their Twilio call sids), oldest first. */
-  waitingCallers(): string[] {
-    this.#forgetStaleCallers();
-    return this.#waiting.map((w) => w.twilioCallSid);
+  waitingCallers(): Promise<string[]> {
+    return this.#legs.waitingCallers(this.#callersSince());
   }
 
-  #forgetStaleCallers(): void {
-    const now = this.#now();
-    for (let i = this.#waiting.length - 1; i >= 0; i--) {
-      const waiting = this.#waiting[i]!;
-      if (!waiting.claim && now - waiting.sinceMs > CALLER_WAIT_MS) this.#waiting.splice(i, 1);
-    }
+  #callersSince(): Date {
+    return new Date(this.#now() - CALLER_WAIT_MS);
   }
 
   /**
@@ -343,18 +307,13 @@ export class TwilioTelephony implements Telephony {
    * claimed it meanwhile; `null` when it did not (the webhook answers with a wait, and a later
    * `addCaller` moves the call). A caller whose call already ended is refused with `ended`.
    */
-  answerCaller(twilioCallSid: string): { join: string } | { ended: true } | null {
-    const index = this.#waiting.findIndex((w) => w.twilioCallSid === twilioCallSid);
-    const waiting = this.#waiting[index];
-    if (!waiting) return null;
-    if (!waiting.claim) {
-      waiting.state = 'waiting';
-      return null;
-    }
-    this.#waiting.splice(index, 1);
-    const { callSid, label } = waiting.claim;
-    const party = this.#parties.get(partyKey(callSid, label));
-    if (!party || party.removed) return { ended: true };
+  async answerCaller(twilioCallSid: string): Promise<{ join: string } | { ended: true } | null> {
+    // The flows placed it here during the webhook: their claim is written first.
+    await Promise.all(this.#writes.values());
+    const claim = await this.#legs.webhookAnswering(twilioCallSid);
+    if (claim === null || claim === undefined) return null;
+    const { callSid, label } = claim;
+    if (await this.#legs.isRemoved(callSid, label)) return { ended: true };
     return { join: this.#joinTwiml(callSid, label, { waitsForAgent: true }) };
   }
 
@@ -364,17 +323,23 @@ export class TwilioTelephony implements Telephony {
    * `outgoing.placed` with the dialled party's id, as the embedded engine does. Returns the TwiML
    * answering the agent's call.
    */
-  placeOutgoing(callSid: string, identity: string, dial: { to: string; from?: string }): string {
+  async placeOutgoing(
+    callSid: string,
+    identity: string,
+    dial: { to: string; from?: string },
+  ): Promise<string> {
     const label = agentLabel(identity);
-    this.#parties.set(partyKey(callSid, label), {
-      callSid,
-      label,
-      kind: 'agent',
-      id: identity,
-      role: 'agent',
-      state: 'answered',
-      removed: false,
-    });
+    await this.#write(callSid, () =>
+      this.#legs.put({
+        callSid,
+        label,
+        kind: 'agent',
+        id: identity,
+        role: 'agent',
+        state: 'answered',
+        legSid: null,
+      }),
+    );
     const twiml = this.#joinTwiml(callSid, label);
     const participantId = this.dial(callSid, dial.to, dial.from ? { from: dial.from } : {});
     this.#emit({ type: 'outgoing.placed', callSid, identity, to: dial.to, participantId });
@@ -382,41 +347,60 @@ export class TwilioTelephony implements Telephony {
   }
 
   hangupPhone(callSid: string, participantId: string): void {
-    const party = this.#parties.get(partyKey(callSid, participantId));
-    if (party?.kind === 'phone' && party.state !== 'gone') this.#remove(party);
+    const removed = this.#write(callSid, () =>
+      this.#legs.markRemoved(callSid, {
+        label: participantId,
+        kind: 'phone',
+        states: ['dialling', 'ringing', 'answered'],
+      }),
+    );
+    this.#removeAll(callSid, removed);
   }
 
   setRole(callSid: string, identity: string, role: AgentRole): void {
-    const party = this.#parties.get(partyKey(callSid, agentLabel(identity)));
-    if (!party || party.state === 'gone') return;
-    party.role = role;
-    void this.#run(callSid, () =>
-      this.#participant(callSid, party.label)
-        .update(this.#roleFields(callSid, role))
-        .catch((error: unknown) =>
-          this.#options.log.warn({ err: error, callSid, identity, role }, 'Twilio role failed'),
-        ),
-    );
+    const label = agentLabel(identity);
+    const set = this.#write(callSid, () => this.#legs.setRole(callSid, label, role));
+    void this.#run(callSid, async () => {
+      if (!(await set)) return;
+      try {
+        await this.#participant(callSid, label).then(async (participant) =>
+          participant.update(await this.#roleFields(callSid, role)),
+        );
+      } catch (error) {
+        this.#options.log.warn({ err: error, callSid, identity, role }, 'Twilio role failed');
+      }
+    });
   }
 
   removeAgent(callSid: string, identity: string): void {
-    const party = this.#parties.get(partyKey(callSid, agentLabel(identity)));
-    if (party && party.state !== 'gone') this.#remove(party);
+    const removed = this.#write(callSid, () =>
+      this.#legs.markRemoved(callSid, {
+        label: agentLabel(identity),
+        states: ['dialling', 'ringing', 'answered'],
+      }),
+    );
+    this.#removeAll(callSid, removed);
   }
 
   hold(callSid: string): void {
-    if (this.#held.has(callSid)) return;
-    this.#held.add(callSid);
-    for (const party of this.#partiesOf(callSid)) {
-      if (party.kind === 'phone' && party.state === 'answered') this.#hold(party, true);
-    }
+    this.#setHeld(callSid, true);
   }
 
   unhold(callSid: string): void {
-    if (!this.#held.delete(callSid)) return;
-    for (const party of this.#partiesOf(callSid)) {
-      if (party.kind === 'phone' && party.state === 'answered') this.#hold(party, false);
-    }
+    this.#setHeld(callSid, false);
+  }
+
+  #setHeld(callSid: string, held: boolean): void {
+    const phones = this.#write(callSid, async () =>
+      (await this.#legs.setHeld(callSid, held))
+        ? (await this.#legs.partiesOf(callSid)).filter(
+            (p) => p.kind === 'phone' && p.state === 'answered',
+          )
+        : [],
+    );
+    void this.#run(callSid, async () => {
+      for (const party of await phones) await this.#hold(party, held);
+    });
   }
 
   /**
@@ -428,19 +412,23 @@ export class TwilioTelephony implements Telephony {
    * answered). The call's parties are forgotten: late callbacks change nothing.
    */
   hangup(callSid: string, _error?: WireError): void {
-    this.#held.delete(callSid);
-    const parties = this.#partiesOf(callSid);
-    // Still ringing and not removed by an earlier command.
-    const ringing = parties.filter(
-      (p) => !p.removed && (p.state === 'dialling' || p.state === 'ringing'),
-    );
-    for (const party of parties) party.removed = true;
+    const marked = this.#write(callSid, async () => {
+      const parties = await this.#legs.partiesOf(callSid);
+      await this.#legs.markRemoved(callSid);
+      return { parties, conferenceSid: await this.#legs.conferenceSid(callSid) };
+    });
     void this.#run(callSid, async () => {
-      const conferenceSid = this.#conferences.get(callSid);
+      const { parties, conferenceSid } = await marked;
+      // Still ringing and not removed by an earlier command.
+      const ringing = parties.filter(
+        (p) => !p.removed && (p.state === 'dialling' || p.state === 'ringing'),
+      );
       try {
         if (conferenceSid !== undefined) {
           for (const party of ringing) {
-            await this.#participant(callSid, party.label)
+            await this.#options.client
+              .conferences(conferenceSid)
+              .participants(party.label)
               .remove()
               .catch((error: unknown) =>
                 this.#options.log.warn(
@@ -452,7 +440,7 @@ export class TwilioTelephony implements Telephony {
           await this.#options.client.conferences(conferenceSid).update({ status: 'completed' });
         } else {
           for (const party of parties) {
-            if (party.legSid === undefined || party.state === 'gone') continue;
+            if (party.legSid === null || party.state === 'gone') continue;
             const status = party.state === 'answered' ? 'completed' : 'canceled';
             await this.#options.client.calls(party.legSid).update({ status });
           }
@@ -460,9 +448,7 @@ export class TwilioTelephony implements Telephony {
       } catch (error) {
         this.#options.log.warn({ err: error, callSid }, 'Twilio could not end the call');
       }
-      for (const party of parties) this.#parties.delete(partyKey(callSid, party.label));
-      this.#conferences.delete(callSid);
-      this.#seen.delete(callSid);
+      await this.#legs.forget(callSid);
     });
   }
 
@@ -474,39 +460,33 @@ export class TwilioTelephony implements Telephony {
   /**
    * A status callback: a leg's (`query` names the call and label; `CallSid`, `CallStatus`) or the
    * conference's (`StatusCallbackEvent`, `FriendlyName`, `ParticipantLabel`). Anything unknown,
-   * or a repeat, is ignored.
+   * a repeat, or a fact another instance acted on already, is ignored.
    */
-  handleStatus(query: Record<string, string>, params: Record<string, string>): void {
+  async handleStatus(query: Record<string, string>, params: Record<string, string>): Promise<void> {
     const event = params.StatusCallbackEvent;
     const callSid = query.call ?? params.FriendlyName;
     if (!callSid) return;
-    const seen = this.#seen.get(callSid) ?? new Set<string>();
-    this.#seen.set(callSid, seen);
-    const key = [
-      params.CallSid,
-      event,
-      params.CallStatus,
-      params.SequenceNumber,
-      query.label ?? params.ParticipantLabel,
-    ].join('|');
-    if (seen.has(key)) return;
-    seen.add(key);
-    if (params.ConferenceSid) this.#conferences.set(callSid, params.ConferenceSid);
+    // What this instance commanded for the call is written before the callback is read.
+    await this.#writes.get(callSid);
+    if (params.ConferenceSid && event !== 'conference-end') {
+      await this.#legs.learnConference(callSid, params.ConferenceSid);
+    }
     if (event === 'conference-end') return this.#conferenceEnded(callSid);
     const label = query.label ?? params.ParticipantLabel;
-    const party = label === undefined ? undefined : this.#parties.get(partyKey(callSid, label));
-    if (!party) return;
-    // A late report of an earlier leg with the same label (the agent rung again) is not this one's.
-    if (params.CallSid && party.legSid && party.legSid !== params.CallSid) return;
-    if (params.CallSid) party.legSid = params.CallSid;
-    if (event === 'participant-join') return this.#input(party, 'answer', 'in-progress');
-    if (event === 'participant-leave') return this.#input(party, 'end', 'completed');
+    if (label === undefined) return;
+    // A late report of an earlier leg with the same label (the agent rung again) is not this
+    // one's: the step only moves a party whose leg is this one or not known yet.
+    const leg = params.CallSid;
+    if (event === 'participant-join')
+      return this.#input(callSid, label, 'answer', 'in-progress', leg);
+    if (event === 'participant-leave') return this.#input(callSid, label, 'end', 'completed', leg);
     const status = params.CallStatus;
     if (event !== undefined || status === undefined) return;
-    if (status === 'ringing') this.#input(party, 'ringing', status);
-    else if (status === 'in-progress' || status === 'answered') {
-      this.#input(party, 'answer', status);
-    } else if (ENDED.has(status)) this.#input(party, 'end', status);
+    if (status === 'ringing') return this.#input(callSid, label, 'ringing', status, leg);
+    if (status === 'in-progress' || status === 'answered') {
+      return this.#input(callSid, label, 'answer', status, leg);
+    }
+    if (ENDED.has(status)) return this.#input(callSid, label, 'end', status, leg);
   }
 
   /**
@@ -518,11 +498,13 @@ export class TwilioTelephony implements Telephony {
   handleRecording(query: Record<string, string>, params: Record<string, string>): void {
     const callSid = query.call ?? params.FriendlyName;
     if (!callSid || params.RecordingStatus !== 'completed' || !params.RecordingUrl) return;
-    const seen = this.#seen.get(callSid) ?? new Set<string>();
-    this.#seen.set(callSid, seen);
-    const key = `recording|${params.RecordingSid ?? params.RecordingUrl}`;
-    if (seen.has(key)) return;
-    seen.add(key);
+    const key = `${callSid}|${params.RecordingSid ?? params.RecordingUrl}`;
+    if (this.#recorded.has(key)) return;
+    this.#recorded.add(key);
+    // Bounded: the oldest are forgotten (a repeat that late is caught by the webhook receipts).
+    if (this.#recorded.size > 10_000) {
+      this.#recorded.delete(this.#recorded.values().next().value as string);
+    }
     this.#emit({
       type: 'recording.ready',
       callSid,
@@ -531,12 +513,17 @@ export class TwilioTelephony implements Telephony {
     });
   }
 
-  #input(party: Party, input: PartyInput, status: string): void {
-    const wasRinging = party.state === 'dialling' || party.state === 'ringing';
-    if (!this.#step(party, input)) return;
-    const { callSid } = party;
-    if (party.state === 'gone') this.#parties.delete(partyKey(callSid, party.label));
-    if (party.removed) return;
+  /** Moves the party on and tells the flows, once, whichever instance got there first. */
+  async #input(
+    callSid: string,
+    label: string,
+    input: PartyInput,
+    status: string,
+    legSid?: string,
+  ): Promise<void> {
+    const moved = await this.#legs.step(callSid, label, input, legSid);
+    if (!moved || moved.party.removed) return;
+    const { party, wasRinging } = moved;
     if (party.kind === 'agent') {
       const identity = party.id;
       if (input === 'answer') this.#emit({ type: 'agent.answered', callSid, identity });
@@ -552,32 +539,23 @@ export class TwilioTelephony implements Telephony {
     if (input === 'ringing') this.#emit({ type: 'phone.ringing', callSid, participantId });
     else if (input === 'answer') {
       this.#emit({ type: 'phone.answered', callSid, participantId });
-      if (this.#held.has(callSid)) this.#hold(party, true);
+      if (await this.#legs.held(callSid)) void this.#run(callSid, () => this.#hold(party, true));
     } else if (wasRinging) {
       const reason = status === 'busy' ? 'busy' : status === 'failed' ? 'failed' : 'no-answer';
       this.#emit({ type: 'phone.unanswered', callSid, participantId, reason });
     } else this.#emit({ type: 'phone.left', callSid, participantId });
   }
 
-  /** Moves the party along its lifecycle; false when the input is no transition. */
-  #step(party: Party, input: PartyInput): boolean {
-    const next = PARTY_TRANSITIONS[party.state][input];
-    if (next === undefined) return false;
-    party.state = next;
-    return true;
+  async #conferenceEnded(callSid: string): Promise<void> {
+    for (const party of await this.#legs.partiesOf(callSid)) {
+      await this.#input(callSid, party.label, 'end', 'completed');
+    }
+    await this.#legs.forget(callSid);
   }
 
-  #conferenceEnded(callSid: string): void {
-    for (const party of this.#partiesOf(callSid)) this.#input(party, 'end', 'completed');
-    this.#conferences.delete(callSid);
-    this.#held.delete(callSid);
-    this.#seen.delete(callSid);
-    this.#chains.delete(callSid);
-  }
-
-  #roleFields(callSid: string, role: AgentRole) {
+  async #roleFields(callSid: string, role: string) {
     if (role === 'whisper') {
-      const coached = this.#partiesOf(callSid).find(
+      const coached = (await this.#legs.partiesOf(callSid)).find(
         (p) => p.kind === 'agent' && p.role !== 'whisper' && p.role !== 'listen' && p.legSid,
       );
       if (coached?.legSid) return { muted: false, coaching: true, callSidToCoach: coached.legSid };
@@ -587,48 +565,80 @@ export class TwilioTelephony implements Telephony {
     return { muted: role === 'listen', coaching: false };
   }
 
-  #hold(party: Party, hold: boolean): void {
+  async #hold(party: Party, hold: boolean): Promise<void> {
     const holdUrl = this.#options.holdUrl;
-    void this.#run(party.callSid, () =>
-      this.#participant(party.callSid, party.label)
-        .update(hold && holdUrl ? { hold, holdUrl } : { hold })
-        .catch((error: unknown) =>
-          this.#options.log.warn({ err: error, label: party.label, hold }, 'Twilio hold failed'),
-        ),
-    );
+    try {
+      const participant = await this.#participant(party.callSid, party.label);
+      await participant.update(hold && holdUrl ? { hold, holdUrl } : { hold });
+    } catch (error) {
+      this.#options.log.warn({ err: error, label: party.label, hold }, 'Twilio hold failed');
+    }
   }
 
-  #remove(party: Party): void {
-    party.removed = true;
-    void this.#run(party.callSid, () =>
-      this.#participant(party.callSid, party.label)
+  /** Removes the parties a command marked, each by its label. */
+  #removeAll(callSid: string, marked: Promise<Party[]>): void {
+    void this.#run(callSid, async () => {
+      for (const party of await marked) {
+        try {
+          const participant = await this.#participant(callSid, party.label);
+          await participant.remove();
+        } catch (error) {
+          this.#options.log.warn({ err: error, label: party.label }, 'Twilio could not remove');
+        }
+      }
+    });
+  }
+
+  /**
+   * What a create answered: the conference's `CF…` sid and the leg's sid. A party another
+   * instance removed while the create was on its way is removed now (its remove found nothing).
+   */
+  async #learn(
+    callSid: string,
+    label: string,
+    created: { conferenceSid: string; callSid: string },
+  ): Promise<void> {
+    if (created.conferenceSid) await this.#legs.learnConference(callSid, created.conferenceSid);
+    if (created.callSid) await this.#legs.learnLeg(callSid, label, created.callSid);
+    const party = await this.#legs.party(callSid, label);
+    if (party?.removed) {
+      await (
+        await this.#participant(callSid, label)
+      )
         .remove()
         .catch((error: unknown) =>
-          this.#options.log.warn({ err: error, label: party.label }, 'Twilio could not remove'),
-        ),
-    );
+          this.#options.log.warn({ err: error, label }, 'Twilio could not remove'),
+        );
+    }
   }
 
-  /** What a create answered: the conference's `CF…` sid and the leg's sid. */
-  #learn(callSid: string, party: Party, created: { conferenceSid: string; callSid: string }) {
-    if (created.conferenceSid) this.#conferences.set(callSid, created.conferenceSid);
-    if (created.callSid) party.legSid ??= created.callSid;
+  async #participant(callSid: string, label: string) {
+    const conferenceSid = await this.#legs.conferenceSid(callSid);
+    return this.#options.client.conferences(conferenceSid ?? callSid).participants(label);
   }
 
-  #participant(callSid: string, label: string) {
-    return this.#options.client
-      .conferences(this.#conferences.get(callSid) ?? callSid)
-      .participants(label);
+  /** Runs a database write after the call's earlier writes. */
+  #write<T>(callSid: string, write: () => Promise<T>): Promise<T> {
+    return this.#chain(this.#writes, callSid, write);
   }
 
-  /** Runs `command` after the call's earlier commands. */
+  /** Runs a REST `command` after the call's earlier commands. */
   #run<T>(callSid: string, command: () => Promise<T>): Promise<T> {
-    const previous = this.#chains.get(callSid) ?? Promise.resolve();
-    const next = previous.then(command, command);
-    this.#chains.set(
-      callSid,
-      next.catch(() => undefined),
+    return this.#chain(this.#chains, callSid, command);
+  }
+
+  #chain<T>(chains: Map<string, Promise<unknown>>, callSid: string, task: () => Promise<T>) {
+    const previous = chains.get(callSid) ?? Promise.resolve();
+    const next = previous.then(task, task);
+    const settled = next.then(
+      () => undefined,
+      (error: unknown) => this.#options.log.warn({ err: error, callSid }, 'Twilio provider failed'),
     );
+    chains.set(callSid, settled);
+    // Forgotten once the call has nothing more in flight.
+    void settled.then(() => {
+      if (chains.get(callSid) === settled) chains.delete(callSid);
+    });
     return next;
   }
 
@@ -674,14 +684,9 @@ export class TwilioTelephony implements Telephony {
     });
   }
 
-  #partiesOf(callSid: string): Party[] {
-    return [...this.#parties.values()].filter((p) => p.callSid === callSid);
-  }
-
   #emit(event: TelephonyEvent): void {
     for (const listener of [...this.#listeners]) listener(event);
   }
 }
 
 const agentLabel = (identity: string) => `agent-${identity}`;
-const partyKey = (callSid: string, label: string) => `${callSid}|${label}`;

@@ -15,6 +15,8 @@ import {
   standInClient,
   TwilioApiStandIn,
 } from '../test-support/twilio-api-stand-in';
+import type { Database } from '../db/database';
+import { openTestDatabase } from '../test-support/test-database';
 import { TwilioTelephony } from './twilio-telephony';
 import { twilioWebhookRoutes, voiceAnswer } from './twilio-webhooks';
 
@@ -23,6 +25,7 @@ const BASE = 'https://calls.example.com';
 const NUMBER = '+15550142000';
 
 let standIn: TwilioApiStandIn;
+let database: Database;
 let app: FastifyInstance;
 let telephony: TwilioTelephony;
 let events: TelephonyEvent[];
@@ -44,11 +47,13 @@ const parseTwiml = (text: string): Twiml => xml.parse(text) as Twiml;
 
 beforeAll(async () => {
   standIn = await TwilioApiStandIn.start();
+  database = await openTestDatabase();
   telephony = new TwilioTelephony({
     client: standInClient(standIn),
     publicBaseUrl: BASE,
     callerId: NUMBER,
     log: { warn: () => undefined },
+    db: database.db,
   });
   telephony.subscribe((event) => events.push(event));
   app = Fastify();
@@ -68,6 +73,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await app.close();
   await standIn.close();
+  await database.close();
 });
 beforeEach(() => {
   standIn.reset();
@@ -259,7 +265,7 @@ describe('POST /twilio/voice', () => {
     inbound = () => false;
     const response = await post('/twilio/voice', { ...calling, CallSid: 'CAnobody' });
     expect(parseTwiml(response.body).Response).toEqual({ Reject: '' });
-    expect(telephony.waitingCallers()).not.toContain('CAnobody');
+    expect(await telephony.waitingCallers()).not.toContain('CAnobody');
   });
 
   it('an inbound call the flows end before it joins is rejected', async () => {

@@ -26,7 +26,13 @@ import type { TwilioTelephony } from './twilio-telephony';
 
 /** What the routes need. */
 export interface TwilioWebhookOptions {
-  telephony: Pick<TwilioTelephony, 'handleStatus' | 'handleRecording'>;
+  telephony: {
+    handleStatus(
+      query: Record<string, string>,
+      params: Record<string, string>,
+    ): Promise<void> | void;
+    handleRecording(query: Record<string, string>, params: Record<string, string>): void;
+  };
   authToken: string;
   /** Where Twilio reaches this server, without a trailing slash. */
   publicBaseUrl: string;
@@ -135,7 +141,7 @@ export function twilioWebhookRoutes(options: TwilioWebhookOptions) {
       if (!signed(request)) return reply.code(403).send(INVALID_SIGNATURE);
       const [query, form] = [queryOf(request), formOf(request)];
       if (await firstTime(statusReceiptKey(query, form))) {
-        options.telephony.handleStatus(query, form);
+        await options.telephony.handleStatus(query, form);
       }
       return reply.code(204).send();
     });
@@ -200,12 +206,12 @@ export function voiceAnswer(options: VoiceAnswerOptions) {
       );
     }
     if (!params.CallSid) return refuseTwiml();
-    options.telephony.callerWaiting(params);
+    await options.telephony.callerWaiting(params);
     if ((await options.inbound(params)) === false) {
-      options.telephony.forgetCaller(params.CallSid);
+      await options.telephony.forgetCaller(params.CallSid);
       return refuseTwiml();
     }
-    const answer = options.telephony.answerCaller(params.CallSid);
+    const answer = await options.telephony.answerCaller(params.CallSid);
     if (answer === null) return waitTwiml(options.inboundWaitS ?? DEFAULT_INBOUND_WAIT_S);
     return 'join' in answer ? answer.join : refuseTwiml();
   };

@@ -1,0 +1,389 @@
+/**
+ * What the Twilio provider knows of each call's conference, kept in the database so that several
+ * equal instances share it (issue 38): whichever instance a status callback reaches moves the
+ * party on by one compare-and-set, so a fact told twice (a repeat, or the leg's callback and the
+ * conference's telling the same), or told to two instances at once, is acted on once.
+ *
+ * - `twilio_parties`: each participant (label, kind, who, role, lifecycle state, removed by a
+ *   command, its `CA…` leg). A party that reaches `gone` is deleted: a late report finds nothing.
+ * - `twilio_conferences`: the `CF…` sid once Twilio names it, and whether the lead is on hold.
+ * - `twilio_waiting_callers`: inbound calls the voice webhook received, until `addCaller` joins
+ *   one to a call (`claim_*`), whichever instance does it.
+ */
+import { and, asc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import type { Db } from '../db/database';
+import { twilioConferences, twilioParties, twilioWaitingCallers } from '../db/schema';
+
+/** Where a party is in its life. */
+export type PartyState = 'dialling' | 'ringing' | 'answered' | 'gone';
+/** What Twilio told about a party's leg. */
+export type PartyInput = 'ringing' | 'answer' | 'end';
+
+/**
+ * ```
+ * dialling ─ringing→ ringing ─answer→ answered ─end→ gone
+ *     └────────answer──────────────┘  (and end from any state but gone)
+ * ```
+ * A missing entry is no transition (a repeat or a late report): nothing happens.
+ */
+export const PARTY_TRANSITIONS: Record<PartyState, Partial<Record<PartyInput, PartyState>>> = {
+  dialling: { ringing: 'ringing', answer: 'answered', end: 'gone' },
+  ringing: { answer: 'answered', end: 'gone' },
+  answered: { end: 'gone' },
+  gone: {},
+};
+
+/** The states `input` moves a party out of (each input leads to one state). */
+function fromStates(input: PartyInput): PartyState[] {
+  return (Object.keys(PARTY_TRANSITIONS) as PartyState[]).filter(
+    (state) => PARTY_TRANSITIONS[state][input] !== undefined,
+  );
+}
+
+/** A participant as the provider knows it. */
+export interface Party {
+  callSid: string;
+  label: string;
+  kind: 'agent' | 'phone';
+  /** The identity (agent) or the participant id (phone: the label itself). */
+  id: string;
+  role: string;
+  state: PartyState;
+  /** Taken out by a command: its end is not reported. */
+  removed: boolean;
+  /** Twilio's `CA…` sid of the leg, once known. */
+  legSid: string | null;
+}
+
+type PartyRow = typeof twilioParties.$inferSelect;
+
+function partyOf(row: PartyRow): Party {
+  return {
+    callSid: row.callSid,
+    label: row.label,
+    kind: row.kind,
+    id: row.partyId,
+    role: row.role,
+    state: row.state,
+    removed: row.removed,
+    legSid: row.legSid,
+  };
+}
+
+function rowOf(party: Omit<Party, 'removed'> & { removed?: boolean }) {
+  return {
+    callSid: party.callSid,
+    label: party.label,
+    kind: party.kind,
+    partyId: party.id,
+    role: party.role,
+    state: party.state,
+    removed: party.removed ?? false,
+    legSid: party.legSid,
+  };
+}
+
+/** A waiting inbound call `addCaller` claimed. */
+export interface ClaimedCaller {
+  twilioCallSid: string;
+  /** `webhook`: its voice webhook is still answering (and will join it). */
+  state: 'webhook' | 'waiting';
+}
+
+/** The provider's shared state (see the module comment). */
+export class TwilioLegs {
+  constructor(private readonly db: Db) {}
+
+  /** Adds a party; false when a live one has its label already (nothing written). */
+  async add(party: Omit<Party, 'removed'>): Promise<boolean> {
+    const rows = await this.db
+      .insert(twilioParties)
+      .values(rowOf(party))
+      .onConflictDoNothing()
+      .returning({ label: twilioParties.label });
+    return rows.length > 0;
+  }
+
+  /** Adds a party, or replaces the one with its label (a call the voice webhook joins). */
+  async put(party: Omit<Party, 'removed'>): Promise<void> {
+    const row = rowOf(party);
+    await this.db
+      .insert(twilioParties)
+      .values(row)
+      .onConflictDoUpdate({
+        target: [twilioParties.callSid, twilioParties.label],
+        set: { ...row, createdAt: sql`now()` },
+      });
+  }
+
+  async party(callSid: string, label: string): Promise<Party | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(twilioParties)
+      .where(and(eq(twilioParties.callSid, callSid), eq(twilioParties.label, label)));
+    return row ? partyOf(row) : undefined;
+  }
+
+  async partiesOf(callSid: string): Promise<Party[]> {
+    const rows = await this.db
+      .select()
+      .from(twilioParties)
+      .where(eq(twilioParties.callSid, callSid))
+      .orderBy(asc(twilioParties.createdAt), asc(twilioParties.label));
+    return rows.map(partyOf);
+  }
+
+  /**
+   * Moves the party on by `input` when that is a transition from where it is (compare-and-set),
+   * and its leg is `legSid` or not known yet. Returns the party and whether it was still ringing
+   * (dialling or ringing) before; null when nothing moved (a repeat, a late report, another
+   * instance was first). A party that ends is deleted.
+   */
+  async step(
+    callSid: string,
+    label: string,
+    input: PartyInput,
+    legSid?: string,
+  ): Promise<{ party: Party; wasRinging: boolean } | null> {
+    const where = and(
+      eq(twilioParties.callSid, callSid),
+      eq(twilioParties.label, label),
+      inArray(twilioParties.state, fromStates(input)),
+      legSid === undefined
+        ? undefined
+        : or(isNull(twilioParties.legSid), eq(twilioParties.legSid, legSid)),
+    );
+    if (input === 'end') {
+      const [gone] = await this.db.delete(twilioParties).where(where).returning();
+      if (!gone) return null;
+      const party = partyOf(gone);
+      return { party: { ...party, state: 'gone' }, wasRinging: party.state !== 'answered' };
+    }
+    const next = input === 'ringing' ? 'ringing' : 'answered';
+    const [moved] = await this.db
+      .update(twilioParties)
+      .set({
+        state: next,
+        ...(legSid === undefined
+          ? {}
+          : { legSid: sql`coalesce(${twilioParties.legSid}, ${legSid})` }),
+      })
+      .where(where)
+      .returning();
+    // `ringing` and `answer` move only parties that were dialling or ringing.
+    return moved ? { party: partyOf(moved), wasRinging: true } : null;
+  }
+
+  /** Records the leg's sid once known. */
+  async learnLeg(callSid: string, label: string, legSid: string): Promise<void> {
+    await this.db
+      .update(twilioParties)
+      .set({ legSid })
+      .where(
+        and(
+          eq(twilioParties.callSid, callSid),
+          eq(twilioParties.label, label),
+          isNull(twilioParties.legSid),
+        ),
+      );
+  }
+
+  /** Marks parties removed by a command (their end is not reported); returns them as they were. */
+  async markRemoved(
+    callSid: string,
+    which: { label?: string; kind?: 'agent' | 'phone'; states?: PartyState[] } = {},
+  ): Promise<Party[]> {
+    const rows = await this.db
+      .update(twilioParties)
+      .set({ removed: true })
+      .where(
+        and(
+          eq(twilioParties.callSid, callSid),
+          which.label === undefined ? undefined : eq(twilioParties.label, which.label),
+          which.kind === undefined ? undefined : eq(twilioParties.kind, which.kind),
+          which.states === undefined ? undefined : inArray(twilioParties.state, which.states),
+          eq(twilioParties.removed, false),
+        ),
+      )
+      .returning();
+    return rows.map(partyOf);
+  }
+
+  /** Whether the party is gone or taken out by a command. */
+  async isRemoved(callSid: string, label: string): Promise<boolean> {
+    const party = await this.party(callSid, label);
+    return !party || party.removed;
+  }
+
+  async setRole(callSid: string, label: string, role: string): Promise<boolean> {
+    const rows = await this.db
+      .update(twilioParties)
+      .set({ role })
+      .where(and(eq(twilioParties.callSid, callSid), eq(twilioParties.label, label)))
+      .returning({ label: twilioParties.label });
+    return rows.length > 0;
+  }
+
+  /** Forgets the call: its parties and its conference (late callbacks find nothing). */
+  async forget(callSid: string): Promise<void> {
+    await this.db.delete(twilioParties).where(eq(twilioParties.callSid, callSid));
+    await this.db.delete(twilioConferences).where(eq(twilioConferences.callSid, callSid));
+  }
+
+  /** Deletes one party (Twilio refused to create it). */
+  async drop(callSid: string, label: string): Promise<void> {
+    await this.db
+      .delete(twilioParties)
+      .where(and(eq(twilioParties.callSid, callSid), eq(twilioParties.label, label)));
+  }
+
+  async conferenceSid(callSid: string): Promise<string | undefined> {
+    const [row] = await this.db
+      .select({ sid: twilioConferences.conferenceSid })
+      .from(twilioConferences)
+      .where(eq(twilioConferences.callSid, callSid));
+    return row?.sid ?? undefined;
+  }
+
+  async learnConference(callSid: string, conferenceSid: string): Promise<void> {
+    await this.db
+      .insert(twilioConferences)
+      .values({ callSid, conferenceSid })
+      .onConflictDoUpdate({
+        target: twilioConferences.callSid,
+        set: { conferenceSid },
+        setWhere: sql`${twilioConferences.conferenceSid} is distinct from ${conferenceSid}`,
+      });
+  }
+
+  async held(callSid: string): Promise<boolean> {
+    const [row] = await this.db
+      .select({ held: twilioConferences.held })
+      .from(twilioConferences)
+      .where(eq(twilioConferences.callSid, callSid));
+    return row?.held ?? false;
+  }
+
+  /** Puts the call on hold or takes it off; false when it already was so (nothing written). */
+  async setHeld(callSid: string, held: boolean): Promise<boolean> {
+    if (!held) {
+      const rows = await this.db
+        .update(twilioConferences)
+        .set({ held: false })
+        .where(and(eq(twilioConferences.callSid, callSid), eq(twilioConferences.held, true)))
+        .returning({ callSid: twilioConferences.callSid });
+      return rows.length > 0;
+    }
+    const rows = await this.db
+      .insert(twilioConferences)
+      .values({ callSid, held: true })
+      .onConflictDoUpdate({
+        target: twilioConferences.callSid,
+        set: { held: true },
+        setWhere: eq(twilioConferences.held, false),
+      })
+      .returning({ callSid: twilioConferences.callSid });
+    return rows.length > 0;
+  }
+
+  /** The voice webhook received an inbound call (a repeat changes nothing). */
+  async callerArrived(twilioCallSid: string, from: string, to: string, at: Date): Promise<void> {
+    await this.db
+      .insert(twilioWaitingCallers)
+      .values({ twilioCallSid, fromNumber: from, toNumber: to, state: 'webhook', receivedAt: at })
+      .onConflictDoNothing();
+  }
+
+  /**
+   * Claims the oldest waiting inbound call from `from` to `to` received after `since` for the
+   * call's party `label`; null when none waits. Two instances never claim the same one.
+   */
+  async claimCaller(
+    from: string,
+    to: string,
+    since: Date,
+    claim: { callSid: string; label: string },
+  ): Promise<ClaimedCaller | null> {
+    const oldest = this.db
+      .select({ sid: twilioWaitingCallers.twilioCallSid })
+      .from(twilioWaitingCallers)
+      .where(
+        and(
+          eq(twilioWaitingCallers.fromNumber, from),
+          eq(twilioWaitingCallers.toNumber, to),
+          isNull(twilioWaitingCallers.claimCallSid),
+          gt(twilioWaitingCallers.receivedAt, since),
+        ),
+      )
+      .orderBy(asc(twilioWaitingCallers.receivedAt))
+      .limit(1)
+      .for('update', { skipLocked: true });
+    const [row] = await this.db
+      .update(twilioWaitingCallers)
+      .set({ claimCallSid: claim.callSid, claimLabel: claim.label })
+      .where(
+        and(
+          inArray(twilioWaitingCallers.twilioCallSid, oldest),
+          isNull(twilioWaitingCallers.claimCallSid),
+        ),
+      )
+      .returning();
+    if (!row) return null;
+    if (row.state === 'waiting') await this.forgetCaller(row.twilioCallSid, { claimed: true });
+    return { twilioCallSid: row.twilioCallSid, state: row.state };
+  }
+
+  /**
+   * The voice webhook is about to answer: the claim when `addCaller` claimed the call meanwhile
+   * (the row is done with), null when it did not (the call now waits; a later claim moves it),
+   * undefined when the call is not known.
+   */
+  async webhookAnswering(
+    twilioCallSid: string,
+  ): Promise<{ callSid: string; label: string } | null | undefined> {
+    const waiting = await this.db
+      .update(twilioWaitingCallers)
+      .set({ state: 'waiting' })
+      .where(
+        and(
+          eq(twilioWaitingCallers.twilioCallSid, twilioCallSid),
+          isNull(twilioWaitingCallers.claimCallSid),
+        ),
+      )
+      .returning({ sid: twilioWaitingCallers.twilioCallSid });
+    if (waiting.length > 0) return null;
+    const [claimed] = await this.db
+      .delete(twilioWaitingCallers)
+      .where(eq(twilioWaitingCallers.twilioCallSid, twilioCallSid))
+      .returning();
+    if (!claimed?.claimCallSid || !claimed.claimLabel) return undefined;
+    return { callSid: claimed.claimCallSid, label: claimed.claimLabel };
+  }
+
+  /** Forgets a waiting call (unclaimed only, unless `claimed`). */
+  async forgetCaller(twilioCallSid: string, options: { claimed?: boolean } = {}): Promise<void> {
+    await this.db
+      .delete(twilioWaitingCallers)
+      .where(
+        and(
+          eq(twilioWaitingCallers.twilioCallSid, twilioCallSid),
+          options.claimed ? undefined : isNull(twilioWaitingCallers.claimCallSid),
+        ),
+      );
+  }
+
+  /** Inbound calls nobody claimed, received after `since`, oldest first; older ones are deleted. */
+  async waitingCallers(since: Date): Promise<string[]> {
+    await this.db
+      .delete(twilioWaitingCallers)
+      .where(
+        and(isNull(twilioWaitingCallers.claimCallSid), lt(twilioWaitingCallers.receivedAt, since)),
+      );
+    const rows = await this.db
+      .select({ sid: twilioWaitingCallers.twilioCallSid })
+      .from(twilioWaitingCallers)
+      .where(isNull(twilioWaitingCallers.claimCallSid))
+      .orderBy(asc(twilioWaitingCallers.receivedAt));
+    return rows.map((r) => r.sid);
+  }
+}
