@@ -64,6 +64,7 @@ const POSTGRES_PASS = [
   'src/calls/dial-guard',
   'src/routing',
   'src/twilio/twilio-dial-guard',
+  'src/twilio/twilio-instances',
   'src/events',
   'src/http',
   'src/db',

@@ -1,0 +1,192 @@
+/**
+ * Two Twilio providers on one database, as two instances behind one load balancer: a callback
+ * may reach either, the same fact may reach both (the leg's callback and the conference's, or a
+ * repeat Twilio sent to the other), and each is acted on once; an inbound call the voice webhook
+ * received on one is joined by the other. PGlite and PostgreSQL (the PostgreSQL pass runs it
+ * with DATABASE_URL).
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Database } from '../db/database';
+import type { TelephonyEvent } from '../telephony/telephony';
+import { openTestDatabase } from '../test-support/test-database';
+import { standInClient, TwilioApiStandIn } from '../test-support/twilio-api-stand-in';
+import { TwilioTelephony } from './twilio-telephony';
+
+const BASE = 'https://calls.example.com';
+const NUMBER = '+15550142000';
+const CALLER = '+15550100777';
+
+let standIn: TwilioApiStandIn;
+let database: Database;
+let a: TwilioTelephony;
+let b: TwilioTelephony;
+/** What each instance told its flows. */
+let events: Array<{ instance: 'a' | 'b'; event: TelephonyEvent }>;
+let callSid: string;
+let counter = 0;
+
+function provider(): TwilioTelephony {
+  return new TwilioTelephony({
+    client: standInClient(standIn),
+    publicBaseUrl: BASE,
+    callerId: NUMBER,
+    log: { warn: () => undefined },
+    db: database.db,
+  });
+}
+
+beforeAll(async () => {
+  standIn = await TwilioApiStandIn.start();
+  database = await openTestDatabase();
+});
+afterAll(async () => {
+  await standIn.close();
+  await database.close();
+});
+beforeEach(async () => {
+  await Promise.all([a?.idle(), b?.idle()]);
+  standIn.reset();
+  events = [];
+  callSid = `CAinst${++counter}`;
+  a = provider();
+  b = provider();
+  a.subscribe((event) => events.push({ instance: 'a', event }));
+  b.subscribe((event) => events.push({ instance: 'b', event }));
+});
+
+/** The leg sid Twilio gave the last create of `label`. */
+function legOf(label: string): string {
+  const index = standIn.requests.findLastIndex(
+    (r) => r.path.endsWith('/Participants.json') && r.form.Label === label,
+  );
+  return (standIn.answers[index] as { call_sid: string }).call_sid;
+}
+
+const legCallback = (label: string, status: string, sequence: number) =>
+  [
+    { call: callSid, label },
+    { CallSid: legOf(label), CallStatus: status, SequenceNumber: String(sequence) },
+  ] as const;
+
+const conferenceCallback = (label: string, event: string) =>
+  [
+    {},
+    {
+      StatusCallbackEvent: event,
+      FriendlyName: callSid,
+      ConferenceSid: standIn.conferenceSid(callSid),
+      ParticipantLabel: label,
+      CallSid: legOf(label),
+    },
+  ] as const;
+
+describe('Twilio providers on one database', () => {
+  it('an agent answering, told to both instances at once by both kinds of callback, is answered once; the end once', async () => {
+    expect(await a.ringAgent(callSid, '7', { From: 'client:1' })).toBe(1);
+    await Promise.all([
+      a.handleStatus(...legCallback('agent-7', 'ringing', 1)),
+      b.handleStatus(...legCallback('agent-7', 'ringing', 1)),
+    ]);
+    await Promise.all([
+      a.handleStatus(...legCallback('agent-7', 'in-progress', 2)),
+      b.handleStatus(...conferenceCallback('agent-7', 'participant-join')),
+      b.handleStatus(...legCallback('agent-7', 'in-progress', 2)),
+      a.handleStatus(...conferenceCallback('agent-7', 'participant-join')),
+    ]);
+    await Promise.all([
+      b.handleStatus(...conferenceCallback('agent-7', 'participant-leave')),
+      a.handleStatus(...legCallback('agent-7', 'completed', 3)),
+      b.handleStatus(...legCallback('agent-7', 'completed', 3)),
+    ]);
+    expect(events.map((e) => e.event)).toEqual([
+      { type: 'agent.answered', callSid, identity: '7' },
+      { type: 'agent.left', callSid, identity: '7', reason: 'hangup' },
+    ]);
+  });
+
+  it('a ring one instance cancels is not reported as rejected by the other', async () => {
+    await a.ringAgent(callSid, '8', { From: 'client:1' });
+    b.cancelRing(callSid, '8');
+    await b.idle();
+    expect(standIn.requests.at(-1)).toMatchObject({
+      method: 'DELETE',
+      path: expect.stringMatching(/\/Participants\/agent-8\.json$/) as string,
+    });
+    await a.handleStatus(...legCallback('agent-8', 'canceled', 2));
+    expect(events).toEqual([]);
+    // Rung again, the agent's new leg reports as usual.
+    expect(await b.ringAgent(callSid, '8', { From: 'client:1' })).toBe(1);
+    await a.handleStatus(...legCallback('agent-8', 'in-progress', 1));
+    expect(events).toEqual([
+      { instance: 'a', event: { type: 'agent.answered', callSid, identity: '8' } },
+    ]);
+  });
+
+  it('a phone dialled by one instance and answered on the other is put on hold as the call is', async () => {
+    const id = a.dial(callSid, '+15550100042', { from: NUMBER });
+    await a.idle();
+    b.hold(callSid);
+    await b.idle();
+    await Promise.all([
+      b.handleStatus(...legCallback(id, 'in-progress', 1)),
+      a.handleStatus(...conferenceCallback(id, 'participant-join')),
+    ]);
+    await Promise.all([a.idle(), b.idle()]);
+    expect(events.map((e) => e.event)).toEqual([
+      { type: 'phone.answered', callSid, participantId: id },
+    ]);
+    const holds = standIn.requests.filter((r) => r.form.Hold === 'true');
+    expect(holds).toHaveLength(1);
+    expect(holds[0]!.path).toMatch(new RegExp(`/Participants/${id}\\.json$`));
+  });
+
+  it('an inbound call the voice webhook received on one instance is joined by the other, in its webhook or later', async () => {
+    // Placed by B while A's webhook is still answering: A's answer joins it.
+    await a.callerWaiting({ CallSid: 'CAin1', From: CALLER, To: NUMBER });
+    const label = b.addCaller(callSid, CALLER, NUMBER);
+    await b.idle();
+    const answer = await a.answerCaller('CAin1');
+    expect(answer).toEqual({
+      join: expect.stringContaining(`participantLabel="${label}"`) as string,
+    });
+    expect(standIn.requests).toEqual([]);
+
+    // A's webhook answered with a wait first: B moves the call with the join TwiML.
+    await a.callerWaiting({ CallSid: 'CAin2', From: CALLER, To: NUMBER });
+    expect(await a.answerCaller('CAin2')).toBeNull();
+    const later = b.addCaller(`${callSid}x`, CALLER, NUMBER);
+    await b.idle();
+    expect(standIn.requests).toHaveLength(1);
+    expect(standIn.requests[0]!.path).toMatch(/\/Calls\/CAin2\.json$/);
+    expect(standIn.requests[0]!.form.Twiml).toContain(`participantLabel="${later}"`);
+    expect(await a.waitingCallers()).toEqual([]);
+  });
+
+  it('two instances placing callers from the same number take different waiting calls', async () => {
+    await a.callerWaiting({ CallSid: 'CAp1', From: CALLER, To: NUMBER });
+    await b.callerWaiting({ CallSid: 'CAp2', From: CALLER, To: NUMBER });
+    expect(await a.answerCaller('CAp1')).toBeNull();
+    expect(await b.answerCaller('CAp2')).toBeNull();
+    a.addCaller(`${callSid}a`, CALLER, NUMBER);
+    b.addCaller(`${callSid}b`, CALLER, NUMBER);
+    await Promise.all([a.idle(), b.idle()]);
+    const moved = standIn.requests.map((r) => /\/Calls\/(CA\w+)\.json$/.exec(r.path)?.[1]).sort();
+    expect(moved).toEqual(['CAp1', 'CAp2']);
+  });
+
+  it('conference-end told to both instances ends each party once', async () => {
+    await a.ringAgent(callSid, '9', { From: 'client:1' });
+    await b.handleStatus(...legCallback('agent-9', 'in-progress', 1));
+    const id = b.dial(callSid, '+15550100043', { from: NUMBER });
+    await b.idle();
+    await a.handleStatus(...legCallback(id, 'in-progress', 1));
+    const end = [
+      {},
+      { StatusCallbackEvent: 'conference-end', FriendlyName: callSid, ConferenceSid: 'CFx' },
+    ] as const;
+    await Promise.all([a.handleStatus(...end), b.handleStatus(...end)]);
+    const types = events.map((e) => e.event.type);
+    expect(types.filter((t) => t === 'agent.left')).toHaveLength(1);
+    expect(types.filter((t) => t === 'phone.left')).toHaveLength(1);
+  });
+});
