@@ -4,7 +4,7 @@ import { formatPhone, type PresenceStatus, type User } from '@leadline/contracts
 import type { Db } from '../db/database';
 import { prepared } from '../db/prepared';
 import { routingChanged } from '../db/routing-changes';
-import { accounts, users } from '../db/schema';
+import { accounts, devicePresence, users } from '../db/schema';
 import { onCallOf, presenceStatus } from './agents-repo';
 
 /** A user row. */
@@ -120,8 +120,14 @@ export async function replacePasswordHash(
     .where(and(eq(users.id, userId), eq(users.passwordHash, previous)));
 }
 
-/** Marks every user offline (at start: no device is connected yet). */
+/**
+ * Marks every user offline (at start with the embedded engine: no device is connected yet) and
+ * forgets which instance held whose realtime connection (`device_presence`, Twilio mode's: a
+ * database that ran Twilio before holds none that counts now, and a row left there would keep
+ * `setDeviceOnline` from taking a user offline).
+ */
 export async function markAllOffline(db: Db): Promise<void> {
+  await db.delete(devicePresence);
   await db.update(users).set({ isOnlineApp: false }).where(eq(users.isOnlineApp, true));
   routingChanged();
 }
@@ -157,6 +163,12 @@ export async function endWrapUp(db: Db, userId: number): Promise<boolean> {
 /**
  * Records whether a device of the user is registered; a user coming online is idle from `at`.
  * Resolves with whether anything changed.
+ *
+ * Never offline while an instance holds a realtime connection of the user (`device_presence`,
+ * Twilio mode): the instance that saw the change has already written the answer under the
+ * user's lock (`device-presence-repo.ts` `settleDevice`), and this late copy of an older
+ * answer (the flows act on the event after that) must not undo a newer one of another
+ * instance. The embedded engine writes no such rows.
  */
 export async function setDeviceOnline(
   db: Db,
@@ -167,7 +179,15 @@ export async function setDeviceOnline(
   const rows = await db
     .update(users)
     .set(online ? { isOnlineApp: true, idleSince: at } : { isOnlineApp: false })
-    .where(and(eq(users.id, userId), eq(users.isOnlineApp, !online)))
+    .where(
+      and(
+        eq(users.id, userId),
+        eq(users.isOnlineApp, !online),
+        online
+          ? undefined
+          : sql`not exists (select 1 from ${devicePresence} where ${devicePresence.userId} = ${userId})`,
+      ),
+    )
     .returning({ id: users.id });
   routingChanged();
   return rows.length > 0;
