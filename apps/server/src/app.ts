@@ -101,9 +101,9 @@ export interface CallServices {
  */
 export type AppServices = CommonServices & (CallServices | { relayTo: string | MediaTarget });
 
-/** What `/healthz` says of the media lease. */
+/** What `/healthz` says of the media lease (`twilio`: Twilio carries the media, no lease). */
 export interface MediaRoleReport {
-  role: 'leader' | 'follower';
+  role: 'leader' | 'follower' | 'twilio';
   /** The leader's epoch (the fencing token); null where there is no lease (PGlite). */
   epoch: number | null;
 }
@@ -198,13 +198,13 @@ export async function buildApp(
         summary: 'Liveness',
         tags: ['Operations'],
         description:
-          'Whether this instance answers; with several instances on PostgreSQL, also whether it leads the media (runs the voice engine and the calls) or follows (relays to the leader), and the leader’s epoch.',
+          'Whether this instance answers; with several instances on PostgreSQL, also whether it leads the media (runs the voice engine and the calls) or follows (relays to the leader), and the leader’s epoch; `twilio` (epoch null) when Twilio carries the media and every instance is equal.',
         response: {
           200: z.strictObject({
             ok: z.literal(true),
             media: z
               .strictObject({
-                role: z.enum(['leader', 'follower']),
+                role: z.enum(['leader', 'follower', 'twilio']),
                 epoch: z.number().int().nullable(),
               })
               .optional(),

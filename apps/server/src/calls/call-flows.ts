@@ -53,7 +53,15 @@ import {
   type CallUserRow,
 } from './calls-repo';
 import { DialGuard } from './dial-guard';
-import { recoverInterruptedCalls, type RecoveryReport } from './recovery';
+import {
+  CARRIER_GRACE_MS,
+  CARRIER_SWEEP_MS,
+  CarriedCallSweeper,
+  recoverInterruptedCalls,
+  STALE_HEARTBEATS,
+  type CallCarrier,
+  type RecoveryReport,
+} from './recovery';
 import { NOBODY_EVENT, NOBODY_MESSAGES, waitsInQueue } from './call-outcomes';
 import { HEARTBEAT_MS, QueueScheduler, QUEUE_SWEEP_MS } from './queue-scheduler';
 import { recordingUrlOf, TelephonyReactor } from './telephony-reactor';
@@ -105,6 +113,18 @@ export interface CallFlowsOptions {
    * one on `db` that does not ask for a caller number of the account's own.
    */
   dialGuard?: DialGuard;
+  /**
+   * The provider that carries the calls outside this process (Twilio), which several equal
+   * instances share: start-up recovery closes only the calls no instance stamped lately and the
+   * provider no longer carries, a sweeper reconciles the calls in progress with it every
+   * `carrierSweepMs`, and a shutdown leaves the live calls to it and the other instances
+   * (`recovery.ts`). Absent (the embedded engine): the calls live and die with this process.
+   */
+  carrier?: CallCarrier;
+  /** How often the sweeper asks the carrier (ms; default `CARRIER_SWEEP_MS`). */
+  carrierSweepMs?: number;
+  /** How long a call goes uncarried before the sweeper closes it (ms; default `CARRIER_GRACE_MS`). */
+  carrierGraceMs?: number;
 }
 
 export { HEARTBEAT_MS, NOBODY_MESSAGES, OUTBOUND_CONNECT_TIMEOUT_MS, QUEUE_SWEEP_MS };
@@ -139,6 +159,7 @@ export class CallFlows {
   readonly #endings: CallEndings;
   readonly #addLead: AddLeadFlow;
   readonly #outgoing: OutgoingCalls;
+  #sweeper: CarriedCallSweeper | null = null;
 
   constructor(private readonly options: CallFlowsOptions) {
     this.#db = options.db;
@@ -244,11 +265,19 @@ export class CallFlows {
   }
 
   /**
-   * Closes what a crash left open (see `recovery.ts`), then handles telephony events, stamps
-   * live calls and sweeps the queue. Resolves with what was recovered.
+   * Closes what a crash left open (see `recovery.ts`; with a carrier, only what no instance
+   * stamped lately and the carrier no longer carries), then handles telephony events, stamps
+   * live calls, sweeps the queue and, with a carrier, reconciles the calls with it. Resolves with
+   * what was recovered.
    */
   async start(): Promise<RecoveryReport> {
-    const report = await recoverInterruptedCalls(this.#db, this.#clock.now());
+    const { carrier } = this.options;
+    const heartbeatMs = this.options.heartbeatMs ?? HEARTBEAT_MS;
+    const report = await recoverInterruptedCalls(
+      this.#db,
+      this.#clock.now(),
+      carrier && { carrier, staleAfterMs: STALE_HEARTBEATS * heartbeatMs, log: this.#log },
+    );
     if (report.calls.length > 0)
       this.#log.warn({ ...report }, 'closed calls a restart interrupted');
     await this.presence.start();
@@ -258,13 +287,37 @@ export class CallFlows {
     });
     this.#scheduler.start({ heartbeatMs: this.options.heartbeatMs, sweepMs: this.options.sweepMs });
     this.#router.start();
+    if (carrier && !this.#sweeper) {
+      this.#sweeper = new CarriedCallSweeper({
+        db: this.#db,
+        clock: this.#clock,
+        carrier,
+        log: this.#log,
+        everyMs: this.options.carrierSweepMs ?? CARRIER_SWEEP_MS,
+        graceMs: this.options.carrierGraceMs ?? CARRIER_GRACE_MS,
+        queuedOutboundAfterMs:
+          (this.options.outboundConnectTimeoutMs ?? OUTBOUND_CONNECT_TIMEOUT_MS) +
+          (this.options.carrierGraceMs ?? CARRIER_GRACE_MS),
+        exclusive: (callSid, task) => this.exclusive(callSid, task),
+        wrapUp: (call, participants) => this.#endings.wrapUp(call, participants),
+        refresh: (userId) => this.presence.refresh(userId),
+      });
+      this.#sweeper.start();
+    }
     return report;
+  }
+
+  /** With a carrier: one reconciliation of the calls in progress with it now (tests). */
+  reconcileWithCarrier() {
+    if (!this.#sweeper) throw new Error('the flows have no carrier to reconcile with');
+    return this.#sweeper.sweep();
   }
 
   /** Stops handling events and clears timers (the calls stay as they are). */
   stop(): void {
     this.#unsubscribe?.();
     this.#unsubscribe = null;
+    this.#sweeper?.stop();
     this.#scheduler.stop();
     this.#router.stop();
     this.presence.stop();
@@ -274,9 +327,24 @@ export class CallFlows {
    * A clean shutdown: live calls end now for everyone (seconds stored), their recordings are
    * linked (waiting up to `recordingWaitMs` for them), web leads still ringing go back to the
    * queue; then the flows stop.
+   *
+   * With a carrier (Twilio) the calls are not this instance's: they go on, carried by the
+   * provider and handled by the other instances (any of them takes the callbacks, runs the due
+   * ring and wrap-up timers, reconciles). This instance stops offering and its timers, finishes
+   * what it was doing, and keeps handling the events of callbacks still in flight until its
+   * server has closed (`stop()` after that). It does not tell whether it is the last instance:
+   * if it is, the calls go on at Twilio, and the next instance to start reconciles them.
    */
   async shutdown(recordingWaitMs = 5_000): Promise<void> {
     this.#stopping = true;
+    if (this.options.carrier) {
+      this.#sweeper?.stop();
+      this.#scheduler.stop();
+      this.#router.stop();
+      this.presence.stop();
+      await this.idle();
+      return;
+    }
     const recordings: Array<Promise<void>> = [];
     for (const call of await liveCalls(this.#db)) {
       await this.exclusive(call.sid, async () => {

@@ -1,8 +1,9 @@
 /**
- * Starts that the media lease refuses (issue 38, item 3), on a scratch PostgreSQL database whose
- * lease another instance (here, the test) holds: a second Twilio-mode instance, which would
- * route beside the first, and a follower without the secrets every instance must share. Each
- * refuses with its sentence before it opens anything else.
+ * Starts beside an instance that holds the media lease (issue 38), on a scratch PostgreSQL
+ * database whose lease another instance (here, the test) holds: a follower without the secrets
+ * every instance must share refuses with its sentence before it opens anything else; a
+ * Twilio-mode instance starts as one of equals, without the lease (Twilio carries the media),
+ * and says so on `/healthz`.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -14,13 +15,12 @@ import {
   createPersistedDatabase,
   type PersistedDatabase,
 } from '../test-support/persisted-database';
+import { requestJson } from '../test-support/http-json';
+import { TwilioApiStandIn } from '../test-support/twilio-api-stand-in';
 import { TWILIO_TEST_ENV } from '../test-support/twilio-leadline';
+import { readLiveLeader } from './leader-directory';
 import { MediaLease, pgLeaseConnection } from './media-lease';
-import {
-  FOLLOWER_NEEDS_SECRETS,
-  TWILIO_SECOND_INSTANCE_REFUSED,
-  startInstance,
-} from './start-instance';
+import { FOLLOWER_NEEDS_SECRETS, startInstance } from './start-instance';
 
 let dataDir: string;
 let database: PersistedDatabase;
@@ -49,24 +49,47 @@ afterAll(async () => {
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
-describe.runIf(process.env.DATABASE_URL)('an instance the lease refuses', () => {
-  it('a second Twilio-mode instance on the database refuses to start', async () => {
-    const config = loadConfig({
-      ...database.env,
-      ...TWILIO_TEST_ENV,
-      LEADLINE_MODE: 'production',
-      TOKEN_SECRET: 'start-instance-token-secret-0123456789abcdef',
-      PUSHER_SECRET: 'start-instance-pusher-secret-0123',
-      LEADLINE_API_KEY: 'start-instance-lead-key-0123456789',
-      DATA_DIR: join(dataDir, 'twilio'),
-      PORT: '0',
-      LOG_LEVEL: 'silent',
-    });
-    await expect(startInstance(config, instanceProcess)).rejects.toThrow(
-      TWILIO_SECOND_INSTANCE_REFUSED,
-    );
-    expect(exits).toEqual([]);
-  }, 60_000);
+describe.runIf(process.env.DATABASE_URL)('starting beside the lease holder', () => {
+  it('a Twilio-mode instance starts as one of equals: no lease, /healthz says twilio', async () => {
+    const standIn = await TwilioApiStandIn.start();
+    try {
+      const config = loadConfig({
+        ...database.env,
+        ...TWILIO_TEST_ENV,
+        TWILIO_API_BASE_URL: standIn.url,
+        LEADLINE_MODE: 'production',
+        TOKEN_SECRET: 'start-instance-token-secret-0123456789abcdef',
+        PUSHER_SECRET: 'start-instance-pusher-secret-0123',
+        LEADLINE_API_KEY: 'start-instance-lead-key-0123456789',
+        HOST: '127.0.0.1',
+        DATA_DIR: join(dataDir, 'twilio'),
+        PORT: '0',
+        LOG_LEVEL: 'silent',
+      });
+      const instance = await startInstance(config, instanceProcess);
+      try {
+        expect(instance.role()).toBe('twilio');
+        const health = await requestJson('GET', `${instance.url}/healthz`);
+        expect(health.body).toEqual({ ok: true, media: { role: 'twilio', epoch: null } });
+        // The lease and the leader's row are the other instance's still.
+        expect(held.state).toBe('leading');
+        const opened = await database.open();
+        try {
+          expect(await readLiveLeader(opened.db)).toMatchObject({
+            url: 'http://10.0.0.5:3000',
+            epoch: held.epoch,
+          });
+        } finally {
+          await opened.close();
+        }
+      } finally {
+        await instance.close();
+      }
+      expect(exits).toEqual([]);
+    } finally {
+      await standIn.close();
+    }
+  }, 120_000);
 
   it('an embedded instance that would follow without TOKEN_SECRET and PUSHER_SECRET refuses to start', async () => {
     const config = loadConfig({

@@ -11,13 +11,16 @@
  *   port: its browsers' sockets drop and reconnect through it, and recovery runs as after a
  *   crash. A leader that loses the lease exits at once (status 1): its process manager starts it
  *   again and it comes back as a follower.
- * - **PostgreSQL, Twilio**: one instance only (until Twilio's several-instances work); it takes
- *   the same lease, and a second one refuses to start with a sentence.
+ * - **PostgreSQL, Twilio**: N equal instances, no lease: Twilio carries the media and any
+ *   instance handles any webhook, so each one runs the product (`startLeadline`); start-up
+ *   recovery and a stop leave alone what Twilio still carries (`calls/recovery.ts`). The schema
+ *   is migrated by one instance at a time (an advisory lock), so instances may start together.
  * - **`VOICE_MEDIA_URL`** (the earlier static set-up): a relay to that URL, no lease.
  */
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
+import pg from 'pg';
 import { pino, type Logger } from 'pino';
 import type { MediaRoleReport } from '../app';
 import { ConfigError, lanAddresses, type Config } from '../config';
@@ -29,14 +32,13 @@ import { LeaderDirectory, MEDIA_LEADER_TOPIC, readLiveLeader } from './leader-di
 import { MediaLease, pgLeaseConnection } from './media-lease';
 
 /**
- * How long an instance that cannot follow (Twilio mode, or no shared secrets) waits for the
- * lease before refusing to start (ms).
+ * How long an instance that cannot follow (no shared secrets) waits for the lease before
+ * refusing to start (ms).
  */
 export const SOLE_LEASE_WAIT_MS = 5_000;
 
-/** What a second Twilio-mode instance on one database says before it exits. */
-export const TWILIO_SECOND_INSTANCE_REFUSED =
-  'Another Leadline instance with TELEPHONY_PROVIDER=twilio already runs on this database: with Twilio run one instance (docs/deployment.md).';
+/** The advisory lock (`pg_advisory_lock`) under which a Twilio-mode instance migrates the schema. */
+export const MIGRATION_LOCK_KEY = 0x4c4c4d47; // 'LLMG'
 
 /** What a follower without the shared secrets says before it exits. */
 export const FOLLOWER_NEEDS_SECRETS =
@@ -48,8 +50,8 @@ export interface RunningInstance {
   readonly url: string;
   /** The log of its current part (leader or relay). */
   readonly log: FastifyBaseLogger;
-  /** Leader (runs the media) or follower (relays to it). */
-  readonly role: () => 'leader' | 'follower';
+  /** Leader (runs the media) or follower (relays to it); `twilio`: one of equal Twilio instances. */
+  readonly role: () => 'leader' | 'follower' | 'twilio';
   /** A clean stop: the media closes first, then the lease goes (a follower takes over). */
   close(): Promise<void>;
 }
@@ -73,6 +75,14 @@ export async function startInstance(
     });
     return ofLeadline(leadline, async () => undefined);
   }
+  if (config.telephony.provider === 'twilio') {
+    // Twilio carries the media: every instance runs everything, none leads.
+    await migrateAlone(databaseUrl);
+    const leadline = await startLeadline(config, {
+      mediaRole: () => ({ role: 'twilio', epoch: null }),
+    });
+    return { ...ofLeadline(leadline, async () => undefined), role: () => 'twilio' };
+  }
   const log = pino({ level: config.logLevel }).child({ part: 'media-lease' });
   // The lease writes media_leader: the schema must be there before the first instance leads.
   await (await openDatabase({ url: databaseUrl })).close();
@@ -92,11 +102,9 @@ export async function startInstance(
     process.exit(1);
   };
   const first = await lease.start();
-  // An instance that can only lead (Twilio, or no shared secrets) waits a moment for the lock:
-  // its own previous run, just killed, may still hold it until PostgreSQL sees the socket close.
-  const canFollow = Boolean(
-    config.telephony.provider !== 'twilio' && config.tokenSecret && config.pusher.secret,
-  );
+  // An instance that can only lead (no shared secrets) waits a moment for the lock: its own
+  // previous run, just killed, may still hold it until PostgreSQL sees the socket close.
+  const canFollow = Boolean(config.tokenSecret && config.pusher.secret);
   const leads =
     first === 'leading' || (!canFollow && (await leadsWithin(lease, SOLE_LEASE_WAIT_MS)));
   if (leads) {
@@ -107,11 +115,7 @@ export async function startInstance(
   }
   if (!canFollow) {
     await lease.close();
-    throw new ConfigError(
-      config.telephony.provider === 'twilio'
-        ? TWILIO_SECOND_INSTANCE_REFUSED
-        : FOLLOWER_NEEDS_SECRETS,
-    );
+    throw new ConfigError(FOLLOWER_NEEDS_SECRETS);
   }
   return follow(config, lease, log, process, (promote) => (leading = promote));
 }
@@ -194,6 +198,23 @@ async function follow(
       await lease.close();
     },
   };
+}
+
+/**
+ * Opens the database once to migrate its schema, holding an advisory lock on a connection of its
+ * own meanwhile: instances that start together migrate one after another (the later ones find
+ * nothing to do) instead of creating the same tables at once.
+ */
+async function migrateAlone(databaseUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    await (await openDatabase({ url: databaseUrl })).close();
+  } finally {
+    // Ending the session releases the lock too.
+    await client.end().catch(() => undefined);
+  }
 }
 
 /** Resolves whether `lease` leads within `ms` (it keeps trying meanwhile). */

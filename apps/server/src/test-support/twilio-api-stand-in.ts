@@ -3,8 +3,15 @@
  * internet). It records every request (method, path, form fields) and answers the REST calls the
  * conference provider makes with JSON shaped like Twilio's, enough for the `twilio` library to
  * read: participant create (a fresh `CA…` leg sid and one `CF…` conference sid per conference
- * name), participant update, participant remove (204), conference update, call update. A test can
- * make the next request whose path ends with a suffix fail with Twilio's error body.
+ * name), participant update, participant remove (204), conference update, call update, and the
+ * conference list (`GET …/Conferences.json?FriendlyName=…&Status=…`, paged as Twilio pages). A
+ * test can make the next request whose path ends with a suffix fail with Twilio's error body.
+ *
+ * Conferences: a participant create starts its conference (`init`, as Twilio's is until someone
+ * joins), a conference update to `completed` ends it; {@link TwilioApiStandIn.setConference}
+ * says what Twilio would report of one (a simulated cloud tells joins and ends, a test a crash's
+ * leftovers). Twilio lists a conference's name once per conference; here a name has one
+ * conference, whose last status is listed.
  *
  * Point a client at it with {@link standInClient}: the production `twilioClient` with the
  * stand-in's URL as `TWILIO_API_BASE_URL` (its request client rewrites Twilio's origin).
@@ -21,6 +28,19 @@ export interface ApiRequest {
   path: string;
   /** Form fields; a repeated field (e.g. `StatusCallbackEvent`) has its values joined by spaces. */
   form: Record<string, string>;
+  /** The query's fields (a GET's filters: `FriendlyName`, `Status`, `PageSize`, `Page`). */
+  query: Record<string, string>;
+}
+
+/** A conference's status as Twilio reports it. */
+export type ConferenceStatus = 'init' | 'in-progress' | 'completed';
+
+/** What the stand-in knows of a conference (by its name). */
+interface StandInConference {
+  sid: string;
+  status: ConferenceStatus;
+  created: Date;
+  updated: Date;
 }
 
 /** A refusal the stand-in answers with, as Twilio's error body. */
@@ -33,6 +53,7 @@ export interface ApiFailure {
 const PARTICIPANTS = /\/Conferences\/([^/]+)\/Participants\.json$/;
 const PARTICIPANT = /\/Conferences\/([^/]+)\/Participants\/([^/]+)\.json$/;
 const CONFERENCE = /\/Conferences\/([^/]+)\.json$/;
+const CONFERENCES = /^\/2010-04-01\/Accounts\/(AC[^/]+)\/Conferences\.json$/;
 const CALL = /\/Calls\/([^/]+)\.json$/;
 const MESSAGES = /\/Messages\.json$/;
 const NUMBERS = /\/IncomingPhoneNumbers\.json$/;
@@ -44,7 +65,7 @@ export class TwilioApiStandIn {
   /** What it answered each request with (the JSON body; `undefined` for 204), in order. */
   readonly answers: unknown[] = [];
   readonly #failures = new Map<string, ApiFailure>();
-  readonly #conferences = new Map<string, string>();
+  readonly #conferences = new Map<string, StandInConference>();
   readonly #waiters = new Set<() => void>();
   readonly #listeners = new Set<(request: ApiRequest, answer: unknown) => void>();
   readonly #recordings = new Map<string, Buffer>();
@@ -66,7 +87,7 @@ export class TwilioApiStandIn {
       let body = '';
       request.on('data', (chunk: Buffer) => (body += chunk.toString()));
       request.on('end', () => {
-        const path = (request.url ?? '/').split('?')[0] ?? '/';
+        const [path = '/', search = ''] = (request.url ?? '/').split('?');
         const user = basicUser(request.headers.authorization);
         if (standIn.apiKey !== undefined && user !== standIn.apiKey) {
           response.writeHead(401, { 'content-type': 'application/json' });
@@ -86,6 +107,7 @@ export class TwilioApiStandIn {
           method: request.method ?? 'GET',
           path,
           form: formOf(body),
+          query: formOf(search),
         });
         standIn.answers.push(answer.body);
         const received = standIn.requests[standIn.requests.length - 1];
@@ -133,12 +155,31 @@ export class TwilioApiStandIn {
 
   /** The `CF…` sid the stand-in gave the conference named `name` (created on first use). */
   conferenceSid(name: string): string {
-    let sid = this.#conferences.get(name);
-    if (sid === undefined) {
-      sid = this.#sid('CF');
-      this.#conferences.set(name, sid);
+    return this.#conference(name).sid;
+  }
+
+  /**
+   * What Twilio reports of the conference named `name` from now on (its list, `Status`), as of
+   * `at` (its `date_updated`; now when left out). Created with that status if it never was.
+   */
+  setConference(name: string, status: ConferenceStatus, at = new Date()): void {
+    const conference = this.#conference(name, status, at);
+    conference.status = status;
+    conference.updated = at;
+  }
+
+  /** The status Twilio would list the conference named `name` with; undefined if it never was. */
+  conferenceStatus(name: string): ConferenceStatus | undefined {
+    return this.#conferences.get(name)?.status;
+  }
+
+  #conference(name: string, status: ConferenceStatus = 'init', at = new Date()): StandInConference {
+    let conference = this.#conferences.get(name);
+    if (conference === undefined) {
+      conference = { sid: this.#sid('CF'), status, created: at, updated: at };
+      this.#conferences.set(name, conference);
     }
-    return sid;
+    return conference;
   }
 
   /** Resolves once `count` requests have been received (tests wait on this, never sleep). */
@@ -176,10 +217,19 @@ export class TwilioApiStandIn {
     }
     let match: RegExpExecArray | null;
     if (request.method === 'POST' && (match = PARTICIPANTS.exec(request.path))) {
+      const conferenceSid = this.#conferenceOf(match[1]!);
+      // Twilio starts a conference a participant is created in (a new one once it completed).
+      const name = this.#nameOf(conferenceSid);
+      if (name !== undefined && this.conferenceStatus(name) === 'completed') {
+        this.setConference(name, 'init');
+      }
       return {
         status: 201,
-        body: this.#participant(this.#conferenceOf(match[1]!), this.#sid('CA'), request.form),
+        body: this.#participant(conferenceSid, this.#sid('CA'), request.form),
       };
+    }
+    if (request.method === 'GET' && (match = CONFERENCES.exec(request.path))) {
+      return { status: 200, body: this.#conferencePage(match[1]!, request.query) };
     }
     if ((match = PARTICIPANT.exec(request.path))) {
       if (request.method === 'DELETE') return { status: 204 };
@@ -189,6 +239,10 @@ export class TwilioApiStandIn {
       };
     }
     if ((match = CONFERENCE.exec(request.path))) {
+      const name = this.#nameOf(decodeURIComponent(match[1]!));
+      if (name !== undefined && request.form.Status === 'completed') {
+        this.setConference(name, 'completed');
+      }
       return {
         status: 200,
         body: { sid: match[1], status: request.form.Status ?? 'in-progress' },
@@ -223,6 +277,63 @@ export class TwilioApiStandIn {
   #conferenceOf(segment: string): string {
     const name = decodeURIComponent(segment);
     return name.startsWith('CF') ? name : this.conferenceSid(name);
+  }
+
+  /** The name of the conference whose sid is `sid`. */
+  #nameOf(sid: string): string | undefined {
+    for (const [name, conference] of this.#conferences) if (conference.sid === sid) return name;
+    return undefined;
+  }
+
+  /**
+   * A page of the account's conferences as Twilio's list answers (`conferences` and the paging
+   * fields), filtered by `FriendlyName` and `Status` (Twilio's default: `in-progress`), newest
+   * first, `PageSize` (default 50) a page, `Page` from 0.
+   */
+  #conferencePage(accountSid: string, query: Record<string, string>) {
+    const status = query.Status ?? 'in-progress';
+    const matching = [...this.#conferences]
+      .filter(
+        ([name, c]) =>
+          c.status === status && (query.FriendlyName === undefined || query.FriendlyName === name),
+      )
+      .sort(([, a], [, b]) => b.created.getTime() - a.created.getTime());
+    const pageSize = Math.min(1000, Math.max(1, Number(query.PageSize ?? 50) || 50));
+    const page = Math.max(0, Number(query.Page ?? 0) || 0);
+    const uri = `/2010-04-01/Accounts/${accountSid}/Conferences.json`;
+    const pageUri = (n: number) => {
+      const params = new URLSearchParams({ ...query, PageSize: String(pageSize), Page: String(n) });
+      return `${uri}?${params.toString()}`;
+    };
+    const start = page * pageSize;
+    const rows = matching.slice(start, start + pageSize);
+    return {
+      conferences: rows.map(([name, c]) => ({
+        account_sid: accountSid,
+        api_version: '2010-04-01',
+        call_sid_ending_conference: null,
+        date_created: c.created.toUTCString().replace('GMT', '+0000'),
+        date_updated: c.updated.toUTCString().replace('GMT', '+0000'),
+        friendly_name: name,
+        reason_conference_ended: c.status === 'completed' ? 'conference-ended-via-api' : null,
+        region: 'us1',
+        sid: c.sid,
+        status: c.status,
+        subresource_uris: {
+          participants: `${uri.replace('.json', '')}/${c.sid}/Participants.json`,
+          recordings: `${uri.replace('.json', '')}/${c.sid}/Recordings.json`,
+        },
+        uri: `${uri.replace('.json', '')}/${c.sid}.json`,
+      })),
+      end: start + rows.length - 1,
+      first_page_uri: pageUri(0),
+      next_page_uri: start + pageSize < matching.length ? pageUri(page + 1) : null,
+      page,
+      page_size: pageSize,
+      previous_page_uri: page > 0 ? pageUri(page - 1) : null,
+      start,
+      uri: pageUri(page),
+    };
   }
 
   #participant(conferenceSid: string, callSid: string, form: Record<string, string>) {
