@@ -22,7 +22,7 @@ import { SocketRateLimit } from './http/anonymous-rate-limit';
 import { RateLimitHits } from './http/rate-limit-hits';
 import { WebhookReceipts } from './http/webhook-receipts';
 import { connectSourcesOf } from './http/security-headers';
-import { AccessTokens, TokenRefusedError, identityOf } from './auth/access-token';
+import { AccessTokens, TokenRefusedError } from './auth/access-token';
 import { LoginThrottle } from './auth/login-throttle';
 import { SocketAccess, liveSessionTags } from './auth/socket-access';
 import { SessionStore } from './auth/sessions';
@@ -43,6 +43,7 @@ import { RealtimeService } from './realtime/realtime-service';
 import { SandboxSmsSender, SmsService, type SmsSender } from './sms/sms-sender';
 import { loadTlsCredentials } from './tls/tls-credentials';
 import { markAllOffline } from './users/users-repo';
+import { DevicePresence } from './users/device-presence';
 import { findCallerNumberByPhone } from './users/caller-numbers-repo';
 import { userChannelOf } from './realtime/channels';
 import type { Telephony } from './telephony/telephony';
@@ -112,8 +113,10 @@ export async function startLeadline(
   // The README's LEADLINE_API_KEY is registered at start in either mode (demo-api-key by default
   // in embedded mode only).
   if (config.leadApiKey) await ensureApiKey(db, config.leadApiKey);
-  // No device is connected at start, whatever the database remembers.
-  await markAllOffline(db);
+  // No device is connected at start, whatever the database remembers: the engine's devices
+  // register with this process. With Twilio, device presence decides (below): other instances'
+  // agents stay online.
+  if (config.telephony.provider !== 'twilio') await markAllOffline(db);
   const stopStatistics = await keepPlannerStatistics(database, (error) =>
     logger.warn({ err: error }, 'analyzing the tables failed'),
   );
@@ -214,6 +217,18 @@ export async function startLeadline(
     secret: config.pusher.secret ?? loadOrCreateSecret(join(config.dataDir, 'pusher-secret')),
   };
   const bus = await openInstanceBus(config.databaseUrl, logger);
+  // With Twilio: which instance holds whose console, merged over the instances in the database.
+  const devicePresence = twilioProvider
+    ? new DevicePresence({
+        db,
+        bus,
+        reports: twilioProvider.telephony,
+        log: logger,
+        source: config.realtime.kind === 'embedded' ? 'instance' : 'pusher',
+        // Without a database URL (PGlite) this process is the only instance.
+        alone: config.databaseUrl === undefined,
+      })
+    : null;
   const sockets = new SocketAccess({
     db,
     bus,
@@ -306,7 +321,7 @@ export async function startLeadline(
       ? (channel, userId, present) => {
           const id = Number(userId);
           if (Number.isSafeInteger(id) && channel === userChannelOf(id)) {
-            twilioProvider?.telephony.deviceOnline(identityOf(id), present);
+            devicePresence?.present(id, present);
           }
         }
       : undefined,
@@ -329,6 +344,8 @@ export async function startLeadline(
 
   try {
     await engine?.start();
+    // Before the flows route: who is online (users/device-presence.ts).
+    await devicePresence?.start();
     // Before any device can register: close what a crash left open.
     await flows.start();
     await app.listen({ port: config.port, host: config.host });
@@ -338,6 +355,7 @@ export async function startLeadline(
     adminChanges.stop();
     networkTests.close();
     flows.stop();
+    await devicePresence?.stop().catch(() => undefined);
     await engine?.close().catch(() => undefined);
     await realtime.close();
     await app.close().catch(() => undefined);
@@ -366,6 +384,8 @@ export async function startLeadline(
       sockets.stop();
       adminChanges.stop();
       networkTests.close();
+      // This instance's consoles are let go while the flows still report them offline.
+      await devicePresence?.stop();
       await flows.shutdown();
       // What the stop changed (agents offline) goes out while the events API still listens.
       await realtime.drain();
