@@ -35,12 +35,18 @@ export interface CloudParticipant {
   joined: boolean;
   /** The latest participant fields the provider set (Muted, Hold, Coaching, CallSidToCoach…). */
   fields: Record<string, string>;
+  /** When the provider created it (`performance.now()`). */
+  createdAt: number;
+  /** When it ended (`performance.now()`), once it did. */
+  endedAt?: number;
 }
 
 const PARTICIPANTS = /\/Conferences\/([^/]+)\/Participants\.json$/;
 const PARTICIPANT = /\/Conferences\/([^/]+)\/Participants\/([^/]+)\.json$/;
 const CONFERENCE = /\/Conferences\/([^/]+)\.json$/;
 const CALL = /\/Calls\/([^/]+)\.json$/;
+/** How many instances a callback is offered to before the cloud gives up on it. */
+const UNREACHABLE_ATTEMPTS = 5;
 
 /** The simulated cloud. */
 export class TwilioCloud {
@@ -48,6 +54,9 @@ export class TwilioCloud {
   /** Every callback posted: path and query, fields, the product's status. */
   readonly callbacks: Array<{ url: string; params: Record<string, string>; status: number }> = [];
   #chain: Promise<unknown> = Promise.resolve();
+  /** With `parallelCalls`: each conference's callbacks in order, conferences side by side. */
+  readonly #chains = new Map<string, Promise<unknown>>();
+  readonly #participantListeners = new Set<(p: CloudParticipant) => void>();
   #sequence = new Map<string, number>();
   #nextCall = 1;
   readonly #unsubscribe: () => void;
@@ -58,8 +67,21 @@ export class TwilioCloud {
       authToken: string;
       /** `PUBLIC_BASE_URL`: what Twilio signs over. */
       publicBaseUrl: string;
-      /** Where the product really listens (Twilio's requests reach it there). */
+      /**
+       * Where the product really listens (Twilio's requests reach it there); with several
+       * instances, a load balancer's choice (asked again for each callback).
+       */
       productUrl: () => string;
+      /**
+       * Callbacks of different conferences are posted side by side (each conference's in order),
+       * as Twilio does; by default every callback waits for the one before.
+       */
+      parallelCalls?: boolean;
+      /**
+       * Each callback is also posted, at the same moment, to a second choice of `productUrl`
+       * (Twilio retrying one it thought lost while the first is still being answered).
+       */
+      duplicate?: boolean;
     },
   ) {
     this.#unsubscribe = standIn.onRequest((request, answer) => this.#react(request, answer));
@@ -72,11 +94,18 @@ export class TwilioCloud {
 
   /** Resolves once every callback so far has been answered. */
   async settled(): Promise<void> {
-    let chain: Promise<unknown>;
-    do {
-      chain = this.#chain;
-      await chain;
-    } while (chain !== this.#chain);
+    for (;;) {
+      const pending = [this.#chain, ...this.#chains.values()];
+      await Promise.all(pending);
+      const now = [this.#chain, ...this.#chains.values()];
+      if (now.length === pending.length && now.every((p, i) => p === pending[i])) return;
+    }
+  }
+
+  /** Calls `listener` with each participant the provider creates; returns the unsubscribe. */
+  onParticipant(listener: (p: CloudParticipant) => void): () => void {
+    this.#participantListeners.add(listener);
+    return () => this.#participantListeners.delete(listener);
   }
 
   /** Waits for a participant the provider created that matches `match`. */
@@ -126,6 +155,7 @@ export class TwilioCloud {
     status: 'busy' | 'no-answer' | 'failed' | 'canceled',
   ): Promise<void> {
     p.state = 'ended';
+    p.endedAt = performance.now();
     return this.#leg(p, status);
   }
 
@@ -174,27 +204,56 @@ export class TwilioCloud {
     return url;
   }
 
-  /** Posts a callback as Twilio would (signed), after the ones before it. */
-  #queue(pathAndQuery: string, params: Record<string, string>): Promise<void> {
-    const next = this.#chain.then(() => this.#post(pathAndQuery, params));
-    this.#chain = next.catch(() => undefined);
+  /**
+   * Posts a callback as Twilio would (signed), after the ones before it (of its conference, with
+   * `parallelCalls`).
+   */
+  #queue(pathAndQuery: string, params: Record<string, string>, conference?: string): Promise<void> {
+    const key = this.options.parallelCalls ? conference : undefined;
+    const previous = key === undefined ? this.#chain : (this.#chains.get(key) ?? Promise.resolve());
+    const next = previous.then(() => this.#post(pathAndQuery, params));
+    const settled = next.catch(() => undefined);
+    if (key === undefined) this.#chain = settled;
+    else this.#chains.set(key, settled);
     return next.then(() => undefined);
   }
 
   async #post(pathAndQuery: string, params: Record<string, string>) {
+    if (this.options.duplicate) {
+      const [first] = await Promise.all([
+        this.#postOnce(pathAndQuery, params),
+        this.#postOnce(pathAndQuery, params),
+      ]);
+      return first;
+    }
+    return this.#postOnce(pathAndQuery, params);
+  }
+
+  /**
+   * One post; an instance that cannot be reached (killed) is left for the next choice of
+   * `productUrl`, as a load balancer does, a few times.
+   */
+  async #postOnce(pathAndQuery: string, params: Record<string, string>) {
     const signature = twilio.getExpectedTwilioSignature(
       this.options.authToken,
       `${this.options.publicBaseUrl}${pathAndQuery}`,
       params,
     );
-    const response = await fetch(`${this.options.productUrl()}${pathAndQuery}`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        'x-twilio-signature': signature,
-      },
-      body: new URLSearchParams(params).toString(),
-    });
+    let response: Response | undefined;
+    for (let attempt = 1; !response; attempt++) {
+      try {
+        response = await fetch(`${this.options.productUrl()}${pathAndQuery}`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            'x-twilio-signature': signature,
+          },
+          body: new URLSearchParams(params).toString(),
+        });
+      } catch (error) {
+        if (attempt >= UNREACHABLE_ATTEMPTS) throw error;
+      }
+    }
     const text = await response.text();
     this.callbacks.push({ url: pathAndQuery, params, status: response.status });
     if (response.status >= 300) {
@@ -206,26 +265,34 @@ export class TwilioCloud {
   #leg(p: CloudParticipant, status: string): Promise<void> {
     if (!p.statusCallback) return Promise.resolve();
     const url = new URL(p.statusCallback);
-    return this.#queue(`${url.pathname}${url.search}`, {
-      AccountSid: STAND_IN_ACCOUNT_SID,
-      CallSid: p.callSid,
-      CallStatus: status,
-      From: p.from,
-      To: p.to,
-      SequenceNumber: String(this.#nextSequence(p.callSid)),
-    });
+    return this.#queue(
+      `${url.pathname}${url.search}`,
+      {
+        AccountSid: STAND_IN_ACCOUNT_SID,
+        CallSid: p.callSid,
+        CallStatus: status,
+        From: p.from,
+        To: p.to,
+        SequenceNumber: String(this.#nextSequence(p.callSid)),
+      },
+      p.conference,
+    );
   }
 
   #conference(p: CloudParticipant, event: string): Promise<void> {
-    return this.#queue('/twilio/status', {
-      AccountSid: STAND_IN_ACCOUNT_SID,
-      ConferenceSid: this.standIn.conferenceSid(p.conference),
-      FriendlyName: p.conference,
-      StatusCallbackEvent: event,
-      CallSid: p.callSid,
-      ParticipantLabel: p.label,
-      SequenceNumber: String(this.#nextSequence(p.conference)),
-    });
+    return this.#queue(
+      '/twilio/status',
+      {
+        AccountSid: STAND_IN_ACCOUNT_SID,
+        ConferenceSid: this.standIn.conferenceSid(p.conference),
+        FriendlyName: p.conference,
+        StatusCallbackEvent: event,
+        CallSid: p.callSid,
+        ParticipantLabel: p.label,
+        SequenceNumber: String(this.#nextSequence(p.conference)),
+      },
+      p.conference,
+    );
   }
 
   async #end(p: CloudParticipant, status = 'completed'): Promise<void> {
@@ -233,6 +300,7 @@ export class TwilioCloud {
     const wasJoined = p.joined;
     const wasAnswered = p.state === 'in-progress';
     p.state = 'ended';
+    p.endedAt = performance.now();
     p.joined = false;
     const posts: Array<Promise<void>> = [];
     if (wasJoined) posts.push(this.#conference(p, 'participant-leave'));
@@ -246,7 +314,7 @@ export class TwilioCloud {
     if (request.method === 'POST' && (match = PARTICIPANTS.exec(request.path))) {
       const created = answer as { call_sid?: string } | undefined;
       if (!created?.call_sid) return;
-      this.participants.push({
+      const p: CloudParticipant = {
         conference: decodeURIComponent(match[1]!),
         label: request.form.Label ?? created.call_sid,
         callSid: created.call_sid,
@@ -256,7 +324,10 @@ export class TwilioCloud {
         state: 'queued',
         joined: false,
         fields: { ...request.form },
-      });
+        createdAt: performance.now(),
+      };
+      this.participants.push(p);
+      for (const listener of [...this.#participantListeners]) listener(p);
       return;
     }
     if ((match = PARTICIPANT.exec(request.path))) {
@@ -271,13 +342,17 @@ export class TwilioCloud {
       const inIt = this.participants.filter((p) => p.conference === name && p.state !== 'ended');
       void Promise.all(inIt.map((p) => this.#end(p)))
         .then(() =>
-          this.#queue('/twilio/status', {
-            AccountSid: STAND_IN_ACCOUNT_SID,
-            ConferenceSid: this.standIn.conferenceSid(name),
-            FriendlyName: name,
-            StatusCallbackEvent: 'conference-end',
-            SequenceNumber: String(this.#nextSequence(name)),
-          }),
+          this.#queue(
+            '/twilio/status',
+            {
+              AccountSid: STAND_IN_ACCOUNT_SID,
+              ConferenceSid: this.standIn.conferenceSid(name),
+              FriendlyName: name,
+              StatusCallbackEvent: 'conference-end',
+              SequenceNumber: String(this.#nextSequence(name)),
+            },
+            name,
+          ),
         )
         .catch(() => undefined);
       return;
@@ -308,6 +383,7 @@ export class TwilioCloud {
       state: 'in-progress',
       joined: true,
       fields: {},
+      createdAt: performance.now(),
     };
     this.participants.push(p);
     void this.#conference(p, 'participant-join').catch(() => undefined);
