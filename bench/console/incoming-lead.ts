@@ -1,45 +1,106 @@
 /**
- * Incoming lead (`npx tsx bench/console/incoming-lead.ts`, `npm run bench -- incoming-lead`): a
- * lead is posted → the agent's console shows 'Incoming Lead!', next to the floor of the same
+ * Incoming lead (`npm run bench -- incoming-lead`, alone `npx tsx bench/console/incoming-lead.ts`):
+ * a lead is posted → the agent's console shows 'Incoming Lead!', next to the floor of the same
  * thing, a bare WebSocket push from a plain Node server to a plain page, measured in the same
- * run, lead by lead.
+ * run, lead by lead. Target (issue 38, item 4): at most 3× the bare push.
  *
- * Ours: the built product (console/built-product.ts), agent1 logged in to the console in
- * Chromium, softphone registered (the gateway's `ready`), status Available. Reference: a plain
- * Node HTTP + `ws` server (console/bare-lead-server.ts) and its page (plain DOM, no React).
- * Both pages carry the same init script (console/page-timer.ts). Each lead is posted by the
- * page itself (`fetch('/api/v1/leads')`, same origin, `Authorization: Bearer demo-api-key`), so
- * both ends are read on one clock, the page's `performance.now()`: from just before `fetch` to
- * the MutationObserver seeing 'Incoming Lead!' in the DOM. The page's fetch carries the
- * session cookie as well; the intake route authenticates by the API key. Ours is then ignored
- * (Ignore: the server records the reject and, with nobody else to ring, ends the lead missed)
- * and the console waits again; the reference page is reset.
+ * Three set-ups of the built product (lib/built-product.ts), as `npm start` runs it:
  *
- * Per lead it also keeps the phases in the page (POST answered, each WebSocket frame received,
- * each request made) to say where the time goes. Environment: `BENCH_LEADS` (20),
- * `BENCH_WARMUP` (3).
+ * - `pglite-1`: one instance on PGlite (a fresh data folder);
+ * - `postgres-1`: one instance on a fresh PostgreSQL database (lib/scratch-postgres.ts);
+ * - `postgres-3`: three instances on one fresh PostgreSQL database with the same secrets: the
+ *   first leads the media, the other two follow (apps/server/src/cluster/start-instance.ts); the
+ *   console is logged in through a follower (the second instance), so its page, its POSTs and
+ *   its sockets go through the follower, which relays the call routes and the signalling to the
+ *   leader.
+ *
+ * In each: agent1 logged in to the console in Chromium, softphone registered (the gateway's
+ * `ready`), status Available. Reference: a plain Node HTTP + `ws` server
+ * (console/bare-lead-server.ts) and its page (plain DOM, no React). Both pages carry the same
+ * init script (console/page-timer.ts). Each lead is posted by the page itself
+ * (`fetch('/api/v1/leads')`, same origin, `Authorization: Bearer demo-api-key`), so both ends are
+ * read on one clock, the page's `performance.now()`: from just before `fetch` to the
+ * MutationObserver seeing 'Incoming Lead!' in the DOM. The page's fetch carries the session
+ * cookie as well; the intake route authenticates by the API key. Ours is then ignored (Ignore:
+ * the server records the reject and, with nobody else to ring, ends the lead missed) and the
+ * console waits again; the reference page is reset.
+ *
+ * Rounds (default 3) go through every set-up, the order turning by one each round; each set-up
+ * in each round starts its servers afresh and interleaves its leads with the reference's, lead
+ * by lead. Per lead it also keeps the phases in the page (POST answered, each WebSocket frame
+ * received, each request made) to say where the time goes. Environment: `BENCH_SETUPS`
+ * (comma-separated, default all three), `BENCH_ROUNDS` (3), `BENCH_LEADS` (20 per set-up and
+ * round), `BENCH_WARMUP` (3), `BENCH_POSTGRES_URL`, `BENCH_REFUSE_BUSY=1` (exit instead of
+ * marking a run started on a busy machine), `BENCH_WRITE=0` (print instead of writing the doc
+ * and the results), `SERVER_DIST` and `WEB_DIST_DIR` (a private build).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { loadavg } from 'node:os';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium, toneWav } from '../../e2e/support/browser';
 import { DEMO_PASSWORD } from '../../e2e/support/console';
+import {
+  killOnExit,
+  privateBuildPrefix,
+  startBuiltProduct,
+  type BuiltProduct,
+} from '../lib/built-product';
+import { loadNow, loadSentence, refuseIfBusy } from '../lib/machine-load';
 import { ready, stopChild } from '../lib/processes';
 import { writeSection } from '../lib/report';
-import { formatRatio, recordRow } from '../lib/results';
+import { formatRatio, machine, recordRow } from '../lib/results';
+import {
+  CLUSTER_SECRETS,
+  createScratchPostgres,
+  postgresAnswers,
+  type ScratchPostgres,
+} from '../lib/scratch-postgres';
 import { quantile, round } from '../lib/stats';
-import { runLine } from './run-line';
-import { killOnExit, startBuiltProduct, type BuiltProduct } from '../lib/built-product';
 import { installPageTimer, type Frame, type Mark, type PageTimer, type Seen } from './page-timer';
 
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const LEADS = Number(process.env.BENCH_LEADS ?? 20);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const TARGET = 3;
 const AGENT = 'agent1@example.com';
+const COMMAND = 'npm run bench -- incoming-lead';
 const benchDir = fileURLToPath(new URL('..', import.meta.url));
+
+/** One way of running the product. */
+interface Setup {
+  id: 'pglite-1' | 'postgres-1' | 'postgres-3';
+  title: string;
+  database: 'pglite' | 'postgres';
+  instances: number;
+  /** The row of the summary table (bench/results/latest.json). */
+  row: string;
+}
+
+const SETUPS: readonly Setup[] = [
+  {
+    id: 'pglite-1',
+    title: 'PGlite, 1 instance',
+    database: 'pglite',
+    instances: 1,
+    row: 'incoming-lead',
+  },
+  {
+    id: 'postgres-1',
+    title: 'PostgreSQL, 1 instance',
+    database: 'postgres',
+    instances: 1,
+    row: 'incoming-lead-postgres-1',
+  },
+  {
+    id: 'postgres-3',
+    title: 'PostgreSQL, 3 instances (console through a follower)',
+    database: 'postgres',
+    instances: 3,
+    row: 'incoming-lead-postgres-3',
+  },
+];
 
 type Side = 'ours' | 'reference';
 
@@ -77,21 +138,61 @@ const idPath = (path: string) => path.replace(/\/\d+(?=\/|\s|$)/g, '/{id}');
 
 // ---------------------------------------------------------------- set-up and clean-up
 
-let product: BuiltProduct | undefined;
+/** What is running now (stopped on a signal). */
+const running: { products: BuiltProduct[]; postgres?: ScratchPostgres | undefined } = {
+  products: [],
+};
 let bare: ChildProcess | undefined;
 let browser: Browser | undefined;
 let micWav: string | undefined;
 
+async function stopProducts(): Promise<void> {
+  // Followers first: the leader's stop would otherwise hand its lease to one of them.
+  for (const product of running.products.splice(0).reverse()) await product.stop();
+  const postgres = running.postgres;
+  running.postgres = undefined;
+  await postgres?.drop();
+}
+
 async function cleanUp(): Promise<void> {
   await browser?.close().catch(() => undefined);
   if (bare) await stopChild(bare, 5_000);
-  await product?.stop();
+  await stopProducts();
   if (micWav) rmSync(dirname(micWav), { recursive: true, force: true });
 }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     void cleanUp().finally(() => process.exit(1));
   });
+}
+
+/** What `/healthz` says of the media lease. */
+async function roleOf(url: string): Promise<string | undefined> {
+  const health = (await (await fetch(`${url}/healthz`)).json()) as { media?: { role?: string } };
+  return health.media?.role;
+}
+
+/**
+ * Starts the instances of `setup` (the leader first, each once it answers); resolves with the
+ * URL the console uses: the one instance, or a follower.
+ */
+async function startSetup(setup: Setup): Promise<string> {
+  if (setup.database === 'postgres') {
+    running.postgres = await createScratchPostgres('incoming');
+  }
+  const env = running.postgres
+    ? { DATABASE_URL: running.postgres.url, ...CLUSTER_SECRETS }
+    : ({} as Record<string, string>);
+  for (let i = 0; i < setup.instances; i++) {
+    const product = await startBuiltProduct(env);
+    running.products.push(product);
+    const role = await roleOf(product.url);
+    const expected = i === 0 ? 'leader' : 'follower';
+    if (setup.database === 'postgres' && role !== expected) {
+      throw new Error(`instance ${i + 1} of ${setup.title} answers ${role}, not ${expected}`);
+    }
+  }
+  return (running.products[1] ?? running.products[0]!).url;
 }
 
 /** The page posts one lead and waits for 'Incoming Lead!' in its own DOM. */
@@ -214,10 +315,40 @@ async function resetReference(page: Page): Promise<void> {
 
 // ---------------------------------------------------------------- the run
 
+const unknownSetups = (process.env.BENCH_SETUPS ?? '')
+  .split(',')
+  .map((id) => id.trim())
+  .filter((id) => id && !SETUPS.some((s) => s.id === id));
+if (unknownSetups.length > 0) {
+  console.error(
+    `Unknown set-up ${unknownSetups.join(', ')}; one of ${SETUPS.map((s) => s.id).join(', ')}`,
+  );
+  process.exit(2);
+}
+const chosen =
+  process.env.BENCH_SETUPS?.split(',').map((id) => id.trim()) ?? SETUPS.map((s) => s.id);
+let setups = SETUPS.filter((s) => chosen.includes(s.id));
+if (setups.some((s) => s.database === 'postgres') && !(await postgresAnswers())) {
+  console.error('PostgreSQL does not answer at BENCH_POSTGRES_URL: measuring PGlite only.');
+  setups = setups.filter((s) => s.database === 'pglite');
+}
+
+/** The measured leads of one set-up in one round. */
+interface RoundPhases {
+  setup: Setup['id'];
+  round: number;
+  /** The 1-minute load average as the round of this set-up began. */
+  load: number;
+  ours: Phases[];
+  reference: Phases[];
+}
+
 const started = Date.now();
-const loadAtStart = loadavg();
+const loadAtStart = refuseIfBusy('incoming-lead').values;
+const measured: RoundPhases[] = [];
+let chromiumVersion = '';
+let leadNumber = 1000;
 try {
-  product = await startBuiltProduct();
   bare = spawn(process.execPath, ['--import', 'tsx', 'console/bare-lead-server.ts'], {
     cwd: benchDir,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -229,11 +360,7 @@ try {
   const wavDir = dirname(micWav);
   process.once('exit', () => rmSync(wavDir, { recursive: true, force: true }));
   browser = await launchChromium(micWav);
-  const chromiumVersion = browser.version();
-
-  const ours = await (await browser.newContext()).newPage();
-  await installPageTimer(ours);
-  await logIn(ours, product.url);
+  chromiumVersion = browser.version();
   const reference = await (await browser.newContext()).newPage();
   await installPageTimer(reference);
   await reference.goto(bareUrl);
@@ -241,163 +368,277 @@ try {
     () => (window as unknown as { __connected: boolean }).__connected,
   );
 
-  const phases: Record<Side, Phases[]> = { ours: [], reference: [] };
-  let leadNumber = 1000;
-  const one = async (side: Side, measured: boolean): Promise<void> => {
-    const page = side === 'ours' ? ours : reference;
-    const timing = await postAndWait(page, `+1555010${++leadNumber}`);
-    if (timing.status !== 201) throw new Error(`${side}: POST /api/v1/leads → ${timing.status}`);
-    if (measured) phases[side].push(phasesOf(timing));
-    if (side === 'ours') await ignoreLead(page);
-    else await resetReference(page);
-  };
-  for (let i = 0; i < WARMUP; i++) {
-    await one('ours', false);
-    await one('reference', false);
-  }
-  for (let i = 0; i < LEADS; i++) {
-    // Alternate which side goes first, so drifts in the machine's load hit both alike.
-    const order: Side[] = i % 2 === 0 ? ['ours', 'reference'] : ['reference', 'ours'];
-    for (const side of order) await one(side, true);
-  }
-
-  // ---------------------------------------------------------------- report
-  const stat = (side: Side, pick: (p: Phases) => number | undefined, q: number) => {
-    const values = phases[side].map(pick).filter((v): v is number => v !== undefined);
-    return values.length ? round(quantile(values, q), 1) : undefined;
-  };
-  const totals = (side: Side) => phases[side].map((p) => p.total);
-  const p50 = (side: Side) => round(quantile(totals(side), 0.5), 1);
-  const ratio = p50('ours') / p50('reference');
-  const met = ratio <= TARGET;
-  const median = (side: Side, pick: (p: Phases) => number | undefined) => stat(side, pick, 0.5);
-  // The requests ours made between the POST and the text, with their median start and end.
-  const requestPaths = [
-    ...new Set(phases.ours.flatMap((p) => p.requests.map((r) => idPath(r.path)))),
-  ].filter((path) => path !== '/api/v1/leads');
-  const requestPhase = (path: string) => {
-    const of = phases.ours
-      .map((p) => p.requests.find((r) => idPath(r.path) === path && r.start <= p.total + 0.05))
-      .filter((r) => r !== undefined);
-    return {
-      path,
-      leads: of.length,
-      start: of.length
-        ? round(
+  for (let r = 1; r <= ROUNDS; r++) {
+    const order = setups.map((_, i) => setups[(i + r - 1) % setups.length]!);
+    for (const setup of order) {
+      console.log(`round ${r}/${ROUNDS}: ${setup.title}…`);
+      const load = loadNow().values[0]!;
+      const consoleUrl = await startSetup(setup);
+      let context: BrowserContext | undefined;
+      try {
+        context = await browser.newContext();
+        const ours = await context.newPage();
+        await installPageTimer(ours);
+        await logIn(ours, consoleUrl);
+        const phases: Record<Side, Phases[]> = { ours: [], reference: [] };
+        const one = async (side: Side, keep: boolean): Promise<void> => {
+          const page = side === 'ours' ? ours : reference;
+          const timing = await postAndWait(page, `+1555010${++leadNumber}`);
+          if (timing.status !== 201) {
+            throw new Error(`${side}: POST /api/v1/leads → ${timing.status}`);
+          }
+          if (keep) phases[side].push(phasesOf(timing));
+          if (side === 'ours') await ignoreLead(page);
+          else await resetReference(page);
+        };
+        for (let i = 0; i < WARMUP; i++) {
+          await one('ours', false);
+          await one('reference', false);
+        }
+        for (let i = 0; i < LEADS; i++) {
+          // Alternate which side goes first, so drifts in the machine's load hit both alike.
+          const sides: Side[] = i % 2 === 0 ? ['ours', 'reference'] : ['reference', 'ours'];
+          for (const side of sides) await one(side, true);
+        }
+        measured.push({ setup: setup.id, round: r, load, ...phases });
+        const p50 = (list: Phases[]) =>
+          round(
             quantile(
-              of.map((r) => r.start),
+              list.map((p) => p.total),
               0.5,
             ),
             1,
-          )
-        : undefined,
-      end: of.length
-        ? round(
-            quantile(
-              of.map((r) => r.end),
-              0.5,
-            ),
-            1,
-          )
-        : undefined,
-    };
-  };
-  const requests = requestPaths.map(requestPhase).filter((r) => r.leads > 0);
-  const firstMark = (p: Phases, what: string) => p.marks.find((m) => m.what === what)?.at;
-  const markNames = [...new Set(phases.ours.flatMap((p) => p.marks.map((m) => m.what)))];
-  const fmt = (v: number | undefined) => (v === undefined ? '–' : String(v));
-  const sideRow = (side: Side, label: string) =>
-    `| ${label} | ${phases[side].length} | ${fmt(stat(side, (p) => p.total, 0.5))} | ${fmt(stat(side, (p) => p.total, 0.9))} | ${round(Math.max(...totals(side)), 1)} | ${side === 'ours' ? formatRatio(ratio) : '1×'} |`;
-  const phaseRow = (what: string, pick: (p: Phases) => number | undefined) =>
-    `| ${what} | ${fmt(median('ours', pick))} | ${fmt(median('reference', pick))} |`;
-  const oursFrame = median('ours', (p) => p.frame);
-  const callUserAgain = median('ours', (p) => p.callUserAgain);
-  const oursTotal = p50('ours');
-  const callUser = requests.find((r) => r.path.includes('call'));
-  const ringtone = median('ours', (p) => firstMark(p, 'media play() resolved'));
-  const missedBy = met
-    ? undefined
-    : `p50 ${oursTotal} ms against ≤ ${round(p50('reference') * TARGET, 1)} ms (medians after the POST): the invite frame reaches the page at ${fmt(oursFrame)} ms (bare push: ${fmt(median('reference', (p) => p.frame))} ms); the softphone SDK hands the call to the console once its ringtone plays (play() resolved at ${fmt(ringtone)} ms); ${callUser ? `the console then loads ${callUser.path} (${fmt(callUser.start)}–${fmt(callUser.end)} ms; the same GET alone, 100 ms later: ${fmt(callUserAgain)} ms; the POST itself answered at ${fmt(median('ours', (p) => p.answered))} ms) and` : ''} React renders the ringing view`;
-  const runSeconds = Math.round((Date.now() - started) / 1000);
-  const markdown = [
-    '## Incoming lead: POST → "Incoming Lead!" in the agent\'s page',
-    '',
-    runLine({
-      name: 'incoming-lead',
-      script: 'bench/console/incoming-lead.ts',
-      chromiumVersion,
-      loadAtStart,
-      startedAt: started,
-    }),
-    '',
-    `**Set-up.** *Ours*: the built product (\`node apps/server/dist/main.js\`, fresh data folder with the demo seed, \`LOG_LEVEL=warn\`) on 127.0.0.1; agent1 logged in to the console in Chromium, the softphone registered (the gateway's \`ready\`), status Available, the only agent online. *Reference*: a plain Node HTTP server with a \`ws\` server (bench/console/bare-lead-server.ts) serving a plain page (a few lines of DOM script, no React, no bundle: the floor) that, on a pushed \`invite\` frame, replaces 'Waiting for lead...' with \`<h2>Incoming Lead!</h2>\`; its \`POST /api/v1/leads\` parses the JSON body, pushes one frame and answers 201. Both pages in the same Chromium, each in its own context, with the same init script (bench/console/page-timer.ts). **Timed**: each page posts the lead itself (\`fetch('/api/v1/leads')\`, same origin, \`Authorization: Bearer demo-api-key\`, \`{fname, lname, phone_number}\`, a new number each time) so that both ends are read on the page's one clock: from \`performance.now()\` just before \`fetch\` to the start of the MutationObserver callback that finds 'Incoming Lead!' in \`<body>\` (React's commit, before layout and paint). After each lead ours is ignored (Ignore → \`POST /apps/webrtc/{id}/reject\`; the console waits again, Available; the lead ends missed) and the reference page is reset; 300 ms pause. ${WARMUP} warm-up leads each, then ${LEADS} measured each, interleaved lead by lead (the side going first alternating).`,
-    '',
-    '| POST → text in the DOM | leads | p50 ms | p90 ms | max ms | p50 / reference |',
-    '|---|---:|---:|---:|---:|---:|',
-    sideRow('ours', 'Leadline console (built product)'),
-    sideRow('reference', 'bare `ws` push to a plain page (reference)'),
-    '',
-    `Target ≤ ${TARGET}×: **${met ? 'met' : 'missed'}** (${formatRatio(ratio)}).`,
-    '',
-    'Where the time goes (medians, ms after the POST was sent, in the page):',
-    '',
-    '| Phase | ours | reference |',
-    '|---|---:|---:|',
-    phaseRow('POST answered (`fetch` resolved)', (p) => p.answered),
-    phaseRow('the `invite` frame received (WebSocket `message`)', (p) => p.frame),
-    ...(phases.ours.some((p) => p.realtime !== undefined)
-      ? [phaseRow('first realtime (pusher) frame received', (p) => p.realtime)]
-      : []),
-    ...requests.map(
-      (r) =>
-        `| \`GET ${r.path}\` (${r.leads} of ${phases.ours.length} leads): start – end | ${fmt(r.start)} – ${fmt(r.end)} | – |`,
-    ),
-    ...markNames.map((what) =>
-      phaseRow(
-        `${what} (${phases.ours.filter((p) => firstMark(p, what) !== undefined).length} of ${phases.ours.length} leads)`,
-        (p) => firstMark(p, what),
-      ),
-    ),
-    phaseRow("'Incoming Lead!' in the DOM", (p) => p.total),
-    ...(callUserAgain === undefined
-      ? []
-      : [
-          `| the same call-user GET again, 100 ms later (duration, not a point in time) | ${callUserAgain} | – |`,
-        ]),
-    phaseRow('next animation frame', (p) => p.nextFrame),
-    '',
-    `Reproduce: \`npm run build\` once, then \`npx tsx bench/console/incoming-lead.ts\` (\`BENCH_LEADS\`, \`BENCH_WARMUP\`); the JSON row is in bench/results/latest.json (\`incoming-lead\`, with every lead's phases).`,
-  ].join('\n');
-  writeSection('incoming-lead', markdown);
-  recordRow({
-    name: 'incoming-lead',
-    title: 'incoming lead',
-    statistic: `p50 over ${LEADS} leads`,
-    ours: { label: "console: POST /api/v1/leads → 'Incoming Lead!'", value: oursTotal, unit: 'ms' },
-    reference: { label: 'bare ws push to a plain page', value: p50('reference'), unit: 'ms' },
-    ratio: round(ratio, 2),
-    target: `≤ ${TARGET}×`,
-    met,
-    ...(missedBy ? { missedBy } : {}),
-    command: 'npm run bench -- incoming-lead',
-    details: {
-      chromium: chromiumVersion,
-      loadAverage: { start: loadAtStart, end: loadavg() },
-      p90: {
-        ours: stat('ours', (p) => p.total, 0.9),
-        reference: stat('reference', (p) => p.total, 0.9),
-      },
-      max: { ours: Math.max(...totals('ours')), reference: Math.max(...totals('reference')) },
-      requests,
-      leads: phases,
-    },
-  });
-  console.log(markdown);
-  console.log(`\nincoming-lead: wrote its section of docs/benchmarks.md in ${runSeconds} s`);
+          );
+        console.log(`  ours p50 ${p50(phases.ours)} ms, reference p50 ${p50(phases.reference)} ms`);
+      } finally {
+        await context?.close().catch(() => undefined);
+        await stopProducts();
+      }
+    }
+  }
 } catch (error) {
   console.error(error);
-  if (product) console.error(`product output:\n${product.output().slice(-4000)}`);
-  process.exitCode = 1;
-} finally {
+  for (const product of running.products) {
+    console.error(`product output (${product.url}):\n${product.output().slice(-4000)}`);
+  }
   await cleanUp();
+  process.exit(1);
 }
+await cleanUp();
+const loadAtEnd = loadNow().values;
+
+// ---------------------------------------------------------------- report
+
+const fmt = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '–' : String(v));
+const q = (values: number[], at: number) =>
+  values.length ? round(quantile(values, at), 1) : undefined;
+/** `median (min–max)` of per-round values. */
+const spreadText = (values: number[]): string =>
+  values.length > 1
+    ? `${fmt(q(values, 0.5))} (${fmt(round(Math.min(...values), 1))}–${fmt(round(Math.max(...values), 1))})`
+    : fmt(values[0] === undefined ? undefined : round(values[0], 1));
+const firstMark = (p: Phases, what: string) => p.marks.find((m) => m.what === what)?.at;
+const totalsOf = (list: Phases[]) => list.map((p) => p.total);
+
+/** One set-up's figures over its rounds. */
+function figuresOf(setup: Setup) {
+  const rounds = measured.filter((m) => m.setup === setup.id);
+  const ours = rounds.flatMap((m) => m.ours);
+  const reference = rounds.flatMap((m) => m.reference);
+  const oursP50 = rounds.map((m) => quantile(totalsOf(m.ours), 0.5));
+  const referenceP50 = rounds.map((m) => quantile(totalsOf(m.reference), 0.5));
+  const ratios = rounds.map((_, i) => oursP50[i]! / referenceP50[i]!);
+  const ratio = quantile(ratios, 0.5);
+  const met = ratio <= TARGET;
+  const median = (list: Phases[], pick: (p: Phases) => number | undefined) =>
+    q(
+      list.map(pick).filter((v): v is number => v !== undefined),
+      0.5,
+    );
+  // The requests ours made between the POST and the text, with their median start and end.
+  const paths = [...new Set(ours.flatMap((p) => p.requests.map((r) => idPath(r.path))))].filter(
+    (path) => path !== '/api/v1/leads',
+  );
+  const requests = paths
+    .map((path) => {
+      const of = ours
+        .map((p) => p.requests.find((r) => idPath(r.path) === path && r.start <= p.total + 0.05))
+        .filter((r) => r !== undefined);
+      return {
+        path,
+        leads: of.length,
+        start: q(
+          of.map((r) => r.start),
+          0.5,
+        ),
+        end: q(
+          of.map((r) => r.end),
+          0.5,
+        ),
+      };
+    })
+    .filter((r) => r.leads > 0);
+  const callUser = requests.find((r) => r.path.includes('callusers'));
+  const callUserAgain = median(ours, (p) => p.callUserAgain);
+  const ringtone = median(ours, (p) => firstMark(p, 'media play() resolved'));
+  const oursMedianP50 = quantile(oursP50, 0.5);
+  const referenceMedianP50 = quantile(referenceP50, 0.5);
+  const missedBy = met
+    ? undefined
+    : `p50 ${round(oursMedianP50, 1)} ms against ≤ ${round(referenceMedianP50 * TARGET, 1)} ms (medians after the POST): the invite frame reaches the page at ${fmt(median(ours, (p) => p.frame))} ms (bare push: ${fmt(median(reference, (p) => p.frame))} ms); the softphone SDK hands the call to the console once its ringtone plays (play() resolved at ${fmt(ringtone)} ms); ${
+        callUser && callUser.leads * 2 > ours.length
+          ? `the console loads ${callUser.path} (${fmt(callUser.start)}–${fmt(callUser.end)} ms; the same GET alone, 100 ms later: ${fmt(callUserAgain)} ms) and`
+          : 'the call user came with the invite (no GET), and'
+      } React renders the ringing view`;
+  return {
+    setup,
+    rounds,
+    ours,
+    reference,
+    oursP50,
+    referenceP50,
+    ratios,
+    ratio,
+    met,
+    missedBy,
+    requests,
+    callUserAgain,
+    oursMedianP50,
+    referenceMedianP50,
+    median,
+  };
+}
+
+const figures = setups.map(figuresOf);
+const allReference = measured.flatMap((m) => m.reference);
+const m = machine();
+const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
+const build = privateBuildPrefix();
+const command = `${build}${COMMAND}${setups.length < SETUPS.length ? ` (BENCH_SETUPS=${setups.map((s) => s.id).join(',')})` : ''}`;
+
+const headline = figures.map(
+  (f) =>
+    `| ${f.setup.title} | ${f.rounds.length} × ${LEADS} | ${spreadText(f.oursP50)} | ${fmt(q(totalsOf(f.ours), 0.9))} | ${fmt(round(Math.max(...totalsOf(f.ours)), 1))} | ${spreadText(f.referenceP50)} | ${formatRatio(f.ratio)} (${formatRatio(Math.min(...f.ratios))}–${formatRatio(Math.max(...f.ratios))}) | ${f.met ? 'yes' : `**no** (${formatRatio(f.ratio / TARGET)} the target)`} |`,
+);
+const perRound = measured.map((r) => {
+  const setup = SETUPS.find((s) => s.id === r.setup)!;
+  const triple = (list: Phases[]) =>
+    `${fmt(q(totalsOf(list), 0.5))} / ${fmt(q(totalsOf(list), 0.9))} / ${fmt(round(Math.max(...totalsOf(list)), 1))}`;
+  return `| ${setup.title} | ${r.round} | ${round(r.load, 2)} | ${triple(r.ours)} | ${triple(r.reference)} | ${formatRatio(quantile(totalsOf(r.ours), 0.5) / quantile(totalsOf(r.reference), 0.5))} |`;
+});
+
+// Where the time goes: one column per set-up (ours), then the reference (all rounds pooled).
+const markNames = [
+  ...new Set(figures.flatMap((f) => f.ours.flatMap((p) => p.marks.map((k) => k.what)))),
+];
+const requestPaths = [...new Set(figures.flatMap((f) => f.requests.map((r) => r.path)))];
+const phaseRow = (what: string, pick: (p: Phases) => number | undefined, reference = true) =>
+  `| ${what} | ${figures
+    .map((f) => {
+      const n = f.ours.filter((p) => pick(p) !== undefined).length;
+      const value = f.median(f.ours, pick);
+      return n === 0
+        ? '–'
+        : n === f.ours.length
+          ? fmt(value)
+          : `${fmt(value)} (${n} of ${f.ours.length})`;
+    })
+    .join(' | ')} | ${reference ? fmt(figures[0]?.median(allReference, pick)) : '–'} |`;
+const requestRow = (path: string) =>
+  `| \`GET ${path}\`: start – end | ${figures
+    .map((f) => {
+      const r = f.requests.find((x) => x.path === path);
+      return r
+        ? `${fmt(r.start)} – ${fmt(r.end)}${r.leads === f.ours.length ? '' : ` (${r.leads} of ${f.ours.length})`}`
+        : '–';
+    })
+    .join(' | ')} | – |`;
+
+const markdown = [
+  '## Incoming lead: POST → "Incoming Lead!" in the agent\'s page, on PGlite and PostgreSQL, 1 and 3 instances',
+  '',
+  `Run ${date} UTC on ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, ${m.platform}; Chromium ${chromiumVersion} (headless, the e2e flags of e2e/support/browser.ts). Command: \`${command}\` (alone: \`${build}npx tsx bench/console/incoming-lead.ts\`; ${Math.round((Date.now() - started) / 1000)} s). ${loadSentence(loadAtStart, loadAtEnd)} Other work on the machine shows in every figure; the ratio, taken lead by lead against the reference, is the figure to read.`,
+  '',
+  `**Set-up.** *Ours*, three set-ups, every round in turn (the order turning by one each round), each started afresh for its round: the built product (\`node apps/server/dist/main.js\`, \`LOG_LEVEL=warn\`, on 127.0.0.1) on PGlite (a fresh data folder), on a fresh PostgreSQL database, and as three instances on one fresh PostgreSQL database with the same \`TOKEN_SECRET\` and \`PUSHER_SECRET\` (the first leads the media; the console is logged in through the second, a follower, so its page, its POSTs and its sockets go through the follower, which relays the calls' routes and the signalling to the leader). The demo seed; agent1 logged in to the console in Chromium, the softphone registered (the gateway's \`ready\`), status Available, the only agent online. Nothing is pinned to a core. *Reference*: a plain Node HTTP server with a \`ws\` server (bench/console/bare-lead-server.ts) serving a plain page (a few lines of DOM script, no React, no bundle: the floor) that, on a pushed \`invite\` frame, replaces 'Waiting for lead...' with \`<h2>Incoming Lead!</h2>\`; its \`POST /api/v1/leads\` parses the JSON body, pushes one frame and answers 201. Both pages in the same Chromium, each in its own context, with the same init script (bench/console/page-timer.ts). **Timed**: each page posts the lead itself (\`fetch('/api/v1/leads')\`, same origin, \`Authorization: Bearer demo-api-key\`, \`{fname, lname, phone_number}\`, a new number each time) so that both ends are read on the page's one clock: from \`performance.now()\` just before \`fetch\` to the start of the MutationObserver callback that finds 'Incoming Lead!' in \`<body>\` (React's commit, before layout and paint). After each lead ours is ignored (Ignore → \`POST /apps/webrtc/{id}/reject\`; the console waits again, Available; the lead ends missed) and the reference page is reset; 300 ms pause. Per set-up and round: ${WARMUP} warm-up leads each, then ${LEADS} measured each, interleaved lead by lead (the side going first alternating). Target (issue 38, item 4): ours at most ${TARGET}× the reference, judged on the median over the rounds of each round's p50 ratio.`,
+  '',
+  '| Set-up | Rounds × leads | Ours p50 (ms), median (min–max) of the rounds | Ours p90 (ms), pooled | Ours max (ms) | Reference p50 (ms), median (min–max) | p50 / reference, median (min–max) | Target ≤ 3× met |',
+  '|---|---|---|---:|---:|---|---|---|',
+  ...headline,
+  '',
+  ...figures
+    .filter((f) => !f.met)
+    .map((f) => `- *${f.setup.title}*: target missed: ${f.missedBy}.`),
+  ...(figures.some((f) => !f.met) ? [''] : []),
+  'Where the time goes (medians over every measured lead of the set-up, ms after the POST was sent, in the page; "n of N" where only some leads had it):',
+  '',
+  `| Phase | ${figures.map((f) => f.setup.title).join(' | ')} | reference |`,
+  `|---|${figures.map(() => '---:|').join('')}---:|`,
+  phaseRow('POST answered (`fetch` resolved)', (p) => p.answered),
+  phaseRow('the `invite` frame received (WebSocket `message`)', (p) => p.frame),
+  ...(figures.some((f) => f.ours.some((p) => p.realtime !== undefined))
+    ? [phaseRow('first realtime (pusher) frame received', (p) => p.realtime, false)]
+    : []),
+  ...requestPaths.map(requestRow),
+  ...markNames.map((what) => phaseRow(what, (p) => firstMark(p, what), false)),
+  phaseRow("'Incoming Lead!' in the DOM", (p) => p.total),
+  ...(figures.some((f) => f.callUserAgain !== undefined)
+    ? [
+        phaseRow(
+          'the same call-user GET again, 100 ms later (duration, not a point in time)',
+          (p) => p.callUserAgain,
+          false,
+        ),
+      ]
+    : []),
+  phaseRow('next animation frame', (p) => p.nextFrame),
+  '',
+  "Every round (*load*: the 1-minute load average as the set-up's round began, much of it the run's own earlier work):",
+  '',
+  '| Set-up | Round | Load | Ours p50 / p90 / max (ms) | Reference p50 / p90 / max (ms) | p50 / reference |',
+  '|---|---:|---:|---|---|---:|',
+  ...perRound,
+  '',
+  `Reproduce: \`npm run build\` once (or a private build: \`SERVER_DIST=dist-<name> node apps/server/build.mjs\` and \`cd apps/web && npx vite build --outDir /tmp/<name>-web-dist\`, then \`SERVER_DIST=… WEB_DIST_DIR=…\`), PostgreSQL on 127.0.0.1:5432 (\`BENCH_POSTGRES_URL\`), then \`npx tsx bench/console/incoming-lead.ts\` (\`BENCH_SETUPS\`, \`BENCH_ROUNDS\`, \`BENCH_LEADS\`, \`BENCH_WARMUP\`, \`BENCH_REFUSE_BUSY=1\`); the JSON rows are in bench/results/latest.json (\`incoming-lead\`, \`incoming-lead-postgres-1\`, \`incoming-lead-postgres-3\`, with every lead's phases).`,
+].join('\n');
+
+if (process.env.BENCH_WRITE !== '0') {
+  writeSection('incoming-lead', markdown);
+  for (const f of figures) {
+    recordRow({
+      name: f.setup.row,
+      title: `incoming lead, ${f.setup.title}`,
+      statistic: `p50, median of ${f.rounds.length} rounds × ${LEADS} leads`,
+      ours: {
+        label: "console: POST /api/v1/leads → 'Incoming Lead!'",
+        value: round(f.oursMedianP50, 1),
+        unit: 'ms',
+      },
+      reference: {
+        label: 'bare ws push to a plain page',
+        value: round(f.referenceMedianP50, 1),
+        unit: 'ms',
+      },
+      ratio: round(f.ratio, 2),
+      target: `≤ ${TARGET}×`,
+      met: f.met,
+      ...(f.missedBy ? { missedBy: f.missedBy } : {}),
+      command: `${build}${COMMAND}`,
+      details: {
+        setup: f.setup.id,
+        chromium: chromiumVersion,
+        loadAverage: { start: loadAtStart, end: loadAtEnd },
+        ratios: f.ratios.map((r) => round(r, 2)),
+        p50PerRound: { ours: f.oursP50, reference: f.referenceP50 },
+        requests: f.requests,
+        leads: f.rounds.map((r) => ({
+          round: r.round,
+          load: r.load,
+          ours: r.ours,
+          reference: r.reference,
+        })),
+      },
+    });
+  }
+}
+console.log(markdown);
+console.log(`\nincoming-lead: done in ${Math.round((Date.now() - started) / 1000)} s`);

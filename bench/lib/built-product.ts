@@ -1,6 +1,7 @@
 /**
  * The product as the browser benchmarks run it: the built server (`node apps/server/dist/main.js`, as
- * `npm start` runs it, serving the built console from apps/web/dist) in a child process on a free
+ * `npm start` runs it, serving the built console from apps/web/dist; `SERVER_DIST` and
+ * `WEB_DIST_DIR` name a private build instead, as for the e2e specs) in a child process on a free
  * loopback port with a fresh data folder (it migrates and seeds the demo on its first start),
  * stopped with SIGTERM (SIGKILL after 10 s) and its folder removed; and `killOnExit`, so that
  * no server a benchmark started outlives it, even when it dies of an uncaught error.
@@ -20,6 +21,23 @@ export interface BuiltProduct {
   pid: number;
   output(): string;
   stop(): Promise<void>;
+}
+
+/** The built server's entry: `apps/server/$SERVER_DIST/main.js` (default `dist`). */
+export function builtServerMain(): string {
+  return join(repoRoot, 'apps/server', process.env.SERVER_DIST || 'dist', 'main.js');
+}
+
+/**
+ * The environment that names a private build (`SERVER_DIST=… WEB_DIST_DIR=… `), as a prefix of
+ * a benchmark's command in its section; empty for the shared build.
+ */
+export function privateBuildPrefix(): string {
+  const parts = [
+    process.env.SERVER_DIST ? `SERVER_DIST=${process.env.SERVER_DIST}` : '',
+    process.env.WEB_DIST_DIR ? `WEB_DIST_DIR=${process.env.WEB_DIST_DIR}` : '',
+  ].filter(Boolean);
+  return parts.length ? `${parts.join(' ')} ` : '';
 }
 
 /**
@@ -43,10 +61,10 @@ export async function startBuiltProduct(
   env: Record<string, string> = {},
   options: { core?: number } = {},
 ): Promise<BuiltProduct> {
-  const main = join(repoRoot, 'apps/server/dist/main.js');
-  const index = join(repoRoot, 'apps/web/dist/index.html');
+  const main = builtServerMain();
+  const index = join(process.env.WEB_DIST_DIR ?? join(repoRoot, 'apps/web/dist'), 'index.html');
   if (!existsSync(main) || !existsSync(index)) {
-    throw new Error('The product is not built: run `npm run build` first.');
+    throw new Error(`The product is not built (${main}, ${index}): run \`npm run build\` first.`);
   }
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'leadline-bench-console-'));

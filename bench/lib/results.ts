@@ -118,10 +118,15 @@ export const SIDE_BY_SIDE = [
   'engine-capacity',
   'call-setup',
   'incoming-lead',
+  'incoming-lead-postgres-1',
+  'incoming-lead-postgres-3',
   'mouth-to-ear',
   'api-user',
   'api-paginated',
   'app-load',
+  'routing-pglite-1',
+  'routing-postgres-1',
+  'routing-postgres-3',
 ] as const;
 
 /** The summary section of docs/benchmarks.md, from `latest`. */

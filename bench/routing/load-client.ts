@@ -55,7 +55,15 @@ export interface LoadResult {
 }
 
 const mode = process.env.MODE === 'bare' ? 'bare' : 'product';
-const base = process.env.BASE ?? 'http://127.0.0.1:3000';
+/**
+ * The servers' base URLs (`BASES`, comma-separated; `BASE` for one): with several instances, the
+ * agents log in and open their sockets round-robin over them, and the leads are posted
+ * round-robin over them (warm-up and burst alike).
+ */
+const bases = (process.env.BASES ?? process.env.BASE ?? 'http://127.0.0.1:3000').split(',');
+const base = bases[0]!;
+/** The `n`-th instance's base URL, round-robin. */
+const baseOf = (n: number): string => bases[n % bases.length]!;
 const agentCount = Number(process.env.AGENTS ?? 50);
 const leadCount = Number(process.env.LEADS ?? 100);
 const spreadMs = Number(process.env.SPREAD_MS ?? 1000);
@@ -174,8 +182,11 @@ async function postLead(url: string, lead: Lead, body: object): Promise<void> {
       : `HTTP ${response.status}`;
 }
 
-/** Posts `count` leads evenly over `spreadMs`; resolves when every POST has its answer. */
-async function burst(url: string, count: number, prefix: number): Promise<Lead[]> {
+/**
+ * Posts `count` leads evenly over `spreadMs` (the `i`-th to `urlOf(i)`); resolves when every POST
+ * has its answer.
+ */
+async function burst(urlOf: (i: number) => string, count: number, prefix: number): Promise<Lead[]> {
   const posted: Lead[] = [];
   const start = performance.now() + 20;
   const requests: Promise<void>[] = [];
@@ -186,7 +197,7 @@ async function burst(url: string, count: number, prefix: number): Promise<Lead[]
       new Promise<void>((resolve, fail) =>
         setTimeout(
           () =>
-            postLead(url, lead, { fname: `Burst ${i}`, phone_number: lead.phone }).then(
+            postLead(urlOf(i), lead, { fname: `Burst ${i}`, phone_number: lead.phone }).then(
               resolve,
               fail,
             ),
@@ -204,9 +215,9 @@ async function json<T>(response: Response): Promise<T> {
   return (await response.json()) as T;
 }
 
-/** Logs `email` in; resolves with its session cookie. */
-async function login(email: string): Promise<string> {
-  const response = await fetch(`${base}/api/v1/user/login`, {
+/** Logs `email` in at `at`; resolves with its session cookie. */
+async function login(email: string, at = base): Promise<string> {
+  const response = await fetch(`${at}/api/v1/user/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ email, password: DEMO_PASSWORD }),
@@ -241,18 +252,19 @@ async function connectProductAgents(): Promise<Agent[]> {
   await Promise.all(
     Array.from({ length: LOGIN_CONCURRENCY }, async () => {
       for (let i = nextLogin++; i < agentCount; i = nextLogin++) {
-        const cookie = await login(agentEmail(i + 1));
+        const cookie = await login(agentEmail(i + 1), baseOf(i));
         const { token } = await json<{ token: string }>(
-          await fetch(`${base}/api/v1/twilio/token2?time=${Date.now()}`, { headers: { cookie } }),
+          await fetch(`${baseOf(i)}/api/v1/twilio/token2?time=${Date.now()}`, {
+            headers: { cookie },
+          }),
         );
         tokens[i] = token;
       }
     }),
   );
-  const signal = `${base.replace(/^http/, 'ws')}/signal`;
   return Promise.all(
     tokens.map(async (token, i) => {
-      const agent = await connectAgent(i, signal);
+      const agent = await connectAgent(i, `${baseOf(i).replace(/^http/, 'ws')}/signal`);
       await agent.client.login(token);
       return agent;
     }),
@@ -260,11 +272,15 @@ async function connectProductAgents(): Promise<Agent[]> {
 }
 
 /** Warm-up: each lead is rejected by every agent in turn (ends missed), one lead after another. */
-async function warmUpProduct(leadsUrl: string): Promise<void> {
+async function warmUpProduct(leadsUrlOf: (i: number) => string): Promise<void> {
   policy = () => 'reject';
   for (let i = 0; i < warmupLeads; i++) {
     const phone = phoneOf(8, i);
-    await postLead(leadsUrl, { phone, sentAt: 0 }, { fname: `Warm-up ${i}`, phone_number: phone });
+    await postLead(
+      leadsUrlOf(i),
+      { phone, sentAt: 0 },
+      { fname: `Warm-up ${i}`, phone_number: phone },
+    );
     if (!(await until(() => (invitesByPhone.get(phone) ?? 0) >= agentCount, OFFER_WAIT_MS))) {
       throw new Error(`warm-up lead ${i} reached ${invitesByPhone.get(phone) ?? 0} agents`);
     }
@@ -294,7 +310,7 @@ async function runProduct(): Promise<LoadResult> {
   const agents = await connectProductAgents();
   say({ phase: 'connected', agents: agents.length });
   await waitAllAvailable(supervisor);
-  const leadsUrl = `${base}/api/v1/leads`;
+  const leadsUrl = (i: number) => `${baseOf(i)}/api/v1/leads`;
   await warmUpProduct(leadsUrl);
   await waitAllAvailable(supervisor);
   say({ phase: 'warm' });
@@ -349,6 +365,7 @@ async function runBare(): Promise<LoadResult> {
   );
   say({ phase: 'connected', agents: agents.length });
   const pushUrl = `${base}/push`;
+  const pushUrlOf = () => pushUrl;
   for (let i = 0; i < BARE_WARMUP_REQUESTS; i++) {
     const phone = phoneOf(8, i);
     await postLead(pushUrl, { phone, sentAt: 0 }, { fname: `Warm-up ${i}`, phone_number: phone });
@@ -360,7 +377,7 @@ async function runBare(): Promise<LoadResult> {
   await sleep(BURST_DELAY_MS);
   const loop = monitorEventLoopDelay({ resolution: 1 });
   loop.enable();
-  const posted = await burst(pushUrl, leadCount, 9);
+  const posted = await burst(pushUrlOf, leadCount, 9);
   await until(() => posted.every((l) => l.inviteAt !== undefined), OFFER_WAIT_MS);
   say({ phase: 'offered' });
   loop.disable();

@@ -1,36 +1,126 @@
 /**
- * The routing benchmark (`npx tsx bench/routing/run.ts`): 100 leads posted within one second to
- * 50 registered agents, p50/p99 from `POST /api/v1/leads` to the agent's `invite` frame, next to
- * a bare WebSocket push measured in the same round (bare-push-server.ts: HTTP in, one `ws` frame
- * out, no database, no routing). Target (issue 13): p99 < 100 ms and ≤ 3× the bare push's p99.
- * Writes its section of docs/benchmarks.md.
+ * The routing benchmark (`npm run bench -- routing`, alone `npx tsx bench/routing/run.ts`): 100
+ * leads posted within one second to 50 registered agents, p50/p99 from `POST /api/v1/leads` to
+ * the agent's `invite` frame, and the servers' CPU per lead, in three set-ups (issue 38, item 4):
  *
- * Each round: the bare push server on core 0 and the load client (load-client.ts) on core 1;
- * then the product (product-host.ts: `startLeadline` on a fresh PGlite with the demo and 50
- * agents) on core 0 and the load client on core 1. The leads the product offers at once are the
- * measured figure; the ones it queues (every agent ringing) are offered after the rung agents
- * reject, and reported apart as queue wait.
+ * | set-up       | database                          | instances                        | target                                   |
+ * | ------------ | --------------------------------- | -------------------------------- | ---------------------------------------- |
+ * | `pglite-1`   | PGlite in the process             | 1                                | p99 < 150 ms                             |
+ * | `postgres-1` | a fresh PostgreSQL database       | 1                                | p99 < 100 ms, ≤ 5 ms of server CPU/lead  |
+ * | `postgres-3` | a fresh PostgreSQL database       | 3: the media leader, 2 followers | p99 < 100 ms, ≤ 5 ms of server CPU/lead  |
  *
- * Environment: `BENCH_ROUNDS` (default 3), `BENCH_AGENTS` (50), `BENCH_LEADS` (100),
- * `BENCH_SPREAD_MS` (1000), `WARMUP_LEADS` (20), `BURST_DELAY_MS` (1000: quiet between the
- * warm-up and the burst), `BENCH_CPU_PROF=<dir>` (the product runs with `node --cpu-prof`, its
- * profiles written there), `BENCH_SQL_STATS=<file>` and `BENCH_BURST_PROF=<file>` (the
- * product's statements and main thread during the burst only: burst-probes.ts),
- * `BENCH_BURST_WINDOW=<file>` (when the burst began and ended, to cut the `BENCH_CPU_PROF`
- * profiles of every thread with bench/lib/profile-window.ts), `BENCH_WRITE=0` to print instead
- * of writing the doc, `BENCH_SERVER_NODE_ARGS` (e.g. `--trace-gc`) and
- * `BENCH_SERVER_STDOUT=<file>` (the product's output after it is ready, one file per round),
+ * Each set-up's figure stands next to a bare WebSocket push measured just before it in the same
+ * round (bare-push-server.ts: HTTP in, one `ws` frame out, no database, no routing). Rounds
+ * (default 3) go through every set-up, the order turning by one each round, so a drift in the
+ * machine's load falls on all of them alike; the section gives each set-up's median over the
+ * rounds with its spread, the pooled figures, and every round.
+ *
+ * Each measurement: the server(s) on core 0, the load client (load-client.ts) on core 1;
+ * PostgreSQL (a system service) is not pinned. With three instances, the first one started on
+ * the database takes the media lease and runs the routing; the other two follow
+ * (apps/server/src/cluster/start-instance.ts): the agents log in and open their sockets
+ * round-robin over the three, and the leads are posted round-robin over them (a follower relays
+ * its POSTs and sockets to the leader). Server CPU per lead: the CPU time of every Leadline
+ * process and of the PostgreSQL backends serving the round's database (from `/proc`), from just
+ * before the burst until every POST was answered and the first wave rang, over the leads posted.
+ * Other work on the machine in that window (all CPU less the bench's own processes) is measured
+ * too, and a round where it passed 15 % of a core is marked.
+ *
+ * The leads the product offers at once are the measured figure; the ones it queues (every agent
+ * ringing) are offered after the rung agents reject, and reported apart as queue wait. A set-up
+ * that misses its target gets a profile round after the measured ones (not counted; `BENCH_PROFILE=0`
+ * skips it): the leader's main thread profiled over the burst, summed by area, rendered in the
+ * section beside the measured rounds' CPU per thread.
+ *
+ * Environment: `BENCH_SETUPS` (comma-separated, default all three), `BENCH_ROUNDS` (3),
+ * `BENCH_AGENTS` (50), `BENCH_LEADS` (100), `BENCH_SPREAD_MS` (1000), `WARMUP_LEADS` (20),
+ * `BURST_DELAY_MS` (1000: quiet between the warm-up and the burst), `BENCH_POSTGRES_URL` (the
+ * server the scratch databases are made on), `BENCH_REFUSE_BUSY=1` (exit instead of marking a
+ * run started on a busy machine), `BENCH_PROFILE=0`, `BENCH_CPU_PROF=<dir>` (the leader runs with
+ * `node --cpu-prof`, its profiles written there), `BENCH_SQL_STATS=<file>` and
+ * `BENCH_BURST_PROF=<file>` (the leader's statements and main thread during the burst only:
+ * burst-probes.ts), `BENCH_BURST_WINDOW=<file>` (when the burst began and ended, to cut the
+ * `BENCH_CPU_PROF` profiles of every thread with bench/lib/profile-window.ts), `BENCH_WRITE=0` to
+ * print instead of writing the doc and the results, `BENCH_SERVER_NODE_ARGS` (e.g.
+ * `--trace-gc`) and `BENCH_SERVER_STDOUT=<file>` (each instance's output after it is ready),
  * `BENCH_TRACE=1` (each offered lead's time, in posting order).
+ *
+ * Writes its section of docs/benchmarks.md, bench/results/routing.json (every round's figures)
+ * and a row per set-up in bench/results/latest.json (the summary table).
  */
-import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import type { ChildProcess } from 'node:child_process';
+import {
+  createWriteStream,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { quantile, round } from '../lib/stats';
+import { summariseByArea, type Profile } from '../api/profile-areas';
+import {
+  BUSY_FOREIGN_SHARE,
+  foreignCpuWindow,
+  loadNow,
+  loadSentence,
+  refuseIfBusy,
+} from '../lib/machine-load';
+import { ONE_ADDRESS_LOAD } from '../lib/one-address-load';
 import { canPin, cpuMs, ready, startOnCore, stopChild } from '../lib/processes';
 import { writeSection } from '../lib/report';
+import { formatRatio, recordRow, RESULTS_DIR } from '../lib/results';
+import {
+  CLUSTER_SECRETS,
+  cpuBetween,
+  cpuByPid,
+  createScratchPostgres,
+  postgresAnswers,
+  type ScratchPostgres,
+} from '../lib/scratch-postgres';
+import { quantile, round } from '../lib/stats';
 import type { LoadResult } from './load-client';
-import { ONE_ADDRESS_LOAD } from '../lib/one-address-load';
+
+/** One way of running the product. */
+interface Setup {
+  id: 'pglite-1' | 'postgres-1' | 'postgres-3';
+  title: string;
+  database: 'pglite' | 'postgres';
+  instances: number;
+  /** Issue 38, item 4: POST → invite p99 under this. */
+  targetP99Ms: number;
+  /** Issue 38, item 4: server CPU per lead at most this (PostgreSQL set-ups). */
+  targetCpuMs?: number;
+}
+
+const SETUPS: readonly Setup[] = [
+  {
+    id: 'pglite-1',
+    title: 'PGlite, 1 instance',
+    database: 'pglite',
+    instances: 1,
+    targetP99Ms: 150,
+  },
+  {
+    id: 'postgres-1',
+    title: 'PostgreSQL, 1 instance',
+    database: 'postgres',
+    instances: 1,
+    targetP99Ms: 100,
+    targetCpuMs: 5,
+  },
+  {
+    id: 'postgres-3',
+    title: 'PostgreSQL, 3 instances',
+    database: 'postgres',
+    instances: 3,
+    targetP99Ms: 100,
+    targetCpuMs: 5,
+  },
+];
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const agents = Number(process.env.BENCH_AGENTS ?? 50);
@@ -39,23 +129,45 @@ const spreadMs = Number(process.env.BENCH_SPREAD_MS ?? 1000);
 /** Warm-up leads of the product (each rejected by every agent). */
 const warmupLeads = Number(process.env.WARMUP_LEADS ?? 20);
 const cpuProfDir = process.env.BENCH_CPU_PROF;
-const writeDoc = process.env.BENCH_WRITE !== '0';
-/** The product is told when the burst starts and ends (burst-probes.ts). */
+const writeResults = process.env.BENCH_WRITE !== '0';
+const profileMisses = process.env.BENCH_PROFILE !== '0';
+const chosenIds = (process.env.BENCH_SETUPS ?? SETUPS.map((s) => s.id).join(','))
+  .split(',')
+  .map((id) => id.trim())
+  .filter(Boolean);
+/** The leader is told when the burst starts and ends (burst-probes.ts). */
 const probing = Boolean(
   process.env.BENCH_SQL_STATS ||
   process.env.BENCH_BURST_PROF ||
   process.env.BENCH_STALLS ||
   process.env.BENCH_BURST_WINDOW,
 );
-/** The target of issue 13: routing p99 under this, and at most `TARGET_RATIO` × the bare push. */
-const TARGET_P99_MS = 100;
-const TARGET_RATIO = 3;
 /** Rings outlast the run: no ring times out and moves on while the bench waits. */
 const RING_TIMEOUT_MS = 120_000;
 const CLK_TCK = 100;
-/** Cores: the server on one, the load client on the other. */
+/** Cores: the servers on one, the load client on the other. */
 const SERVER_CORE = 0;
 const CLIENT_CORE = 1;
+const COMMAND = 'npm run bench -- routing';
+
+// The orchestrator decides each set-up's database; one in this shell's environment would turn
+// the PGlite set-up into a PostgreSQL one.
+delete process.env.DATABASE_URL;
+
+const unknown = chosenIds.filter((id) => !SETUPS.some((s) => s.id === id));
+if (unknown.length > 0) {
+  console.error(
+    `Unknown set-up ${unknown.join(', ')}; one of ${SETUPS.map((s) => s.id).join(', ')}`,
+  );
+  process.exit(2);
+}
+let setups = SETUPS.filter((s) => chosenIds.includes(s.id));
+if (setups.some((s) => s.database === 'postgres') && !(await postgresAnswers())) {
+  console.error(
+    'PostgreSQL does not answer at BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres): measuring PGlite only.',
+  );
+  setups = setups.filter((s) => s.database === 'pglite');
+}
 
 /** CPU time per thread of `pid` (ms), keyed `tid name`. */
 function threadCpuMs(pid: number): Map<string, number> {
@@ -65,7 +177,8 @@ function threadCpuMs(pid: number): Map<string, number> {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
       const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      threads.set(`${tid} ${name}`, ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK);
+      const kind = tid === String(pid) ? 'main thread' : name;
+      threads.set(`${tid} ${kind}`, ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK);
     } catch {
       // The thread ended meanwhile.
     }
@@ -73,19 +186,45 @@ function threadCpuMs(pid: number): Map<string, number> {
   return threads;
 }
 
-/** What a round of one server measured: the client's result and the server's CPU in the burst. */
-interface Measured extends LoadResult {
-  /** Server CPU from just before the burst until every POST was answered and the first wave rang. */
-  burstCpuMs: number;
-  /** The same per thread (`tid name`), the busiest first. */
-  threadCpuMs: Array<[string, number]>;
+/** The running servers of one measurement. */
+interface Servers {
+  /** Base URL of each instance (the leader first). */
+  bases: string[];
+  /** Pid of each instance (the leader first). */
+  pids: number[];
+  /** The round's database, for a PostgreSQL set-up. */
+  postgres?: ScratchPostgres;
+  stop(): Promise<void>;
 }
 
-/** Runs the load client against the server `pid` at `base`; resolves with its result. */
-async function drive(mode: 'product' | 'bare', base: string, pid: number): Promise<Measured> {
+/** Where the servers' CPU went in the burst (ms). */
+interface BurstCpu {
+  /** The leader (or the one instance). */
+  leaderMs: number;
+  /** The followers together. */
+  followersMs: number;
+  /** The PostgreSQL backends of the round's database. */
+  postgresMs: number;
+  /** The load client (not server CPU; for the machine's other work). */
+  clientMs: number;
+  /** The leader's threads, the busiest first: [`tid kind`, ms]. */
+  leaderThreads: Array<[string, number]>;
+}
+
+/** What one measurement gave: the client's result and the servers' CPU in the burst. */
+interface Measured extends LoadResult {
+  cpu: BurstCpu;
+  /** Other work on the machine in the burst, as a share of one core. */
+  foreignShare: number;
+  /** The burst window the CPU was read over (ms). */
+  windowMs: number;
+}
+
+/** Runs the load client against `servers`; resolves with its result and the CPU it cost. */
+async function drive(mode: 'product' | 'bare', servers: Servers): Promise<Measured> {
   const client = startOnCore(CLIENT_CORE, ['--import', 'tsx', 'routing/load-client.ts'], {
     MODE: mode,
-    BASE: base,
+    BASES: servers.bases.join(','),
     AGENTS: String(agents),
     LEADS: String(leadCount),
     SPREAD_MS: String(spreadMs),
@@ -96,186 +235,548 @@ async function drive(mode: 'product' | 'bare', base: string, pid: number): Promi
     errors += d.toString();
     process.stderr.write(`  ${d.toString()}`);
   });
+  const [leader, ...followers] = servers.pids as [number, ...number[]];
   let result: LoadResult | undefined;
-  let cpuAtWarm = NaN;
-  let burstCpuMs = NaN;
-  let threadsAtWarm = new Map<string, number>();
-  let threads: Array<[string, number]> = [];
+  let at: {
+    leader: number;
+    followers: Map<number, number>;
+    client: number;
+    postgres: Map<number, number>;
+    threads: Map<string, number>;
+    window: ReturnType<typeof foreignCpuWindow>;
+  } | null = null;
+  let cpu: BurstCpu | undefined;
+  let foreign = { foreignShare: NaN, windowMs: NaN };
   for await (const line of createInterface({ input: client.stdout! })) {
     const message = JSON.parse(line) as { phase: string };
     if (message.phase === 'warm') {
-      cpuAtWarm = cpuMs(pid);
-      threadsAtWarm = threadCpuMs(pid);
-      if (probing && mode === 'product') process.kill(pid, 'SIGUSR2');
+      const postgresPids = servers.postgres ? await servers.postgres.backendPids() : [];
+      at = {
+        window: foreignCpuWindow(),
+        leader: cpuMs(leader),
+        followers: cpuByPid(followers),
+        client: cpuMs(client.pid!),
+        postgres: cpuByPid(postgresPids),
+        threads: threadCpuMs(leader),
+      };
+      if (probing && mode === 'product') process.kill(leader, 'SIGUSR2');
     }
-    if (message.phase === 'offered') {
-      burstCpuMs = cpuMs(pid) - cpuAtWarm;
-      if (probing && mode === 'product') process.kill(pid, 'SIGUSR2');
-      threads = [...threadCpuMs(pid)]
-        .map(([key, used]): [string, number] => [key, used - (threadsAtWarm.get(key) ?? 0)])
-        .filter(([, used]) => used > 0)
-        .sort((a, b) => b[1] - a[1]);
+    if (message.phase === 'offered' && at) {
+      const leaderMs = cpuMs(leader) - at.leader;
+      const followersMs = cpuBetween(at.followers, cpuByPid(followers));
+      const clientMs = cpuMs(client.pid!) - at.client;
+      let postgresMs = cpuBetween(at.postgres, cpuByPid([...at.postgres.keys()]));
+      if (probing && mode === 'product') process.kill(leader, 'SIGUSR2');
+      const threads = threadCpuMs(leader);
+      if (servers.postgres) {
+        // Connections opened in the burst: all their CPU is the burst's.
+        const opened = (await servers.postgres.backendPids()).filter((p) => !at!.postgres.has(p));
+        postgresMs += cpuBetween(new Map(), cpuByPid(opened));
+      }
+      foreign = at.window.end(leaderMs + followersMs + clientMs + postgresMs);
+      cpu = {
+        leaderMs,
+        followersMs,
+        postgresMs,
+        clientMs,
+        leaderThreads: [...threads]
+          .map(([key, used]): [string, number] => [key, used - (at!.threads.get(key) ?? 0)])
+          .filter(([, used]) => used > 0)
+          .sort((a, b) => b[1] - a[1]),
+      };
     }
     if (message.phase === 'result') result = message as unknown as LoadResult;
   }
-  if (!result) throw new Error(`the load client failed: ${errors}`);
+  if (!result || !cpu) throw new Error(`the load client failed: ${errors}`);
   console.log(
-    `  ${mode} server CPU in the burst: ${burstCpuMs} ms (${threads.map(([k, v]) => `${k}: ${v}`).join(', ')})`,
+    `  ${mode} CPU in the burst: leader ${cpu.leaderMs} ms, followers ${cpu.followersMs} ms, PostgreSQL ${cpu.postgresMs} ms; other work ${Math.round(foreign.foreignShare * 100)} % of a core (leader's threads: ${cpu.leaderThreads.map(([k, v]) => `${k}: ${v}`).join(', ')})`,
   );
-  return { ...result, burstCpuMs, threadCpuMs: threads };
+  return { ...result, cpu, ...foreign };
 }
 
-async function bareRound(): Promise<Measured> {
+async function startBare(): Promise<Servers> {
   const server = startOnCore(SERVER_CORE, ['--import', 'tsx', 'routing/bare-push-server.ts'], {
     PORT: '0',
   });
+  const { port } = await ready<{ port: number }>(server, 'the bare push server');
+  return {
+    bases: [`http://127.0.0.1:${port}`],
+    pids: [server.pid!],
+    stop: () => stopChild(server),
+  };
+}
+
+/** The product's instances of `setup` (the leader first), each ready; `label` names its files. */
+async function startProduct(setup: Setup, label: string, profileFile?: string): Promise<Servers> {
+  const postgres =
+    setup.database === 'postgres' ? await createScratchPostgres('routing') : undefined;
+  const children: ChildProcess[] = [];
+  const dataDirs: string[] = [];
+  const stop = async (): Promise<void> => {
+    // Followers first: the leader's stop would otherwise hand its lease to one of them.
+    for (const child of [...children].reverse()) await stopChild(child);
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+    await postgres?.drop();
+  };
   try {
-    const { port } = await ready<{ port: number }>(server, 'the bare push server');
-    return await drive('bare', `http://127.0.0.1:${port}`, server.pid!);
-  } finally {
-    await stopChild(server);
+    const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const bases: string[] = [];
+    for (let i = 0; i < setup.instances; i++) {
+      const dataDir = mkdtempSync(join(tmpdir(), 'leadline-bench-routing-'));
+      dataDirs.push(dataDir);
+      // One profile per thread (main, media workers, tsx's loader), named by pid and thread.
+      const prof =
+        cpuProfDir && i === 0 ? ['--cpu-prof', `--cpu-prof-dir=${join(cpuProfDir, label)}`] : [];
+      const child = startOnCore(
+        SERVER_CORE,
+        [...prof, ...nodeArgs, '--import', 'tsx', 'routing/product-host.ts'],
+        {
+          PORT: '0',
+          HOST: '127.0.0.1',
+          DATA_DIR: dataDir,
+          LOG_LEVEL: 'warn',
+          VOICE_ICE_ADDRESSES: '127.0.0.1',
+          AGENT_RING_TIMEOUT_MS: String(RING_TIMEOUT_MS),
+          AGENTS: String(agents),
+          ...ONE_ADDRESS_LOAD,
+          ...(postgres
+            ? { DATABASE_URL: postgres.url, ...CLUSTER_SECRETS, SEED: i === 0 ? '1' : '0' }
+            : {}),
+          // Only the leader routes: the probes go there.
+          ...(i === 0
+            ? {}
+            : {
+                BENCH_SQL_STATS: '',
+                BENCH_BURST_PROF: '',
+                BENCH_STALLS: '',
+                BENCH_BURST_WINDOW: '',
+              }),
+          ...(i === 0 && profileFile ? { BENCH_BURST_PROF: profileFile } : {}),
+        },
+      );
+      children.push(child);
+      const { url, role } = await ready<{ url: string; role: string }>(
+        child,
+        `instance ${i + 1} of ${setup.title}`,
+      );
+      if (role !== (i === 0 ? 'leader' : 'follower')) {
+        throw new Error(`instance ${i + 1} of ${setup.title} started as the ${role}`);
+      }
+      // Past its ready line an instance's output is kept (BENCH_SERVER_STDOUT) or dropped, never
+      // left unread: a full pipe would stop it at its next log line.
+      const keep = process.env.BENCH_SERVER_STDOUT;
+      if (keep) child.stdout?.pipe(createWriteStream(`${keep}.${label}.instance-${i + 1}`));
+      else child.stdout?.resume();
+      bases.push(url);
+    }
+    return { bases, pids: children.map((c) => c.pid!), ...(postgres ? { postgres } : {}), stop };
+  } catch (error) {
+    await stop();
+    throw error;
   }
 }
 
-async function productRound(round: number): Promise<Measured> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'leadline-bench-routing-'));
-  // One profile per thread (main, media workers, tsx's loader), named by pid and thread.
-  const prof = cpuProfDir
-    ? ['--cpu-prof', `--cpu-prof-dir=${join(cpuProfDir, `round-${round}`)}`]
-    : [];
-  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const server = startOnCore(
-    SERVER_CORE,
-    [...prof, ...nodeArgs, '--import', 'tsx', 'routing/product-host.ts'],
-    {
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      VOICE_ICE_ADDRESSES: '127.0.0.1',
-      AGENT_RING_TIMEOUT_MS: String(RING_TIMEOUT_MS),
-      AGENTS: String(agents),
-      ...ONE_ADDRESS_LOAD,
-    },
-  );
+/** Starts the servers, drives them once, stops them. */
+async function measure(mode: 'product' | 'bare', start: () => Promise<Servers>): Promise<Measured> {
+  const servers = await start();
   try {
-    const { url } = await ready<{ url: string }>(server, 'the product');
-    // Past its ready line the product's output is kept (BENCH_SERVER_STDOUT) or dropped, never
-    // left unread: a full pipe would stop the product at its next log line.
-    const keep = process.env.BENCH_SERVER_STDOUT;
-    if (keep) server.stdout?.pipe(createWriteStream(`${keep}.round-${round}`));
-    else server.stdout?.resume();
-    return await drive('product', url, server.pid!);
+    return await drive(mode, servers);
   } finally {
-    await stopChild(server);
-    rmSync(dataDir, { recursive: true, force: true });
+    await servers.stop();
   }
 }
 
-/** p50 / p99 / max of `values`, and the same as numbers. */
-const spread = (values: number[]) => ({
-  p50: quantile(values, 0.5),
-  p99: quantile(values, 0.99),
-  max: Math.max(...values),
-  n: values.length,
-});
-type Spread = ReturnType<typeof spread>;
-const ms = (value: number): string => (value >= 10 ? round(value, 0) : round(value, 1)).toString();
-const triple = (s: Spread): string => `${ms(s.p50)} / ${ms(s.p99)} / ${ms(s.max)}`;
-const ratio = (value: number): string => `${round(value, 1)}×`;
-
-interface Round {
-  label: string;
+/** One set-up in one round, with its reference measured just before. */
+interface Pair {
+  setup: Setup['id'];
+  round: number;
+  /** The 1-minute load average when this pair began. */
+  loadAtStart: number;
   bare: Measured;
   product: Measured;
 }
 
-const loadAtStart = loadavg();
-const measured: Round[] = [];
-for (let i = 1; i <= rounds; i++) {
-  console.log(`round ${i}/${rounds}: bare push…`);
-  const bare = await bareRound();
-  console.log(`round ${i}/${rounds}: product…`);
-  const product = await productRound(i);
-  measured.push({ label: `round ${i}`, bare, product });
-}
-const loadAtEnd = loadavg();
+// ---------------------------------------------------------------- the run
 
-/** Rows of the target table and of the queue table, over `rounds` (one, or all pooled). */
-function rows(label: string, of: Round[]): { target: string; queue: string } {
-  const b = spread(of.flatMap((r) => r.bare.offeredMs));
-  const p = spread(of.flatMap((r) => r.product.offeredMs));
-  const http = spread(of.flatMap((r) => r.product.httpMs));
-  const q = spread(of.flatMap((r) => r.product.queuedMs));
-  const freed = spread(of.flatMap((r) => r.product.freedToInviteMs));
-  const missing = of.reduce((n, r) => n + r.product.missing.offered, 0);
-  const queuedMissing = of.reduce((n, r) => n + r.product.missing.queued, 0);
-  const bounced = of.reduce((n, r) => n + r.product.bounced, 0);
-  const perLead = (pick: (r: Round) => Measured) =>
-    of.reduce((sum, r) => sum + pick(r).burstCpuMs, 0) /
-    of.reduce((sum, r) => sum + pick(r).leads, 0);
-  const cpu = `${ms(perLead((r) => r.bare))} / ${ms(perLead((r) => r.product))}`;
-  // Each half of the target on its own, then both (every lead offered at once rung).
-  const under = p.p99 < TARGET_P99_MS;
-  const within = p.p99 <= TARGET_RATIO * b.p99;
-  const met = `p99 < ${TARGET_P99_MS} ms: ${under ? 'yes' : 'no'}; ≤ ${TARGET_RATIO}×: ${within ? 'yes' : 'no'}; both: ${under && within && missing === 0 ? 'yes' : 'no'}`;
+const startedAt = Date.now();
+const loadAtStart = refuseIfBusy('routing').values;
+const pairs: Pair[] = [];
+for (let r = 1; r <= rounds; r++) {
+  // The order turns by one each round.
+  const order = setups.map((_, i) => setups[(i + r - 1) % setups.length]!);
+  for (const setup of order) {
+    const load = loadNow().values[0]!;
+    console.log(`round ${r}/${rounds}, ${setup.title}: bare push…`);
+    const bare = await measure('bare', startBare);
+    console.log(`round ${r}/${rounds}, ${setup.title}: product…`);
+    const product = await measure('product', () => startProduct(setup, `${setup.id}-round-${r}`));
+    pairs.push({ setup: setup.id, round: r, loadAtStart: load, bare, product });
+  }
+}
+
+// ---------------------------------------------------------------- figures
+
+const p50Of = (values: number[]) => quantile(values, 0.5);
+const p99Of = (values: number[]) => quantile(values, 0.99);
+const median = (values: number[]) => quantile(values, 0.5);
+const ms = (value: number): string =>
+  Number.isFinite(value) ? (value >= 10 ? round(value, 0) : round(value, 1)).toString() : '–';
+const triple = (values: number[]): string =>
+  values.length ? `${ms(p50Of(values))} / ${ms(p99Of(values))} / ${ms(Math.max(...values))}` : '–';
+/** `median (min–max)` of per-round values. */
+const spreadText = (values: number[]): string =>
+  values.length > 1
+    ? `${ms(median(values))} (${ms(Math.min(...values))}–${ms(Math.max(...values))})`
+    : ms(values[0] ?? NaN);
+
+/** Server CPU per lead of one measurement (ms): Leadline, PostgreSQL, both. */
+function cpuPerLead(m: Measured) {
+  const leadline = (m.cpu.leaderMs + m.cpu.followersMs) / m.leads;
+  const postgres = m.cpu.postgresMs / m.leads;
   return {
-    target: `| ${label} | ${triple(b)} | ${p.n} | ${triple(p)} | ${ratio(p.p50 / b.p50)} | ${ratio(p.p99 / b.p99)} | ${ms(http.p50)} / ${ms(http.p99)} | ${cpu} | ${missing} | ${met} |`,
-    queue: `| ${label} | ${q.n + queuedMissing} | ${triple(q)} | ${triple(freed)} | ${bounced} | ${queuedMissing} |`,
+    leader: m.cpu.leaderMs / m.leads,
+    followers: m.cpu.followersMs / m.leads,
+    leadline,
+    postgres,
+    total: leadline + postgres,
   };
 }
 
-const table = measured.map((r) => rows(r.label, [r]));
-if (measured.length > 1) table.push(rows(`all ${measured.length} rounds pooled`, measured));
-const perRound = (pick: (r: Round) => number): string => {
-  const values = measured.map(pick);
-  return `${ms(Math.min(...values))}–${ms(Math.max(...values))}`;
+/** Thread kinds of the leader, for "where the CPU goes". */
+const threadKind = (key: string): string => {
+  const name = key.slice(key.indexOf(' ') + 1);
+  if (name === 'main thread') return 'main thread';
+  if (/^V8 /.test(name)) return "V8's helper threads (GC, compiling)";
+  if (/libuv|worker/i.test(name) && !/^node$/.test(name)) return 'libuv and other helper threads';
+  return 'worker threads (the media engine)';
 };
-const p99Of = (values: number[]) => quantile(values, 0.99);
-const p50Of = (values: number[]) => quantile(values, 0.5);
-const statuses = measured
-  .map((r) =>
-    Object.entries(r.product.statuses)
-      .map(([status, n]) => `${n} ${status}`)
-      .join(', '),
-  )
-  .join('; ');
-const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU';
-// The load at the end is mostly the benchmark's own (both cores busy): only the start says
-// whether other work shared the machine.
-const busy = loadAtStart[0]! > 0.5;
-const loadNote = `Load average (1 / 5 / 15 min) ${loadAtStart.map((l) => round(l, 2)).join(' / ')} at the start, ${loadAtEnd.map((l) => round(l, 2)).join(' / ')} at the end${busy ? ': the machine was not idle when the run began (earlier work still weighs in the 1-minute average), so the figures may be higher and noisier than on an idle machine' : ''}.`;
-const maxLoopDelay = Math.max(
-  ...measured.flatMap((r) => [r.bare.loopDelayMs.max, r.product.loopDelayMs.max]),
+
+/** One set-up's figures over its rounds. */
+interface SetupFigures {
+  setup: Setup;
+  pairs: Pair[];
+  p50: number[];
+  p99: number[];
+  bareP50: number[];
+  bareP99: number[];
+  pooledP99: number;
+  pooledBareP99: number;
+  cpuTotal: number[];
+  cpuLeadline: number[];
+  cpuPostgres: number[];
+  never: number;
+  medianP99: number;
+  medianCpu: number;
+  p99Met: boolean;
+  cpuMet: boolean;
+  met: boolean;
+  missedBy?: string;
+  /** The leader's CPU per lead by thread kind, median over the rounds. */
+  threads: Array<[string, number]>;
+  profile?: ProfileSummary;
+}
+
+interface ProfileSummary {
+  busyMs: number;
+  windowMs: number;
+  perLeadMs: number;
+  areas: Array<{ area: string; share: number }>;
+  functions: Array<{ name: string; share: number }>;
+}
+
+function figuresOf(setup: Setup): SetupFigures {
+  const of = pairs.filter((p) => p.setup === setup.id);
+  const p50 = of.map((p) => p50Of(p.product.offeredMs));
+  const p99 = of.map((p) => p99Of(p.product.offeredMs));
+  const cpu = of.map((p) => cpuPerLead(p.product));
+  const cpuTotal = cpu.map((c) => c.total);
+  const never = of.reduce((n, p) => n + p.product.missing.offered, 0);
+  const medianP99 = median(p99);
+  const medianCpu = median(cpuTotal);
+  const p99Met = medianP99 < setup.targetP99Ms;
+  const cpuMet = setup.targetCpuMs === undefined || medianCpu <= setup.targetCpuMs;
+  const kinds = new Map<string, number[]>();
+  for (const p of of) {
+    const byKind = new Map<string, number>();
+    for (const [key, used] of p.product.cpu.leaderThreads) {
+      byKind.set(threadKind(key), (byKind.get(threadKind(key)) ?? 0) + used / p.product.leads);
+    }
+    for (const [kind, perLead] of byKind) kinds.set(kind, [...(kinds.get(kind) ?? []), perLead]);
+  }
+  const threads = [...kinds]
+    .map(([kind, values]): [string, number] => [
+      kind,
+      median([...values, ...Array<number>(of.length - values.length).fill(0)]),
+    ])
+    .sort((a, b) => b[1] - a[1]);
+  const misses = [
+    p99Met
+      ? ''
+      : `p99 ${ms(medianP99)} ms, ${ms(medianP99 - setup.targetP99Ms)} ms over ${setup.targetP99Ms} ms`,
+    cpuMet
+      ? ''
+      : `${ms(medianCpu)} ms of server CPU per lead, ${ms(medianCpu - setup.targetCpuMs!)} ms over ${setup.targetCpuMs} ms`,
+    never ? `${never} leads offered at once never rang` : '',
+  ].filter(Boolean);
+  return {
+    setup,
+    pairs: of,
+    p50,
+    p99,
+    bareP50: of.map((p) => p50Of(p.bare.offeredMs)),
+    bareP99: of.map((p) => p99Of(p.bare.offeredMs)),
+    pooledP99: p99Of(of.flatMap((p) => p.product.offeredMs)),
+    pooledBareP99: p99Of(of.flatMap((p) => p.bare.offeredMs)),
+    cpuTotal,
+    cpuLeadline: cpu.map((c) => c.leadline),
+    cpuPostgres: cpu.map((c) => c.postgres),
+    never,
+    medianP99,
+    medianCpu,
+    p99Met,
+    cpuMet,
+    met: misses.length === 0,
+    ...(misses.length ? { missedBy: misses.join('; ') } : {}),
+    threads,
+  };
+}
+
+const figures = setups.map(figuresOf);
+
+// ---------------------------------------------------------------- profile of a missed target
+
+/** One more round of `setup`, not counted, with the leader's main thread profiled in the burst. */
+async function profileRound(setup: Setup): Promise<ProfileSummary | undefined> {
+  const dir = mkdtempSync(join(tmpdir(), 'leadline-bench-routing-profile-'));
+  const file = join(dir, 'burst.cpuprofile');
+  try {
+    console.log(`profile round, ${setup.title} (not counted)…`);
+    const servers = await startProduct(setup, `${setup.id}-profile`, file);
+    let measured: Measured;
+    try {
+      // The probe starts and stops on the signals the bench sends around the burst.
+      measured = await driveProbed(servers);
+    } finally {
+      await servers.stop();
+    }
+    const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+    const summary = summariseByArea(profile);
+    return {
+      busyMs: summary.busyMs,
+      windowMs: summary.windowMs,
+      perLeadMs: summary.busyMs / measured.leads,
+      areas: summary.areas.slice(0, 8),
+      functions: summary.functions.slice(0, 8),
+    };
+  } catch (error) {
+    console.error(`the profile round of ${setup.title} failed:`, error);
+    return undefined;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** `drive`, signalling the leader around the burst whatever `probing` says. */
+async function driveProbed(servers: Servers): Promise<Measured> {
+  const signal = () => process.kill(servers.pids[0]!, 'SIGUSR2');
+  const client = startOnCore(CLIENT_CORE, ['--import', 'tsx', 'routing/load-client.ts'], {
+    MODE: 'product',
+    BASES: servers.bases.join(','),
+    AGENTS: String(agents),
+    LEADS: String(leadCount),
+    SPREAD_MS: String(spreadMs),
+    WARMUP_LEADS: String(warmupLeads),
+  });
+  client.stderr?.resume();
+  let result: LoadResult | undefined;
+  for await (const line of createInterface({ input: client.stdout! })) {
+    const message = JSON.parse(line) as { phase: string };
+    if (message.phase === 'warm' || message.phase === 'offered') signal();
+    if (message.phase === 'result') result = message as unknown as LoadResult;
+  }
+  if (!result) throw new Error('the load client failed in the profile round');
+  // The profile is written once the profiler stops: give it a moment.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const none = { leaderMs: 0, followersMs: 0, postgresMs: 0, clientMs: 0, leaderThreads: [] };
+  return { ...result, cpu: none, foreignShare: NaN, windowMs: NaN };
+}
+
+if (profileMisses && !probing) {
+  for (const f of figures) {
+    if (!f.met) {
+      const profile = await profileRound(f.setup);
+      if (profile) f.profile = profile;
+    }
+  }
+}
+const loadAtEnd = loadNow().values;
+
+// ---------------------------------------------------------------- the section
+
+const cpuModel = cpus()[0]?.model.trim() ?? 'unknown CPU';
+const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
+const busyPairs = pairs.filter((p) => p.product.foreignShare > BUSY_FOREIGN_SHARE);
+const pct = (share: number) => (Number.isFinite(share) ? `${Math.round(share * 100)} %` : '–');
+const setupsCommand = `${COMMAND}${setups.length < SETUPS.length ? ` (BENCH_SETUPS=${setups.map((s) => s.id).join(',')})` : ''}`;
+
+const targetText = (s: Setup) =>
+  `p99 < ${s.targetP99Ms} ms${s.targetCpuMs === undefined ? '' : `, ≤ ${s.targetCpuMs} ms CPU/lead`}`;
+const metText = (f: SetupFigures) => (f.met ? 'yes' : `**no**: ${f.missedBy}`);
+
+const headline = figures.map(
+  (f) =>
+    `| ${f.setup.title} | ${f.pairs.length} | ${spreadText(f.p50)} | ${spreadText(f.p99)} | ${ms(f.pooledP99)} | ${spreadText(f.bareP50)} / ${spreadText(f.bareP99)} | ${formatRatio(median(f.p99) / median(f.bareP99))} | ${spreadText(f.cpuLeadline)} + ${spreadText(f.cpuPostgres)} = ${spreadText(f.cpuTotal)} | ${f.never} | ${targetText(f.setup)} | ${metText(f)} |`,
 );
 
-const markdown = `## Routing: 100 leads to 50 agents, POST to \`invite\`
+const roundRows = pairs.map((p) => {
+  const setup = SETUPS.find((s) => s.id === p.setup)!;
+  const c = cpuPerLead(p.product);
+  const b = cpuPerLead(p.bare);
+  const marked = p.product.foreignShare > BUSY_FOREIGN_SHARE ? ' (busy)' : '';
+  return `| ${setup.title} | ${p.round} | ${round(p.loadAtStart, 2)} | ${pct(p.product.foreignShare)}${marked} | ${triple(p.bare.offeredMs)} | ${p.product.offeredMs.length} | ${triple(p.product.offeredMs)} | ${formatRatio(p99Of(p.product.offeredMs) / p99Of(p.bare.offeredMs))} | ${ms(p50Of(p.product.httpMs))} / ${ms(p99Of(p.product.httpMs))} | ${ms(c.leader)}${setup.instances > 1 ? ` + ${ms(c.followers)}` : ''} + ${ms(c.postgres)} = ${ms(c.total)} (bare ${ms(b.total)}) | ${p.product.missing.offered} |`;
+});
 
-Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} cores (${cpu}), Node ${process.version}, with \`npx tsx bench/routing/run.ts\` (${measured.length} rounds, each with its own reference). ${loadNote}
+const queueRows = figures.map((f) => {
+  const q = f.pairs.flatMap((p) => p.product.queuedMs);
+  const freed = f.pairs.flatMap((p) => p.product.freedToInviteMs);
+  const missing = f.pairs.reduce((n, p) => n + p.product.missing.queued, 0);
+  const bounced = f.pairs.reduce((n, p) => n + p.product.bounced, 0);
+  return `| ${f.setup.title} | ${q.length + missing} | ${triple(q)} | ${triple(freed)} | ${bounced} | ${missing} |`;
+});
 
-**Set-up.** Each round, two servers in turn on core ${SERVER_CORE}${canPin ? '' : ' (not pinned: `taskset` missing)'}, the load generator (bench/routing/load-client.ts) on core ${CLIENT_CORE}, a separate process. *Routing*: the product started by \`startLeadline\` (bench/routing/product-host.ts: HTTP API, PGlite, the voice engine with its media workers, call flows; \`LOG_LEVEL=warn\`, \`AGENT_RING_TIMEOUT_MS=${RING_TIMEOUT_MS}\` so that no ring times out during the run) on a fresh database with the demo account and ${agents} agents. Each agent logs in over HTTP, fetches a token (\`GET /api/v1/twilio/token2\`) and opens its own PStream socket (\`PStreamTestClient\`: \`listen\`, \`register\`; signalling only, no media; nobody answers). Warm-up: ${warmupLeads} leads, one after the other, each rejected by every agent until it ends missed (so the intake's code has run ${warmupLeads} times and the ring's ${warmupLeads * agents} times before the burst, as a server that has been up a while; the bare server gets 50 requests). One second after the warm-up (\`BURST_DELAY_MS\`, in which the media workers make the ready offers the warm-up used up), ${leadCount} leads are posted evenly within ${spreadMs} ms (\`POST /api/v1/leads\`, \`Authorization: Bearer demo-api-key\`, \`{fname, phone_number}\`, each its own number). *Bare push (reference)*: a plain Node HTTP server with a \`ws\` server (bench/routing/bare-push-server.ts) that pushes one invite-shaped frame to the next of ${agents} connected sockets for each POST, then answers; the same client, sockets, warm-up (50 requests) and posting schedule.
+const whereCpuGoes = figures.map((f) => {
+  const threads = f.threads
+    .filter(([, v]) => v >= 0.05)
+    .map(([kind, v]) => `${kind} ${ms(v)}`)
+    .join(', ');
+  const parts = [
+    `*${f.setup.title}*: per lead (medians of the rounds) the ${f.setup.instances > 1 ? 'leader' : 'instance'} ${ms(median(f.pairs.map((p) => cpuPerLead(p.product).leader)))} ms (${threads || 'no thread above 0.05 ms'})`,
+    f.setup.instances > 1
+      ? `the ${f.setup.instances - 1} followers ${ms(median(f.pairs.map((p) => cpuPerLead(p.product).followers)))} ms together`
+      : '',
+    f.setup.database === 'postgres' ? `PostgreSQL's backends ${ms(median(f.cpuPostgres))} ms` : '',
+  ].filter(Boolean);
+  const profile = f.profile
+    ? ` Profile round (not counted; the leader's main thread over the burst, ${ms(f.profile.busyMs)} ms busy in ${ms(f.profile.windowMs)} ms, ${ms(f.profile.perLeadMs)} ms per lead): ${f.profile.areas.map((a) => `${a.area} ${pct(a.share)}`).join(', ')}; busiest functions (self time): ${f.profile.functions
+        .slice(0, 5)
+        .map((fn) => `\`${fn.name}\` ${pct(fn.share)}`)
+        .join(', ')}.`
+    : '';
+  return `- ${parts.join('; ')}.${profile}`;
+});
 
-- *POST → invite*: from just before the client sends the POST to the agent's socket receiving the lead's \`invite\` frame (timestamped in the socket's first listener), for the leads the product offered at once (their POST answered \`ringing\`): with ${agents} agents, the first ${agents} leads ring at once and the rest wait. For the bare push, every POST. p99 by nearest rank: of 50 samples it is the largest, so the pooled row is the steadier figure.
-- *POST answered*: POST → its HTTP answer (the product rings the agent before it answers).
-- *Server CPU per lead*: the server process's CPU time (all its threads, from \`/proc\`, 10 ms ticks) from just before the burst until every POST was answered and the first wave rang, divided by the ${leadCount} leads (queued ones included). Posting one lead every ${spreadMs / leadCount} ms, a server needing more than that per lead on its one core falls behind, and the wait of each lead adds up.
-- Target (issue 13): routing p99 < ${TARGET_P99_MS} ms and ≤ ${TARGET_RATIO}× the bare push's p99, every lead offered at once rung.
+const markdown = `## Routing: 100 leads to 50 agents, POST to \`invite\`, on PGlite and PostgreSQL, 1 and 3 instances
 
-| Round | Bare push p50 / p99 / max (ms) | Offered at once | Routing POST → invite p50 / p99 / max (ms) | p50 / bare | p99 / bare | POST answered p50 / p99 (ms) | Server CPU per lead, bare / routing (ms) | Never rung | Target met |
-|---|---|---:|---|---:|---:|---|---|---:|---|
-${table.map((t) => t.target).join('\n')}
+Run ${date} UTC on ${cpus().length} cores (${cpuModel}), Node ${process.version}; command \`${setupsCommand}\` (alone: \`npx tsx bench/routing/run.ts\`; ${Math.round((Date.now() - startedAt) / 1000)} s), ${rounds} rounds, each set-up with its own reference measured just before it. ${loadSentence(loadAtStart, loadAtEnd)} Other work on the machine during the bursts (all CPU less the bench's own processes): ${busyPairs.length === 0 ? `under ${pct(BUSY_FOREIGN_SHARE)} of a core in every round` : `**above ${pct(BUSY_FOREIGN_SHARE)} of a core in ${busyPairs.length} of ${pairs.length} measurements** (marked busy below: their figures include others' work)`}.
 
-**Queue wait** (not part of the target). The leads whose POST answered \`queued\` (every agent ringing). Once the first wave rings, the rung agents reject their lead (\`reject {callsid}\`) one after another, each as soon as the agent before was offered its next lead: the rejected lead finds every other agent ringing and goes back to the queue, and the freed agent is offered the oldest waiting lead. *Queue wait*: POST → the queued lead's \`invite\` (mostly how long the bench kept every agent busy). *Reject → next invite*: from an agent's \`reject\` to its next \`invite\`, how fast a freed agent gets a waiting lead. *Moved on*: next invites that were not a queued lead. (Rejected all at once, the rejected leads move on to the agents just freed, ahead of the queue, as routing offers a rejected lead to the next idle agent: in a trial run 573 rejects in 30 s rang only 19 of the 50 queued leads.)
+**Set-up.** Three set-ups (issue 38, item 4), every round in turn (the order turning by one each round), each as \`npm start\` starts it (bench/routing/product-host.ts): *PGlite, 1 instance*: the whole product in one process (HTTP API, PGlite, the voice engine with its media workers, call flows). *PostgreSQL, 1 instance*: the same on a fresh PostgreSQL database (created for the round on the local server, dropped after). *PostgreSQL, 3 instances*: three instances started the same way on one fresh database, with the same \`TOKEN_SECRET\` and \`PUSHER_SECRET\`: the first takes the media lease and routes; the other two follow and relay to it (apps/server/src/cluster/start-instance.ts). The instances on core ${SERVER_CORE}${canPin ? '' : ' (not pinned: `taskset` missing)'}, the load generator (bench/routing/load-client.ts) on core ${CLIENT_CORE}, PostgreSQL (the system's service) not pinned; \`LOG_LEVEL=warn\`, \`AGENT_RING_TIMEOUT_MS=${RING_TIMEOUT_MS}\` so that no ring times out during the run; the demo account and ${agents} agents. Each agent logs in over HTTP, fetches a token (\`GET /api/v1/twilio/token2\`) and opens its own PStream socket (\`PStreamTestClient\`: \`listen\`, \`register\`; signalling only, no media; nobody answers), with three instances round-robin over them (agent *i* through instance *i* mod 3). Warm-up: ${warmupLeads} leads, one after the other, each rejected by every agent until it ends missed (the intake's code has run ${warmupLeads} times and the ring's ${warmupLeads * agents} times before the burst, as on a server that has been up a while; the bare server gets 50 requests). One second after the warm-up (\`BURST_DELAY_MS\`, in which the media workers make the ready offers the warm-up used up), ${leadCount} leads are posted evenly within ${spreadMs} ms (\`POST /api/v1/leads\`, \`Authorization: Bearer demo-api-key\`, \`{fname, phone_number}\`, each its own number; with three instances round-robin over them, a follower relaying its POSTs to the leader). *Bare push (reference)*: a plain Node HTTP server with a \`ws\` server (bench/routing/bare-push-server.ts) that pushes one invite-shaped frame to the next of ${agents} connected sockets for each POST, then answers; the same client, sockets, warm-up (50 requests) and posting schedule, on core ${SERVER_CORE}, measured just before each set-up.
 
-| Round | Queued | Queue wait p50 / p99 / max (ms) | Reject → next invite p50 / p99 / max (ms) | Moved on | Never rung |
+- *POST → invite*: from just before the client sends the POST to the agent's socket receiving the lead's \`invite\` frame (timestamped in the socket's first listener), for the leads offered at once (POST answered \`ringing\`): with ${agents} agents, the first ${agents} leads ring at once and the rest wait. For the bare push, every POST. A round's p99 (nearest rank) of 50 samples is its largest; the headline is the median over the rounds of each round's p99, with the lowest and highest, and the p99 of all rounds pooled.
+- *Server CPU per lead*: the CPU time (from \`/proc\`, 10 ms ticks) of every Leadline process (all threads) and of the PostgreSQL backends serving the round's database, from just before the burst (one second before its first POST) until every POST was answered and the first wave rang, over the ${leadCount} leads (queued ones included). Posting one lead every ${spreadMs / leadCount} ms, servers needing more than that per lead on their one core fall behind.
+- Targets (issue 38, item 4): PostgreSQL, 1 and 3 instances: p99 POST → invite under 100 ms and at most 5 ms of server CPU per lead; PGlite, 1 instance: p99 under 150 ms. Judged on the medians over the rounds; every lead offered at once must ring.
+
+| Set-up | Rounds | POST → invite p50 (ms), median (min–max) | p99 (ms), median (min–max) | p99 pooled (ms) | Bare push p50 / p99 (ms), median (min–max) | p99 / bare | Server CPU per lead (ms): Leadline + PostgreSQL = total, median (min–max) | Never rung | Target | Met |
+|---|---:|---|---|---:|---|---:|---|---:|---|---|
+${headline.join('\n')}
+
+Where the CPU goes:
+
+${whereCpuGoes.join('\n')}
+
+Every round (*load*: the 1-minute load average as the pair began, mostly the run's own earlier work; *other work*: CPU of other processes on the machine during the burst, as a share of one core):
+
+| Set-up | Round | Load | Other work | Bare push p50 / p99 / max (ms) | Offered at once | POST → invite p50 / p99 / max (ms) | p99 / bare | POST answered p50 / p99 (ms) | CPU per lead (ms): leader [+ followers] + PostgreSQL = total | Never rung |
+|---|---:|---:|---|---|---:|---|---:|---|---|---:|
+${roundRows.join('\n')}
+
+**Queue wait** (not part of the target), all rounds pooled. The leads whose POST answered \`queued\` (every agent ringing). Once the first wave rings, the rung agents reject their lead (\`reject {callsid}\`) one after another, each as soon as the agent before was offered its next lead: the rejected lead finds every other agent ringing and goes back to the queue, and the freed agent is offered the oldest waiting lead. *Queue wait*: POST → the queued lead's \`invite\` (mostly how long the bench kept every agent busy). *Reject → next invite*: from an agent's \`reject\` to its next \`invite\`, how fast a freed agent gets a waiting lead. *Moved on*: next invites that were not a queued lead.
+
+| Set-up | Queued | Queue wait p50 / p99 / max (ms) | Reject → next invite p50 / p99 / max (ms) | Moved on | Never rung |
 |---|---:|---|---|---:|---:|
-${table.map((t) => t.queue).join('\n')}
+${queueRows.join('\n')}
 
-Spread over the rounds: routing p50 ${perRound((r) => p50Of(r.product.offeredMs))} ms, p99 ${perRound((r) => p99Of(r.product.offeredMs))} ms; bare push p50 ${perRound((r) => p50Of(r.bare.offeredMs))} ms, p99 ${perRound((r) => p99Of(r.bare.offeredMs))} ms; reject → next invite p50 ${perRound((r) => p50Of(r.product.freedToInviteMs))} ms. POST answers per round: ${statuses}. The client's own event loop ran at most ${ms(maxLoopDelay)} ms late.
+POST answers per measurement: ${pairs
+  .map(
+    (p) =>
+      `${p.setup} round ${p.round}: ${Object.entries(p.product.statuses)
+        .map(([status, n]) => `${n} ${status}`)
+        .join(', ')}`,
+  )
+  .join(
+    '; ',
+  )}. The client's own event loop ran at most ${ms(Math.max(...pairs.flatMap((p) => [p.bare.loopDelayMs.max, p.product.loopDelayMs.max])))} ms late. Every round's figures: bench/results/routing.json.
+
+Reproduce: \`npx tsx bench/routing/run.ts\` on an otherwise idle machine with PostgreSQL on 127.0.0.1:5432 (\`BENCH_POSTGRES_URL\`); \`BENCH_SETUPS=pglite-1,postgres-1,postgres-3\`, \`BENCH_ROUNDS\`, \`BENCH_REFUSE_BUSY=1\`, \`BENCH_PROFILE=0\` and the probes are described in the script's header.
 `;
 
-if (writeDoc) {
+if (writeResults) {
   writeSection('routing', markdown);
-  console.log('wrote the routing section of docs/benchmarks.md');
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  writeFileSync(
+    join(RESULTS_DIR, 'routing.json'),
+    `${JSON.stringify(
+      {
+        measuredAt: new Date().toISOString(),
+        command: setupsCommand,
+        loadAverage: { start: loadAtStart, end: loadAtEnd },
+        settings: { rounds, agents, leads: leadCount, spreadMs, warmupLeads },
+        setups: figures.map((f) => ({
+          id: f.setup.id,
+          title: f.setup.title,
+          target: targetText(f.setup),
+          met: f.met,
+          missedBy: f.missedBy ?? null,
+          p50Ms: f.p50,
+          p99Ms: f.p99,
+          pooledP99Ms: f.pooledP99,
+          bareP50Ms: f.bareP50,
+          bareP99Ms: f.bareP99,
+          cpuPerLeadMs: { leadline: f.cpuLeadline, postgres: f.cpuPostgres, total: f.cpuTotal },
+          leaderThreadsPerLeadMs: Object.fromEntries(f.threads),
+          profile: f.profile ?? null,
+        })),
+        rounds: pairs.map((p) => ({
+          setup: p.setup,
+          round: p.round,
+          loadAtStart: p.loadAtStart,
+          foreignShare: p.product.foreignShare,
+          bare: { offeredMs: p.bare.offeredMs, cpu: p.bare.cpu },
+          product: {
+            offeredMs: p.product.offeredMs,
+            httpMs: p.product.httpMs,
+            queuedMs: p.product.queuedMs,
+            freedToInviteMs: p.product.freedToInviteMs,
+            statuses: p.product.statuses,
+            missing: p.product.missing,
+            cpu: p.product.cpu,
+            windowMs: p.product.windowMs,
+          },
+        })),
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  for (const f of figures) {
+    recordRow({
+      name: `routing-${f.setup.id}`,
+      title: `routing, ${f.setup.title}`,
+      statistic: `p99 POST → invite, median of ${f.pairs.length} rounds (100 leads/s, 50 agents); server CPU ${ms(f.medianCpu)} ms/lead`,
+      ours: { label: 'POST /api/v1/leads → invite', value: round(f.medianP99, 1), unit: 'ms' },
+      reference: { label: 'bare ws push', value: round(median(f.bareP99), 1), unit: 'ms' },
+      ratio: round(f.medianP99 / median(f.bareP99), 2),
+      target: targetText(f.setup),
+      met: f.met,
+      ...(f.missedBy ? { missedBy: f.missedBy } : {}),
+      command: COMMAND,
+      details: {
+        setup: f.setup.id,
+        cpuPerLeadMs: f.medianCpu,
+        loadAverage: { start: loadAtStart, end: loadAtEnd },
+      },
+    });
+  }
+  console.log('wrote the routing section of docs/benchmarks.md and bench/results/routing.json');
 } else {
   console.log(markdown);
 }
