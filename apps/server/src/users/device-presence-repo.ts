@@ -88,12 +88,8 @@ export async function settleDevice(
   return settled;
 }
 
-/** Whether a row of the user is fresh after `freshAfter` (whatever their `is_online_app`). */
-export async function hasFreshDevice(
-  db: DbOrTx,
-  userId: number,
-  freshAfter: Date,
-): Promise<boolean> {
+/** Whether a row of the user is fresh after `freshAfter` (active or not). */
+async function hasFreshDevice(db: DbOrTx, userId: number, freshAfter: Date): Promise<boolean> {
   const [row] = await db
     .select({ one: sql<number>`1` })
     .from(devicePresence)
@@ -102,12 +98,24 @@ export async function hasFreshDevice(
   return row !== undefined;
 }
 
-/** The users with a row fresh after `freshAfter`. */
+/** Whether the user is online: active, with a row fresh after `freshAfter`. */
+export async function isDeviceOnline(db: Db, userId: number, freshAfter: Date): Promise<boolean> {
+  const [row] = await db
+    .select({ one: sql<number>`1` })
+    .from(devicePresence)
+    .innerJoin(users, eq(users.id, devicePresence.userId))
+    .where(and(eq(devicePresence.userId, userId), eq(users.active, true), fresh(freshAfter)))
+    .limit(1);
+  return row !== undefined;
+}
+
+/** The users online: active, with a row fresh after `freshAfter`. */
 export async function usersWithFreshDevice(db: Db, freshAfter: Date): Promise<number[]> {
   const rows = await db
     .selectDistinct({ userId: devicePresence.userId })
     .from(devicePresence)
-    .where(fresh(freshAfter));
+    .innerJoin(users, eq(users.id, devicePresence.userId))
+    .where(and(eq(users.active, true), fresh(freshAfter)));
   return rows.map((row) => row.userId);
 }
 

@@ -491,6 +491,10 @@ describe('device presence across instances', () => {
     await a.presence.idle();
     expect(await onlineInDb(user.id)).toBe(false);
     expect(a.telephony.events).toEqual([]);
+    expect(a.telephony.isOnline(user.identity)).toBe(false);
+    // Nor for an instance that starts and reads who is online.
+    const b = await startInstance(1);
+    expect(b.telephony.isOnline(user.identity)).toBe(false);
 
     const other = await newUser();
     a.presence.present(other.id, true);

@@ -39,7 +39,7 @@ import {
   PUSHER_PRESENCE_HOLDER,
   beatDevices,
   forgetOtherHolders,
-  hasFreshDevice,
+  isDeviceOnline,
   onlineWithoutFreshDevice,
   settleDevice,
   sweepStaleDevices,
@@ -321,7 +321,7 @@ export class DevicePresence {
     void this.#enqueue(news.userId, async () => {
       let online = news.online;
       try {
-        online = await hasFreshDevice(this.#options.db, news.userId, this.#freshAfter());
+        online = await isDeviceOnline(this.#options.db, news.userId, this.#freshAfter());
       } catch (error) {
         this.#options.log.warn({ err: error }, 'reading a device back failed: taken as told');
       }
