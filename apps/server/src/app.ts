@@ -163,6 +163,19 @@ export async function buildApp(
   });
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
   installErrorHandler(app);
+  // A stop answers the requests it was already serving with `Connection: close`: the server's
+  // close lets go only of the connections idle at that moment, and a keep-alive connection busy
+  // then (a Twilio callback: they reach every instance all the time) would otherwise hold the
+  // stop open for the keep-alive timeout (Fastify's 72 s). Requests arriving during the stop are
+  // Fastify's (503, `Connection: close`).
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) void reply.header('connection', 'close');
+    return payload;
+  });
   // Before any route: the OpenAPI document collects every route registered after it.
   await registerApiDocs(app);
   await registerSecurityHeaders(app, {
