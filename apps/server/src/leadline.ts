@@ -48,6 +48,7 @@ import { findCallerNumberByPhone } from './users/caller-numbers-repo';
 import { userChannelOf } from './realtime/channels';
 import type { Telephony } from './telephony/telephony';
 import { openTwilioProvider, type TwilioProvider } from './twilio/twilio-provider';
+import { twilioCallCarrier } from './twilio/twilio-reconcile';
 
 /** A running product. */
 export interface Leadline {
@@ -202,6 +203,9 @@ export async function startLeadline(
         (await liveSessionTags(db, [userId], new Date(), config.sessionIdleMs)).size > 0,
     }),
     ...(overrides.heartbeatMs === undefined ? {} : { heartbeatMs: overrides.heartbeatMs }),
+    // With Twilio the calls outlive this process and are shared by the instances: recovery and
+    // shutdown leave to Twilio what it still carries (calls/recovery.ts).
+    ...(twilioProvider ? { carrier: twilioCallCarrier(twilioProvider.client) } : {}),
   });
   const networkTests = new NetworkTests({
     telephony,
@@ -394,6 +398,8 @@ export async function startLeadline(
       // hangs for as long as a softphone stays connected.
       await Promise.all([app.close(), engine?.close(), realtime.close()]);
       await flows.idle();
+      // With Twilio the flows kept handling the callbacks in flight until the server closed.
+      flows.stop();
       await bus.close();
       await database.close();
     },
