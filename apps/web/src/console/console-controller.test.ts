@@ -219,6 +219,48 @@ describe('ConsoleController: incoming calls', () => {
     });
   });
 
+  it('starts loading the call user when the ring reaches the socket, before the SDK hands the call over, and loads it once', async () => {
+    const { controller, phone, server, view } = await setup();
+    const release = server.hold();
+    const { CallSid } = phone.device.invite(LEAD_CALL_USER);
+    // Loading while the SDK's ringtone starts: the call itself has not come yet.
+    expect(server.requestsTo('GET', '/api/v1/callusers/42')).toHaveLength(1);
+    expect(view()).toBe('waiting');
+    const call = phone.device.ring(LEAD_CALL_USER, { callSid: CallSid });
+    expect(view()).toBe('waiting');
+    release();
+    await vi.waitFor(() => expect(view()).toBe('ringing'));
+    expect(server.requestsTo('GET', '/api/v1/callusers/42')).toHaveLength(1);
+    expect(controller.state.call).toMatchObject({
+      callSid: call.parameters.CallSid,
+      callUserId: 42,
+    });
+  });
+
+  it('a call other than the one announced at the socket loads its own call user', async () => {
+    const { controller, phone, server, view } = await setup();
+    phone.device.invite(INBOUND_CALL_USER);
+    const call = phone.device.ring(LEAD_CALL_USER);
+    await vi.waitFor(() => expect(view()).toBe('ringing'));
+    expect(server.requestsTo('GET', '/api/v1/callusers/43')).toHaveLength(1);
+    expect(server.requestsTo('GET', '/api/v1/callusers/42')).toHaveLength(1);
+    expect(controller.state.call?.callSid).toBe(call.parameters.CallSid);
+  });
+
+  it('a ring at the socket while busy loads nothing; a call user that fails to load at the ring declines the call', async () => {
+    const { controller, phone, server, ring } = await setup();
+    await ring();
+    phone.device.invite(INBOUND_CALL_USER);
+    expect(server.requestsTo('GET', '/api/v1/callusers/43')).toHaveLength(0);
+    controller.ignore();
+    await vi.waitFor(() => expect(controller.state.view).toBe('waiting'));
+    const { CallSid } = phone.device.invite(77);
+    const unknown = phone.device.ring(77, { callSid: CallSid });
+    await vi.waitFor(() => expect(unknown.invocations).toEqual(['reject']));
+    expect(server.requestsTo('GET', '/api/v1/callusers/77')).toHaveLength(1);
+    expect(controller.errorLog.at(-1)).toContain('Call not found.');
+  });
+
   it('answers by itself when the server says autoaccept', async () => {
     const { controller, phone, platform } = await setup({
       callUsers: { 42: demoCallUser({ autoaccept: true }) },

@@ -35,6 +35,7 @@ import { applyRememberedAudioDevices } from '../phone/audio-devices';
 import type {
   PhoneAudio,
   PhoneCall,
+  PhoneCallParameters,
   PhoneConnectParams,
   PhoneDevice,
   PhoneCallWarningData,
@@ -239,6 +240,12 @@ export class ConsoleController implements ConsoleCommands {
   #device: PhoneDevice | null = null;
   /** A call that rang and whose call user is still loading. */
   #pendingCall: PhoneCall | null = null;
+  /**
+   * The call user of the latest ring seen at the socket (`invite`), loading since then: the
+   * call that follows (`incoming`, same call sid) takes it instead of loading it again.
+   */
+  #announced: { callSid: string; callUserId: number; loaded: Promise<CallUserResponse> } | null =
+    null;
   /** The call shown in ringing/oncall. */
   #activeCall: PhoneCall | null = null;
   /** The network test's call (Settings), which the console does not show. */
@@ -312,6 +319,7 @@ export class ConsoleController implements ConsoleCommands {
   stopPhone(): void {
     this.#session += 1;
     this.#user = null;
+    this.#announced = null;
     const pending = this.#pendingCall;
     this.#pendingCall = null;
     if (pending) this.#release(pending);
@@ -745,6 +753,9 @@ export class ConsoleController implements ConsoleCommands {
       // the token they have.
       void this.#refreshToken(session, true, !this.#user?.settings.no_token_refetch);
     });
+    device.on('invite', (parameters) => {
+      if (current()) this.#onInvite(parameters);
+    });
     device.on('incoming', (call) => {
       if (current()) void this.#onIncoming(call, session);
     });
@@ -782,6 +793,35 @@ export class ConsoleController implements ConsoleCommands {
     }
   }
 
+  /** Loads call user `callUserId` (through the app's query cache when it gives one). */
+  #loadCallUser(callUserId: number): Promise<CallUserResponse> {
+    return (this.#options.loadCallUser ?? ((id) => this.#options.api.getCallUser(id)))(callUserId);
+  }
+
+  /**
+   * A ring reached the socket: its call user starts loading now, while the SDK starts its
+   * ringtone (it hands the call over once that plays). Only a ring the console would take: the
+   * checks of `#onIncoming` decide again when the call comes.
+   */
+  #onInvite({ CallSid, From }: PhoneCallParameters): void {
+    const callUserId = parseCallUserId(From);
+    if (callUserId === null) return;
+    if (this.#pendingCall || this.#activeCall || !canTransition(this.state, 'incoming')) return;
+    const loaded = this.#loadCallUser(callUserId);
+    // Its failure is reported by the call that takes it; a ring that never comes takes nothing.
+    loaded.catch(() => undefined);
+    this.#announced = { callSid: CallSid, callUserId, loaded };
+  }
+
+  /** The call user of `callSid` if its load began at the ring, else a new load. */
+  #callUserOf(callSid: string, callUserId: number): Promise<CallUserResponse> {
+    const announced = this.#announced;
+    this.#announced = null;
+    return announced?.callSid === callSid && announced.callUserId === callUserId
+      ? announced.loaded
+      : this.#loadCallUser(callUserId);
+  }
+
   async #onIncoming(call: PhoneCall, session: number): Promise<void> {
     const { CallSid, From } = call.parameters;
     const callUserId = parseCallUserId(From);
@@ -805,9 +845,7 @@ export class ConsoleController implements ConsoleCommands {
     this.#wireCall(call, session);
     let loaded: CallUserResponse;
     try {
-      loaded = await (this.#options.loadCallUser ?? ((id) => this.#options.api.getCallUser(id)))(
-        callUserId,
-      );
+      loaded = await this.#callUserOf(CallSid, callUserId);
     } catch (error) {
       if (this.#pendingCall !== call) return;
       this.#pendingCall = null;

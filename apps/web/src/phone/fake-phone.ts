@@ -520,6 +520,23 @@ export class FakeDevice implements PhoneDevice {
     this.#events.off(event, listener);
   }
 
+  /**
+   * A ring for call-user `callUserId` reaches the socket (`invite`), before the SDK hands the
+   * call over: `ring` with the same `callSid` hands it over. Returns its parameters.
+   */
+  invite(
+    callUserId: number,
+    options: { from?: string; callSid?: string } = {},
+  ): PhoneCallParameters {
+    if (this.#state !== 'registered') throw new Error(`a ${this.#state} device cannot ring`);
+    const parameters = {
+      CallSid: options.callSid ?? `CA${String(this.#nextCallSid++).padStart(32, '0')}`,
+      From: options.from ?? `${CALL_USER_IDENTITY_PREFIX}${callUserId}`,
+    };
+    this.#events.emit('invite', parameters);
+    return parameters;
+  }
+
   /** A call for call-user `callUserId` rings (`From: client:<id>`, unless `from` is given). */
   ring(callUserId: number, options: { from?: string; callSid?: string } = {}): FakeCall {
     if (this.#state !== 'registered') throw new Error(`a ${this.#state} device cannot ring`);

@@ -156,6 +156,14 @@ export interface PhoneDeviceEvents {
   registered: () => void;
   /** The device can no longer receive calls. */
   unregistered: () => void;
+  /**
+   * A ring reached the signalling socket: its parameters (`From` names the call user), before
+   * the SDK hands the call over with `incoming` once its ringtone plays, so the console can
+   * start loading the call user meanwhile. Only where the adapter can see the socket (ours; the
+   * official SDK tells nothing before `incoming`). `incoming` may not follow (the caller gave
+   * up, or the SDK refused the call).
+   */
+  invite: (parameters: PhoneCallParameters) => void;
   /** A call is ringing for this agent. */
   incoming: (call: PhoneCall) => void;
   /** The access token expires soon (lifetime minus 10000 ms, spec section 9). */

@@ -14,6 +14,7 @@ import type {
   PhoneCallWarningData,
   PhoneCallWarningName,
 } from './phone-port';
+import { InviteTap } from './invite-tap';
 import { adaptDevice } from './sdk-adapter';
 
 /** An SDK call shaped like both SDKs' (Node-style emitter, as the official SDK's). */
@@ -184,6 +185,43 @@ describe('the phone port over an SDK', () => {
     call.off('warning-cleared', onCleared);
     expect(sdkCall.listenerCount('warning')).toBe(0);
     expect(sdkCall.listenerCount('warning-cleared')).toBe(0);
+  });
+
+  it('emits `invite` from the adapter’s watch on the sockets, never from the SDK device', () => {
+    const sdk = new SdkDevice();
+    const invites = new InviteTap();
+    let socket: { onmessage: ((event: MessageEvent) => void) | null } | null = null;
+    const watched = invites.watching(() => {
+      const created = {
+        readyState: 1,
+        onopen: null,
+        onclose: null,
+        onerror: null,
+        onmessage: null as ((event: MessageEvent) => void) | null,
+        send: () => undefined,
+        close: () => undefined,
+      };
+      socket = created;
+      return created;
+    })('ws://console.test/signal');
+    watched.onmessage = () => undefined;
+    const device = adaptDevice(sdk, { invites });
+    const heard: string[] = [];
+    const listener = (parameters: { From: string }) => heard.push(parameters.From);
+    device.on('invite', listener);
+    expect(sdk.listenerCount('invite')).toBe(0);
+    const frame = JSON.stringify({
+      type: 'invite',
+      payload: { callsid: 'CA1', sdp: 'v=0', parameters: { From: 'client:9' } },
+    });
+    socket!.onmessage!({ data: frame } as MessageEvent);
+    device.off('invite', listener);
+    socket!.onmessage!({ data: frame } as MessageEvent);
+    expect(heard).toEqual(['client:9']);
+    // Without a watch (the official SDK) nothing emits it.
+    const official = adaptDevice(new SdkDevice());
+    official.on('invite', listener);
+    expect(heard).toEqual(['client:9']);
   });
 
   it('connects with the params and wraps the new call', async () => {

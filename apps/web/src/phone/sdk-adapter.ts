@@ -24,6 +24,7 @@ import type {
   PhoneError,
   PhoneOutputDevices,
 } from './phone-port';
+import type { InviteTap } from './invite-tap';
 
 type AnyListener = (...args: never[]) => void;
 
@@ -80,6 +81,11 @@ export interface SdkDevice<C extends SdkCall = SdkCall> extends SdkEmitter {
 
 /** What an SDK's adapter changes in what the SDK reports, before the console sees it. */
 export interface AdapterOptions {
+  /**
+   * Where the device's `invite` event comes from (our SDK's sockets, watched:
+   * `invite-tap.ts`); without it the device never emits `invite`.
+   */
+  readonly invites?: Pick<InviteTap, 'on' | 'off'>;
   /**
    * The error the console sees for an error of `call`: on the call's `error`, and on the
    * device's `error` when that names the call. Default: the SDK's own error.
@@ -284,6 +290,11 @@ class AdaptedDevice implements PhoneDevice {
   }
 
   on<E extends PhoneDeviceEventName>(event: E, listener: PhoneDeviceEvents[E]): void {
+    if (event === 'invite') {
+      // Not the SDK's: the adapter's watch on its sockets.
+      this.options.invites?.on(listener as PhoneDeviceEvents['invite']);
+      return;
+    }
     const forward = (...args: unknown[]) => {
       const restated = event === 'error' ? errorArgs(args, args[1], this.options) : args;
       (listener as (...args: unknown[]) => void)(...toPort(restated, this.options));
@@ -292,6 +303,10 @@ class AdaptedDevice implements PhoneDevice {
   }
 
   off<E extends PhoneDeviceEventName>(event: E, listener: PhoneDeviceEvents[E]): void {
+    if (event === 'invite') {
+      this.options.invites?.off(listener as PhoneDeviceEvents['invite']);
+      return;
+    }
     this.#subscriptions.remove(event, listener);
   }
 }
