@@ -28,8 +28,8 @@ export interface ApiRequest {
   path: string;
   /** Form fields; a repeated field (e.g. `StatusCallbackEvent`) has its values joined by spaces. */
   form: Record<string, string>;
-  /** The query's fields (a GET's filters: `FriendlyName`, `Status`, `PageSize`, `Page`). */
-  query: Record<string, string>;
+  /** The query's fields (a list's filters: `FriendlyName`, `Status`, `PageSize`, `Page`), if any. */
+  query?: Record<string, string>;
 }
 
 /** A conference's status as Twilio reports it. */
@@ -107,7 +107,7 @@ export class TwilioApiStandIn {
           method: request.method ?? 'GET',
           path,
           form: formOf(body),
-          query: formOf(search),
+          ...(search ? { query: formOf(search) } : {}),
         });
         standIn.answers.push(answer.body);
         const received = standIn.requests[standIn.requests.length - 1];
@@ -229,7 +229,7 @@ export class TwilioApiStandIn {
       };
     }
     if (request.method === 'GET' && (match = CONFERENCES.exec(request.path))) {
-      return { status: 200, body: this.#conferencePage(match[1]!, request.query) };
+      return { status: 200, body: this.#conferencePage(match[1]!, request.query ?? {}) };
     }
     if ((match = PARTICIPANT.exec(request.path))) {
       if (request.method === 'DELETE') return { status: 204 };

@@ -259,8 +259,8 @@ describe('start-up recovery with Twilio', () => {
     });
     expect(report.kept).toEqual(carried.map((call) => call.id));
     expect(report.calls).toEqual(many.filter((_, i) => i % 2 === 1).map((call) => call.id));
-    const lists = conferenceRequests().filter((r) => r.query.FriendlyName === undefined);
-    expect(lists.map((r) => r.query.Status)).toEqual(['init', 'in-progress']);
+    const lists = conferenceRequests().filter((r) => r.query?.FriendlyName === undefined);
+    expect(lists.map((r) => r.query?.Status)).toEqual(['init', 'in-progress']);
     // The stand-in's pages as the `twilio` library follows them.
     const paged = await standInClient(standIn).conferences.list({
       status: 'in-progress',
