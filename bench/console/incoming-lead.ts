@@ -35,13 +35,14 @@
  * and the results), `SERVER_DIST` and `WEB_DIST_DIR` (a private build).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium, toneWav } from '../../e2e/support/browser';
 import { DEMO_PASSWORD } from '../../e2e/support/console';
 import {
+  builtServerMain,
   killOnExit,
   privateBuildPrefix,
   startBuiltProduct,
@@ -57,6 +58,7 @@ import {
   postgresAnswers,
   type ScratchPostgres,
 } from '../lib/scratch-postgres';
+import { sourceSentence, sourceState } from '../lib/source-state';
 import { quantile, round } from '../lib/stats';
 import { installPageTimer, type Frame, type Mark, type PageTimer, type Seen } from './page-timer';
 
@@ -333,6 +335,22 @@ if (setups.some((s) => s.database === 'postgres') && !(await postgresAnswers()))
   setups = setups.filter((s) => s.database === 'pglite');
 }
 
+/** When the server and the console measured were built (they run from the build, not the source). */
+function buildSentence(): string {
+  const at = (file: string) => {
+    try {
+      return `${statSync(file).mtime.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+    } catch {
+      return 'missing';
+    }
+  };
+  const web = join(
+    process.env.WEB_DIST_DIR ?? fileURLToPath(new URL('../../apps/web/dist', import.meta.url)),
+    'index.html',
+  );
+  return `Built: the server ${at(builtServerMain())}, the console ${at(web)}.`;
+}
+
 /** The measured leads of one set-up in one round. */
 interface RoundPhases {
   setup: Setup['id'];
@@ -345,6 +363,8 @@ interface RoundPhases {
 
 const started = Date.now();
 const loadAtStart = refuseIfBusy('incoming-lead').values;
+/** The sources at the run (the built product should be built from them). */
+const source = sourceState();
 const measured: RoundPhases[] = [];
 let chromiumVersion = '';
 let leadNumber = 1000;
@@ -557,7 +577,7 @@ const requestRow = (path: string) =>
 const markdown = [
   '## Incoming lead: POST → "Incoming Lead!" in the agent\'s page, on PGlite and PostgreSQL, 1 and 3 instances',
   '',
-  `Run ${date} UTC on ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, ${m.platform}; Chromium ${chromiumVersion} (headless, the e2e flags of e2e/support/browser.ts). Command: \`${command}\` (alone: \`${build}npx tsx bench/console/incoming-lead.ts\`; ${Math.round((Date.now() - started) / 1000)} s). ${loadSentence(loadAtStart, loadAtEnd)} Other work on the machine shows in every figure; the ratio, taken lead by lead against the reference, is the figure to read.`,
+  `Run ${date} UTC on ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, ${m.platform}; Chromium ${chromiumVersion} (headless, the e2e flags of e2e/support/browser.ts). Command: \`${command}\` (alone: \`${build}npx tsx bench/console/incoming-lead.ts\`; ${Math.round((Date.now() - started) / 1000)} s). ${loadSentence(loadAtStart, loadAtEnd)} Other work on the machine shows in every figure; the ratio, taken lead by lead against the reference, is the figure to read. ${sourceSentence(source)} ${buildSentence()}`,
   '',
   `**Set-up.** *Ours*, three set-ups, every round in turn (the order turning by one each round), each started afresh for its round: the built product (\`node apps/server/dist/main.js\`, \`LOG_LEVEL=warn\`, on 127.0.0.1) on PGlite (a fresh data folder), on a fresh PostgreSQL database, and as three instances on one fresh PostgreSQL database with the same \`TOKEN_SECRET\` and \`PUSHER_SECRET\` (the first leads the media; the console is logged in through the second, a follower, so its page, its POSTs and its sockets go through the follower, which relays the calls' routes and the signalling to the leader). The demo seed; agent1 logged in to the console in Chromium, the softphone registered (the gateway's \`ready\`), status Available, the only agent online. Nothing is pinned to a core. *Reference*: a plain Node HTTP server with a \`ws\` server (bench/console/bare-lead-server.ts) serving a plain page (a few lines of DOM script, no React, no bundle: the floor) that, on a pushed \`invite\` frame, replaces 'Waiting for lead...' with \`<h2>Incoming Lead!</h2>\`; its \`POST /api/v1/leads\` parses the JSON body, pushes one frame and answers 201. Both pages in the same Chromium, each in its own context, with the same init script (bench/console/page-timer.ts). **Timed**: each page posts the lead itself (\`fetch('/api/v1/leads')\`, same origin, \`Authorization: Bearer demo-api-key\`, \`{fname, lname, phone_number}\`, a new number each time) so that both ends are read on the page's one clock: from \`performance.now()\` just before \`fetch\` to the start of the MutationObserver callback that finds 'Incoming Lead!' in \`<body>\` (React's commit, before layout and paint). After each lead ours is ignored (Ignore → \`POST /apps/webrtc/{id}/reject\`; the console waits again, Available; the lead ends missed) and the reference page is reset; 300 ms pause. Per set-up and round: ${WARMUP} warm-up leads each, then ${LEADS} measured each, interleaved lead by lead (the side going first alternating). Target (issue 38, item 4): ours at most ${TARGET}× the reference, judged on the median over the rounds of each round's p50 ratio.`,
   '',
@@ -625,6 +645,7 @@ if (process.env.BENCH_WRITE !== '0') {
       command: `${build}${COMMAND}`,
       details: {
         setup: f.setup.id,
+        source,
         chromium: chromiumVersion,
         loadAverage: { start: loadAtStart, end: loadAtEnd },
         ratios: f.ratios.map((r) => round(r, 2)),

@@ -28,9 +28,10 @@
  *
  * The leads the product offers at once are the measured figure; the ones it queues (every agent
  * ringing) are offered after the rung agents reject, and reported apart as queue wait. A set-up
- * that misses its target gets a profile round after the measured ones (not counted; `BENCH_PROFILE=0`
- * skips it): the leader's main thread profiled over the burst, summed by area, rendered in the
- * section beside the measured rounds' CPU per thread.
+ * that misses its target gets a profile round after the measured ones (not counted;
+ * `BENCH_PROFILE=0` skips it, `BENCH_PROFILE=1` profiles every set-up): each instance's main
+ * thread profiled over the burst, summed by area, rendered in the section beside the measured
+ * rounds' CPU per thread.
  *
  * Environment: `BENCH_SETUPS` (comma-separated, default all three), `BENCH_ROUNDS` (3),
  * `BENCH_AGENTS` (50), `BENCH_LEADS` (100), `BENCH_SPREAD_MS` (1000), `WARMUP_LEADS` (20),
@@ -81,6 +82,7 @@ import {
   postgresAnswers,
   type ScratchPostgres,
 } from '../lib/scratch-postgres';
+import { sourceSentence, sourceState } from '../lib/source-state';
 import { quantile, round } from '../lib/stats';
 import type { LoadResult } from './load-client';
 
@@ -130,7 +132,8 @@ const spreadMs = Number(process.env.BENCH_SPREAD_MS ?? 1000);
 const warmupLeads = Number(process.env.WARMUP_LEADS ?? 20);
 const cpuProfDir = process.env.BENCH_CPU_PROF;
 const writeResults = process.env.BENCH_WRITE !== '0';
-const profileMisses = process.env.BENCH_PROFILE !== '0';
+/** Profile rounds: for the set-ups that missed a target (default), every set-up (`1`), none (`0`). */
+const profileWhich = process.env.BENCH_PROFILE ?? 'missed';
 const chosenIds = (process.env.BENCH_SETUPS ?? SETUPS.map((s) => s.id).join(','))
   .split(',')
   .map((id) => id.trim())
@@ -307,7 +310,7 @@ async function startBare(): Promise<Servers> {
 }
 
 /** The product's instances of `setup` (the leader first), each ready; `label` names its files. */
-async function startProduct(setup: Setup, label: string, profileFile?: string): Promise<Servers> {
+async function startProduct(setup: Setup, label: string, profileDir?: string): Promise<Servers> {
   const postgres =
     setup.database === 'postgres' ? await createScratchPostgres('routing') : undefined;
   const children: ChildProcess[] = [];
@@ -351,7 +354,9 @@ async function startProduct(setup: Setup, label: string, profileFile?: string): 
                 BENCH_STALLS: '',
                 BENCH_BURST_WINDOW: '',
               }),
-          ...(i === 0 && profileFile ? { BENCH_BURST_PROF: profileFile } : {}),
+          ...(profileDir
+            ? { BENCH_BURST_PROF: join(profileDir, `instance-${i + 1}.cpuprofile`) }
+            : {}),
         },
       );
       children.push(child);
@@ -400,6 +405,8 @@ interface Pair {
 
 const startedAt = Date.now();
 const loadAtStart = refuseIfBusy('routing').values;
+/** The sources the instances run (tsx, from the working tree). */
+const source = sourceState();
 const pairs: Pair[] = [];
 for (let r = 1; r <= rounds; r++) {
   // The order turns by one each round.
@@ -473,7 +480,7 @@ interface SetupFigures {
   missedBy?: string;
   /** The leader's CPU per lead by thread kind, median over the rounds. */
   threads: Array<[string, number]>;
-  profile?: ProfileSummary;
+  profile?: { leader: ProfileSummary; follower?: ProfileSummary };
 }
 
 interface ProfileSummary {
@@ -545,28 +552,38 @@ const figures = setups.map(figuresOf);
 
 // ---------------------------------------------------------------- profile of a missed target
 
-/** One more round of `setup`, not counted, with the leader's main thread profiled in the burst. */
-async function profileRound(setup: Setup): Promise<ProfileSummary | undefined> {
+/**
+ * One more round of `setup`, not counted, with each instance's main thread profiled in the
+ * burst: the leader's summary, and the first follower's.
+ */
+async function profileRound(
+  setup: Setup,
+): Promise<{ leader: ProfileSummary; follower?: ProfileSummary } | undefined> {
   const dir = mkdtempSync(join(tmpdir(), 'leadline-bench-routing-profile-'));
-  const file = join(dir, 'burst.cpuprofile');
   try {
     console.log(`profile round, ${setup.title} (not counted)…`);
-    const servers = await startProduct(setup, `${setup.id}-profile`, file);
+    const servers = await startProduct(setup, `${setup.id}-profile`, dir);
     let measured: Measured;
     try {
-      // The probe starts and stops on the signals the bench sends around the burst.
+      // The probes start and stop on the signals the bench sends around the burst.
       measured = await driveProbed(servers);
     } finally {
       await servers.stop();
     }
-    const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
-    const summary = summariseByArea(profile);
+    const summaryOf = (instance: number): ProfileSummary => {
+      const file = join(dir, `instance-${instance}.cpuprofile`);
+      const summary = summariseByArea(JSON.parse(readFileSync(file, 'utf8')) as Profile);
+      return {
+        busyMs: summary.busyMs,
+        windowMs: summary.windowMs,
+        perLeadMs: summary.busyMs / measured.leads,
+        areas: summary.areas.slice(0, 8),
+        functions: summary.functions.slice(0, 8),
+      };
+    };
     return {
-      busyMs: summary.busyMs,
-      windowMs: summary.windowMs,
-      perLeadMs: summary.busyMs / measured.leads,
-      areas: summary.areas.slice(0, 8),
-      functions: summary.functions.slice(0, 8),
+      leader: summaryOf(1),
+      ...(setup.instances > 1 ? { follower: summaryOf(2) } : {}),
     };
   } catch (error) {
     console.error(`the profile round of ${setup.title} failed:`, error);
@@ -576,9 +593,11 @@ async function profileRound(setup: Setup): Promise<ProfileSummary | undefined> {
   }
 }
 
-/** `drive`, signalling the leader around the burst whatever `probing` says. */
+/** `drive`, signalling every instance around the burst whatever `probing` says. */
 async function driveProbed(servers: Servers): Promise<Measured> {
-  const signal = () => process.kill(servers.pids[0]!, 'SIGUSR2');
+  const signal = () => {
+    for (const pid of servers.pids) process.kill(pid, 'SIGUSR2');
+  };
   const client = startOnCore(CLIENT_CORE, ['--import', 'tsx', 'routing/load-client.ts'], {
     MODE: 'product',
     BASES: servers.bases.join(','),
@@ -601,9 +620,9 @@ async function driveProbed(servers: Servers): Promise<Measured> {
   return { ...result, cpu: none, foreignShare: NaN, windowMs: NaN };
 }
 
-if (profileMisses && !probing) {
+if (profileWhich !== '0' && !probing) {
   for (const f of figures) {
-    if (!f.met) {
+    if (!f.met || profileWhich === '1') {
       const profile = await profileRound(f.setup);
       if (profile) f.profile = profile;
     }
@@ -656,18 +675,23 @@ const whereCpuGoes = figures.map((f) => {
       : '',
     f.setup.database === 'postgres' ? `PostgreSQL's backends ${ms(median(f.cpuPostgres))} ms` : '',
   ].filter(Boolean);
+  const described = (who: string, summary: ProfileSummary) =>
+    `${who}'s main thread ${ms(summary.busyMs)} ms busy in the ${ms(summary.windowMs)} ms window (${ms(summary.perLeadMs)} ms per lead posted): ${summary.areas
+      .map((a) => `${a.area} ${pct(a.share)}`)
+      .join(', ')}; busiest functions (self time): ${summary.functions
+      .slice(0, 5)
+      .map((fn) => `\`${fn.name}\` ${pct(fn.share)}`)
+      .join(', ')}`;
+  const leaderName = f.setup.instances > 1 ? 'the leader' : 'the instance';
   const profile = f.profile
-    ? ` Profile round (not counted; the leader's main thread over the burst, ${ms(f.profile.busyMs)} ms busy in ${ms(f.profile.windowMs)} ms, ${ms(f.profile.perLeadMs)} ms per lead): ${f.profile.areas.map((a) => `${a.area} ${pct(a.share)}`).join(', ')}; busiest functions (self time): ${f.profile.functions
-        .slice(0, 5)
-        .map((fn) => `\`${fn.name}\` ${pct(fn.share)}`)
-        .join(', ')}.`
+    ? ` Profile round (not counted, the same load, each instance's main thread profiled over the burst): ${described(leaderName, f.profile.leader)}${f.profile.follower ? `; ${described('a follower', f.profile.follower)}` : ''}.`
     : '';
   return `- ${parts.join('; ')}.${profile}`;
 });
 
 const markdown = `## Routing: 100 leads to 50 agents, POST to \`invite\`, on PGlite and PostgreSQL, 1 and 3 instances
 
-Run ${date} UTC on ${cpus().length} cores (${cpuModel}), Node ${process.version}; command \`${setupsCommand}\` (alone: \`npx tsx bench/routing/run.ts\`; ${Math.round((Date.now() - startedAt) / 1000)} s), ${rounds} rounds, each set-up with its own reference measured just before it. ${loadSentence(loadAtStart, loadAtEnd)} Other work on the machine during the bursts (all CPU less the bench's own processes): ${busyPairs.length === 0 ? `under ${pct(BUSY_FOREIGN_SHARE)} of a core in every round` : `**above ${pct(BUSY_FOREIGN_SHARE)} of a core in ${busyPairs.length} of ${pairs.length} measurements** (marked busy below: their figures include others' work)`}.
+Run ${date} UTC on ${cpus().length} cores (${cpuModel}), Node ${process.version}; command \`${setupsCommand}\` (alone: \`npx tsx bench/routing/run.ts\`; ${Math.round((Date.now() - startedAt) / 1000)} s), ${rounds} rounds, each set-up with its own reference measured just before it. ${sourceSentence(source)} ${loadSentence(loadAtStart, loadAtEnd)} Other work on the machine during the bursts (all CPU less the bench's own processes): ${busyPairs.length === 0 ? `under ${pct(BUSY_FOREIGN_SHARE)} of a core in every round` : `**above ${pct(BUSY_FOREIGN_SHARE)} of a core in ${busyPairs.length} of ${pairs.length} measurements** (marked busy below: their figures include others' work)`}.
 
 **Set-up.** Three set-ups (issue 38, item 4), every round in turn (the order turning by one each round), each as \`npm start\` starts it (bench/routing/product-host.ts): *PGlite, 1 instance*: the whole product in one process (HTTP API, PGlite, the voice engine with its media workers, call flows). *PostgreSQL, 1 instance*: the same on a fresh PostgreSQL database (created for the round on the local server, dropped after). *PostgreSQL, 3 instances*: three instances started the same way on one fresh database, with the same \`TOKEN_SECRET\` and \`PUSHER_SECRET\`: the first takes the media lease and routes; the other two follow and relay to it (apps/server/src/cluster/start-instance.ts). The instances on core ${SERVER_CORE}${canPin ? '' : ' (not pinned: `taskset` missing)'}, the load generator (bench/routing/load-client.ts) on core ${CLIENT_CORE}, PostgreSQL (the system's service) not pinned; \`LOG_LEVEL=warn\`, \`AGENT_RING_TIMEOUT_MS=${RING_TIMEOUT_MS}\` so that no ring times out during the run; the demo account and ${agents} agents. Each agent logs in over HTTP, fetches a token (\`GET /api/v1/twilio/token2\`) and opens its own PStream socket (\`PStreamTestClient\`: \`listen\`, \`register\`; signalling only, no media; nobody answers), with three instances round-robin over them (agent *i* through instance *i* mod 3). Warm-up: ${warmupLeads} leads, one after the other, each rejected by every agent until it ends missed (the intake's code has run ${warmupLeads} times and the ring's ${warmupLeads * agents} times before the burst, as on a server that has been up a while; the bare server gets 50 requests). One second after the warm-up (\`BURST_DELAY_MS\`, in which the media workers make the ready offers the warm-up used up), ${leadCount} leads are posted evenly within ${spreadMs} ms (\`POST /api/v1/leads\`, \`Authorization: Bearer demo-api-key\`, \`{fname, phone_number}\`, each its own number; with three instances round-robin over them, a follower relaying its POSTs to the leader). *Bare push (reference)*: a plain Node HTTP server with a \`ws\` server (bench/routing/bare-push-server.ts) that pushes one invite-shaped frame to the next of ${agents} connected sockets for each POST, then answers; the same client, sockets, warm-up (50 requests) and posting schedule, on core ${SERVER_CORE}, measured just before each set-up.
 
@@ -718,6 +742,7 @@ if (writeResults) {
       {
         measuredAt: new Date().toISOString(),
         command: setupsCommand,
+        source,
         loadAverage: { start: loadAtStart, end: loadAtEnd },
         settings: { rounds, agents, leads: leadCount, spreadMs, warmupLeads },
         setups: figures.map((f) => ({
