@@ -368,6 +368,52 @@ const source = sourceState();
 const measured: RoundPhases[] = [];
 let chromiumVersion = '';
 let leadNumber = 1000;
+let reference: Page | undefined;
+
+/** One set-up's round: its servers started, the console logged in, its leads and the reference's. */
+async function measureRound(setup: Setup, r: number, load: number): Promise<RoundPhases> {
+  const consoleUrl = await startSetup(setup);
+  let context: BrowserContext | undefined;
+  try {
+    context = await browser!.newContext();
+    const ours = await context.newPage();
+    await installPageTimer(ours);
+    await logIn(ours, consoleUrl);
+    const phases: Record<Side, Phases[]> = { ours: [], reference: [] };
+    const one = async (side: Side, keep: boolean): Promise<void> => {
+      const page = side === 'ours' ? ours : reference!;
+      const timing = await postAndWait(page, `+1555010${++leadNumber}`);
+      if (timing.status !== 201) {
+        throw new Error(`${side}: POST /api/v1/leads → ${timing.status}`);
+      }
+      if (keep) phases[side].push(phasesOf(timing));
+      if (side === 'ours') await ignoreLead(page);
+      else await resetReference(page);
+    };
+    for (let i = 0; i < WARMUP; i++) {
+      await one('ours', false);
+      await one('reference', false);
+    }
+    for (let i = 0; i < LEADS; i++) {
+      // Alternate which side goes first, so drifts in the machine's load hit both alike.
+      const sides: Side[] = i % 2 === 0 ? ['ours', 'reference'] : ['reference', 'ours'];
+      for (const side of sides) await one(side, true);
+    }
+    const p50 = (list: Phases[]) =>
+      round(
+        quantile(
+          list.map((p) => p.total),
+          0.5,
+        ),
+        1,
+      );
+    console.log(`  ours p50 ${p50(phases.ours)} ms, reference p50 ${p50(phases.reference)} ms`);
+    return { setup: setup.id, round: r, load, ...phases };
+  } finally {
+    await context?.close().catch(() => undefined);
+    await stopProducts();
+  }
+}
 try {
   bare = spawn(process.execPath, ['--import', 'tsx', 'console/bare-lead-server.ts'], {
     cwd: benchDir,
@@ -381,7 +427,7 @@ try {
   process.once('exit', () => rmSync(wavDir, { recursive: true, force: true }));
   browser = await launchChromium(micWav);
   chromiumVersion = browser.version();
-  const reference = await (await browser.newContext()).newPage();
+  reference = await (await browser.newContext()).newPage();
   await installPageTimer(reference);
   await reference.goto(bareUrl);
   await reference.waitForFunction(
@@ -393,46 +439,16 @@ try {
     for (const setup of order) {
       console.log(`round ${r}/${ROUNDS}: ${setup.title}…`);
       const load = loadNow().values[0]!;
-      const consoleUrl = await startSetup(setup);
-      let context: BrowserContext | undefined;
-      try {
-        context = await browser.newContext();
-        const ours = await context.newPage();
-        await installPageTimer(ours);
-        await logIn(ours, consoleUrl);
-        const phases: Record<Side, Phases[]> = { ours: [], reference: [] };
-        const one = async (side: Side, keep: boolean): Promise<void> => {
-          const page = side === 'ours' ? ours : reference;
-          const timing = await postAndWait(page, `+1555010${++leadNumber}`);
-          if (timing.status !== 201) {
-            throw new Error(`${side}: POST /api/v1/leads → ${timing.status}`);
-          }
-          if (keep) phases[side].push(phasesOf(timing));
-          if (side === 'ours') await ignoreLead(page);
-          else await resetReference(page);
-        };
-        for (let i = 0; i < WARMUP; i++) {
-          await one('ours', false);
-          await one('reference', false);
+      let failures = 0;
+      for (;;) {
+        try {
+          measured.push(await measureRound(setup, r, load));
+          break;
+        } catch (error) {
+          // A login timing out on a loaded machine: once more from the start.
+          if (++failures > 1) throw error;
+          console.error(`${setup.title}, round ${r} failed, trying it once more:`, error);
         }
-        for (let i = 0; i < LEADS; i++) {
-          // Alternate which side goes first, so drifts in the machine's load hit both alike.
-          const sides: Side[] = i % 2 === 0 ? ['ours', 'reference'] : ['reference', 'ours'];
-          for (const side of sides) await one(side, true);
-        }
-        measured.push({ setup: setup.id, round: r, load, ...phases });
-        const p50 = (list: Phases[]) =>
-          round(
-            quantile(
-              list.map((p) => p.total),
-              0.5,
-            ),
-            1,
-          );
-        console.log(`  ours p50 ${p50(phases.ours)} ms, reference p50 ${p50(phases.reference)} ms`);
-      } finally {
-        await context?.close().catch(() => undefined);
-        await stopProducts();
       }
     }
   }

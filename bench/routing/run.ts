@@ -391,6 +391,19 @@ async function measure(mode: 'product' | 'bare', start: () => Promise<Servers>):
   }
 }
 
+/**
+ * Runs `task`; if it fails (a login timing out on a loaded machine), says so and runs it once
+ * more from the start (fresh servers and database).
+ */
+async function twice<T>(what: string, task: () => Promise<T>): Promise<T> {
+  try {
+    return await task();
+  } catch (error) {
+    console.error(`${what} failed, trying it once more:`, error);
+    return task();
+  }
+}
+
 /** One set-up in one round, with its reference measured just before. */
 interface Pair {
   setup: Setup['id'];
@@ -416,7 +429,9 @@ for (let r = 1; r <= rounds; r++) {
     console.log(`round ${r}/${rounds}, ${setup.title}: bare push…`);
     const bare = await measure('bare', startBare);
     console.log(`round ${r}/${rounds}, ${setup.title}: product…`);
-    const product = await measure('product', () => startProduct(setup, `${setup.id}-round-${r}`));
+    const product = await twice(`${setup.title}, round ${r}`, () =>
+      measure('product', () => startProduct(setup, `${setup.id}-round-${r}`)),
+    );
     pairs.push({ setup: setup.id, round: r, loadAtStart: load, bare, product });
   }
 }
