@@ -25,7 +25,7 @@ export const BENCHMARKS: ReadonlyArray<{ name: string; script: string; what: str
   {
     name: 'incoming-lead',
     script: 'console/incoming-lead.ts',
-    what: 'POST /api/v1/leads → "Incoming Lead!" vs a bare WebSocket push',
+    what: 'POST /api/v1/leads → "Incoming Lead!", PGlite and PostgreSQL, 1 and 3 instances, vs a bare push',
   },
   {
     name: 'mouth-to-ear',
@@ -62,7 +62,11 @@ export const BENCHMARKS: ReadonlyArray<{ name: string; script: string; what: str
     script: 'engine/run.ts',
     what: 'engine frame pacing for 25–200 legs, and under API load',
   },
-  { name: 'routing', script: 'routing/run.ts', what: '100 leads to 50 agents vs a bare push' },
+  {
+    name: 'routing',
+    script: 'routing/run.ts',
+    what: '100 leads to 50 agents on PGlite and PostgreSQL, 1 and 3 instances, vs a bare push',
+  },
   {
     name: 'realtime',
     script: 'realtime/run.ts',
