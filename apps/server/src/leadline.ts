@@ -42,6 +42,7 @@ import type { InstanceBus } from './events/instance-bus';
 import { RealtimeService } from './realtime/realtime-service';
 import { SandboxSmsSender, SmsService, type SmsSender } from './sms/sms-sender';
 import { loadTlsCredentials } from './tls/tls-credentials';
+import { PgCallLocks } from './cluster/call-locks';
 import { markAllOffline } from './users/users-repo';
 import { DevicePresence } from './users/device-presence';
 import { findCallerNumberByPhone } from './users/caller-numbers-repo';
@@ -186,6 +187,12 @@ export async function startLeadline(
     });
     telephony = engine;
   }
+  const callLocks =
+    twilioProvider && config.databaseUrl
+      ? new PgCallLocks(config.databaseUrl, {
+          onIdleError: (error) => logger.warn({ err: error }, 'a call-lock connection ended'),
+        })
+      : null;
   const events = new EventBus((error) => logger.error({ err: error }, 'event listener failed'));
   const flows = new CallFlows({
     db,
@@ -206,6 +213,8 @@ export async function startLeadline(
     // With Twilio the calls outlive this process and are shared by the instances: recovery and
     // shutdown leave to Twilio what it still carries (calls/recovery.ts).
     ...(twilioProvider ? { carrier: twilioCallCarrier(twilioProvider.client) } : {}),
+    // Twilio's instances all run the flows: a call's tasks hold its lock across them.
+    ...(callLocks ? { clusterLock: callLocks.run } : {}),
   });
   const networkTests = new NetworkTests({
     telephony,
@@ -364,6 +373,7 @@ export async function startLeadline(
     await realtime.close();
     await app.close().catch(() => undefined);
     await bus.close();
+    await callLocks?.close();
     await database.close();
     throw error;
   }
@@ -401,6 +411,7 @@ export async function startLeadline(
       // With Twilio the flows kept handling the callbacks in flight until the server closed.
       flows.stop();
       await bus.close();
+      await callLocks?.close();
       await database.close();
     },
   };

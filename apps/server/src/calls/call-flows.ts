@@ -30,6 +30,7 @@ import { AppError } from '../http/errors';
 import { findLeadProfile, leadColumns, type LeadRow } from '../leads/leads-repo';
 import { insertIntake } from '../leads/intake-repo';
 import { KeyedQueue } from '../lib/keyed-queue';
+import type { ClusterLock } from '../cluster/call-locks';
 import type { Telephony } from '../telephony/telephony';
 import { AgentPresence } from '../users/agent-presence';
 import { findCallerNumber } from '../users/caller-numbers-repo';
@@ -121,6 +122,11 @@ export interface CallFlowsOptions {
    * (`recovery.ts`). Absent (the embedded engine): the calls live and die with this process.
    */
   carrier?: CallCarrier;
+  /**
+   * Several instances run the flows side by side (Twilio): each task of a key (a call, a user,
+   * an account's picks) also holds that key's lock across them (`cluster/call-locks.ts`).
+   */
+  clusterLock?: ClusterLock;
   /** How often the sweeper asks the carrier (ms; default `CARRIER_SWEEP_MS`). */
   carrierSweepMs?: number;
   /** How long a call goes uncarried before the sweeper closes it (ms; default `CARRIER_GRACE_MS`). */
@@ -167,8 +173,9 @@ export class CallFlows {
     this.#log = options.log;
     this.#clock = options.clock ?? systemFlowClock;
     this.dialGuard = options.dialGuard ?? new DialGuard({ db: options.db, log: options.log });
-    this.#queue = new KeyedQueue((error, key) =>
-      this.#log.error({ err: error, key }, 'call flow failed'),
+    this.#queue = new KeyedQueue(
+      (error, key) => this.#log.error({ err: error, key }, 'call flow failed'),
+      options.clusterLock,
     );
     this.settings = new SettingsCache({ db: this.#db });
     this.#router = new Router({
@@ -281,9 +288,10 @@ export class CallFlows {
     if (report.calls.length > 0)
       this.#log.warn({ ...report }, 'closed calls a restart interrupted');
     await this.presence.start();
+    // A provider that awaits the listener (Twilio's webhooks) answers once the flows reacted.
     this.#unsubscribe ??= this.#telephony.subscribe((event) => {
       const key = 'callSid' in event ? event.callSid : `user:${event.identity}`;
-      void this.#queue.run(key, () => this.#reactor.onEvent(event));
+      return this.#queue.run(key, () => this.#reactor.onEvent(event));
     });
     this.#scheduler.start({ heartbeatMs: this.options.heartbeatMs, sweepMs: this.options.sweepMs });
     this.#router.start();

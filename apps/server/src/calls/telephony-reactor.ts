@@ -223,6 +223,13 @@ export class TelephonyReactor {
     if (!callUser) return;
     this.#host.router.cancelRingTimer(callUser.id);
     const now = this.#host.clock.now();
+    if (callUser.type === 'lead' && isRinging(call.status)) {
+      // The ring accepted and the call answered together: an instance that dies in between must
+      // not leave an agent on a call that is still ringing.
+      await this.#leadTaken(call, callUser, now);
+      await this.#host.presence.refresh(userId);
+      return;
+    }
     await updateCallUser(this.#host.db, callUser.id, { outcome: 'accepted', answeredAt: now });
     switch (callUser.type) {
       case 'lead':
@@ -249,6 +256,7 @@ export class TelephonyReactor {
     if (isRinging(call.status)) {
       const inbound = call.direction === 'inbound';
       await this.#host.transaction(async (tx) => {
+        await updateCallUser(tx, callUser.id, { outcome: 'accepted', answeredAt: now });
         await settleCallUsers(tx, call.id, 'canceled');
         // Inbound: the caller is already on the line, so the talk starts now.
         await transitionCall(tx, call, 'answer', {

@@ -144,6 +144,7 @@ export class TwilioCloud {
   answer(p: CloudParticipant): Promise<void> {
     p.state = 'in-progress';
     p.joined = true;
+    this.standIn.setConference(p.conference, 'in-progress');
     return Promise.all([this.#leg(p, 'in-progress'), this.#conference(p, 'participant-join')]).then(
       () => undefined,
     );
@@ -156,6 +157,7 @@ export class TwilioCloud {
   ): Promise<void> {
     p.state = 'ended';
     p.endedAt = performance.now();
+    this.#endedIfEmpty(p.conference);
     return this.#leg(p, status);
   }
 
@@ -302,6 +304,7 @@ export class TwilioCloud {
     p.state = 'ended';
     p.endedAt = performance.now();
     p.joined = false;
+    this.#endedIfEmpty(p.conference);
     const posts: Array<Promise<void>> = [];
     if (wasJoined) posts.push(this.#conference(p, 'participant-leave'));
     posts.push(this.#leg(p, wasAnswered ? status : 'canceled'));
@@ -386,7 +389,14 @@ export class TwilioCloud {
       createdAt: performance.now(),
     };
     this.participants.push(p);
+    this.standIn.setConference(conference, 'in-progress');
     void this.#conference(p, 'participant-join').catch(() => undefined);
+  }
+
+  /** Twilio ends a conference once nobody is in it or on the way to it. */
+  #endedIfEmpty(conference: string): void {
+    if (this.participants.some((q) => q.conference === conference && q.state !== 'ended')) return;
+    this.standIn.setConference(conference, 'completed');
   }
 
   #participant(conference: string, labelOrSid: string): CloudParticipant | undefined {

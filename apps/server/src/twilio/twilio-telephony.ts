@@ -90,7 +90,7 @@ export class TwilioTelephony implements Telephony {
   readonly #now: () => number;
   readonly #legs: TwilioLegs;
   readonly #online = new Set<string>();
-  readonly #listeners = new Set<(event: TelephonyEvent) => void>();
+  readonly #listeners = new Set<(event: TelephonyEvent) => unknown>();
   /** Recording callbacks already handled here (a repeat across instances: webhook receipts). */
   readonly #recorded = new Set<string>();
   /** Each call's writes, in order: a callback handled here reads after them. */
@@ -115,7 +115,7 @@ export class TwilioTelephony implements Telephony {
     if (online === this.#online.has(identity)) return;
     if (online) this.#online.add(identity);
     else this.#online.delete(identity);
-    this.#emit({ type: online ? 'device.online' : 'device.offline', identity });
+    void this.#emit({ type: online ? 'device.online' : 'device.offline', identity });
   }
 
   /**
@@ -342,7 +342,7 @@ export class TwilioTelephony implements Telephony {
     );
     const twiml = this.#joinTwiml(callSid, label);
     const participantId = this.dial(callSid, dial.to, dial.from ? { from: dial.from } : {});
-    this.#emit({ type: 'outgoing.placed', callSid, identity, to: dial.to, participantId });
+    void this.#emit({ type: 'outgoing.placed', callSid, identity, to: dial.to, participantId });
     return twiml;
   }
 
@@ -452,7 +452,11 @@ export class TwilioTelephony implements Telephony {
     });
   }
 
-  subscribe(listener: (event: TelephonyEvent) => void): () => void {
+  /**
+   * A listener may return a promise: a callback is answered once the listeners of the events it
+   * caused have settled (the flows reacted), so Twilio's next callback of the call finds it done.
+   */
+  subscribe(listener: (event: TelephonyEvent) => unknown): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
@@ -505,7 +509,7 @@ export class TwilioTelephony implements Telephony {
     if (this.#recorded.size > 10_000) {
       this.#recorded.delete(this.#recorded.values().next().value as string);
     }
-    this.#emit({
+    void this.#emit({
       type: 'recording.ready',
       callSid,
       path: params.RecordingUrl,
@@ -526,24 +530,24 @@ export class TwilioTelephony implements Telephony {
     const { party, wasRinging } = moved;
     if (party.kind === 'agent') {
       const identity = party.id;
-      if (input === 'answer') this.#emit({ type: 'agent.answered', callSid, identity });
+      if (input === 'answer') await this.#emit({ type: 'agent.answered', callSid, identity });
       else if (input === 'end' && wasRinging) {
-        this.#emit({ type: 'agent.rejected', callSid, identity });
+        await this.#emit({ type: 'agent.rejected', callSid, identity });
       } else if (input === 'end') {
         const reason = status === 'failed' ? 'failed' : 'hangup';
-        this.#emit({ type: 'agent.left', callSid, identity, reason });
+        await this.#emit({ type: 'agent.left', callSid, identity, reason });
       }
       return;
     }
     const participantId = party.id;
-    if (input === 'ringing') this.#emit({ type: 'phone.ringing', callSid, participantId });
+    if (input === 'ringing') await this.#emit({ type: 'phone.ringing', callSid, participantId });
     else if (input === 'answer') {
-      this.#emit({ type: 'phone.answered', callSid, participantId });
+      await this.#emit({ type: 'phone.answered', callSid, participantId });
       if (await this.#legs.held(callSid)) void this.#run(callSid, () => this.#hold(party, true));
     } else if (wasRinging) {
       const reason = status === 'busy' ? 'busy' : status === 'failed' ? 'failed' : 'no-answer';
-      this.#emit({ type: 'phone.unanswered', callSid, participantId, reason });
-    } else this.#emit({ type: 'phone.left', callSid, participantId });
+      await this.#emit({ type: 'phone.unanswered', callSid, participantId, reason });
+    } else await this.#emit({ type: 'phone.left', callSid, participantId });
   }
 
   async #conferenceEnded(callSid: string): Promise<void> {
@@ -684,8 +688,19 @@ export class TwilioTelephony implements Telephony {
     });
   }
 
-  #emit(event: TelephonyEvent): void {
-    for (const listener of [...this.#listeners]) listener(event);
+  #emit(event: TelephonyEvent): Promise<void> {
+    const settled: Array<Promise<void>> = [];
+    for (const listener of [...this.#listeners]) {
+      const result = listener(event);
+      if (result instanceof Promise)
+        settled.push(
+          result.then(
+            () => undefined,
+            () => undefined,
+          ),
+        );
+    }
+    return Promise.all(settled).then(() => undefined);
   }
 }
 
