@@ -581,7 +581,7 @@ const allReference = measured.flatMap((m) => m.reference);
 const m = machine();
 const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
 const build = privateBuildPrefix();
-const command = `${build}${COMMAND}${setups.length < SETUPS.length ? ` (BENCH_SETUPS=${setups.map((s) => s.id).join(',')})` : ''}`;
+const command = `${COMMAND}${setups.length < SETUPS.length ? ` (BENCH_SETUPS=${setups.map((s) => s.id).join(',')})` : ''}`;
 
 const headline = figures.map(
   (f) =>
@@ -624,7 +624,7 @@ const requestRow = (path: string) =>
 const markdown = [
   '## Incoming lead: POST → "Incoming Lead!" in the agent\'s page, on PGlite and PostgreSQL, 1 and 3 instances',
   '',
-  `Run ${date} UTC on ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, ${m.platform}; Chromium ${chromiumVersion} (headless, the e2e flags of e2e/support/browser.ts). Command: \`${command}\` (alone: \`${build}npx tsx bench/console/incoming-lead.ts\`; ${Math.round((Date.now() - started) / 1000)} s). ${loadSentence(loadAtStart, loadAtEnd)} Other work on the machine shows in every figure; the ratio, taken lead by lead against the reference, is the figure to read. ${sourceSentence(source)} ${buildSentence()}`,
+  `Run ${date} UTC on ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, ${m.platform}; Chromium ${chromiumVersion} (headless, the e2e flags of e2e/support/browser.ts). Command: \`${command}\` (alone: \`${build}npx tsx bench/console/incoming-lead.ts\`${build ? ', as run here, on a private build' : ''}; ${Math.round((Date.now() - started) / 1000)} s). ${loadSentence(loadAtStart, loadAtEnd)} Other work on the machine shows in every figure; the ratio, taken lead by lead against the reference, is the figure to read. ${sourceSentence(source)} ${buildSentence()}`,
   '',
   `**Set-up.** *Ours*, three set-ups, every round in turn (the order turning by one each round), each started afresh for its round: the built product (\`node apps/server/dist/main.js\`, \`LOG_LEVEL=warn\`, on 127.0.0.1) on PGlite (a fresh data folder), on a fresh PostgreSQL database, and as three instances on one fresh PostgreSQL database with the same \`TOKEN_SECRET\` and \`PUSHER_SECRET\` (the first leads the media; the console is logged in through the second, a follower, so its page, its POSTs and its sockets go through the follower, which relays the calls' routes and the signalling to the leader). The demo seed; agent1 logged in to the console in Chromium, the softphone registered (the gateway's \`ready\`), status Available, the only agent online. Nothing is pinned to a core. *Reference*: a plain Node HTTP server with a \`ws\` server (bench/console/bare-lead-server.ts) serving a plain page (a few lines of DOM script, no React, no bundle: the floor) that, on a pushed \`invite\` frame, replaces 'Waiting for lead...' with \`<h2>Incoming Lead!</h2>\`; its \`POST /api/v1/leads\` parses the JSON body, pushes one frame and answers 201. Both pages in the same Chromium, each in its own context, with the same init script (bench/console/page-timer.ts). **Timed**: each page posts the lead itself (\`fetch('/api/v1/leads')\`, same origin, \`Authorization: Bearer demo-api-key\`, \`{fname, lname, phone_number}\`, a new number each time) so that both ends are read on the page's one clock: from \`performance.now()\` just before \`fetch\` to the start of the MutationObserver callback that finds 'Incoming Lead!' in \`<body>\` (React's commit, before layout and paint). After each lead ours is ignored (Ignore → \`POST /apps/webrtc/{id}/reject\`; the console waits again, Available; the lead ends missed) and the reference page is reset; 300 ms pause. Per set-up and round: ${WARMUP} warm-up leads each, then ${LEADS} measured each, interleaved lead by lead (the side going first alternating). Target (issue 38, item 4): ours at most ${TARGET}× the reference, judged on the median over the rounds of each round's p50 ratio.`,
   '',
@@ -689,7 +689,7 @@ if (process.env.BENCH_WRITE !== '0') {
       target: `≤ ${TARGET}×`,
       met: f.met,
       ...(f.missedBy ? { missedBy: f.missedBy } : {}),
-      command: `${build}${COMMAND}`,
+      command: COMMAND,
       details: {
         setup: f.setup.id,
         source,
