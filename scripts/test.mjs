@@ -65,7 +65,6 @@ const POSTGRES_PASS = [
   'src/routing',
   'src/twilio/twilio-dial-guard',
   'src/twilio/twilio-instances',
-  'src/twilio/twilio-cluster',
   'src/events',
   'src/http',
   'src/db',

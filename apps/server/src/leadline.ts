@@ -361,8 +361,11 @@ export async function startLeadline(
     await devicePresence?.start();
     // Before any device can register: close what a crash left open.
     await flows.start();
+    // Twilio: what a dead instance's callbacks moved but its flows never reacted to.
+    twilioProvider?.telephony.startSweeping();
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
+    twilioProvider?.telephony.stopSweeping();
     stopStatistics();
     sockets.stop();
     adminChanges.stop();
@@ -394,6 +397,7 @@ export async function startLeadline(
     bus,
     url: baseUrlOf(config.host, port, Boolean(https)),
     async close() {
+      twilioProvider?.telephony.stopSweeping();
       stopStatistics();
       sockets.stop();
       adminChanges.stop();

@@ -123,8 +123,8 @@ export interface CallFlowsOptions {
    */
   carrier?: CallCarrier;
   /**
-   * Several instances run the flows side by side (Twilio): each task of a key (a call, a user,
-   * an account's picks) also holds that key's lock across them (`cluster/call-locks.ts`).
+   * Several instances run the flows side by side (Twilio): each task of a call also holds the
+   * call's lock across them (`cluster/call-locks.ts`).
    */
   clusterLock?: ClusterLock;
   /** How often the sweeper asks the carrier (ms; default `CARRIER_SWEEP_MS`). */

@@ -6,18 +6,22 @@
  * compare-and-set then loses, and what it had to do (end the call, hang up the other side) is
  * never done. So every task of a key also holds a PostgreSQL advisory lock on that key for as
  * long as it runs: the same task of another instance waits for it, then reads what this one
- * wrote. Keys are the flows' own: a call's sid, `user:<id>`, and `route:<account>` (the
- * account's picks: one matcher per account at a time). A task of a call may take its account's
- * lock inside, never the other way round, so two instances never wait on each other.
+ * wrote. Only calls are locked (keys that are call sids): an account's picks are one statement
+ * that cannot double-book (`routing/reservations.ts`), and the queue is claimed `SKIP LOCKED`.
  *
- * Each held lock holds one connection of a small pool of its own (`CALL_LOCK_CONNECTIONS`), so
- * tasks waiting for a lock never starve the main pool the tasks themselves use. An instance that
- * dies loses its connections, and PostgreSQL frees their locks at once.
+ * Each held lock holds one connection of a pool of its own (`CALL_LOCK_CONNECTIONS`), so tasks
+ * waiting for a lock never starve the main pool the tasks themselves use. A call's task never
+ * takes another call's turn inside its own (the flows' tasks of other keys, and timers, run on
+ * their own), so a task holding a connection never waits for a second one, and a full pool only
+ * delays. An instance that dies loses its connections, and PostgreSQL frees their locks at once.
  */
 import pg from 'pg';
 
-/** Connections of each instance's lock pool: at most this many keys locked at once. */
-export const CALL_LOCK_CONNECTIONS = 8;
+/** Connections of each instance's lock pool: at most this many calls locked at once. */
+export const CALL_LOCK_CONNECTIONS = 16;
+
+/** A Leadline call sid (`calls.sid`): the keys that are locked. */
+const CALL_SID = /^CA[0-9a-f]{32}$/;
 
 /** Runs a task holding the key's lock across the instances. */
 export type ClusterLock = <T>(key: string, task: () => Promise<T>) => Promise<T>;
@@ -34,6 +38,7 @@ export class PgCallLocks {
 
   /** Runs `task` holding `key`'s lock; the lock is let go however the task ends. */
   readonly run: ClusterLock = async (key, task) => {
+    if (!CALL_SID.test(key)) return task();
     const client = await this.#pool.connect();
     let broken: Error | undefined;
     try {

@@ -713,9 +713,25 @@ export const twilioParties = pgTable(
     removed: boolean('removed').notNull().default(false),
     /** Twilio's `CA…` sid of the leg, once known. */
     legSid: text('leg_sid'),
+    /**
+     * What a callback moved it by (`ringing`, `answer`, `end`) until the flows have reacted: an
+     * instance that dies before they did leaves it here, and another instance's sweeper tells its
+     * own flows once `pending_until` has passed.
+     */
+    pendingInput: text('pending_input').$type<'ringing' | 'answer' | 'end'>(),
+    /** Twilio's status with the pending input (`busy`, `failed`…). */
+    pendingStatus: text('pending_status'),
+    /** Whether the party was still ringing when the pending input moved it. */
+    pendingWasRinging: boolean('pending_was_ringing'),
+    pendingUntil: timestamp('pending_until', { withTimezone: true }),
     createdAt: createdAt(),
   },
-  (t) => [primaryKey({ columns: [t.callSid, t.label] })],
+  (t) => [
+    primaryKey({ columns: [t.callSid, t.label] }),
+    index('twilio_parties_pending_idx')
+      .on(t.pendingUntil)
+      .where(sql`${t.pendingInput} is not null`),
+  ],
 );
 
 /** Twilio mode: each call's conference (`CF…` sid once known) and whether its lead is on hold. */

@@ -53,6 +53,13 @@ export class TwilioCloud {
   readonly participants: CloudParticipant[] = [];
   /** Every callback posted: path and query, fields, the product's status. */
   readonly callbacks: Array<{ url: string; params: Record<string, string>; status: number }> = [];
+  /** Callbacks posted and not answered yet: where to, and since when (`performance.now()`). */
+  readonly inFlight = new Set<{
+    url: string;
+    params: Record<string, string>;
+    to: string;
+    since: number;
+  }>();
   #chain: Promise<unknown> = Promise.resolve();
   /** With `parallelCalls`: each conference's callbacks in order, conferences side by side. */
   readonly #chains = new Map<string, Promise<unknown>>();
@@ -243,8 +250,11 @@ export class TwilioCloud {
     );
     let response: Response | undefined;
     for (let attempt = 1; !response; attempt++) {
+      const to = this.options.productUrl();
+      const flight = { url: pathAndQuery, params, to, since: performance.now() };
+      this.inFlight.add(flight);
       try {
-        response = await fetch(`${this.options.productUrl()}${pathAndQuery}`, {
+        response = await fetch(`${to}${pathAndQuery}`, {
           method: 'POST',
           headers: {
             'content-type': 'application/x-www-form-urlencoded',
@@ -254,9 +264,18 @@ export class TwilioCloud {
         });
       } catch (error) {
         if (attempt >= UNREACHABLE_ATTEMPTS) throw error;
+      } finally {
+        this.inFlight.delete(flight);
       }
     }
-    const text = await response.text();
+    const reading = {
+      url: pathAndQuery,
+      params,
+      to: 'reading the answer',
+      since: performance.now(),
+    };
+    this.inFlight.add(reading);
+    const text = await response.text().finally(() => this.inFlight.delete(reading));
     this.callbacks.push({ url: pathAndQuery, params, status: response.status });
     if (response.status >= 300) {
       throw new Error(`${pathAndQuery} answered ${response.status}: ${text}`);

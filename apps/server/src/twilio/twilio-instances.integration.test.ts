@@ -10,6 +10,10 @@ import type { Database } from '../db/database';
 import type { TelephonyEvent } from '../telephony/telephony';
 import { openTestDatabase } from '../test-support/test-database';
 import { standInClient, TwilioApiStandIn } from '../test-support/twilio-api-stand-in';
+import { and, eq, isNotNull } from 'drizzle-orm';
+import { twilioParties } from '../db/schema';
+import { waitUntil } from '../test-support/wait-until';
+import { PENDING_LEASE_MS } from './twilio-legs';
 import { TwilioTelephony } from './twilio-telephony';
 
 const BASE = 'https://calls.example.com';
@@ -25,13 +29,14 @@ let events: Array<{ instance: 'a' | 'b'; event: TelephonyEvent }>;
 let callSid: string;
 let counter = 0;
 
-function provider(): TwilioTelephony {
+function provider(clock?: { now(): number }): TwilioTelephony {
   return new TwilioTelephony({
     client: standInClient(standIn),
     publicBaseUrl: BASE,
     callerId: NUMBER,
     log: { warn: () => undefined },
     db: database.db,
+    ...(clock ? { clock } : {}),
   });
 }
 
@@ -188,5 +193,41 @@ describe('Twilio providers on one database', () => {
     const types = events.map((e) => e.event.type);
     expect(types.filter((t) => t === 'agent.left')).toHaveLength(1);
     expect(types.filter((t) => t === 'phone.left')).toHaveLength(1);
+  });
+
+  it('a move whose instance died before its flows reacted is handed to another instance once its lease passed, once', async () => {
+    let nowMs = Date.now();
+    const clock = { now: () => nowMs };
+    const dying = provider(clock);
+    const survivor = provider(clock);
+    // The dying instance's flows never finish reacting: it is killed meanwhile.
+    dying.subscribe(() => new Promise<void>(() => undefined));
+    const told: TelephonyEvent[] = [];
+    survivor.subscribe((event) => void told.push(event));
+    expect(await dying.ringAgent(callSid, '11', { From: 'client:1' })).toBe(1);
+    void dying.handleStatus(...legCallback('agent-11', 'in-progress', 1));
+    await waitUntil(
+      async () =>
+        (
+          await database.db
+            .select()
+            .from(twilioParties)
+            .where(and(eq(twilioParties.callSid, callSid), isNotNull(twilioParties.pendingInput)))
+        )[0],
+      'the answer to be pending',
+    );
+    // Still within its lease: the dying instance may yet react.
+    expect(await survivor.sweepAbandoned()).toBe(0);
+    nowMs += PENDING_LEASE_MS + 1;
+    expect(await survivor.sweepAbandoned()).toBe(1);
+    expect(told).toEqual([{ type: 'agent.answered', callSid, identity: '11' }]);
+    nowMs += PENDING_LEASE_MS + 1;
+    expect(await survivor.sweepAbandoned()).toBe(0);
+    // The call goes on through the survivor; the end is told once and the party forgotten.
+    await survivor.handleStatus(...legCallback('agent-11', 'completed', 2));
+    expect(told.at(-1)).toEqual({ type: 'agent.left', callSid, identity: '11', reason: 'hangup' });
+    expect(
+      await database.db.select().from(twilioParties).where(eq(twilioParties.callSid, callSid)),
+    ).toEqual([]);
   });
 });

@@ -5,7 +5,10 @@
  * conference's telling the same), or told to two instances at once, is acted on once.
  *
  * - `twilio_parties`: each participant (label, kind, who, role, lifecycle state, removed by a
- *   command, its `CA…` leg). A party that reaches `gone` is deleted: a late report finds nothing.
+ *   command, its `CA…` leg). A move by a callback is *pending* until the flows have reacted to
+ *   it ({@link TwilioLegs.done}); one an instance left pending when it died is handed out again
+ *   by any instance's sweep once its lease has passed ({@link TwilioLegs.claimAbandoned}). A
+ *   party that reached `gone` and was reacted to is deleted: a late report finds nothing.
  * - `twilio_conferences`: the `CF…` sid once Twilio names it, and whether the lead is on hold.
  * - `twilio_waiting_callers`: inbound calls the voice webhook received, until `addCaller` joins
  *   one to a call (`claim_*`), whichever instance does it.
@@ -40,6 +43,17 @@ function fromStates(input: PartyInput): PartyState[] {
   );
 }
 
+/** How long an instance has to react to a move before another takes it over (ms). */
+export const PENDING_LEASE_MS = 10_000;
+
+/** A move the flows have not reacted to yet. */
+export interface PendingMove {
+  input: PartyInput;
+  /** Twilio's status with it. */
+  status: string;
+  wasRinging: boolean;
+}
+
 /** A participant as the provider knows it. */
 export interface Party {
   callSid: string;
@@ -53,6 +67,8 @@ export interface Party {
   removed: boolean;
   /** Twilio's `CA…` sid of the leg, once known. */
   legSid: string | null;
+  /** The move not reacted to yet, if any. */
+  pending?: PendingMove | null;
 }
 
 type PartyRow = typeof twilioParties.$inferSelect;
@@ -67,10 +83,21 @@ function partyOf(row: PartyRow): Party {
     state: row.state,
     removed: row.removed,
     legSid: row.legSid,
+    pending:
+      row.pendingInput === null
+        ? null
+        : {
+            input: row.pendingInput,
+            status: row.pendingStatus ?? '',
+            wasRinging: row.pendingWasRinging ?? false,
+          },
   };
 }
 
-function rowOf(party: Omit<Party, 'removed'> & { removed?: boolean }) {
+/** Parties that are still somewhere (not `gone`, whose end may still be pending). */
+const present = sql`${twilioParties.state} <> 'gone'`;
+
+function rowOf(party: Omit<Party, 'removed' | 'pending'> & { removed?: boolean }) {
   return {
     callSid: party.callSid,
     label: party.label,
@@ -94,25 +121,40 @@ export interface ClaimedCaller {
 export class TwilioLegs {
   constructor(private readonly db: Db) {}
 
-  /** Adds a party; false when a live one has its label already (nothing written). */
-  async add(party: Omit<Party, 'removed'>): Promise<boolean> {
+  /**
+   * Adds a party; false when one with its label is still there (nothing written): live, or gone
+   * with its end not reacted to yet.
+   */
+  async add(party: Omit<Party, 'removed' | 'pending'>): Promise<boolean> {
+    const row = rowOf(party);
     const rows = await this.db
       .insert(twilioParties)
-      .values(rowOf(party))
-      .onConflictDoNothing()
+      .values(row)
+      .onConflictDoUpdate({
+        target: [twilioParties.callSid, twilioParties.label],
+        set: { ...row, createdAt: sql`now()` },
+        setWhere: sql`${twilioParties.state} = 'gone' and ${twilioParties.pendingInput} is null`,
+      })
       .returning({ label: twilioParties.label });
     return rows.length > 0;
   }
 
   /** Adds a party, or replaces the one with its label (a call the voice webhook joins). */
-  async put(party: Omit<Party, 'removed'>): Promise<void> {
+  async put(party: Omit<Party, 'removed' | 'pending'>): Promise<void> {
     const row = rowOf(party);
     await this.db
       .insert(twilioParties)
       .values(row)
       .onConflictDoUpdate({
         target: [twilioParties.callSid, twilioParties.label],
-        set: { ...row, createdAt: sql`now()` },
+        set: {
+          ...row,
+          pendingInput: null,
+          pendingStatus: null,
+          pendingWasRinging: null,
+          pendingUntil: null,
+          createdAt: sql`now()`,
+        },
       });
   }
 
@@ -120,7 +162,7 @@ export class TwilioLegs {
     const [row] = await this.db
       .select()
       .from(twilioParties)
-      .where(and(eq(twilioParties.callSid, callSid), eq(twilioParties.label, label)));
+      .where(and(eq(twilioParties.callSid, callSid), eq(twilioParties.label, label), present));
     return row ? partyOf(row) : undefined;
   }
 
@@ -128,38 +170,26 @@ export class TwilioLegs {
     const rows = await this.db
       .select()
       .from(twilioParties)
-      .where(eq(twilioParties.callSid, callSid))
+      .where(and(eq(twilioParties.callSid, callSid), present))
       .orderBy(asc(twilioParties.createdAt), asc(twilioParties.label));
     return rows.map(partyOf);
   }
 
   /**
    * Moves the party on by `input` when that is a transition from where it is (compare-and-set),
-   * and its leg is `legSid` or not known yet. Returns the party and whether it was still ringing
-   * (dialling or ringing) before; null when nothing moved (a repeat, a late report, another
-   * instance was first). A party that ends is deleted.
+   * and its leg is `legSid` or not known yet; the move stays pending (until `now` +
+   * {@link PENDING_LEASE_MS}) until {@link done}. Returns the party with its pending move, or null
+   * when nothing moved (a repeat, a late report, another instance was first).
    */
   async step(
     callSid: string,
     label: string,
     input: PartyInput,
+    status: string,
+    now: Date,
     legSid?: string,
-  ): Promise<{ party: Party; wasRinging: boolean } | null> {
-    const where = and(
-      eq(twilioParties.callSid, callSid),
-      eq(twilioParties.label, label),
-      inArray(twilioParties.state, fromStates(input)),
-      legSid === undefined
-        ? undefined
-        : or(isNull(twilioParties.legSid), eq(twilioParties.legSid, legSid)),
-    );
-    if (input === 'end') {
-      const [gone] = await this.db.delete(twilioParties).where(where).returning();
-      if (!gone) return null;
-      const party = partyOf(gone);
-      return { party: { ...party, state: 'gone' }, wasRinging: party.state !== 'answered' };
-    }
-    const next = input === 'ringing' ? 'ringing' : 'answered';
+  ): Promise<Party | null> {
+    const next = PARTY_TRANSITIONS.dialling[input] ?? 'gone';
     const [moved] = await this.db
       .update(twilioParties)
       .set({
@@ -167,11 +197,86 @@ export class TwilioLegs {
         ...(legSid === undefined
           ? {}
           : { legSid: sql`coalesce(${twilioParties.legSid}, ${legSid})` }),
+        pendingInput: input,
+        pendingStatus: status,
+        // The state before the update (a SET reads the row as it was).
+        pendingWasRinging: sql`${twilioParties.state} <> 'answered'`,
+        pendingUntil: new Date(now.getTime() + PENDING_LEASE_MS),
       })
-      .where(where)
+      .where(
+        and(
+          eq(twilioParties.callSid, callSid),
+          eq(twilioParties.label, label),
+          inArray(twilioParties.state, fromStates(input)),
+          legSid === undefined
+            ? undefined
+            : or(isNull(twilioParties.legSid), eq(twilioParties.legSid, legSid)),
+        ),
+      )
       .returning();
-    // `ringing` and `answer` move only parties that were dialling or ringing.
-    return moved ? { party: partyOf(moved), wasRinging: true } : null;
+    return moved ? partyOf(moved) : null;
+  }
+
+  /**
+   * The flows reacted to the party's pending move: it is no longer pending, and a party that is
+   * gone is deleted (a late report finds nothing).
+   */
+  async done(callSid: string, label: string, input: PartyInput): Promise<void> {
+    const where = and(
+      eq(twilioParties.callSid, callSid),
+      eq(twilioParties.label, label),
+      eq(twilioParties.pendingInput, input),
+    );
+    if (input === 'end') {
+      await this.db.delete(twilioParties).where(and(where, eq(twilioParties.state, 'gone')));
+      return;
+    }
+    await this.db
+      .update(twilioParties)
+      .set({ pendingInput: null, pendingStatus: null, pendingWasRinging: null, pendingUntil: null })
+      .where(where);
+  }
+
+  /**
+   * Moves whose lease passed (their instance died before the flows reacted), at most `limit`,
+   * each leased again to the caller; two instances never take the same.
+   */
+  async claimAbandoned(now: Date, limit: number): Promise<Party[]> {
+    const due = this.db
+      .select({ callSid: twilioParties.callSid, label: twilioParties.label })
+      .from(twilioParties)
+      .where(
+        and(sql`${twilioParties.pendingInput} is not null`, lt(twilioParties.pendingUntil, now)),
+      )
+      .orderBy(asc(twilioParties.pendingUntil))
+      .limit(limit)
+      .for('update', { skipLocked: true });
+    const rows = await this.db
+      .update(twilioParties)
+      .set({ pendingUntil: new Date(now.getTime() + PENDING_LEASE_MS) })
+      .where(sql`(${twilioParties.callSid}, ${twilioParties.label}) in ${due}`)
+      .returning();
+    return rows.map(partyOf);
+  }
+
+  /**
+   * The calls other than `callSid` where a ring of agent `identity` was cancelled and Twilio has
+   * not reported its leg ended yet.
+   */
+  async ringingElsewhere(identity: string, callSid: string): Promise<string[]> {
+    const rows = await this.db
+      .select({ callSid: twilioParties.callSid })
+      .from(twilioParties)
+      .where(
+        and(
+          eq(twilioParties.kind, 'agent'),
+          eq(twilioParties.partyId, identity),
+          inArray(twilioParties.state, ['dialling', 'ringing']),
+          eq(twilioParties.removed, true),
+          sql`${twilioParties.callSid} <> ${callSid}`,
+        ),
+      );
+    return rows.map((r) => r.callSid);
   }
 
   /** Records the leg's sid once known. */

@@ -44,9 +44,18 @@ import type { WireError } from '@leadline/contracts/signalling';
 import type { Db } from '../db/database';
 import type { AgentRole, Telephony, TelephonyEvent } from '../telephony/telephony';
 import { conferenceTwiml } from './conference-twiml';
-import { TwilioLegs, type Party, type PartyInput } from './twilio-legs';
+import { TwilioLegs, type Party, type PartyInput, type PendingMove } from './twilio-legs';
 
 export { PARTY_TRANSITIONS, type PartyInput, type PartyState } from './twilio-legs';
+
+/** How long a ring waits for the agent's ring of another call, cancelled elsewhere, to end (ms). */
+const OTHER_RINGS_WAIT_MS = 2_000;
+/** How often it looks (ms). */
+const OTHER_RINGS_POLL_MS = 25;
+/** How often each instance looks for moves a dead instance left unreacted (ms). */
+export const ABANDONED_SWEEP_MS = 2_000;
+/** How many such moves one sweep takes. */
+const ABANDONED_BATCH = 20;
 
 /** Twilio's call statuses that end a leg. */
 const ENDED = new Set(['completed', 'busy', 'no-answer', 'failed', 'canceled']);
@@ -99,6 +108,7 @@ export class TwilioTelephony implements Telephony {
   readonly #chains = new Map<string, Promise<unknown>>();
   /** Labels of phones dialled here: unique across instances (a random base) and in order. */
   #nextPhone = randomInt(1, 1_000_000) * 1000;
+  #sweeper: NodeJS.Timeout | undefined;
 
   constructor(options: TwilioTelephonyOptions) {
     this.#options = options;
@@ -167,6 +177,12 @@ export class TwilioTelephony implements Telephony {
     return this.#run(callSid, async () => {
       // A live party of that label already: it rings or talks.
       if (!(await added)) return 0;
+      await this.#othersCancelled(identity, callSid);
+      // Cancelled meanwhile (the flows have settled it): it never rings at Twilio.
+      if (await this.#legs.isRemoved(callSid, label)) {
+        await this.#legs.drop(callSid, label);
+        return 1;
+      }
       try {
         const created = await this.#options.client.conferences(callSid).participants.create({
           from: From ?? this.#options.callerId,
@@ -184,6 +200,26 @@ export class TwilioTelephony implements Telephony {
         return 0;
       }
     });
+  }
+
+  /**
+   * Before an agent's browser rings for `callSid`: the rings of their other calls this instance
+   * cancelled are gone at Twilio (their removes answered), and those another instance cancelled
+   * are reported ended (at most {@link OTHER_RINGS_WAIT_MS}): a browser never rings for two calls.
+   */
+  async #othersCancelled(identity: string, callSid: string): Promise<void> {
+    const deadline = this.#now() + OTHER_RINGS_WAIT_MS;
+    for (;;) {
+      const others = await this.#legs.ringingElsewhere(identity, callSid);
+      const local = others.map((sid) => this.#chains.get(sid)).filter((p) => p !== undefined);
+      if (local.length > 0) await Promise.all(local);
+      if (others.length === 0 || local.length === others.length) return;
+      if (this.#now() >= deadline) {
+        this.#options.log.warn({ callSid, identity }, 'an earlier ring of the agent is still on');
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, OTHER_RINGS_POLL_MS));
+    }
   }
 
   cancelRing(callSid: string, identity?: string): void {
@@ -525,29 +561,69 @@ export class TwilioTelephony implements Telephony {
     status: string,
     legSid?: string,
   ): Promise<void> {
-    const moved = await this.#legs.step(callSid, label, input, legSid);
-    if (!moved || moved.party.removed) return;
-    const { party, wasRinging } = moved;
-    if (party.kind === 'agent') {
-      const identity = party.id;
-      if (input === 'answer') await this.#emit({ type: 'agent.answered', callSid, identity });
-      else if (input === 'end' && wasRinging) {
-        await this.#emit({ type: 'agent.rejected', callSid, identity });
-      } else if (input === 'end') {
-        const reason = status === 'failed' ? 'failed' : 'hangup';
-        await this.#emit({ type: 'agent.left', callSid, identity, reason });
+    const moved = await this.#legs.step(
+      callSid,
+      label,
+      input,
+      status,
+      new Date(this.#now()),
+      legSid,
+    );
+    if (moved) await this.#react(moved);
+  }
+
+  /**
+   * Tells the flows what the party's pending move means and, once they reacted, marks it done.
+   * A party removed by a command tells nothing.
+   */
+  async #react(party: Party): Promise<void> {
+    const pending = party.pending;
+    if (!pending) return;
+    if (!party.removed) {
+      const event = eventOf(party, pending);
+      if (event) await this.#emit(event);
+      if (event?.type === 'phone.answered' && (await this.#legs.held(party.callSid))) {
+        void this.#run(party.callSid, () => this.#hold(party, true));
       }
-      return;
     }
-    const participantId = party.id;
-    if (input === 'ringing') await this.#emit({ type: 'phone.ringing', callSid, participantId });
-    else if (input === 'answer') {
-      await this.#emit({ type: 'phone.answered', callSid, participantId });
-      if (await this.#legs.held(callSid)) void this.#run(callSid, () => this.#hold(party, true));
-    } else if (wasRinging) {
-      const reason = status === 'busy' ? 'busy' : status === 'failed' ? 'failed' : 'no-answer';
-      await this.#emit({ type: 'phone.unanswered', callSid, participantId, reason });
-    } else await this.#emit({ type: 'phone.left', callSid, participantId });
+    await this.#legs.done(party.callSid, party.label, pending.input);
+  }
+
+  /**
+   * Hands this instance's flows the moves another instance left unreacted when it died (their
+   * lease passed), a few at a time; resolves with how many.
+   */
+  async sweepAbandoned(limit = ABANDONED_BATCH): Promise<number> {
+    // Nobody to tell yet: a move told to nobody would be marked done and lost.
+    if (this.#listeners.size === 0) return 0;
+    const parties = await this.#legs.claimAbandoned(new Date(this.#now()), limit);
+    for (const party of parties) {
+      await this.#react(party).catch((error: unknown) =>
+        this.#options.log.warn({ err: error, callSid: party.callSid }, 'Twilio move not handed on'),
+      );
+    }
+    return parties.length;
+  }
+
+  /** Sweeps for abandoned moves every `everyMs` until {@link stopSweeping}. */
+  startSweeping(everyMs = ABANDONED_SWEEP_MS): void {
+    if (this.#sweeper) return;
+    let running = false;
+    this.#sweeper = setInterval(() => {
+      if (running) return;
+      running = true;
+      void this.sweepAbandoned()
+        .catch((error: unknown) =>
+          this.#options.log.warn({ err: error }, 'sweeping abandoned Twilio moves failed'),
+        )
+        .finally(() => (running = false));
+    }, everyMs);
+    this.#sweeper.unref?.();
+  }
+
+  stopSweeping(): void {
+    if (this.#sweeper) clearInterval(this.#sweeper);
+    this.#sweeper = undefined;
   }
 
   async #conferenceEnded(callSid: string): Promise<void> {
@@ -702,6 +778,34 @@ export class TwilioTelephony implements Telephony {
     }
     return Promise.all(settled).then(() => undefined);
   }
+}
+
+/** What a party's move means for the flows (nothing for a phone's `ringing` of an agent…). */
+function eventOf(party: Party, pending: PendingMove): TelephonyEvent | null {
+  const { callSid } = party;
+  const { input, status, wasRinging } = pending;
+  if (party.kind === 'agent') {
+    const identity = party.id;
+    if (input === 'answer') return { type: 'agent.answered', callSid, identity };
+    if (input === 'end' && wasRinging) return { type: 'agent.rejected', callSid, identity };
+    if (input === 'end') {
+      return {
+        type: 'agent.left',
+        callSid,
+        identity,
+        reason: status === 'failed' ? 'failed' : 'hangup',
+      };
+    }
+    return null;
+  }
+  const participantId = party.id;
+  if (input === 'ringing') return { type: 'phone.ringing', callSid, participantId };
+  if (input === 'answer') return { type: 'phone.answered', callSid, participantId };
+  if (wasRinging) {
+    const reason = status === 'busy' ? 'busy' : status === 'failed' ? 'failed' : 'no-answer';
+    return { type: 'phone.unanswered', callSid, participantId, reason };
+  }
+  return { type: 'phone.left', callSid, participantId };
 }
 
 const agentLabel = (identity: string) => `agent-${identity}`;
