@@ -220,7 +220,14 @@ export class TelephonyReactor {
     const userId = userIdOf(identity);
     if (userId === null) return;
     const callUser = await findCallUserOf(this.#host.db, call.id, userId, 'ringing');
-    if (!callUser) return;
+    if (!callUser) {
+      // Answered a ring that is over (it timed out, or the call went on without them: a late
+      // answer, or one whose instance died before telling its flows): their browser is taken
+      // out of the call rather than left listening in. An agent already on the call is a repeat.
+      const joined = await findCallUserOf(this.#host.db, call.id, userId, 'accepted');
+      if (!joined || joined.leftAt !== null) this.#host.telephony.removeAgent(call.sid, identity);
+      return;
+    }
     this.#host.router.cancelRingTimer(callUser.id);
     const now = this.#host.clock.now();
     if (callUser.type === 'lead' && isRinging(call.status)) {

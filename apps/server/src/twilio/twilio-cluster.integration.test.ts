@@ -187,7 +187,8 @@ describe.runIf(process.env.DATABASE_URL && process.env.LEADLINE_CLUSTER_ACCEPTAN
           return;
         }
         // The lead answered: they talk, then one of them hangs up.
-        const agent = inCall(p).find(
+        // The agent who took it: the last to answer (an earlier ring may still be leaving).
+        const agent = inCall(p).findLast(
           (q) => q.to.startsWith('client:') && q.state === 'in-progress',
         );
         await cloud!.hangUp(++hangups % 2 === 0 && agent ? agent : p);

@@ -260,8 +260,9 @@ export class TwilioLegs {
   }
 
   /**
-   * The calls other than `callSid` where a ring of agent `identity` was cancelled and Twilio has
-   * not reported its leg ended yet.
+   * The calls other than `callSid` where agent `identity` still has a leg at Twilio that is
+   * ringing (a ring cancelled and not reported ended yet, or one whose reservation has just
+   * ended) or that was taken out of its call and not reported gone yet.
    */
   async ringingElsewhere(identity: string, callSid: string): Promise<string[]> {
     const rows = await this.db
@@ -271,8 +272,11 @@ export class TwilioLegs {
         and(
           eq(twilioParties.kind, 'agent'),
           eq(twilioParties.partyId, identity),
-          inArray(twilioParties.state, ['dialling', 'ringing']),
-          eq(twilioParties.removed, true),
+          // Ringing, or on a call that was ended for them and not reported left yet.
+          or(
+            inArray(twilioParties.state, ['dialling', 'ringing']),
+            and(eq(twilioParties.state, 'answered'), eq(twilioParties.removed, true)),
+          ),
           sql`${twilioParties.callSid} <> ${callSid}`,
         ),
       );

@@ -203,17 +203,15 @@ export class TwilioTelephony implements Telephony {
   }
 
   /**
-   * Before an agent's browser rings for `callSid`: the rings of their other calls this instance
-   * cancelled are gone at Twilio (their removes answered), and those another instance cancelled
-   * are reported ended (at most {@link OTHER_RINGS_WAIT_MS}): a browser never rings for two calls.
+   * Before an agent's browser rings for `callSid`: their legs of other calls are gone at Twilio
+   * (the database holds one live ring per agent, but the leg of a ring or a call that ended
+   * there may still be on until its end arrives), waiting at most {@link OTHER_RINGS_WAIT_MS}: a
+   * browser never rings for two calls, nor while its last call is being hung up. It only reads (never waits on another call's commands, which may be
+   * waiting on this one's).
    */
   async #othersCancelled(identity: string, callSid: string): Promise<void> {
     const deadline = this.#now() + OTHER_RINGS_WAIT_MS;
-    for (;;) {
-      const others = await this.#legs.ringingElsewhere(identity, callSid);
-      const local = others.map((sid) => this.#chains.get(sid)).filter((p) => p !== undefined);
-      if (local.length > 0) await Promise.all(local);
-      if (others.length === 0 || local.length === others.length) return;
+    while ((await this.#legs.ringingElsewhere(identity, callSid)).length > 0) {
       if (this.#now() >= deadline) {
         this.#options.log.warn({ callSid, identity }, 'an earlier ring of the agent is still on');
         return;
