@@ -6,10 +6,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { openDatabase, queryRows, type Database, type Db } from '../db/database';
+import { queryRows, type Database, type Db } from '../db/database';
 import { FakeTelephony } from '../telephony/fake-telephony';
 import type { ManualClock } from './manual-clock';
-import { openTestDatabase } from './test-database';
+import { openSharedTestDatabase } from './test-database';
 import { Router } from '../routing/router';
 
 /** One database as two instances see it. */
@@ -21,32 +21,9 @@ export interface SharedDatabase {
 
 /** Opens a fresh migrated database twice (see the file's comment). */
 export async function openSharedDatabase(): Promise<SharedDatabase> {
-  const url = process.env.DATABASE_URL;
-  if (!url) {
-    const database = await openTestDatabase();
-    return { instances: [database, database], close: () => database.close() };
-  }
-  const { default: pg } = await import('pg');
-  const name = `leadline_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const target = new URL(url);
-  target.pathname = `/${name}`;
-  const first = await openDatabase({ url: target.toString() });
-  const second = await openDatabase({ url: target.toString() });
-  return {
-    instances: [first, second],
-    async close() {
-      await first.close();
-      await second.close();
-      const cleanup = new pg.Client({ connectionString: url });
-      await cleanup.connect();
-      await cleanup.query(`drop database if exists ${name}`);
-      await cleanup.end();
-    },
-  };
+  const shared = await openSharedTestDatabase(2);
+  const [first, second] = shared.databases;
+  return { instances: [first!, second!], close: () => shared.close() };
 }
 
 /** Inserts an account with `agents` available agents online in the app; resolves with ids. */

@@ -397,9 +397,8 @@ export class TwilioTelephony implements Telephony {
     void this.#run(callSid, async () => {
       if (!(await set)) return;
       try {
-        await this.#participant(callSid, label).then(async (participant) =>
-          participant.update(await this.#roleFields(callSid, role)),
-        );
+        const participant = await this.#participant(callSid, label);
+        await participant.update(await this.#roleFields(callSid, role));
       } catch (error) {
         this.#options.log.warn({ err: error, callSid, identity, role }, 'Twilio role failed');
       }

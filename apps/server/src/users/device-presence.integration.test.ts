@@ -9,11 +9,11 @@
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database, type Db } from '../db/database';
+import type { Db } from '../db/database';
 import { accounts, devicePresence, users } from '../db/schema';
 import { PgInstanceBus, type InstanceBus } from '../events/instance-bus';
 import { ManualClock } from '../test-support/manual-clock';
-import { openTestDatabase } from '../test-support/test-database';
+import { openSharedTestDatabase } from '../test-support/test-database';
 import { waitUntil } from '../test-support/wait-until';
 import {
   DEVICE_HEARTBEAT_MS,
@@ -25,7 +25,6 @@ import {
 } from './device-presence';
 import { setDeviceOnline } from './users-repo';
 
-const url = process.env.DATABASE_URL;
 const quiet = { warn: () => undefined };
 /** The timers of an instance the test beats and sweeps by hand (never reached). */
 const MANUAL_MS = 24 * 3_600_000;
@@ -110,35 +109,13 @@ interface Shared {
 
 /** A scratch database opened `pools` times (PostgreSQL) or the one PGlite shared. */
 async function openShared(pools: number): Promise<Shared> {
-  if (!url) {
-    const database = await openTestDatabase();
-    const hub = new BusHub();
-    return {
-      dbs: Array.from({ length: pools }, () => database.db),
-      openBus: async () => hub.open(),
-      close: () => database.close(),
-    };
-  }
-  const { default: pg } = await import('pg');
-  const name = `leadline_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const target = new URL(url);
-  target.pathname = `/${name}`;
-  const databases: Database[] = [];
-  for (let i = 0; i < pools; i++) databases.push(await openDatabase({ url: target.toString() }));
+  const shared = await openSharedTestDatabase(pools);
+  const hub = new BusHub();
+  const target = shared.url;
   return {
-    dbs: databases.map((d) => d.db),
-    openBus: () => PgInstanceBus.open(target.toString(), quiet),
-    async close() {
-      for (const database of databases) await database.close();
-      const cleanup = new pg.Client({ connectionString: url });
-      await cleanup.connect();
-      await cleanup.query(`drop database if exists ${name}`);
-      await cleanup.end();
-    },
+    dbs: shared.databases.map((d) => d.db),
+    openBus: async () => (target ? PgInstanceBus.open(target, quiet) : hub.open()),
+    close: () => shared.close(),
   };
 }
 
