@@ -724,6 +724,17 @@ export const twilioParties = pgTable(
     /** Whether the party was still ringing when the pending input moved it. */
     pendingWasRinging: boolean('pending_was_ringing'),
     pendingUntil: timestamp('pending_until', { withTimezone: true }),
+    /**
+     * The pending move came after a command took the party out (its end is that command's doing):
+     * whoever reacts tells the flows nothing. Kept with the move, since a removal that comes after
+     * it (the flows' own reaction, cut short by the instance's death) must not silence it.
+     */
+    pendingSilent: boolean('pending_silent'),
+    /**
+     * Taken out by a command whose REST remove is not known to have reached Twilio until then:
+     * once passed (its instance died), any instance's sweep removes the participant again.
+     */
+    removeUntil: timestamp('remove_until', { withTimezone: true }),
     createdAt: createdAt(),
   },
   (t) => [
@@ -731,6 +742,9 @@ export const twilioParties = pgTable(
     index('twilio_parties_pending_idx')
       .on(t.pendingUntil)
       .where(sql`${t.pendingInput} is not null`),
+    index('twilio_parties_remove_idx')
+      .on(t.removeUntil)
+      .where(sql`${t.removeUntil} is not null`),
   ],
 );
 

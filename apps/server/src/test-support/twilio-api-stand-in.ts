@@ -77,6 +77,12 @@ export class TwilioApiStandIn {
   #server: Server | undefined;
   /** Its base URL, e.g. `http://127.0.0.1:41234`. */
   url = '';
+  /**
+   * Whether a live participant of the conference (path segment: `CF…` sid or name) has that label
+   * or leg sid: a simulated cloud that knows its participants sets it, and removing one it does
+   * not know is answered 404 as Twilio does. Unset: every remove succeeds.
+   */
+  participantKnown: ((conference: string, labelOrSid: string) => boolean) | undefined;
 
   private constructor() {}
 
@@ -232,7 +238,16 @@ export class TwilioApiStandIn {
       return { status: 200, body: this.#conferencePage(match[1]!, request.query ?? {}) };
     }
     if ((match = PARTICIPANT.exec(request.path))) {
-      if (request.method === 'DELETE') return { status: 204 };
+      if (request.method === 'DELETE') {
+        const known = this.participantKnown?.(
+          decodeURIComponent(match[1]!),
+          decodeURIComponent(match[2]!),
+        );
+        if (known === false) {
+          return { status: 404, body: { code: 20404, message: 'Not found', status: 404 } };
+        }
+        return { status: 204 };
+      }
       return {
         status: 200,
         body: this.#participant(this.#conferenceOf(match[1]!), match[2]!, request.form),

@@ -92,11 +92,14 @@ export class TwilioCloud {
     },
   ) {
     this.#unsubscribe = standIn.onRequest((request, answer) => this.#react(request, answer));
+    standIn.participantKnown = (conference, labelOrSid) =>
+      this.#participant(conference, labelOrSid) !== undefined;
   }
 
   /** Stops reacting to the stand-in's requests. */
   close(): void {
     this.#unsubscribe();
+    this.standIn.participantKnown = undefined;
   }
 
   /** Resolves once every callback so far has been answered. */

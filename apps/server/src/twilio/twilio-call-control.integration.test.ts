@@ -374,7 +374,8 @@ describe('calls with more than two parties', () => {
     await quiet();
     expect(await product.callRow(call.id)).toMatchObject({ status: 'in-progress', leadId: null });
     // Nobody was taken out, the conference goes on.
-    expect(requests('DELETE', /\/Participants\//)).toEqual([]);
+    const conference = product.standIn.conferenceSid(call.sid);
+    expect(requests('DELETE', new RegExp(`/Conferences/${conference}/Participants/`))).toEqual([]);
     expect(conferenceEnds()).toEqual([]);
     expect(caller.state).toBe('in-progress');
   });

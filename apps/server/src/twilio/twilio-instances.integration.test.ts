@@ -13,7 +13,7 @@ import { standInClient, TwilioApiStandIn } from '../test-support/twilio-api-stan
 import { and, eq, isNotNull } from 'drizzle-orm';
 import { twilioParties } from '../db/schema';
 import { waitUntil } from '../test-support/wait-until';
-import { PENDING_LEASE_MS } from './twilio-legs';
+import { PENDING_LEASE_MS, REMOVE_LEASE_MS, TwilioLegs } from './twilio-legs';
 import { TwilioTelephony } from './twilio-telephony';
 
 const BASE = 'https://calls.example.com';
@@ -51,6 +51,7 @@ afterAll(async () => {
 beforeEach(async () => {
   await Promise.all([a?.idle(), b?.idle()]);
   standIn.reset();
+  standIn.participantKnown = undefined;
   events = [];
   callSid = `CAinst${++counter}`;
   a = provider();
@@ -229,5 +230,134 @@ describe('Twilio providers on one database', () => {
     expect(
       await database.db.select().from(twilioParties).where(eq(twilioParties.callSid, callSid)),
     ).toEqual([]);
+  });
+
+  it('a move the flows were reacting to when their instance died is told again even though their reaction had taken the party out', async () => {
+    let nowMs = Date.now();
+    const clock = { now: () => nowMs };
+    const dying = provider(clock);
+    const survivor = provider(clock);
+    // The dying instance's flows hear the lead hang up and start ending the call: the hang-up's
+    // first write (every party taken out) lands, then the instance is killed.
+    const legs = new TwilioLegs(database.db);
+    dying.subscribe(async () => {
+      await legs.markRemoved(callSid, new Date(nowMs));
+      await new Promise<void>(() => undefined);
+    });
+    const told: TelephonyEvent[] = [];
+    survivor.subscribe((event) => void told.push(event));
+    const id = dying.dial(callSid, '+15550100044', { from: NUMBER });
+    await dying.idle();
+    await survivor.handleStatus(...legCallback(id, 'in-progress', 1));
+    expect(told).toEqual([{ type: 'phone.answered', callSid, participantId: id }]);
+    void dying.handleStatus(...legCallback(id, 'completed', 2));
+    await waitUntil(
+      async () =>
+        (
+          await database.db
+            .select()
+            .from(twilioParties)
+            .where(and(eq(twilioParties.callSid, callSid), eq(twilioParties.removed, true)))
+        )[0],
+      'the dying reaction to take the party out',
+    );
+    nowMs += PENDING_LEASE_MS + 1;
+    expect(await survivor.sweepAbandoned()).toBe(1);
+    // The survivor's flows hear the lead leave: they end the call themselves.
+    expect(told.at(-1)).toEqual({ type: 'phone.left', callSid, participantId: id });
+  });
+
+  it('a removal its instance died before sending is sent by another instance once its lease passed, once; Twilio not knowing it ends the party', async () => {
+    let nowMs = Date.now();
+    const clock = { now: () => nowMs };
+    const dying = provider(clock);
+    const survivor = provider(clock);
+    const told: TelephonyEvent[] = [];
+    survivor.subscribe((event) => void told.push(event));
+    expect(await dying.ringAgent(callSid, '13', { From: 'client:1' })).toBe(1);
+    expect(await dying.ringAgent(`${callSid}b`, '16', { From: 'client:1' })).toBe(1);
+    // The dying instance's flows cancel both rings: the writes land, the removes never leave.
+    const legs = new TwilioLegs(database.db);
+    await legs.markRemoved(callSid, new Date(nowMs));
+    await legs.markRemoved(`${callSid}b`, new Date(nowMs));
+    const sent = standIn.requests.length;
+    expect(await survivor.sweepAbandoned()).toBe(0);
+    nowMs += REMOVE_LEASE_MS + 1;
+    // Twilio still has agent-13's leg; agent-16's ended meanwhile (its end lost with the instance).
+    standIn.participantKnown = (_conference, label) => label === 'agent-13';
+    expect(await survivor.sweepAbandoned()).toBe(2);
+    await survivor.idle();
+    const removes = standIn.requests.slice(sent).map((r) => `${r.method} ${r.path}`);
+    expect(removes.sort()).toEqual(
+      [
+        expect.stringMatching(/^DELETE .*\/Participants\/agent-13\.json$/) as string,
+        expect.stringMatching(/^DELETE .*\/Participants\/agent-16\.json$/) as string,
+      ].sort(),
+    );
+    // Sent: no sweep sends it again. Unknown to Twilio: the party is gone, and nobody is told.
+    nowMs += REMOVE_LEASE_MS + 1;
+    expect(await survivor.sweepAbandoned()).toBe(0);
+    const left = await database.db.select().from(twilioParties);
+    expect(left.filter((p) => p.callSid.startsWith(callSid)).map((p) => p.label)).toEqual([
+      'agent-13',
+    ]);
+    // Twilio reports agent-13's leg ended: silent (the flows cancelled it), and forgotten.
+    await survivor.handleStatus(...legCallback('agent-13', 'canceled', 2));
+    expect(told).toEqual([]);
+    expect(
+      await database.db.select().from(twilioParties).where(eq(twilioParties.callSid, callSid)),
+    ).toEqual([]);
+  });
+
+  it('an agent rung while an earlier ring of theirs nobody cancelled is still on: that ring is removed, and the new one waits until it is gone', async () => {
+    const earlier = `${callSid}old`;
+    expect(await a.ringAgent(earlier, '14', { From: 'client:1' })).toBe(1);
+    const earlierLeg = legOf('agent-14');
+    // The instance whose flows ended that ring died before cancelling it; the database gave the
+    // agent a new ring, placed by the other instance.
+    const ringing = b.ringAgent(callSid, '14', { From: 'client:1' });
+    await waitUntil(
+      () => standIn.requests.find((r) => r.method === 'DELETE'),
+      'the earlier ring to be removed',
+    );
+    const removal = standIn.requests.findIndex((r) => r.method === 'DELETE');
+    expect(standIn.requests[removal]!.path).toMatch(
+      new RegExp(`/Conferences/${standIn.conferenceSid(earlier)}/Participants/agent-14\\.json$`),
+    );
+    await a.handleStatus(
+      { call: earlier, label: 'agent-14' },
+      { CallSid: earlierLeg, CallStatus: 'canceled', SequenceNumber: '2' },
+    );
+    expect(await ringing).toBe(1);
+    const create = standIn.requests.findLastIndex((r) => r.path.endsWith('/Participants.json'));
+    expect(create).toBeGreaterThan(removal);
+    expect(standIn.requests[create]!.form.Label).toBe('agent-14');
+    // The earlier ring's end is nobody's news: the flows had ended it.
+    expect(events).toEqual([]);
+  });
+
+  it('a ring only ever takes out rings of the agent placed before it', async () => {
+    const legs = new TwilioLegs(database.db);
+    const party = (call: string) => ({
+      callSid: call,
+      label: 'agent-15',
+      kind: 'agent' as const,
+      id: '15',
+      role: 'agent',
+      state: 'ringing' as const,
+      legSid: null,
+    });
+    await legs.add(party(`${callSid}1`));
+    await legs.add(party(`${callSid}2`));
+    await database.db
+      .update(twilioParties)
+      .set({ createdAt: new Date(Date.now() - 60_000) })
+      .where(eq(twilioParties.callSid, `${callSid}1`));
+    const now = new Date();
+    // A late ring of the older call (its reservation is long over) takes nothing out.
+    expect(await legs.supersede('15', `${callSid}1`, 'agent-15', now)).toEqual([]);
+    const taken = await legs.supersede('15', `${callSid}2`, 'agent-15', now);
+    expect(taken.map((p) => [p.callSid, p.removed])).toEqual([[`${callSid}1`, true]]);
+    expect(await legs.supersede('15', `${callSid}2`, 'agent-15', now)).toEqual([]);
   });
 });

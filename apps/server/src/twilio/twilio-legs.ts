@@ -9,6 +9,9 @@
  *   it ({@link TwilioLegs.done}); one an instance left pending when it died is handed out again
  *   by any instance's sweep once its lease has passed ({@link TwilioLegs.claimAbandoned}). A
  *   party that reached `gone` and was reacted to is deleted: a late report finds nothing.
+ *   A removal by a command is leased the same way until its REST remove reached Twilio
+ *   ({@link TwilioLegs.removeSent}): one its instance died before sending is sent again by
+ *   another's sweep ({@link TwilioLegs.claimUnsentRemovals}).
  * - `twilio_conferences`: the `CF…` sid once Twilio names it, and whether the lead is on hold.
  * - `twilio_waiting_callers`: inbound calls the voice webhook received, until `addCaller` joins
  *   one to a call (`claim_*`), whichever instance does it.
@@ -45,6 +48,8 @@ function fromStates(input: PartyInput): PartyState[] {
 
 /** How long an instance has to react to a move before another takes it over (ms). */
 export const PENDING_LEASE_MS = 10_000;
+/** How long an instance has to get a removal to Twilio before another sends it again (ms). */
+export const REMOVE_LEASE_MS = 10_000;
 
 /** A move the flows have not reacted to yet. */
 export interface PendingMove {
@@ -52,6 +57,8 @@ export interface PendingMove {
   /** Twilio's status with it. */
   status: string;
   wasRinging: boolean;
+  /** A command had taken the party out before this move: the flows are told nothing. */
+  silent: boolean;
 }
 
 /** A participant as the provider knows it. */
@@ -90,6 +97,7 @@ function partyOf(row: PartyRow): Party {
             input: row.pendingInput,
             status: row.pendingStatus ?? '',
             wasRinging: row.pendingWasRinging ?? false,
+            silent: row.pendingSilent ?? row.removed,
           },
   };
 }
@@ -132,7 +140,7 @@ export class TwilioLegs {
       .values(row)
       .onConflictDoUpdate({
         target: [twilioParties.callSid, twilioParties.label],
-        set: { ...row, createdAt: sql`now()` },
+        set: { ...row, removeUntil: null, pendingSilent: null, createdAt: sql`now()` },
         setWhere: sql`${twilioParties.state} = 'gone' and ${twilioParties.pendingInput} is null`,
       })
       .returning({ label: twilioParties.label });
@@ -153,6 +161,8 @@ export class TwilioLegs {
           pendingStatus: null,
           pendingWasRinging: null,
           pendingUntil: null,
+          pendingSilent: null,
+          removeUntil: null,
           createdAt: sql`now()`,
         },
       });
@@ -201,6 +211,8 @@ export class TwilioLegs {
         pendingStatus: status,
         // The state before the update (a SET reads the row as it was).
         pendingWasRinging: sql`${twilioParties.state} <> 'answered'`,
+        // Removed before this move: the command's doing. A removal after it must not silence it.
+        pendingSilent: sql`${twilioParties.removed}`,
         pendingUntil: new Date(now.getTime() + PENDING_LEASE_MS),
       })
       .where(
@@ -233,7 +245,13 @@ export class TwilioLegs {
     }
     await this.db
       .update(twilioParties)
-      .set({ pendingInput: null, pendingStatus: null, pendingWasRinging: null, pendingUntil: null })
+      .set({
+        pendingInput: null,
+        pendingStatus: null,
+        pendingWasRinging: null,
+        pendingUntil: null,
+        pendingSilent: null,
+      })
       .where(where);
   }
 
@@ -283,6 +301,34 @@ export class TwilioLegs {
     return rows.map((r) => r.callSid);
   }
 
+  /**
+   * Takes out agent `identity`'s rings of other calls that were placed before their ring of
+   * `callSid` (party `label`) and that no command removed: the database gave the agent this
+   * ring, so those are over, and the instance that should have cancelled them died first.
+   * Returns them, marked removed (a sweep sends their removal if the caller cannot).
+   */
+  async supersede(identity: string, callSid: string, label: string, now: Date): Promise<Party[]> {
+    const mine = this.db
+      .select({ at: twilioParties.createdAt })
+      .from(twilioParties)
+      .where(and(eq(twilioParties.callSid, callSid), eq(twilioParties.label, label)));
+    const rows = await this.db
+      .update(twilioParties)
+      .set({ removed: true, removeUntil: new Date(now.getTime() + REMOVE_LEASE_MS) })
+      .where(
+        and(
+          eq(twilioParties.kind, 'agent'),
+          eq(twilioParties.partyId, identity),
+          inArray(twilioParties.state, ['dialling', 'ringing']),
+          eq(twilioParties.removed, false),
+          sql`${twilioParties.callSid} <> ${callSid}`,
+          sql`${twilioParties.createdAt} < (${mine})`,
+        ),
+      )
+      .returning();
+    return rows.map(partyOf);
+  }
+
   /** Records the leg's sid once known. */
   async learnLeg(callSid: string, label: string, legSid: string): Promise<void> {
     await this.db
@@ -297,14 +343,18 @@ export class TwilioLegs {
       );
   }
 
-  /** Marks parties removed by a command (their end is not reported); returns them as they were. */
+  /**
+   * Marks parties removed by a command (their end is not reported), leased until their REST
+   * remove reached Twilio ({@link removeSent}); returns them as they were.
+   */
   async markRemoved(
     callSid: string,
+    now: Date,
     which: { label?: string; kind?: 'agent' | 'phone'; states?: PartyState[] } = {},
   ): Promise<Party[]> {
     const rows = await this.db
       .update(twilioParties)
-      .set({ removed: true })
+      .set({ removed: true, removeUntil: new Date(now.getTime() + REMOVE_LEASE_MS) })
       .where(
         and(
           eq(twilioParties.callSid, callSid),
@@ -314,6 +364,39 @@ export class TwilioLegs {
           eq(twilioParties.removed, false),
         ),
       )
+      .returning();
+    return rows.map(partyOf);
+  }
+
+  /** The removal of the party reached Twilio (or the whole call's end did): no sweep sends it. */
+  async removeSent(callSid: string, label?: string): Promise<void> {
+    await this.db
+      .update(twilioParties)
+      .set({ removeUntil: null })
+      .where(
+        and(
+          eq(twilioParties.callSid, callSid),
+          label === undefined ? undefined : eq(twilioParties.label, label),
+        ),
+      );
+  }
+
+  /**
+   * Removals whose lease passed (their instance died before Twilio had them), at most `limit`,
+   * each leased again to the caller; two instances never take the same.
+   */
+  async claimUnsentRemovals(now: Date, limit: number): Promise<Party[]> {
+    const due = this.db
+      .select({ callSid: twilioParties.callSid, label: twilioParties.label })
+      .from(twilioParties)
+      .where(and(lt(twilioParties.removeUntil, now), present))
+      .orderBy(asc(twilioParties.removeUntil))
+      .limit(limit)
+      .for('update', { skipLocked: true });
+    const rows = await this.db
+      .update(twilioParties)
+      .set({ removeUntil: new Date(now.getTime() + REMOVE_LEASE_MS) })
+      .where(sql`(${twilioParties.callSid}, ${twilioParties.label}) in ${due}`)
       .returning();
     return rows.map(partyOf);
   }

@@ -14,6 +14,7 @@ import {
   type ApiRequest,
 } from '../test-support/twilio-api-stand-in';
 import type { Database } from '../db/database';
+import { twilioConferences, twilioParties, twilioWaitingCallers } from '../db/schema';
 import { openTestDatabase } from '../test-support/test-database';
 import { CALLER_WAIT_MS, TwilioTelephony } from './twilio-telephony';
 
@@ -42,6 +43,10 @@ beforeEach(async () => {
   // The previous test's commands still on their way land before the reset, not in this test.
   await telephony?.idle();
   standIn.reset();
+  // A fresh Twilio: nothing of the previous test's calls is still on there.
+  await database.db.delete(twilioParties);
+  await database.db.delete(twilioConferences);
+  await database.db.delete(twilioWaitingCallers);
   events = [];
   warnings = [];
   callSid = `CAcall${++callCounter}`;

@@ -177,7 +177,7 @@ export class TwilioTelephony implements Telephony {
     return this.#run(callSid, async () => {
       // A live party of that label already: it rings or talks.
       if (!(await added)) return 0;
-      await this.#othersCancelled(identity, callSid);
+      await this.#othersCancelled(identity, callSid, label);
       // Cancelled meanwhile (the flows have settled it): it never rings at Twilio.
       if (await this.#legs.isRemoved(callSid, label)) {
         await this.#legs.drop(callSid, label);
@@ -206,10 +206,18 @@ export class TwilioTelephony implements Telephony {
    * Before an agent's browser rings for `callSid`: their legs of other calls are gone at Twilio
    * (the database holds one live ring per agent, but the leg of a ring or a call that ended
    * there may still be on until its end arrives), waiting at most {@link OTHER_RINGS_WAIT_MS}: a
-   * browser never rings for two calls, nor while its last call is being hung up. It only reads (never waits on another call's commands, which may be
-   * waiting on this one's).
+   * browser never rings for two calls, nor while its last call is being hung up. An earlier
+   * ring nobody cancelled (the instance whose flows ended it died before it could) is removed
+   * first. It never waits on another call's commands (they may be waiting on this one's).
    */
-  async #othersCancelled(identity: string, callSid: string): Promise<void> {
+  async #othersCancelled(identity: string, callSid: string, label: string): Promise<void> {
+    for (const stale of await this.#legs.supersede(identity, callSid, label, this.#date())) {
+      this.#options.log.warn(
+        { callSid, identity, earlier: stale.callSid },
+        'an earlier ring of the agent was left on: removing it',
+      );
+      void this.#run(stale.callSid, () => this.#remove(stale.callSid, stale.label));
+    }
     const deadline = this.#now() + OTHER_RINGS_WAIT_MS;
     while ((await this.#legs.ringingElsewhere(identity, callSid)).length > 0) {
       if (this.#now() >= deadline) {
@@ -222,7 +230,7 @@ export class TwilioTelephony implements Telephony {
 
   cancelRing(callSid: string, identity?: string): void {
     const removed = this.#write(callSid, () =>
-      this.#legs.markRemoved(callSid, {
+      this.#legs.markRemoved(callSid, this.#date(), {
         kind: 'agent',
         states: ['dialling', 'ringing'],
         ...(identity === undefined ? {} : { label: agentLabel(identity) }),
@@ -382,7 +390,7 @@ export class TwilioTelephony implements Telephony {
 
   hangupPhone(callSid: string, participantId: string): void {
     const removed = this.#write(callSid, () =>
-      this.#legs.markRemoved(callSid, {
+      this.#legs.markRemoved(callSid, this.#date(), {
         label: participantId,
         kind: 'phone',
         states: ['dialling', 'ringing', 'answered'],
@@ -407,7 +415,7 @@ export class TwilioTelephony implements Telephony {
 
   removeAgent(callSid: string, identity: string): void {
     const removed = this.#write(callSid, () =>
-      this.#legs.markRemoved(callSid, {
+      this.#legs.markRemoved(callSid, this.#date(), {
         label: agentLabel(identity),
         states: ['dialling', 'ringing', 'answered'],
       }),
@@ -447,7 +455,7 @@ export class TwilioTelephony implements Telephony {
   hangup(callSid: string, _error?: WireError): void {
     const marked = this.#write(callSid, async () => {
       const parties = await this.#legs.partiesOf(callSid);
-      await this.#legs.markRemoved(callSid);
+      await this.#legs.markRemoved(callSid, this.#date());
       return { parties, conferenceSid: await this.#legs.conferenceSid(callSid) };
     });
     void this.#run(callSid, async () => {
@@ -480,6 +488,9 @@ export class TwilioTelephony implements Telephony {
         }
       } catch (error) {
         this.#options.log.warn({ err: error, callSid }, 'Twilio could not end the call');
+        // Not known to Twilio: nothing of it is left there. Otherwise the parties stay marked,
+        // and a sweep removes each of them once their lease has passed.
+        if (!notFound(error)) return;
       }
       await this.#legs.forget(callSid);
     });
@@ -571,12 +582,13 @@ export class TwilioTelephony implements Telephony {
 
   /**
    * Tells the flows what the party's pending move means and, once they reacted, marks it done.
-   * A party removed by a command tells nothing.
+   * A move of a party a command had removed tells nothing (a removal that came after the move,
+   * say the flows' own reaction to it, does not silence it: see `pendingSilent`).
    */
   async #react(party: Party): Promise<void> {
     const pending = party.pending;
     if (!pending) return;
-    if (!party.removed) {
+    if (!pending.silent) {
       const event = eventOf(party, pending);
       if (event) await this.#emit(event);
       if (event?.type === 'phone.answered' && (await this.#legs.held(party.callSid))) {
@@ -587,19 +599,24 @@ export class TwilioTelephony implements Telephony {
   }
 
   /**
-   * Hands this instance's flows the moves another instance left unreacted when it died (their
-   * lease passed), a few at a time; resolves with how many.
+   * Takes over what another instance left half done when it died, a few at a time: hands this
+   * instance's flows the moves it left unreacted, and sends Twilio the removals it left unsent
+   * (each lease passed). Resolves with how many.
    */
   async sweepAbandoned(limit = ABANDONED_BATCH): Promise<number> {
     // Nobody to tell yet: a move told to nobody would be marked done and lost.
     if (this.#listeners.size === 0) return 0;
-    const parties = await this.#legs.claimAbandoned(new Date(this.#now()), limit);
+    const parties = await this.#legs.claimAbandoned(this.#date(), limit);
     for (const party of parties) {
       await this.#react(party).catch((error: unknown) =>
         this.#options.log.warn({ err: error, callSid: party.callSid }, 'Twilio move not handed on'),
       );
     }
-    return parties.length;
+    const removals = await this.#legs.claimUnsentRemovals(this.#date(), limit);
+    for (const party of removals) {
+      await this.#run(party.callSid, () => this.#remove(party.callSid, party.label));
+    }
+    return parties.length + removals.length;
   }
 
   /** Sweeps for abandoned moves every `everyMs` until {@link stopSweeping}. */
@@ -655,15 +672,29 @@ export class TwilioTelephony implements Telephony {
   /** Removes the parties a command marked, each by its label. */
   #removeAll(callSid: string, marked: Promise<Party[]>): void {
     void this.#run(callSid, async () => {
-      for (const party of await marked) {
-        try {
-          const participant = await this.#participant(callSid, party.label);
-          await participant.remove();
-        } catch (error) {
-          this.#options.log.warn({ err: error, label: party.label }, 'Twilio could not remove');
-        }
-      }
+      for (const party of await marked) await this.#remove(callSid, party.label);
     });
+  }
+
+  /**
+   * Removes a marked party at Twilio. Once Twilio has the removal, no sweep sends it again; a
+   * participant Twilio does not know is no longer there (ended, or never created: the instance
+   * that was creating it died first, or its create finds it removed, {@link learn}), so it is
+   * ended here without telling anyone. On any other failure the lease runs out and a sweep
+   * tries again.
+   */
+  async #remove(callSid: string, label: string): Promise<void> {
+    try {
+      const participant = await this.#participant(callSid, label);
+      await participant.remove();
+      await this.#legs.removeSent(callSid, label);
+    } catch (error) {
+      if (notFound(error)) {
+        await this.#input(callSid, label, 'end', 'completed');
+        return;
+      }
+      this.#options.log.warn({ err: error, label }, 'Twilio could not remove');
+    }
   }
 
   /**
@@ -678,20 +709,16 @@ export class TwilioTelephony implements Telephony {
     if (created.conferenceSid) await this.#legs.learnConference(callSid, created.conferenceSid);
     if (created.callSid) await this.#legs.learnLeg(callSid, label, created.callSid);
     const party = await this.#legs.party(callSid, label);
-    if (party?.removed) {
-      await (
-        await this.#participant(callSid, label)
-      )
-        .remove()
-        .catch((error: unknown) =>
-          this.#options.log.warn({ err: error, label }, 'Twilio could not remove'),
-        );
-    }
+    if (party?.removed) await this.#remove(callSid, label);
   }
 
   async #participant(callSid: string, label: string) {
     const conferenceSid = await this.#legs.conferenceSid(callSid);
     return this.#options.client.conferences(conferenceSid ?? callSid).participants(label);
+  }
+
+  #date(): Date {
+    return new Date(this.#now());
   }
 
   /** Runs a database write after the call's earlier writes. */
@@ -806,3 +833,8 @@ function eventOf(party: Party, pending: PendingMove): TelephonyEvent | null {
 }
 
 const agentLabel = (identity: string) => `agent-${identity}`;
+
+/** Twilio answered 404: it knows no such participant, conference or call. */
+function notFound(error: unknown): boolean {
+  return (error as { status?: unknown } | null)?.status === 404;
+}
