@@ -8,6 +8,7 @@
  */
 import { getTableColumns, type Table } from 'drizzle-orm';
 import type { CallRow, CallUserRow } from '../calls/calls-repo';
+import { OPEN_CALL_STATUSES, statusListSql } from '../calls/call-status';
 import { driverQuery, type Db } from '../db/database';
 import {
   callUsers,
@@ -83,7 +84,7 @@ const INTAKE_SQL = `with l as (
     and not exists (select 1 from call_users busy_cu
       inner join calls busy_c on busy_c.id = busy_cu.call_id
       where busy_cu.user_id = $17::int
-        and busy_c.status in ('ringing', 'in-progress', 'queued')
+        and busy_c.status in ${statusListSql(OPEN_CALL_STATUSES)}
         and (busy_cu.outcome = 'ringing'
           or (busy_cu.outcome = 'accepted' and busy_cu.left_at is null)))
   on conflict (user_id) where ${LIVE_RESERVATION_PREDICATE} do nothing

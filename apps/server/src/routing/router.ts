@@ -14,6 +14,7 @@ import type { CallType } from '@leadline/contracts';
 import { and, eq } from 'drizzle-orm';
 import { identityOf } from '../auth/access-token';
 import type { Db } from '../db/database';
+import { QUEUED } from '../calls/call-status';
 import { IdBlocks } from '../db/id-blocks';
 import { routingChanged } from '../db/routing-changes';
 import { calls, type CallReason } from '../db/schema';
@@ -286,7 +287,7 @@ export class Router {
             const [fresh] = await tx
               .select()
               .from(calls)
-              .where(and(eq(calls.id, call.id), eq(calls.status, 'queued')))
+              .where(and(eq(calls.id, call.id), eq(calls.status, QUEUED)))
               .for('update', { skipLocked: true });
             if (!fresh) return { kind: 'taken' as const };
             const reserved = await reserveAgent(tx, {

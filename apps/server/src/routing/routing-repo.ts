@@ -20,6 +20,7 @@ import { prepared } from '../db/prepared';
 import { calls, profiles, users, type CallReason } from '../db/schema';
 import type { UserRow } from '../users/users-repo';
 import type { CallRow } from '../calls/calls-repo';
+import { OPEN_CALL_STATUSES, QUEUED, statusListSql } from '../calls/call-status';
 
 /** Who may be offered a call: the account, the team (none: anyone), who to leave out. */
 export interface EligibilityFilter {
@@ -51,7 +52,7 @@ const USERS_ID = sql.raw('"users"."id"');
 const BUSY_USERS = sql`(
     select busy_cu.user_id from call_users busy_cu
     inner join calls busy_c on busy_c.id = busy_cu.call_id
-    where busy_c.status in ('ringing', 'in-progress', 'queued')
+    where busy_c.status in ${sql.raw(statusListSql(OPEN_CALL_STATUSES))}
       and (busy_cu.outcome = 'ringing'
         or (busy_cu.outcome = 'accepted' and busy_cu.left_at is null))
     union all
@@ -327,7 +328,7 @@ export async function oldestQueuedCall(
     .where(
       and(
         eq(calls.accountId, accountId),
-        eq(calls.status, 'queued'),
+        eq(calls.status, QUEUED),
         // Waiting in the queue; not an agent's New Call their console is still connecting.
         isNotNull(calls.waitingSince),
         forUser,
@@ -348,7 +349,7 @@ export async function expiredQueuedCalls(db: Db, now: Date): Promise<CallRow[]> 
     .leftJoin(profiles, eq(profiles.id, calls.profileId))
     .where(
       and(
-        eq(calls.status, 'queued'),
+        eq(calls.status, QUEUED),
         sql`${calls.waitingSince} is not null`,
         sql`${calls.waitingSince} + make_interval(secs => coalesce(${profiles.queueTimeoutSeconds}, 3600)) <= ${now}`,
       ),
@@ -362,7 +363,7 @@ export async function accountsWithQueue(db: Db): Promise<number[]> {
   const rows = await db
     .selectDistinct({ accountId: calls.accountId })
     .from(calls)
-    .where(and(eq(calls.status, 'queued'), isNotNull(calls.waitingSince)));
+    .where(and(eq(calls.status, QUEUED), isNotNull(calls.waitingSince)));
   return rows.map((r) => r.accountId);
 }
 
@@ -378,7 +379,7 @@ export async function accountsWithWrapUpsEnded(db: Db, after: Date, upTo: Date):
         where freed.wrap_up_until > ${after.toISOString()}::timestamptz
           and freed.wrap_up_until <= ${upTo.toISOString()}::timestamptz
           and exists (select 1 from calls waiting
-            where waiting.account_id = freed.account_id and waiting.status = 'queued'
+            where waiting.account_id = freed.account_id and waiting.status = ${QUEUED}
               and waiting.waiting_since is not null)`,
   );
   return rows.map((row) => row.account_id);
