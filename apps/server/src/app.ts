@@ -127,6 +127,12 @@ export interface AppOptions {
   /** Their shared counts (default: on `services.db`, the system clock). */
   rateLimitHits?: RateLimitHits;
   /**
+   * The instances' shared TOKEN_SECRET: a relaying instance proves with it that it forwards a
+   * request it counted already (`relay/relay-proof.ts`), and the media instance does not count
+   * it again. Unset: relayed requests are counted here too, under the relaying instance's address.
+   */
+  relaySecret?: string;
+  /**
    * Production: browsers reach the install over HTTPS only, whatever the request's scheme looks
    * like here; cookies are `Secure` with the `__Host-` prefix and HSTS is on every answer.
    * Default off (embedded mode: both follow the request's scheme).
@@ -195,6 +201,7 @@ export async function buildApp(
   await registerAnonymousRateLimit(app, {
     hits: rateLimitHits,
     limits: options.rateLimits ?? DEFAULT_RATE_LIMITS,
+    ...(options.relaySecret ? { relaySecret: options.relaySecret } : {}),
   });
   await app.register(cookie);
   await app.register(authPlugin, {
@@ -246,7 +253,11 @@ export async function buildApp(
   await app.register(soundsRoutes());
   if ('relayTo' in services) {
     await app.register(
-      relayedRoutes({ to: services.relayTo, sandbox: options.sandbox === 'relayed' }),
+      relayedRoutes({
+        to: services.relayTo,
+        sandbox: options.sandbox === 'relayed',
+        ...(options.relaySecret ? { proofSecret: options.relaySecret } : {}),
+      }),
     );
   } else {
     await app.register(leadsRoutes(services));

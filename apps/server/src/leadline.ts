@@ -299,6 +299,8 @@ export async function startLeadline(
       logger,
       rateLimits: config.rateLimits,
       rateLimitHits,
+      // Followers relay with a proof under the shared TOKEN_SECRET (counted there already).
+      ...(config.tokenSecret ? { relaySecret: config.tokenSecret } : {}),
       trustProxy: config.trustProxy,
       webDistDir: config.webDistDir ?? join(serverRoot(), '..', 'web', 'dist'),
       https,

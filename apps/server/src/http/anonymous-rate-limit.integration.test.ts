@@ -17,7 +17,13 @@ import { loginThrottle, leads, rateLimitHits } from '../db/schema';
 import { DEMO_PASSWORD } from '../db/seed';
 import { installChangeCounter } from '../test-support/change-counter';
 import { ManualClock } from '../test-support/manual-clock';
-import { startTestApp, TEST_API_KEY, type TestApp } from '../test-support/test-app';
+import {
+  startTestApp,
+  TEST_API_KEY,
+  TEST_TOKEN_SECRET,
+  type TestApp,
+} from '../test-support/test-app';
+import { RELAY_PROOF_HEADER, relayProof } from '../relay/relay-proof';
 import {
   anonymousGroupOf,
   clientAddressOf,
@@ -129,6 +135,40 @@ describe('lead intake by API key', () => {
     expect(refused.json()).toEqual(REFUSED_A_MINUTE);
     expect(await rows(leads)).toBe(leadsBefore);
     expect((await postLead('198.51.100.2', '+15550100003')).statusCode).toBe(201);
+  });
+});
+
+describe('a request another instance relayed', () => {
+  const relayed = (remoteAddress: string, phone: string, proof: string) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/api/v1/leads',
+      remoteAddress,
+      headers: { authorization: `Bearer ${TEST_API_KEY}`, [RELAY_PROOF_HEADER]: proof },
+      payload: { fname: 'Relayed', lname: 'Lead', phone_number: phone },
+    });
+  const proof = (secret = TEST_TOKEN_SECRET, at = Date.now(), url = '/api/v1/leads') =>
+    relayProof(secret, 'POST', url, at);
+  /** Each case from an address of its own. */
+  let nextAddress = 30;
+
+  it('is not counted again with the relaying instance’s proof (it was counted there)', async () => {
+    for (let i = 0; i < LIMITS.intake + 2; i++) {
+      expect((await relayed('198.51.100.20', `+1555010020${i}`, proof())).statusCode).toBe(201);
+    }
+  });
+
+  it.each([
+    ['under another secret', () => proof('another-secret-another-secret-0123456')],
+    ['made two minutes ago', () => proof(TEST_TOKEN_SECRET, Date.now() - 120_000)],
+    ['for another URL', () => proof(TEST_TOKEN_SECRET, Date.now(), '/api/v1/leads?x=1')],
+    ['malformed', () => 'not-a-proof'],
+  ])('is counted with a proof %s', async (_name, made) => {
+    const address = `198.51.100.${nextAddress++}`;
+    for (let i = 0; i < LIMITS.intake; i++) {
+      expect((await relayed(address, `+1555010030${i}`, made())).statusCode).toBe(201);
+    }
+    expect((await relayed(address, '+15550100309', made())).statusCode).toBe(429);
   });
 });
 

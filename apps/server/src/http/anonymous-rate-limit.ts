@@ -20,6 +20,7 @@ import proxyAddr from '@fastify/proxy-addr';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
 import { RELAYED_ROUTES, RELAYED_SANDBOX_ROUTES } from '../relay/relayed-routes';
+import { isRelayed, RELAY_PROOF_HEADER } from '../relay/relay-proof';
 import { PUSHER_WEBHOOK_PATH } from '../realtime/presence-webhooks';
 import { SOUNDS_PATH } from '../sounds/sounds';
 import { AppError } from './errors';
@@ -91,8 +92,18 @@ export const rateLimitedMessage = (seconds: number): string =>
  */
 export async function registerAnonymousRateLimit(
   app: FastifyInstance,
-  options: { hits: RateLimitHits; limits: AnonymousRateLimits; log?: FastifyBaseLogger },
+  options: {
+    hits: RateLimitHits;
+    limits: AnonymousRateLimits;
+    log?: FastifyBaseLogger;
+    /**
+     * The instances' shared secret: a request another instance relayed with its proof was
+     * counted there, under the browser's address, and is not counted again.
+     */
+    relaySecret?: string;
+  },
 ): Promise<void> {
+  const relaySecret = options.relaySecret;
   const log = options.log ?? app.log;
   await app.register(rateLimit, {
     global: false,
@@ -118,6 +129,18 @@ export async function registerAnonymousRateLimit(
       auth: request.routeOptions.config.auth,
     });
     if (group === null) return;
+    if (
+      relaySecret !== undefined &&
+      isRelayed(
+        relaySecret,
+        request.headers[RELAY_PROOF_HEADER],
+        request.method,
+        request.url,
+        Date.now(),
+      )
+    ) {
+      return;
+    }
     const limit = await limiters[group](request).catch((error: unknown) => {
       log.warn({ err: error, group }, 'counting a rate-limited request failed; let through');
       return null;

@@ -16,13 +16,14 @@ import { buildApp } from '../app';
 import { AccessTokens } from '../auth/access-token';
 import { LoginThrottle } from '../auth/login-throttle';
 import { SessionStore } from '../auth/sessions';
-import { users } from '../db/schema';
+import { rateLimitHits, users } from '../db/schema';
 import { HttpSession } from '../test-support/http-session';
 import type { MediaTarget } from './media-target';
 import { FAILOVER_WAIT_MS } from './relayed-routes';
 import { requestJson } from '../test-support/http-json';
 import {
   TEST_PUSHER,
+  TEST_API_KEY,
   TEST_TOKEN_SECRET,
   startTestApp,
   type TestApp,
@@ -51,6 +52,7 @@ async function relayTo(
       trustProxy: false,
       webDistDir: '/nonexistent',
       sandbox: 'relayed',
+      relaySecret: TEST_TOKEN_SECRET,
     },
   );
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -148,6 +150,26 @@ describe('a relaying instance', () => {
       .from(users)
       .where(eq(users.id, agent.userId));
     expect(row?.available).toBe(false);
+  });
+
+  it('counts a relayed lead once, under the address it came from: the media instance believes the relaying instance’s proof', async () => {
+    const key = 'intake:127.0.0.1';
+    const hitsOf = async () =>
+      (
+        await media.database.db
+          .select({ hits: rateLimitHits.hits })
+          .from(rateLimitHits)
+          .where(eq(rateLimitHits.key, key))
+      )[0]?.hits ?? 0;
+    const before = await hitsOf();
+    const res = await requestJson(
+      'POST',
+      `${relayUrl}/api/v1/leads`,
+      { authorization: `Bearer ${TEST_API_KEY}` },
+      { fname: 'Relayed', lname: 'Once', phone_number: '+15550100321' },
+    );
+    expect(res.status).toBe(201);
+    expect(await hitsOf()).toBe(before + 1);
   });
 
   it('answers 503 with a clear message when the media instance cannot be reached', async () => {

@@ -11,6 +11,7 @@ import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../http/errors';
 import { mediaTargetOf, type MediaTarget } from './media-target';
+import { RELAY_PROOF_HEADER, relayProof } from './relay-proof';
 
 /** The routes that drive calls: what the media instance answers. Paths as Fastify matches them. */
 export const RELAYED_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST' | 'PUT'; url: string }> = [
@@ -52,7 +53,13 @@ export const RELAYED_SANDBOX_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST'; url
  * The forwarding routes, as a Fastify plugin. `to` is the media instance's URL, or a target
  * that names the current one (the media lease's leader) at each request.
  */
-export function relayedRoutes(options: { to: string | MediaTarget; sandbox: boolean }) {
+export function relayedRoutes(options: {
+  to: string | MediaTarget;
+  sandbox: boolean;
+  /** The instances' shared secret: each request carries the proof that it was relayed. */
+  proofSecret?: string;
+}) {
+  const proofSecret = options.proofSecret;
   const target = mediaTargetOf(options.to);
   return async (app: FastifyInstance): Promise<void> => {
     // No fixed base: each request goes to the media instance known at that moment.
@@ -65,12 +72,26 @@ export function relayedRoutes(options: { to: string | MediaTarget; sandbox: bool
     const send = (request: FastifyRequest, reply: FastifyReply, base: string, retry: boolean) =>
       reply.from(new URL(request.url, base).toString(), {
         // The media instance may trust these (TRUST_PROXY) to know the browser's address.
-        rewriteRequestHeaders: (incoming, headers) => ({
-          ...headers,
-          'x-forwarded-for': incoming.ip,
-          'x-forwarded-proto': incoming.protocol,
-          'x-forwarded-host': incoming.host,
-        }),
+        rewriteRequestHeaders: (incoming, headers) => {
+          const { [RELAY_PROOF_HEADER]: _fromTheBrowser, ...rest } = headers;
+          return {
+            ...rest,
+            'x-forwarded-for': incoming.ip,
+            'x-forwarded-proto': incoming.protocol,
+            'x-forwarded-host': incoming.host,
+            // Counted here already (the anonymous rate limit): the media instance need not.
+            ...(proofSecret
+              ? {
+                  [RELAY_PROOF_HEADER]: relayProof(
+                    proofSecret,
+                    incoming.method,
+                    incoming.url,
+                    Date.now(),
+                  ),
+                }
+              : {}),
+          };
+        },
         onError: (failed, { error }) => {
           failed.log.warn({ err: error }, 'the media instance could not be reached');
           target.unreachable(base);

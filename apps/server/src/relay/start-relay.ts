@@ -106,6 +106,7 @@ export async function startRelay(
       logger,
       rateLimits: config.rateLimits,
       rateLimitHits,
+      relaySecret: tokenSecret,
       trustProxy: config.trustProxy,
       webDistDir: config.webDistDir ?? join(serverRoot(), '..', 'web', 'dist'),
       https,

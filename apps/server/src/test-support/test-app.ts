@@ -123,6 +123,8 @@ export async function startTestApp(
     {
       logger,
       ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
+      // As the product with TOKEN_SECRET set: requests relayed by an instance are counted there.
+      relaySecret: TEST_TOKEN_SECRET,
       rateLimitHits: new RateLimitHits({
         db: database.db,
         ...(options.clock ? { now: () => options.clock!.now() } : {}),
