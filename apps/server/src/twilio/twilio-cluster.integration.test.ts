@@ -387,6 +387,42 @@ describe.runIf(process.env.DATABASE_URL && process.env.LEADLINE_CLUSTER_ACCEPTAN
           }
         }
       }
+      if (overlaps.length > 0 && process.env.CLUSTER_DEBUG) {
+        const { writeFile } = await import('node:fs/promises');
+        const sids = overlaps.flatMap((o) => [...o.matchAll(/CA[0-9a-f]{32}/g)].map((m) => m[0]));
+        const rows = await query<{ id: number; sid: string }>(
+          sql`select * from calls where sid in ${sids}`,
+        );
+        await writeFile(
+          process.env.CLUSTER_DEBUG,
+          JSON.stringify(
+            {
+              overlaps,
+              calls: rows,
+              callUsers: await query(
+                sql`select * from call_users where call_id in ${rows.map((r) => r.id)}`,
+              ),
+              callbacks: cloud.callbacks.filter((c) =>
+                sids.some((sid) => c.url.includes(sid) || c.params.FriendlyName === sid),
+              ),
+              cloud: cloud.participants
+                .filter((p) => sids.includes(p.conference))
+                .map(({ fields: _f, ...p }) => p),
+              requests: standIn.requests
+                .map((r, i) => ({ ...r, i }))
+                .filter((r) => sids.some((sid) => r.path.includes(sid))),
+              logs: products.map((p) =>
+                p
+                  .output()
+                  .split('\n')
+                  .filter((l) => sids.some((sid) => l.includes(sid)) || l.includes('"level":40')),
+              ),
+            },
+            null,
+            1,
+          ),
+        );
+      }
       expect(overlaps).toEqual([]);
 
       // Every agent is free again, on whichever instance they are.

@@ -336,6 +336,48 @@ describe('Twilio providers on one database', () => {
     expect(events).toEqual([]);
   });
 
+  it('a reservation takes out the agent’s answered leg of another call nobody took out; never a supervisor’s, nor for a supervisor’s ring', async () => {
+    const legs = new TwilioLegs(database.db);
+    const party = (call: string, role: string) => ({
+      callSid: call,
+      label: 'agent-17',
+      kind: 'agent' as const,
+      id: '17',
+      role,
+      state: 'answered' as const,
+      legSid: null,
+    });
+    await legs.add(party(`${callSid}agent`, 'agent'));
+    await legs.add(party(`${callSid}listen`, 'listen'));
+    await database.db
+      .update(twilioParties)
+      .set({ createdAt: new Date(Date.now() - 60_000) })
+      .where(eq(twilioParties.partyId, '17'));
+    // A supervisor's ring (not a reservation) takes nothing out.
+    expect(await a.ringAgent(`${callSid}sup`, '17', { From: 'client:1' }, { role: 'listen' })).toBe(
+      1,
+    );
+    expect(standIn.requests.filter((r) => r.method === 'DELETE')).toEqual([]);
+    // A lead's ring takes out the answered agent leg, not the supervisor's listening one.
+    const ringing = b.ringAgent(`${callSid}lead`, '17', { From: 'client:1' });
+    await waitUntil(
+      () => standIn.requests.find((r) => r.method === 'DELETE'),
+      'the stale answered leg to be removed',
+    );
+    const removed = standIn.requests.filter((r) => r.method === 'DELETE');
+    expect(removed).toHaveLength(1);
+    expect(removed[0]!.path).toMatch(
+      // The conference by its name: Twilio never named it to this database.
+      new RegExp(`/Conferences/${callSid}agent/Participants/agent-17\\.json$`),
+    );
+    await a.handleStatus(
+      { call: `${callSid}agent`, label: 'agent-17' },
+      { CallSid: 'CAstale17', CallStatus: 'completed', SequenceNumber: '9' },
+    );
+    expect(await ringing).toBe(1);
+    expect(events).toEqual([]);
+  });
+
   it('a ring only ever takes out rings of the agent placed before it', async () => {
     const legs = new TwilioLegs(database.db);
     const party = (call: string) => ({

@@ -118,6 +118,9 @@ function rowOf(party: Omit<Party, 'removed' | 'pending'> & { removed?: boolean }
   };
 }
 
+/** The roles of a ring that is a reservation (a supervisor's is not: `reserveParticipant`). */
+export const RESERVED_ROLES = ['agent', 'conference'];
+
 /** A waiting inbound call `addCaller` claimed. */
 export interface ClaimedCaller {
   twilioCallSid: string;
@@ -302,10 +305,13 @@ export class TwilioLegs {
   }
 
   /**
-   * Takes out agent `identity`'s rings of other calls that were placed before their ring of
-   * `callSid` (party `label`) and that no command removed: the database gave the agent this
-   * ring, so those are over, and the instance that should have cancelled them died first.
-   * Returns them, marked removed (a sweep sends their removal if the caller cannot).
+   * Takes out agent `identity`'s legs of other calls, placed before their ring of `callSid`
+   * (party `label`), that no command removed: ringing, or answered as the call's agent (not a
+   * supervisor's). The database gave the agent this ring (a reservation: a lead, a transfer or a
+   * conference invitation), so it holds them on no other call: such a leg is one whose ring the
+   * flows ended on an instance that died before cancelling it, or whose answer an instance that
+   * died was still reacting to. Returns them, marked removed (a sweep sends their removal if
+   * the caller cannot).
    */
   async supersede(identity: string, callSid: string, label: string, now: Date): Promise<Party[]> {
     const mine = this.db
@@ -319,7 +325,8 @@ export class TwilioLegs {
         and(
           eq(twilioParties.kind, 'agent'),
           eq(twilioParties.partyId, identity),
-          inArray(twilioParties.state, ['dialling', 'ringing']),
+          inArray(twilioParties.state, ['dialling', 'ringing', 'answered']),
+          inArray(twilioParties.role, RESERVED_ROLES),
           eq(twilioParties.removed, false),
           sql`${twilioParties.callSid} <> ${callSid}`,
           sql`${twilioParties.createdAt} < (${mine})`,

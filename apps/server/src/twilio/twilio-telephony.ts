@@ -44,12 +44,21 @@ import type { WireError } from '@leadline/contracts/signalling';
 import type { Db } from '../db/database';
 import type { AgentRole, Telephony, TelephonyEvent } from '../telephony/telephony';
 import { conferenceTwiml } from './conference-twiml';
-import { TwilioLegs, type Party, type PartyInput, type PendingMove } from './twilio-legs';
+import {
+  RESERVED_ROLES,
+  TwilioLegs,
+  type Party,
+  type PartyInput,
+  type PendingMove,
+} from './twilio-legs';
 
 export { PARTY_TRANSITIONS, type PartyInput, type PartyState } from './twilio-legs';
 
-/** How long a ring waits for the agent's ring of another call, cancelled elsewhere, to end (ms). */
-const OTHER_RINGS_WAIT_MS = 2_000;
+/**
+ * How long a ring waits for the agent's legs of other calls, taken out, to be reported gone
+ * (ms): a removal and its callback take milliseconds; on a loaded install, seconds.
+ */
+const OTHER_RINGS_WAIT_MS = 4_000;
 /** How often it looks (ms). */
 const OTHER_RINGS_POLL_MS = 25;
 /** How often each instance looks for moves a dead instance left unreacted (ms). */
@@ -177,7 +186,7 @@ export class TwilioTelephony implements Telephony {
     return this.#run(callSid, async () => {
       // A live party of that label already: it rings or talks.
       if (!(await added)) return 0;
-      await this.#othersCancelled(identity, callSid, label);
+      await this.#othersCancelled(identity, callSid, label, role);
       // Cancelled meanwhile (the flows have settled it): it never rings at Twilio.
       if (await this.#legs.isRemoved(callSid, label)) {
         await this.#legs.drop(callSid, label);
@@ -206,17 +215,26 @@ export class TwilioTelephony implements Telephony {
    * Before an agent's browser rings for `callSid`: their legs of other calls are gone at Twilio
    * (the database holds one live ring per agent, but the leg of a ring or a call that ended
    * there may still be on until its end arrives), waiting at most {@link OTHER_RINGS_WAIT_MS}: a
-   * browser never rings for two calls, nor while its last call is being hung up. An earlier
-   * ring nobody cancelled (the instance whose flows ended it died before it could) is removed
-   * first. It never waits on another call's commands (they may be waiting on this one's).
+   * browser never rings for two calls, nor while its last call is being hung up. For a ring that
+   * is a reservation, the agent's earlier legs nobody took out (their instance died first: see
+   * {@link TwilioLegs.supersede}) are removed first. It never waits on another call's commands
+   * (they may be waiting on this one's).
    */
-  async #othersCancelled(identity: string, callSid: string, label: string): Promise<void> {
-    for (const stale of await this.#legs.supersede(identity, callSid, label, this.#date())) {
+  async #othersCancelled(
+    identity: string,
+    callSid: string,
+    label: string,
+    role: AgentRole,
+  ): Promise<void> {
+    const stale = RESERVED_ROLES.includes(role)
+      ? await this.#legs.supersede(identity, callSid, label, this.#date())
+      : [];
+    for (const earlier of stale) {
       this.#options.log.warn(
-        { callSid, identity, earlier: stale.callSid },
-        'an earlier ring of the agent was left on: removing it',
+        { callSid, identity, earlier: earlier.callSid, state: earlier.state },
+        'an earlier leg of the agent was left on: removing it',
       );
-      void this.#run(stale.callSid, () => this.#remove(stale.callSid, stale.label));
+      void this.#run(earlier.callSid, () => this.#remove(earlier.callSid, earlier.label));
     }
     const deadline = this.#now() + OTHER_RINGS_WAIT_MS;
     while ((await this.#legs.ringingElsewhere(identity, callSid)).length > 0) {
