@@ -12,8 +12,8 @@
  * {@link rateLimitStoreOf} gives `@fastify/rate-limit` this table as its store.
  */
 import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
-import { lt, sql } from 'drizzle-orm';
-import type { Db } from '../db/database';
+import { lt } from 'drizzle-orm';
+import { driverQuery, type Db } from '../db/database';
 import { rateLimitHits } from '../db/schema';
 
 /** At most this often each instance deletes the rows whose window has ended. */
@@ -39,6 +39,15 @@ export interface RateLimitHitsOptions {
 }
 
 /** The shared counts. */
+/** One more hit of `$1` at `$2`; a window that ended starts again, to end at `$3`. */
+const HIT_SQL = `insert into rate_limit_hits (key, hits, reset_at) values ($1, 1, $3::timestamptz)
+  on conflict (key) do update set
+    hits = case when rate_limit_hits.reset_at <= $2::timestamptz then 1
+      else rate_limit_hits.hits + 1 end,
+    reset_at = case when rate_limit_hits.reset_at <= $2::timestamptz then excluded.reset_at
+      else rate_limit_hits.reset_at end
+  returning hits, reset_at`;
+
 export class RateLimitHits {
   readonly #db: Db;
   readonly #now: () => Date;
@@ -58,23 +67,18 @@ export class RateLimitHits {
   async hit(key: string, windowMs: number): Promise<RateLimitCount> {
     const now = this.#now();
     this.#maybeSweep(now);
-    const at = now.toISOString();
     const resetAt = new Date(now.getTime() + windowMs);
-    // The window ended: this hit starts a new one (count 1, a new end); else one more.
-    const ended = sql`${rateLimitHits.resetAt} <= ${at}::timestamptz`;
-    const [row] = await this.#db
-      .insert(rateLimitHits)
-      .values({ key, hits: 1, resetAt })
-      .onConflictDoUpdate({
-        target: rateLimitHits.key,
-        set: {
-          hits: sql`case when ${ended} then 1 else ${rateLimitHits.hits} + 1 end`,
-          resetAt: sql`case when ${ended} then excluded.reset_at else ${rateLimitHits.resetAt} end`,
-        },
-      })
-      .returning({ hits: rateLimitHits.hits, resetAt: rateLimitHits.resetAt });
+    // The window ended: this hit starts a new one (count 1, a new end); else one more. Raw SQL
+    // through the driver: every anonymous request counts, and building the statement with
+    // Drizzle each time cost more than running it.
+    const [row] = await driverQuery<{ hits: number; reset_at: Date | string }>(this.#db, HIT_SQL, [
+      key,
+      now.toISOString(),
+      resetAt.toISOString(),
+    ]);
     if (!row) throw new Error(`the rate-limit count of ${key} was not returned`);
-    return { hits: row.hits, ttlMs: Math.max(0, row.resetAt.getTime() - now.getTime()) };
+    const ends = new Date(row.reset_at).getTime();
+    return { hits: Number(row.hits), ttlMs: Math.max(0, ends - now.getTime()) };
   }
 
   /** Deletes the rows whose window has ended; resolves with how many. */
