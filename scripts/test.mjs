@@ -65,6 +65,7 @@ const POSTGRES_PASS = [
   'src/routing',
   'src/twilio/twilio-dial-guard',
   'src/twilio/twilio-instances',
+  'src/twilio/twilio-cluster',
   'src/events',
   'src/http',
   'src/db',
