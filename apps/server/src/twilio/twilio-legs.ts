@@ -16,7 +16,7 @@
  * - `twilio_waiting_callers`: inbound calls the voice webhook received, until `addCaller` joins
  *   one to a call (`claim_*`), whichever instance does it.
  */
-import { and, asc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/database';
 import { twilioConferences, twilioParties, twilioWaitingCallers } from '../db/schema';
 
@@ -263,19 +263,37 @@ export class TwilioLegs {
    * each leased again to the caller; two instances never take the same.
    */
   async claimAbandoned(now: Date, limit: number): Promise<Party[]> {
-    const due = this.db
+    return this.#claimDue(
+      'pendingUntil',
+      PENDING_LEASE_MS,
+      now,
+      limit,
+      and(sql`${twilioParties.pendingInput} is not null`, lt(twilioParties.pendingUntil, now)),
+    );
+  }
+
+  /**
+   * The parties whose lease in `column` is due (`due`), at most `limit`, oldest first, each
+   * leased again for `leaseMs` to the caller; rows another instance is claiming are passed over.
+   */
+  async #claimDue(
+    column: 'pendingUntil' | 'removeUntil',
+    leaseMs: number,
+    now: Date,
+    limit: number,
+    due: SQL | undefined,
+  ): Promise<Party[]> {
+    const claimed = this.db
       .select({ callSid: twilioParties.callSid, label: twilioParties.label })
       .from(twilioParties)
-      .where(
-        and(sql`${twilioParties.pendingInput} is not null`, lt(twilioParties.pendingUntil, now)),
-      )
-      .orderBy(asc(twilioParties.pendingUntil))
+      .where(due)
+      .orderBy(asc(twilioParties[column]))
       .limit(limit)
       .for('update', { skipLocked: true });
     const rows = await this.db
       .update(twilioParties)
-      .set({ pendingUntil: new Date(now.getTime() + PENDING_LEASE_MS) })
-      .where(sql`(${twilioParties.callSid}, ${twilioParties.label}) in ${due}`)
+      .set({ [column]: new Date(now.getTime() + leaseMs) })
+      .where(sql`(${twilioParties.callSid}, ${twilioParties.label}) in ${claimed}`)
       .returning();
     return rows.map(partyOf);
   }
@@ -393,19 +411,13 @@ export class TwilioLegs {
    * each leased again to the caller; two instances never take the same.
    */
   async claimUnsentRemovals(now: Date, limit: number): Promise<Party[]> {
-    const due = this.db
-      .select({ callSid: twilioParties.callSid, label: twilioParties.label })
-      .from(twilioParties)
-      .where(and(lt(twilioParties.removeUntil, now), present))
-      .orderBy(asc(twilioParties.removeUntil))
-      .limit(limit)
-      .for('update', { skipLocked: true });
-    const rows = await this.db
-      .update(twilioParties)
-      .set({ removeUntil: new Date(now.getTime() + REMOVE_LEASE_MS) })
-      .where(sql`(${twilioParties.callSid}, ${twilioParties.label}) in ${due}`)
-      .returning();
-    return rows.map(partyOf);
+    return this.#claimDue(
+      'removeUntil',
+      REMOVE_LEASE_MS,
+      now,
+      limit,
+      and(lt(twilioParties.removeUntil, now), present),
+    );
   }
 
   /** Whether the party is gone or taken out by a command. */
