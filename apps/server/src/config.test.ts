@@ -118,7 +118,7 @@ describe('configuration', () => {
         TOKEN_SECRET: 't'.repeat(32),
         PUSHER_SECRET: 'p'.repeat(16),
       },
-      'VOICE_MEDIA_URL relays to an embedded voice engine; with TELEPHONY_PROVIDER=twilio run one instance (docs/deployment.md).',
+      'VOICE_MEDIA_URL relays to an embedded voice engine; with TELEPHONY_PROVIDER=twilio every instance is equal: leave VOICE_MEDIA_URL unset on each (docs/deployment.md, several Twilio instances).',
     ],
   ])('refuses %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);

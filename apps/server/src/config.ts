@@ -274,7 +274,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (e.VOICE_MEDIA_URL && e.TELEPHONY_PROVIDER === 'twilio') {
     throw new ConfigError(
-      'VOICE_MEDIA_URL relays to an embedded voice engine; with TELEPHONY_PROVIDER=twilio run one instance (docs/deployment.md).',
+      'VOICE_MEDIA_URL relays to an embedded voice engine; with TELEPHONY_PROVIDER=twilio every instance is equal: leave VOICE_MEDIA_URL unset on each (docs/deployment.md, several Twilio instances).',
     );
   }
   if (e.REALTIME_PROVIDER === 'embedded' && (e.PUSHER_HOST || e.PUSHER_WS_HOST)) {
