@@ -17,7 +17,7 @@ import {
 } from '../test-support/persisted-database';
 import { requestJson } from '../test-support/http-json';
 import { TwilioApiStandIn } from '../test-support/twilio-api-stand-in';
-import { TWILIO_TEST_ENV } from '../test-support/twilio-leadline';
+import { twilioProductionEnv } from '../test-support/twilio-leadline';
 import { readLiveLeader } from './leader-directory';
 import { MediaLease, pgLeaseConnection } from './media-lease';
 import { FOLLOWER_NEEDS_SECRETS, startInstance } from './start-instance';
@@ -55,12 +55,7 @@ describe.runIf(process.env.DATABASE_URL)('starting beside the lease holder', () 
     try {
       const config = loadConfig({
         ...database.env,
-        ...TWILIO_TEST_ENV,
-        TWILIO_API_BASE_URL: standIn.url,
-        LEADLINE_MODE: 'production',
-        TOKEN_SECRET: 'start-instance-token-secret-0123456789abcdef',
-        PUSHER_SECRET: 'start-instance-pusher-secret-0123',
-        LEADLINE_API_KEY: 'start-instance-lead-key-0123456789',
+        ...twilioProductionEnv(standIn.url, 'start-instance-lead-key-0123456789'),
         HOST: '127.0.0.1',
         DATA_DIR: join(dataDir, 'twilio'),
         PORT: '0',

@@ -28,9 +28,13 @@ import {
   type PersistedDatabase,
 } from '../test-support/persisted-database';
 import { openRealtimeClient, type RealtimeClient } from '../test-support/realtime-client';
-import { TwilioApiStandIn } from '../test-support/twilio-api-stand-in';
+import type { TwilioApiStandIn } from '../test-support/twilio-api-stand-in';
 import { TwilioCloud } from '../test-support/twilio-cloud';
-import { TWILIO_TEST_ENV } from '../test-support/twilio-leadline';
+import {
+  startTwilioAccountStandIn,
+  TWILIO_TEST_ENV,
+  twilioProductionEnv,
+} from '../test-support/twilio-leadline';
 import { waitUntil } from '../test-support/wait-until';
 
 const NUMBER = '+15550100999';
@@ -91,18 +95,8 @@ describe.runIf(process.env.DATABASE_URL)('Twilio instances are equals', () => {
         agents: [AGENT],
         supervisors: [SUPERVISOR],
       });
-      standIn = await TwilioApiStandIn.start();
-      standIn.numbers = [NUMBER];
-      standIn.apiKey = TWILIO_TEST_ENV.TWILIO_API_KEY;
-      const env = {
-        ...database.env,
-        LEADLINE_MODE: 'production',
-        TOKEN_SECRET: 'twilio-instances-token-secret-0123456789ab',
-        PUSHER_SECRET: 'twilio-instances-pusher-secret-0123',
-        LEADLINE_API_KEY: LEAD_API_KEY,
-        ...TWILIO_TEST_ENV,
-        TWILIO_API_BASE_URL: standIn.url,
-      };
+      standIn = await startTwilioAccountStandIn([NUMBER]);
+      const env = { ...database.env, ...twilioProductionEnv(standIn.url, LEAD_API_KEY) };
       const start = async (name: string) => {
         const product = await ChildLeadline.start({ dataDir: join(dataDir!, name), env });
         started.push(product);

@@ -79,14 +79,41 @@ export interface TwilioLeadline {
   close(): Promise<void>;
 }
 
+/**
+ * The REST stand-in as the Twilio account of {@link TWILIO_TEST_ENV} (its API key required),
+ * owning `numbers`.
+ */
+export async function startTwilioAccountStandIn(numbers: string[]): Promise<TwilioApiStandIn> {
+  const standIn = await TwilioApiStandIn.start();
+  standIn.numbers = numbers;
+  standIn.apiKey = TWILIO_TEST_ENV.TWILIO_API_KEY;
+  return standIn;
+}
+
+/**
+ * The settings of an instance in production mode on Twilio against the stand-in at
+ * `standInUrl`: the instances of one install share these secrets and `leadApiKey`.
+ */
+export function twilioProductionEnv(
+  standInUrl: string,
+  leadApiKey: string = TWILIO_TEST_LEAD_API_KEY,
+): Record<string, string> {
+  return {
+    LEADLINE_MODE: 'production',
+    TOKEN_SECRET: 'twilio-production-token-secret-0123456789abcdef',
+    PUSHER_SECRET: 'twilio-production-pusher-secret-0123',
+    LEADLINE_API_KEY: leadApiKey,
+    ...TWILIO_TEST_ENV,
+    TWILIO_API_BASE_URL: standInUrl,
+  };
+}
+
 /** Starts the product on Twilio (stand-in and simulated callbacks). */
 export async function startTwilioLeadline(
   options: { env?: Record<string, string>; ringTimeoutMs?: number } = {},
 ): Promise<TwilioLeadline> {
   const dataDir = await mkdtemp(join(tmpdir(), 'leadline-twilio-'));
-  const standIn = await TwilioApiStandIn.start();
-  standIn.numbers = ['+15550100999', '+15550100111'];
-  standIn.apiKey = TWILIO_TEST_ENV.TWILIO_API_KEY;
+  const standIn = await startTwilioAccountStandIn(['+15550100999', '+15550100111']);
   const database = await openTestDatabase();
   let leadline: Leadline;
   let config: Config;

@@ -37,9 +37,13 @@ import {
   type PersistedDatabase,
 } from '../test-support/persisted-database';
 import { openRealtimeClient, type RealtimeClient } from '../test-support/realtime-client';
-import { TwilioApiStandIn } from '../test-support/twilio-api-stand-in';
+import type { TwilioApiStandIn } from '../test-support/twilio-api-stand-in';
 import { TwilioCloud, type CloudParticipant } from '../test-support/twilio-cloud';
-import { TWILIO_TEST_ENV } from '../test-support/twilio-leadline';
+import {
+  startTwilioAccountStandIn,
+  TWILIO_TEST_ENV,
+  twilioProductionEnv,
+} from '../test-support/twilio-leadline';
 import { waitUntil } from '../test-support/wait-until';
 
 const INSTANCES = 3;
@@ -108,17 +112,10 @@ describe.runIf(process.env.DATABASE_URL)('three Twilio instances, one killed mid
     // Agents take the next lead as soon as a call ends (no wrap-up), so leads queue and drain.
     await db.db.update(profiles).set({ wrapUpSeconds: 0 });
 
-    standIn = await TwilioApiStandIn.start();
-    standIn.numbers = [NUMBER];
-    standIn.apiKey = TWILIO_TEST_ENV.TWILIO_API_KEY;
+    standIn = await startTwilioAccountStandIn([NUMBER]);
     const env = {
       ...database.env,
-      LEADLINE_MODE: 'production',
-      TOKEN_SECRET: 'cluster-token-secret-0123456789abcdef',
-      PUSHER_SECRET: 'cluster-pusher-secret-0123456789',
-      LEADLINE_API_KEY: LEAD_API_KEY,
-      ...TWILIO_TEST_ENV,
-      TWILIO_API_BASE_URL: standIn.url,
+      ...twilioProductionEnv(standIn.url, LEAD_API_KEY),
       AGENT_RING_TIMEOUT_MS: '4000',
       // Twilio calls back from many addresses; here every callback comes from 127.0.0.1.
       RATE_LIMIT_WEBHOOKS_PER_MINUTE: '100000',

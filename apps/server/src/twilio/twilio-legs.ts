@@ -393,17 +393,12 @@ export class TwilioLegs {
     return rows.map(partyOf);
   }
 
-  /** The removal of the party reached Twilio (or the whole call's end did): no sweep sends it. */
-  async removeSent(callSid: string, label?: string): Promise<void> {
+  /** The removal of the party reached Twilio: no sweep sends it again. */
+  async removeSent(callSid: string, label: string): Promise<void> {
     await this.db
       .update(twilioParties)
       .set({ removeUntil: null })
-      .where(
-        and(
-          eq(twilioParties.callSid, callSid),
-          label === undefined ? undefined : eq(twilioParties.label, label),
-        ),
-      );
+      .where(and(eq(twilioParties.callSid, callSid), eq(twilioParties.label, label)));
   }
 
   /**

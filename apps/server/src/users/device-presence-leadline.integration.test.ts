@@ -21,8 +21,8 @@ import { seedDemo } from '../db/seed';
 import { startLeadline, type Leadline } from '../leadline';
 import { HttpSession } from '../test-support/http-session';
 import { openRealtimeClient } from '../test-support/realtime-client';
-import { TwilioApiStandIn } from '../test-support/twilio-api-stand-in';
-import { TWILIO_TEST_ENV, TWILIO_TEST_LEAD_API_KEY } from '../test-support/twilio-leadline';
+import type { TwilioApiStandIn } from '../test-support/twilio-api-stand-in';
+import { startTwilioAccountStandIn, twilioProductionEnv } from '../test-support/twilio-leadline';
 import { waitUntil } from '../test-support/wait-until';
 
 const url = process.env.DATABASE_URL;
@@ -45,9 +45,7 @@ describe.runIf(url)('device presence of two Twilio instances on one PostgreSQL d
     target.pathname = `/${scratchName}`;
     scratchUrl = target.toString();
     dataDir = await mkdtemp(join(tmpdir(), 'leadline-presence-'));
-    standIn = await TwilioApiStandIn.start();
-    standIn.numbers = ['+15550100999'];
-    standIn.apiKey = TWILIO_TEST_ENV.TWILIO_API_KEY;
+    standIn = await startTwilioAccountStandIn(['+15550100999']);
   });
 
   afterAll(async () => {
@@ -64,18 +62,13 @@ describe.runIf(url)('device presence of two Twilio instances on one PostgreSQL d
   /** Starts one instance of the product on the scratch database. */
   const startInstance = async (): Promise<Leadline> => {
     const loaded = loadConfig({
-      LEADLINE_MODE: 'production',
+      ...twilioProductionEnv(standIn.url),
       DATABASE_URL: scratchUrl,
-      TOKEN_SECRET: 'presence-test-token-secret-0123456789abcdef',
-      PUSHER_SECRET: 'presence-test-pusher-secret-0123',
-      LEADLINE_API_KEY: TWILIO_TEST_LEAD_API_KEY,
       PORT: '0',
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       WEB_DIST_DIR: join(dataDir, 'no-web'),
-      ...TWILIO_TEST_ENV,
-      TWILIO_API_BASE_URL: standIn.url,
     });
     const config: Config = loaded;
     const database = await openDatabase({ url: scratchUrl });
