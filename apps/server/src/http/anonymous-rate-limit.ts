@@ -81,6 +81,17 @@ export function anonymousGroupOf(route: {
   return 'sign-in';
 }
 
+/** Requests this instance counted in the anonymous rate limit (see {@link wasCounted}). */
+const counted = new WeakSet<object>();
+
+/**
+ * Whether this instance counted `request` in the anonymous rate limit: a relaying instance
+ * proves so to the media instance (`relay/relay-proof.ts`) for these requests only.
+ */
+export function wasCounted(request: { raw: object }): boolean {
+  return counted.has(request.raw);
+}
+
 /** The refusal's sentence for a wait of `seconds`. */
 export const rateLimitedMessage = (seconds: number): string =>
   `Too many requests from your address. Try again in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`;
@@ -141,6 +152,7 @@ export async function registerAnonymousRateLimit(
     ) {
       return;
     }
+    counted.add(request.raw);
     const limit = await limiters[group](request).catch((error: unknown) => {
       log.warn({ err: error, group }, 'counting a rate-limited request failed; let through');
       return null;

@@ -170,6 +170,16 @@ describe('a relaying instance', () => {
     );
     expect(res.status).toBe(201);
     expect(await hitsOf()).toBe(before + 1);
+    // The sandbox's inbound call is not counted by the relaying instance (a relayed route), so
+    // it sends no proof and the media instance counts it.
+    const inbound = await requestJson(
+      'POST',
+      `${relayUrl}/api/v1/sandbox/inbound`,
+      { authorization: `Bearer ${TEST_API_KEY}` },
+      {},
+    );
+    expect(inbound.status).not.toBe(429);
+    expect(await hitsOf()).toBe(before + 2);
   });
 
   it('answers 503 with a clear message when the media instance cannot be reached', async () => {

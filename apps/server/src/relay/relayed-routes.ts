@@ -11,6 +11,7 @@ import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../http/errors';
 import { mediaTargetOf, type MediaTarget } from './media-target';
+import { wasCounted } from '../http/anonymous-rate-limit';
 import { RELAY_PROOF_HEADER, relayProof } from './relay-proof';
 
 /** The routes that drive calls: what the media instance answers. Paths as Fastify matches them. */
@@ -80,7 +81,7 @@ export function relayedRoutes(options: {
             'x-forwarded-proto': incoming.protocol,
             'x-forwarded-host': incoming.host,
             // Counted here already (the anonymous rate limit): the media instance need not.
-            ...(proofSecret
+            ...(proofSecret && wasCounted(incoming)
               ? {
                   [RELAY_PROOF_HEADER]: relayProof(
                     proofSecret,
