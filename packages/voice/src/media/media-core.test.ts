@@ -215,3 +215,63 @@ describe('MediaCore with virtual parties (fake clock)', () => {
     expect(recording('CA1/phone/2')?.path).toBe(join(sandboxDir, 'CA1_phone_2.wav'));
   });
 });
+
+describe('MediaCore mixer loop (fake clock)', () => {
+  let sandboxDir: string;
+  let clock: FakeClock;
+  let core: MediaCore;
+
+  beforeEach(async () => {
+    sandboxDir = await mkdtemp(join(tmpdir(), 'leadline-core-loop-'));
+    clock = new FakeClock();
+    core = new MediaCore({
+      iceAddresses: ['127.0.0.1'],
+      sandboxDir,
+      recordingsDir: join(sandboxDir, 'recordings'),
+      assetsDir: defaultAssetsDir(),
+      answerDelayMs: 1000,
+      emit: () => undefined,
+      warn: () => undefined,
+      clock,
+      scheduler: clock,
+      numberPlan: TEST_PLAN,
+    });
+    await core.start();
+  });
+
+  afterEach(async () => {
+    await core.shutdown();
+    await rm(sandboxDir, { recursive: true, force: true });
+  });
+
+  it('runs only while a room exists: an engine without calls sets no timer', async () => {
+    expect(core.mixing).toBe(false);
+    expect(clock.pendingTimers).toBe(0);
+    clock.advance(1000);
+    expect(core.loopStats.framesRun).toBe(0);
+
+    core.dial('a', 'low', '+1000');
+    core.dial('b', 'high', '+2000');
+    expect(core.mixing).toBe(true);
+    clock.advance(1000 + 200);
+    expect(core.loopStats.framesRun).toBe((1000 + 200) / FRAME_DURATION_MS);
+
+    core.closeRoom('a');
+    expect(core.mixing).toBe(true); // room b still mixes
+    clock.advance(FRAME_DURATION_MS);
+    expect(core.loopStats.framesRun).toBe((1000 + 200) / FRAME_DURATION_MS + 1);
+
+    core.closeRoom('b');
+    await core.settled();
+    expect(core.mixing).toBe(false);
+    expect(clock.pendingTimers).toBe(0);
+    clock.advance(1000);
+    expect(core.loopStats.framesRun).toBe((1000 + 200) / FRAME_DURATION_MS + 1);
+
+    // A new call starts the loop again, on the same 20 ms grid.
+    core.dial('c', 'low2', '+1000');
+    expect(core.mixing).toBe(true);
+    clock.advance(FRAME_DURATION_MS);
+    expect(core.loopStats.framesRun).toBe((1000 + 200) / FRAME_DURATION_MS + 2);
+  });
+});

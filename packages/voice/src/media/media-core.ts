@@ -139,8 +139,9 @@ export class MediaCore {
   }
 
   /**
-   * Prepares the directories, the voice clips and the DTLS certificate, then starts the mixer
-   * loop.
+   * Prepares the directories, the voice clips and the DTLS certificate. The mixer loop runs
+   * while a room exists (`join` starts it, the last `closeRoom` stops it): an engine without
+   * calls does not wake 50 times a second.
    */
   async start(): Promise<void> {
     await mkdir(this.options.sandboxDir, { recursive: true });
@@ -148,7 +149,12 @@ export class MediaCore {
     this.clips = await loadClips(this.options.assetsDir);
     this.peerFactory ??= await createPeerFactory(this.options.iceAddresses);
     this.running = true;
-    this.pacer.start();
+    if (this.rooms.size > 0) this.pacer.start();
+  }
+
+  /** Whether the mixer loop is running (it runs while a room exists). */
+  get mixing(): boolean {
+    return this.pacer.running;
   }
 
   /** Ends every room, waits for recordings to be written and peers to close, stops the loop. */
@@ -351,6 +357,7 @@ export class MediaCore {
     if (!room) return;
     for (const participant of room.participants) this.detach(participant.id, reason);
     this.rooms.delete(roomId);
+    if (this.rooms.size === 0) this.pacer.stop();
     const recording = room.recording;
     if (recording) {
       this.track(
@@ -495,6 +502,7 @@ export class MediaCore {
           ),
       });
       this.rooms.set(roomId, room);
+      if (this.running) this.pacer.start();
     }
     room.add(participant);
     this.participants.set(participant.id, participant);
