@@ -75,6 +75,8 @@ const POSTGRES_PASS = [
   'src/production-start',
   'src/realtime/agent-status-realtime',
   'src/realtime/pusher-auth-bounds',
+  'src/floor',
+  'src/reports',
 ];
 
 const hasChrt = spawnSync('chrt', ['--version'], { stdio: 'ignore' }).status === 0;

@@ -27,7 +27,9 @@ import type { CallFlows } from './calls/call-flows';
 import { callsRoutes, type RemoteRecordings } from './calls/calls-routes';
 import { outboundRoutes } from './calls/outbound-routes';
 import type { Db } from './db/database';
+import { floorRoutes } from './floor/floor-routes';
 import { historyRoutes } from './history/history-routes';
+import { reportsRoutes } from './reports/reports-routes';
 import { registerAnonymousRateLimit } from './http/anonymous-rate-limit';
 import {
   apiDocsRoutes,
@@ -272,6 +274,9 @@ export async function buildApp(
     if (services.webhooks) await app.register(services.webhooks);
   }
   await app.register(historyRoutes(services));
+  const clock = 'flows' in services ? { now: () => services.flows.now() } : {};
+  await app.register(floorRoutes({ db: services.db, ...clock }));
+  await app.register(reportsRoutes({ db: services.db, ...clock }));
   await app.register(adminRoutes(services));
   await app.register(pusherRoutes({ ...services, hits: rateLimitHits }));
   await app.register(apiDocsRoutes(options.apiDocs ?? 'public'));

@@ -83,7 +83,7 @@ export class CallEndings {
     const profile = await this.#host.settings.profile(call.profileId);
     const seconds = profile?.wrapUpSeconds ?? DEFAULT_WRAP_UP_SECONDS;
     for (const p of new Set(participants.map((x) => x.userId))) {
-      await this.#host.presence.startWrapUp(p, seconds);
+      await this.#host.presence.startWrapUp(p, seconds, call.id);
     }
   }
 

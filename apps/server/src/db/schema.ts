@@ -56,6 +56,8 @@ export const accounts = pgTable('accounts', {
   countryCode: text('country_code').notNull().default('US'),
   /** The account's IANA time zone: its day for reports and the floor's figures. */
   timeZone: text('time_zone').notNull().default('UTC'),
+  /** The floor's service level: the share of offered calls answered within this many seconds. */
+  serviceLevelSeconds: integer('service_level_seconds').notNull().default(20),
   settings: jsonb('settings').$type<AccountSettings>().notNull().default({}),
   policy: jsonb('policy').$type<AccountPolicy>().notNull().default({}),
   /** Its users may sign in through the configured OpenID Connect provider. */
@@ -120,6 +122,13 @@ export const users = pgTable(
     idleSince: timestamp('idle_since', { withTimezone: true }),
     /** After a call the agent wraps up (routing skips them) until Done or this time. */
     wrapUpUntil: timestamp('wrap_up_until', { withTimezone: true }),
+    /** The call the agent wraps up (its `wrap_up_ended_at` moves to Done when pressed earlier). */
+    wrapUpCallId: integer('wrap_up_call_id'),
+    /**
+     * When the agent last went online or offline, or chose Available or Away: since when they
+     * are Offline, Away or Available on the floor (with their last wrap-up's end).
+     */
+    presenceChangedAt: timestamp('presence_changed_at', { withTimezone: true }),
     createdAt: createdAt(),
   },
   (t) => [
@@ -330,6 +339,11 @@ export const calls = pgTable(
     stageKey: text('stage_key'),
     /** The lead is on hold. */
     held: boolean('held').notNull().default(false),
+    /**
+     * When the agent's wrap-up after this call ends (set as it starts, moved earlier by Done):
+     * once past, the call's wrap-up time is this less `ended_at` (the floor's handle time).
+     */
+    wrapUpEndedAt: timestamp('wrap_up_ended_at', { withTimezone: true }),
     createdAt: createdAt(),
   },
   (t) => [

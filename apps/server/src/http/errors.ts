@@ -134,6 +134,11 @@ export const ERRORS = {
     message: 'Only an administrator of this account can do this.',
     shape: 'error',
   },
+  SUPERVISORS_ONLY: {
+    status: 403,
+    message: 'Only a supervisor or an administrator of this account can see this.',
+    shape: 'error',
+  },
   ALREADY_EXISTS: { status: 409, message: 'This already exists.', shape: 'error' },
   LAST_ADMIN: {
     status: 409,

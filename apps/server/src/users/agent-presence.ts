@@ -66,15 +66,18 @@ export class AgentPresence {
 
   /** The agent chose Available or Away. */
   async setAvailable(userId: number, available: boolean): Promise<Presence | null> {
-    await setAvailable(this.options.db, userId, available);
+    await setAvailable(this.options.db, userId, available, this.options.clock.now());
     return this.refresh(userId);
   }
 
-  /** The agent's call ended: they wrap up for at most `seconds`. */
-  async startWrapUp(userId: number, seconds: number): Promise<void> {
+  /**
+   * The agent's call ended: they wrap up for at most `seconds`. `callId`: the call, whose
+   * wrap-up time the floor counts when the agent was the one who took it.
+   */
+  async startWrapUp(userId: number, seconds: number, callId: number | null = null): Promise<void> {
     const now = this.options.clock.now();
     const until = new Date(now.getTime() + Math.max(0, seconds) * 1000);
-    await startWrapUp(this.options.db, userId, until, now);
+    await startWrapUp(this.options.db, userId, until, now, callId);
     this.#armWrapUpTimer(userId, until);
     await this.refresh(userId);
   }
@@ -91,7 +94,7 @@ export class AgentPresence {
    */
   async endWrapUpQuietly(userId: number): Promise<void> {
     this.#clearTimer(userId);
-    await endWrapUp(this.options.db, userId);
+    await endWrapUp(this.options.db, userId, this.options.clock.now());
   }
 
   /**

@@ -1,10 +1,10 @@
 /** Database access for users. */
-import { and, eq, gt, isNotNull, sql } from 'drizzle-orm';
+import { and, eq, gt, ne, sql } from 'drizzle-orm';
 import { formatPhone, type PresenceStatus, type User } from '@leadline/contracts';
-import type { Db } from '../db/database';
+import { queryRows, type Db } from '../db/database';
 import { prepared } from '../db/prepared';
 import { routingChanged } from '../db/routing-changes';
-import { accounts, devicePresence, users } from '../db/schema';
+import { accounts, calls, devicePresence, users } from '../db/schema';
 import { onCallOf, presenceStatus } from './agents-repo';
 
 /** A user row. */
@@ -137,27 +137,74 @@ export async function touchLastCall(db: Db, userId: number, at: Date): Promise<v
   await db.update(users).set({ lastCallAt: at }).where(eq(users.id, userId));
 }
 
-/** Sets whether the agent takes calls (Available) or not (Away). */
-export async function setAvailable(db: Db, userId: number, available: boolean): Promise<void> {
-  await db.update(users).set({ isAvailable: available }).where(eq(users.id, userId));
-  routingChanged();
-}
-
-/** The agent wraps up after a call until `until` (or Done); they are idle from `at`. */
-export async function startWrapUp(db: Db, userId: number, until: Date, at: Date): Promise<void> {
-  await db.update(users).set({ wrapUpUntil: until, idleSince: at }).where(eq(users.id, userId));
-  routingChanged();
-}
-
-/** Ends the agent's wrap-up; resolves with whether they were wrapping up. */
-export async function endWrapUp(db: Db, userId: number): Promise<boolean> {
-  const rows = await db
+/**
+ * Sets whether the agent takes calls (Available) or not (Away); a change is timed
+ * (`presence_changed_at`, the floor's time in status).
+ */
+export async function setAvailable(
+  db: Db,
+  userId: number,
+  available: boolean,
+  at: Date = new Date(),
+): Promise<void> {
+  await db
     .update(users)
-    .set({ wrapUpUntil: null })
-    .where(and(eq(users.id, userId), isNotNull(users.wrapUpUntil)))
-    .returning({ id: users.id });
+    .set({ isAvailable: available, presenceChangedAt: at })
+    .where(and(eq(users.id, userId), ne(users.isAvailable, available)));
   routingChanged();
-  return rows.length > 0;
+}
+
+/**
+ * The agent wraps up after a call until `until` (or Done); they are idle from `at`. With
+ * `callId`, the call the agent took: its wrap-up ends at `until` unless Done comes first
+ * (`calls.wrap_up_ended_at`, the floor's handle time).
+ */
+export async function startWrapUp(
+  db: Db,
+  userId: number,
+  until: Date,
+  at: Date,
+  callId: number | null = null,
+): Promise<void> {
+  await db
+    .update(users)
+    .set({ wrapUpUntil: until, idleSince: at, wrapUpCallId: callId })
+    .where(eq(users.id, userId));
+  if (callId !== null) {
+    await db
+      .update(calls)
+      .set({ wrapUpEndedAt: until })
+      .where(and(eq(calls.id, callId), eq(calls.userId, userId)));
+  }
+  routingChanged();
+}
+
+/**
+ * Ends the agent's wrap-up at `at`; resolves with whether they were wrapping up. The call they
+ * wrapped up ends its wrap-up then if that is before its deadline (Done pressed early).
+ */
+export async function endWrapUp(db: Db, userId: number, at: Date = new Date()): Promise<boolean> {
+  const atIso = at.toISOString();
+  const [row] = await queryRows<{ ended: number }>(
+    db,
+    sql`with old as (
+          select id, wrap_up_call_id from ${users}
+          where id = ${userId} and wrap_up_until is not null for update),
+        ended as (
+          update ${users} u set wrap_up_until = null, wrap_up_call_id = null,
+            presence_changed_at = ${atIso}::timestamptz
+          from old where u.id = old.id
+          returning old.wrap_up_call_id as call_id),
+        moved as (
+          update ${calls} c set wrap_up_ended_at = ${atIso}::timestamptz
+          from ended
+          where c.id = ended.call_id and c.user_id = ${userId}
+            and c.wrap_up_ended_at > ${atIso}::timestamptz
+          returning c.id)
+        select (select count(*) from ended)::int as ended, (select count(*) from moved)::int as moved`,
+  );
+  routingChanged();
+  return (row?.ended ?? 0) > 0;
 }
 
 /**
@@ -178,7 +225,11 @@ export async function setDeviceOnline(
 ): Promise<boolean> {
   const rows = await db
     .update(users)
-    .set(online ? { isOnlineApp: true, idleSince: at } : { isOnlineApp: false })
+    .set(
+      online
+        ? { isOnlineApp: true, idleSince: at, presenceChangedAt: at }
+        : { isOnlineApp: false, presenceChangedAt: at },
+    )
     .where(
       and(
         eq(users.id, userId),

@@ -12,3 +12,5 @@ export * from './sandbox';
 export * from './network-test';
 export * from './admin-constants';
 export * from './admin';
+export * from './floor';
+export * from './reports';

@@ -1,0 +1,168 @@
+/**
+ * The Reports screen's summaries (issue 39): over the days `from` to `to` of the account's time
+ * zone (both included), the offered calls' figures by day, team and profile (the floor's
+ * definitions, `floor/floor-repo.ts`), what each agent handled, and the calls by disposition and
+ * by tag. One statement per summary, every figure worked out in SQL.
+ */
+import { sql, type SQL } from 'drizzle-orm';
+import type { ReportSummary, ReportFigures } from '@leadline/contracts';
+import { queryRows, type Db } from '../db/database';
+
+/** Call sources routed to agents (the others are agents' own calls). */
+const OFFERED = sql.raw(`c.source in ('web', 'inbound')`);
+
+/** The figures of a group of offered calls, as SQL select items (see `figuresOf`). */
+function figureColumns(threshold: number, at: string): SQL {
+  return sql`count(*) filter (where ${OFFERED})::int as offered,
+    count(*) filter (where ${OFFERED} and c.answered_at is not null)::int as answered,
+    count(*) filter (where ${OFFERED} and c.answered_at is null and c.ended_at is not null
+      and c.reason is distinct from 'caller-hung-up')::int as missed,
+    count(*) filter (where ${OFFERED} and c.answered_at is null and c.ended_at is not null
+      and c.reason = 'caller-hung-up')::int as abandoned,
+    count(*) filter (where ${OFFERED} and c.answered_at is not null
+      and c.answered_at - c.created_at <= make_interval(secs => ${threshold}))::int as sl_met,
+    count(*) filter (where ${OFFERED} and (c.answered_at is not null or c.ended_at is not null
+      or ${at}::timestamptz - c.created_at > make_interval(secs => ${threshold})))::int as sl_known,
+    avg(extract(epoch from c.answered_at - c.created_at))
+      filter (where ${OFFERED} and c.answered_at is not null) as asa,
+    avg(c.seconds + coalesce(extract(epoch from c.wrap_up_ended_at - c.ended_at), 0))
+      filter (where ${OFFERED} and c.answered_at is not null and c.ended_at is not null
+        and (c.wrap_up_ended_at is null or c.wrap_up_ended_at <= ${at}::timestamptz)) as aht,
+    coalesce(sum(c.seconds) filter (where ${OFFERED}), 0)::int as talk_seconds`;
+}
+
+const numberOrNull = (value: unknown): number | null =>
+  value === null || value === undefined ? null : Number(value);
+const share = (part: number, whole: number): number | null => (whole > 0 ? part / whole : null);
+
+/** A row's figures (the columns of `figureColumns`). */
+function figuresOf(row: Record<string, unknown>): ReportFigures {
+  const offered = Number(row.offered ?? 0);
+  const answered = Number(row.answered ?? 0);
+  return {
+    offered,
+    answered,
+    missed: Number(row.missed ?? 0),
+    abandoned: Number(row.abandoned ?? 0),
+    answer_rate: share(answered, offered),
+    average_speed_of_answer_seconds: numberOrNull(row.asa),
+    average_handle_seconds: numberOrNull(row.aht),
+    service_level: share(Number(row.sl_met ?? 0), Number(row.sl_known ?? 0)),
+    talk_seconds: Number(row.talk_seconds ?? 0),
+  };
+}
+
+/**
+ * The summaries of the account's calls created on the days `from` to `to` of its zone, as of
+ * `now`, or null for an unknown account.
+ */
+export async function reportSummary(
+  db: Db,
+  accountId: number,
+  range: { from: string; to: string },
+  now: Date,
+): Promise<ReportSummary | null> {
+  const [account] = await queryRows<{
+    time_zone: string;
+    service_level_seconds: number;
+    start: Date | string;
+    end: Date | string;
+  }>(
+    db,
+    sql`select time_zone, service_level_seconds,
+          (${range.from}::date)::timestamp at time zone time_zone as start,
+          ((${range.to}::date) + 1)::timestamp at time zone time_zone as end
+        from accounts where id = ${accountId}`,
+  );
+  if (!account) return null;
+  const at = now.toISOString();
+  const zone = account.time_zone;
+  const figures = figureColumns(account.service_level_seconds, at);
+  const inRange = sql`c.account_id = ${accountId}
+    and c.created_at >= ${new Date(account.start).toISOString()}::timestamptz
+    and c.created_at < ${new Date(account.end).toISOString()}::timestamptz`;
+
+  const days = await queryRows<Record<string, unknown>>(
+    db,
+    sql`select to_char(c.created_at at time zone ${zone}, 'YYYY-MM-DD') as day, ${figures}
+        from calls c where ${inRange}
+        group by 1 order by 1`,
+  );
+  const teams = await queryRows<Record<string, unknown>>(
+    db,
+    sql`select t.id, t.name, ${figures}
+        from calls c join profiles p on p.id = c.profile_id join teams t on t.id = p.team_id
+        where ${inRange} and ${OFFERED}
+        group by t.id, t.name order by t.name, t.id`,
+  );
+  const profiles = await queryRows<Record<string, unknown>>(
+    db,
+    sql`select p.id, p.name, ${figures}
+        from calls c join profiles p on p.id = c.profile_id
+        where ${inRange} and ${OFFERED}
+        group by p.id, p.name order by p.name, p.id`,
+  );
+  const agents = await queryRows<{
+    id: number;
+    name: string;
+    calls: number;
+    answered: number;
+    talk_seconds: number;
+    aht: unknown;
+  }>(
+    db,
+    sql`select u.id, u.full_name as name, count(*)::int as calls,
+          count(c.answered_at)::int as answered,
+          coalesce(sum(c.seconds), 0)::int as talk_seconds,
+          avg(c.seconds + coalesce(extract(epoch from c.wrap_up_ended_at - c.ended_at), 0))
+            filter (where c.answered_at is not null and c.ended_at is not null
+              and (c.wrap_up_ended_at is null or c.wrap_up_ended_at <= ${at}::timestamptz)) as aht
+        from calls c join users u on u.id = c.user_id
+        where ${inRange}
+        group by u.id, u.full_name order by u.full_name, u.id`,
+  );
+  const dispositions = await queryRows<{ disposition: string; calls: number }>(
+    db,
+    sql`select c.disposition, count(*)::int as calls
+        from calls c where ${inRange} and c.disposition is not null
+        group by c.disposition order by count(*) desc, c.disposition`,
+  );
+  const tags = await queryRows<{ tag: string; calls: number }>(
+    db,
+    sql`select coalesce((select g.name from tags g
+             where g.profile_id = c.profile_id and g.key = c.stage_key limit 1), c.stage_key) as tag,
+          count(*)::int as calls
+        from calls c where ${inRange} and c.stage_key is not null
+        group by 1 order by count(*) desc, 1`,
+  );
+  return {
+    time_zone: zone,
+    from: range.from,
+    to: range.to,
+    service_level_seconds: account.service_level_seconds,
+    by_day: days.map((row) => ({ day: String(row.day), ...figuresOf(row) })),
+    by_team: teams.map((row) => ({
+      id: Number(row.id),
+      name: String(row.name),
+      ...figuresOf(row),
+    })),
+    by_profile: profiles.map((row) => ({
+      id: Number(row.id),
+      name: String(row.name),
+      ...figuresOf(row),
+    })),
+    by_agent: agents.map((row) => ({
+      id: row.id,
+      name: row.name,
+      calls: row.calls,
+      answered: row.answered,
+      talk_seconds: row.talk_seconds,
+      average_handle_seconds: numberOrNull(row.aht),
+    })),
+    by_disposition: dispositions.map((row) => ({
+      disposition: row.disposition,
+      calls: row.calls,
+    })),
+    by_tag: tags.map((row) => ({ tag: row.tag, calls: row.calls })),
+  };
+}
