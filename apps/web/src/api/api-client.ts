@@ -13,6 +13,7 @@ import type {
   CallerNumber,
   ConferenceLeadBody,
   Lead,
+  Floor,
   Paged,
   RealtimeSettings,
   TeamRow,
@@ -356,6 +357,11 @@ export class ApiClient {
   /** `GET /api/v1/mycalls`: one page of the user's call history, newest first. */
   getHistory(page: number, limit = HISTORY_LIMIT): Promise<Paged<HistoryRow>> {
     return this.#json<Paged<HistoryRow>>('GET', `/api/v1/mycalls?limit=${limit}&page=${page}`);
+  }
+
+  /** `GET /api/v1/floor`: the queue, the agents and today's figures (supervisors, admins). */
+  getFloor(): Promise<Floor> {
+    return this.#json<Floor>('GET', '/api/v1/floor');
   }
 
   /** `GET /api/v1/callerids`: the account's caller numbers for the New Call panel. */

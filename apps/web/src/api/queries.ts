@@ -10,7 +10,24 @@ export const QUERY_KEYS = {
   agents: ['agents'] as const,
   teams: ['teams'] as const,
   history: ['mycalls'] as const,
+  floor: ['floor'] as const,
 };
+
+/** How often the floor is read again for what no realtime event says (a lead queued). */
+export const FLOOR_REFRESH_MS = 5_000;
+
+/**
+ * The floor (supervisors and admins): read again every {@link FLOOR_REFRESH_MS}, and on every
+ * agent-status event and realtime (re)subscription (`realtime/realtime-feed.ts`).
+ */
+export function floorQuery(api: ApiClient) {
+  return queryOptions({
+    queryKey: QUERY_KEYS.floor,
+    queryFn: () => api.getFloor(),
+    staleTime: 0,
+    refetchInterval: FLOOR_REFRESH_MS,
+  });
+}
 
 /** One page of the user's call history (read again whenever the panel shows it). */
 export function historyQuery(api: ApiClient, page: number) {

@@ -20,6 +20,7 @@ export function applyAgentStatus(client: QueryClient, event: AgentStatusEvent): 
   setUserStatus(client, fields, event.user_id);
   void client.invalidateQueries({ queryKey: QUERY_KEYS.agents });
   void client.invalidateQueries({ queryKey: QUERY_KEYS.teams });
+  void client.invalidateQueries({ queryKey: QUERY_KEYS.floor });
 }
 
 /**

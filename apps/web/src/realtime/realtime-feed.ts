@@ -84,6 +84,7 @@ export class RealtimeFeed {
     void queryClient.invalidateQueries({ queryKey: QUERY_KEYS.user });
     void queryClient.invalidateQueries({ queryKey: QUERY_KEYS.agents });
     void queryClient.invalidateQueries({ queryKey: QUERY_KEYS.teams });
+    void queryClient.invalidateQueries({ queryKey: QUERY_KEYS.floor });
   }
 
   #set(state: RealtimeFeedState): void {

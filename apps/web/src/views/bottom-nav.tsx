@@ -22,6 +22,10 @@ export interface BottomNavProps {
   readonly admin?: NavPanel | null;
   /** The Admin button, to return focus to it when the admin area closes. */
   readonly adminButtonRef?: Ref<HTMLButtonElement>;
+  /** The Floor entry, for supervisors and admins (issue 39); absent for everyone else. */
+  readonly floor?: NavPanel | null;
+  /** The Floor button, to return focus to it when the floor closes. */
+  readonly floorButtonRef?: Ref<HTMLButtonElement>;
 }
 
 /** A bottom-navigation entry that opens a panel in place of the waiting view. */
@@ -33,8 +37,8 @@ export interface NavPanel {
 
 /**
  * The waiting state's bottom navigation (spec section 2): Call, Conference (hidden, except for
- * supervisors: users with the listen, whisper or barge permission), History, Settings, and Admin
- * for the account's admins (issue 37).
+ * supervisors: users with the listen, whisper or barge permission), History, Settings, Floor for
+ * supervisors and admins (issue 39), and Admin for the account's admins (issue 37).
  */
 export function BottomNav({
   newCallOpen,
@@ -47,6 +51,8 @@ export function BottomNav({
   conference,
   admin = null,
   adminButtonRef,
+  floor = null,
+  floorButtonRef,
 }: BottomNavProps) {
   return (
     <nav className="bottom-nav" aria-label="Console">
@@ -89,6 +95,14 @@ export function BottomNav({
         label="Settings"
         iconPath="M4 7h10M18 7h2M4 17h4M12 17h8M16 5v4M10 15v4"
       />
+      {floor && (
+        <PanelEntry
+          entry={floor}
+          buttonRef={floorButtonRef}
+          label="Floor"
+          iconPath="M4 20V10M10 20V4M16 20v-7M21 20H3"
+        />
+      )}
       {admin && (
         <PanelEntry
           entry={admin}

@@ -27,10 +27,20 @@ import { LoadingView, WaitingView, type WaitingViewProps } from './waiting-view'
 /** The admin area's element id (the Admin entry controls it). */
 const ADMIN_AREA_ID = 'admin-area';
 
+/** The floor's element id (the Floor entry controls it). */
+const FLOOR_AREA_ID = 'floor-area';
+
 // The admin screens are for an account's admins only: their code loads when first opened.
 const AdminArea = lazy(() =>
   import('../admin/admin-area').then((module) => ({ default: module.AdminArea })),
 );
+// Likewise the floor, for supervisors and admins.
+const FloorArea = lazy(() =>
+  import('../floor/floor-area').then((module) => ({ default: module.FloorArea })),
+);
+
+/** The roles that see the floor (issue 39). */
+const FLOOR_ROLES: ReadonlySet<string> = new Set(['supervisor', 'admin']);
 
 /**
  * The one screen: navigation bar, the banner, the view of the current console state, and the
@@ -109,25 +119,30 @@ export function ConsoleScreen() {
   }, [launch, platform]);
 
   const { banner, view } = snapshot.console;
-  // Admins' Admin entry (issue 37): the area takes the waiting view's place; a call's views
-  // win over it (it is hidden, and kept, until the console waits again).
-  const [adminOpen, setAdminOpen] = useState(false);
+  // Admins' Admin entry (issue 37) and supervisors' and admins' Floor (issue 39): the open area
+  // takes the waiting view's place; a call's views win over it (it is hidden, and kept, until
+  // the console waits again).
+  const [area, setArea] = useState<'admin' | 'floor' | null>(null);
   const isAdmin = user?.role === 'admin';
+  const seesFloor = user !== null && FLOOR_ROLES.has(user.role);
+  const adminOpen = area === 'admin';
   const adminShown = isAdmin && adminOpen && view !== 'login';
+  const floorShown = seesFloor && area === 'floor' && view !== 'login';
   const adminInView = adminShown && view === 'waiting';
-  const admin: WaitingViewProps['admin'] = isAdmin
-    ? {
-        open: adminOpen,
-        panelId: ADMIN_AREA_ID,
-        onToggle: () => setAdminOpen((open) => !open),
-        onClose: () => setAdminOpen(false),
-      }
-    : null;
+  const floorInView = floorShown && view === 'waiting';
+  const entry = (name: 'admin' | 'floor', panelId: string): WaitingViewProps['admin'] => ({
+    open: area === name,
+    panelId,
+    onToggle: () => setArea((open) => (open === name ? null : name)),
+    onClose: () => setArea((open) => (open === name ? null : open)),
+  });
+  const admin = isAdmin ? entry('admin', ADMIN_AREA_ID) : null;
+  const floor = seesFloor ? entry('floor', FLOOR_AREA_ID) : null;
   return (
     <PhoneOwnerContext value={phoneOwner}>
       <div className="shell" data-app-status={APP_STATUS_BY_VIEW[view]}>
         <NavBar user={user} />
-        <main className={`console${adminInView ? ' is-wide' : ''}`}>
+        <main className={`console${adminInView || floorInView ? ' is-wide' : ''}`}>
           <div
             className={`banner banner-status${banner ? '' : ' is-empty'}${view === 'ringing' || view === 'dialing' ? ' is-incoming' : ''}`}
             role="status"
@@ -152,15 +167,35 @@ export function ConsoleScreen() {
                 </section>
               }
             >
-              <AdminArea
-                id={ADMIN_AREA_ID}
-                hidden={!adminInView}
-                onClose={() => setAdminOpen(false)}
+              <AdminArea id={ADMIN_AREA_ID} hidden={!adminInView} onClose={() => setArea(null)} />
+            </Suspense>
+          )}
+          {floorShown && user && (
+            <Suspense
+              fallback={
+                <section
+                  id={FLOOR_AREA_ID}
+                  className="panel"
+                  aria-busy="true"
+                  hidden={!floorInView}
+                >
+                  <p className="muted" role="status">
+                    Loading…
+                  </p>
+                </section>
+              }
+            >
+              <FloorArea
+                id={FLOOR_AREA_ID}
+                user={user}
+                hidden={!floorInView}
+                onClose={() => setArea(null)}
               />
             </Suspense>
           )}
           <CurrentView
             admin={admin}
+            floor={floor}
             snapshot={snapshot}
             user={user}
             unreachable={unreachable}
@@ -194,12 +229,15 @@ interface ViewContext {
   readonly snapshot: ConsoleSnapshot;
   /** The Admin entry of the waiting view (admins only). */
   readonly admin: WaitingViewProps['admin'];
+  /** The Floor entry of the waiting view (supervisors and admins). */
+  readonly floor: WaitingViewProps['floor'];
   readonly launchNumber: string | null;
   readonly onLaunchHandled: () => void;
 }
 
 function CurrentView({
   admin,
+  floor,
   snapshot,
   user,
   unreachable,
@@ -214,6 +252,7 @@ function CurrentView({
       {state.call && state.view !== 'waiting' && <LeadCard call={state.call} user={user} />}
       <ViewOf
         admin={admin}
+        floor={floor}
         view={state.view}
         user={user}
         snapshot={snapshot}
@@ -226,6 +265,7 @@ function CurrentView({
 
 function ViewOf({
   admin,
+  floor,
   view,
   user,
   snapshot,
@@ -242,6 +282,7 @@ function ViewOf({
           launchNumber={launchNumber}
           onLaunchHandled={onLaunchHandled}
           admin={admin}
+          floor={floor}
         />
       );
     case 'ringing':

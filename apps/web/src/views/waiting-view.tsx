@@ -37,8 +37,13 @@ export interface WaitingViewProps {
    * The Admin entry (admins only, issue 37): its area is the console screen's, shown in this
    * view's place while open; another entry closes it.
    */
-  readonly admin?: (NavPanel & { readonly onClose: () => void }) | null;
+  readonly admin?: AreaEntry | null;
+  /** The Floor entry (supervisors and admins, issue 39): an area like Admin's. */
+  readonly floor?: AreaEntry | null;
 }
+
+/** An entry whose area is the console screen's, shown in the waiting view's place while open. */
+export type AreaEntry = NavPanel & { readonly onClose: () => void };
 
 /** What the waiting view shows above its bottom navigation. */
 type WaitingPanel =
@@ -59,6 +64,7 @@ export function WaitingView({
   launchNumber,
   onLaunchHandled,
   admin = null,
+  floor = null,
 }: WaitingViewProps) {
   const [panel, setPanel] = useState<WaitingPanel>(() =>
     launchNumber === null ? null : { kind: 'newCall', phone: launchNumber },
@@ -66,8 +72,13 @@ export function WaitingView({
   const [panelShown, setPanelShown] = useState(panel !== null);
   const callButtonRef = useRef<HTMLButtonElement>(null);
   const adminButtonRef = useRef<HTMLButtonElement>(null);
-  const adminOpen = admin?.open === true;
-  const adminWasOpen = useRef(adminOpen);
+  const floorButtonRef = useRef<HTMLButtonElement>(null);
+  const adminOnly = admin?.open === true;
+  const floorOpen = floor?.open === true;
+  // Either area takes the waiting view's place.
+  const adminOpen = adminOnly || floorOpen;
+  const adminWasOpen = useRef(adminOnly);
+  const floorWasOpen = useRef(floorOpen);
 
   useEffect(() => {
     if (launchNumber !== null) onLaunchHandled();
@@ -78,19 +89,26 @@ export function WaitingView({
     if (panel === null && panelShown) callButtonRef.current?.focus();
   }, [panel, panelShown]);
 
-  // Back from the admin area: focus returns to the Admin entry.
+  // Back from an area (closed, not replaced by the other): focus returns to its entry.
   useEffect(() => {
-    if (adminWasOpen.current && !adminOpen) adminButtonRef.current?.focus();
-    adminWasOpen.current = adminOpen;
-  }, [adminOpen]);
+    if (adminWasOpen.current && !adminOnly && !floorOpen) adminButtonRef.current?.focus();
+    if (floorWasOpen.current && !floorOpen && !adminOnly) floorButtonRef.current?.focus();
+    adminWasOpen.current = adminOnly;
+    floorWasOpen.current = floorOpen;
+  }, [adminOnly, floorOpen]);
 
-  // Another entry takes the admin area's place.
+  // Another entry takes an area's place.
   const leaveAdmin = () => {
-    if (adminOpen) admin?.onClose();
+    if (adminOnly) admin?.onClose();
+    if (floorOpen) floor?.onClose();
   };
   const toggleAdmin = () => {
     if (!adminOpen) setPanel(null);
     admin?.onToggle();
+  };
+  const toggleFloor = () => {
+    if (!adminOpen) setPanel(null);
+    floor?.onToggle();
   };
   const toggleNewCall = () => {
     leaveAdmin();
@@ -178,13 +196,15 @@ export function WaitingView({
         admin={
           admin
             ? {
-                open: adminOpen,
+                open: adminOnly,
                 panelId: admin.panelId,
                 onToggle: toggleAdmin,
               }
             : null
         }
         adminButtonRef={adminButtonRef}
+        floor={floor ? { open: floorOpen, panelId: floor.panelId, onToggle: toggleFloor } : null}
+        floorButtonRef={floorButtonRef}
         onToggleNewCall={toggleNewCall}
         onPrefetchNewCall={() => void loadNewCallPanel()}
         callButtonRef={callButtonRef}

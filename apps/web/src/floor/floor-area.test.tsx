@@ -1,0 +1,130 @@
+/**
+ * The Floor (issue 39) in the whole console on the fake server: who gets the entry, what it
+ * shows, the waits counting up on the page's clock, Listen/Whisper/Barge by permission, and
+ * the figures read again when an agent's status changes.
+ */
+import type { Floor, UserRole } from '@leadline/contracts';
+import { act, render, screen, within } from '@testing-library/react';
+import { userEvent } from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { FakeApi, demoCallUser, demoUser } from '../api/fake-api';
+import { createQueryClient } from '../api/queries';
+import { App } from '../app';
+import { expectNoAxeViolations } from '../admin/admin-under-test';
+import { FakePhone } from '../phone/fake-phone';
+import { createFakePlatform } from '../platform/fake-platform';
+
+function floorAt(nowMs: number, offered = 2): Floor {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return {
+    time_zone: 'America/New_York',
+    date: '2026-11-27',
+    queue: [
+      {
+        call_id: 7,
+        label: 'Jordan Lee',
+        profile: { id: 1, name: 'Solar' },
+        team: { id: 2, name: 'Sales' },
+        waiting_since: iso(nowMs - 65_000),
+      },
+    ],
+    agents: [
+      {
+        id: 11,
+        full_name: 'Alex Rivera',
+        role: 'agent',
+        status: 'on_call',
+        since: iso(nowMs - 125_000),
+        call: { id: 5, lead_label: 'Casey Park', answered_at: iso(nowMs - 125_000) },
+      },
+      {
+        id: 12,
+        full_name: 'Blake Chen',
+        role: 'agent',
+        status: 'wrap_up',
+        since: iso(nowMs - 10_000),
+        call: null,
+      },
+    ],
+    kpis: {
+      offered,
+      answered: 1,
+      missed: 0,
+      abandoned: 0,
+      answer_rate: 0.5,
+      average_speed_of_answer_seconds: 12,
+      average_handle_seconds: 185,
+      service_level: 1,
+      service_level_seconds: 20,
+    },
+    intervals: [
+      {
+        start: '2026-11-27T14:45:00.000Z',
+        offered,
+        answered: 1,
+        missed: 0,
+        abandoned: 0,
+        service_level: 1,
+      },
+    ],
+  };
+}
+
+async function consoleAs(role: UserRole, permissions: string[] = []) {
+  const me = demoUser({ role, permissions, full_name: 'Sam Okafor' });
+  const server = new FakeApi([{ user: me, password: 'pw' }]).signIn();
+  server.addCallUser(42, demoCallUser());
+  const platform = createFakePlatform(server.fetch);
+  const start = platform.clock.now();
+  server.addRoutes(({ method, path }) =>
+    method === 'GET' && path === '/api/v1/floor' ? Response.json(floorAt(start)) : null,
+  );
+  const phone = new FakePhone();
+  const user = userEvent.setup();
+  render(
+    <App phoneFactory={phone.factory} platform={platform} queryClient={createQueryClient()} />,
+  );
+  expect(await screen.findByText('Phone ready')).toBeVisible();
+  const nav = within(screen.getByRole('navigation', { name: 'Console' }));
+  return { server, platform, user, nav };
+}
+
+describe('the Floor', () => {
+  it('is an entry for supervisors and admins, never for agents', async () => {
+    const agent = await consoleAs('agent');
+    expect(agent.nav.queryByRole('button', { name: 'Floor' })).toBeNull();
+  });
+
+  it('shows today’s figures, the queue and the agents, times counting up', async () => {
+    const { user, nav, platform } = await consoleAs('supervisor', ['listen', 'whisper']);
+    await user.click(nav.getByRole('button', { name: 'Floor' }));
+    const floor = await screen.findByRole('region', { name: 'Floor' });
+    expect(await within(floor).findByText('Jordan Lee')).toBeVisible();
+    const figures = within(floor).getByRole('heading', { name: /Today/ }).closest('section')!;
+    const figure = (label: string) =>
+      within(figures).getByText(label).closest('div')?.querySelector('dd')?.textContent;
+    expect(figure('Offered')).toBe('2');
+    expect(figure('Answer rate')).toBe('50 %');
+    expect(figure('Avg. handle time')).toBe('03:05');
+    expect(figure('Service level (20 s)')).toBe('100 %');
+
+    const queueRow = within(floor).getByText('Jordan Lee').closest('tr')!;
+    expect(within(queueRow).getByText('Solar / Sales')).toBeVisible();
+    expect(queueRow.textContent).toContain('01:05');
+    const alex = within(floor).getByText('Alex Rivera').closest('tr')!;
+    expect(within(alex).getByText('On call')).toBeVisible();
+    expect(alex.textContent).toContain('Casey Park');
+    expect(within(floor).getByText('Blake Chen').closest('tr')!.textContent).toContain(
+      'Wrapping up',
+    );
+    // Listen and Whisper (the supervisor's permissions), for the agent on a call only.
+    expect(within(alex).getByRole('button', { name: 'Listen to Alex Rivera' })).toBeVisible();
+    expect(within(alex).getByRole('button', { name: 'Whisper to Alex Rivera' })).toBeVisible();
+    expect(within(alex).queryByRole('button', { name: /Barge/ })).toBeNull();
+
+    // Three seconds later the waits have counted up, without a read.
+    act(() => platform.clock.tick(3000));
+    expect(queueRow.textContent).toContain('01:08');
+    await expectNoAxeViolations(floor);
+  });
+});

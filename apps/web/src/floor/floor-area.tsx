@@ -1,0 +1,292 @@
+/**
+ * The floor (issue 39), for supervisors and admins: today's figures, the leads waiting (each
+ * wait counting up every second, longest first) and every agent with their status and how long
+ * they have been in it, the call they are on and, for an agent on a call, Listen, Whisper and
+ * Barge by the supervisor's permissions; then today by 15 minutes.
+ *
+ * Live without a reload: read again on every agent-status event and after the realtime
+ * connection (re)subscribed (`realtime/realtime-feed.ts`), and every few seconds for what no
+ * event says yet (a lead joining or leaving the queue). Times count up in the page between
+ * reads. It takes the waiting view's place like the admin area.
+ */
+import {
+  FLOOR_STATUS_TEXT,
+  type Floor,
+  type FloorAgent,
+  type FloorInterval,
+  type FloorKpis,
+  type User,
+} from '@leadline/contracts';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import type { SuperviseMode } from '../api/api-client';
+import { floorQuery } from '../api/queries';
+import { errorMessage } from '../errors';
+import { useNow, useServices } from '../services';
+import { SUPERVISE_MODES, superviseModes } from '../views/conference-panel';
+import { elapsedSeconds, formatDuration } from '../views/format';
+import { PanelHead } from '../views/panel-head';
+
+/** Props of {@link FloorArea}. */
+export interface FloorAreaProps {
+  /** The area's element id (the Floor entry controls it). */
+  readonly id: string;
+  readonly user: User;
+  readonly onClose: () => void;
+  /** Hidden (kept, not shown) while the console shows a call. */
+  readonly hidden?: boolean;
+}
+
+/** A share (0…1) as a whole percentage, or a dash. */
+export function percent(value: number | null): string {
+  return value === null ? '–' : `${Math.round(value * 100)} %`;
+}
+
+/** Seconds as `mm:ss`, or a dash. */
+export function seconds(value: number | null): string {
+  return value === null ? '–' : formatDuration(value);
+}
+
+/** See the module comment. */
+export function FloorArea({ id, user, onClose, hidden = false }: FloorAreaProps) {
+  const { api } = useServices();
+  const floor = useQuery(floorQuery(api));
+  const now = useNow(1000);
+  return (
+    <section id={id} className="panel floor-area" aria-labelledby={`${id}-title`} hidden={hidden}>
+      <PanelHead titleId={`${id}-title`} title="Floor" onClose={onClose} />
+      {floor.isError && (
+        <p className="form-error" role="alert">
+          {errorMessage(floor.error)}
+        </p>
+      )}
+      {floor.data ? (
+        <FloorBody floor={floor.data} user={user} nowMs={now} />
+      ) : (
+        !floor.isError && (
+          <p className="muted" role="status">
+            Loading…
+          </p>
+        )
+      )}
+    </section>
+  );
+}
+
+function FloorBody({ floor, user, nowMs }: { floor: Floor; user: User; nowMs: number }) {
+  return (
+    <div className="floor-body">
+      <Kpis kpis={floor.kpis} date={floor.date} timeZone={floor.time_zone} />
+      <Queue floor={floor} nowMs={nowMs} />
+      <Agents agents={floor.agents} user={user} nowMs={nowMs} />
+      <Intervals intervals={floor.intervals} timeZone={floor.time_zone} />
+    </div>
+  );
+}
+
+function Kpis({ kpis, date, timeZone }: { kpis: FloorKpis; date: string; timeZone: string }) {
+  const items: Array<[string, string]> = [
+    ['Offered', String(kpis.offered)],
+    ['Answered', String(kpis.answered)],
+    ['Missed', String(kpis.missed)],
+    ['Abandoned', String(kpis.abandoned)],
+    ['Answer rate', percent(kpis.answer_rate)],
+    ['Avg. speed of answer', seconds(kpis.average_speed_of_answer_seconds)],
+    ['Avg. handle time', seconds(kpis.average_handle_seconds)],
+    [`Service level (${kpis.service_level_seconds} s)`, percent(kpis.service_level)],
+  ];
+  return (
+    <section className="floor-section" aria-labelledby="floor-today">
+      <h2 id="floor-today" className="floor-heading">
+        Today <span className="muted">{`${date}, ${timeZone}`}</span>
+      </h2>
+      <dl className="floor-kpis">
+        {items.map(([label, value]) => (
+          <div key={label} className="floor-kpi">
+            <dt>{label}</dt>
+            <dd>{value}</dd>
+          </div>
+        ))}
+      </dl>
+    </section>
+  );
+}
+
+function Queue({ floor, nowMs }: { floor: Floor; nowMs: number }) {
+  const { queue } = floor;
+  return (
+    <section className="floor-section" aria-labelledby="floor-queue">
+      <h2 id="floor-queue" className="floor-heading">
+        Queue <span className="muted">{`${queue.length} waiting`}</span>
+      </h2>
+      {queue.length === 0 ? (
+        <p className="muted">Nobody is waiting.</p>
+      ) : (
+        <div className="admin-table-wrap">
+          <table className="admin-table">
+            <thead>
+              <tr>
+                <th scope="col">Lead</th>
+                <th scope="col">Profile / team</th>
+                <th scope="col">Waiting</th>
+              </tr>
+            </thead>
+            <tbody>
+              {queue.map((entry) => (
+                <tr key={entry.call_id}>
+                  <th scope="row">{entry.label}</th>
+                  <td data-label="Profile">
+                    {[entry.profile?.name, entry.team?.name].filter(Boolean).join(' / ') || '–'}
+                  </td>
+                  <td data-label="Waiting" className="floor-time">
+                    {formatDuration(elapsedSeconds(Date.parse(entry.waiting_since), nowMs))}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function Agents({ agents, user, nowMs }: { agents: FloorAgent[]; user: User; nowMs: number }) {
+  const { api } = useServices();
+  const modes = new Set(superviseModes(user));
+  const act = useMutation({
+    mutationFn: (choice: { callId: number; mode: SuperviseMode }) =>
+      api.supervise(choice.callId, choice.mode),
+  });
+  return (
+    <section className="floor-section" aria-labelledby="floor-agents">
+      <h2 id="floor-agents" className="floor-heading">
+        Agents
+      </h2>
+      {act.isError && (
+        <p className="form-error" role="alert">
+          {errorMessage(act.error)}
+        </p>
+      )}
+      <div className="admin-table-wrap">
+        <table className="admin-table">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Status</th>
+              <th scope="col">For</th>
+              <th scope="col">Call</th>
+              {modes.size > 0 && <th scope="col">Supervise</th>}
+            </tr>
+          </thead>
+          <tbody>
+            {agents.map((agent) => {
+              const callId = agent.status === 'on_call' ? (agent.call?.id ?? null) : null;
+              return (
+                <tr key={agent.id}>
+                  <th scope="row">{agent.full_name}</th>
+                  <td data-label="Status">
+                    <span className={`floor-status is-${agent.status}`}>
+                      {FLOOR_STATUS_TEXT[agent.status]}
+                    </span>
+                  </td>
+                  <td data-label="For" className="floor-time">
+                    {agent.since
+                      ? formatDuration(elapsedSeconds(Date.parse(agent.since), nowMs))
+                      : '–'}
+                  </td>
+                  <td data-label="Call">
+                    {agent.call ? (
+                      <>
+                        {agent.call.lead_label ?? 'Call'}
+                        {agent.call.answered_at && (
+                          <span className="muted floor-time">
+                            {' '}
+                            {formatDuration(
+                              elapsedSeconds(Date.parse(agent.call.answered_at), nowMs),
+                            )}
+                          </span>
+                        )}
+                      </>
+                    ) : (
+                      '–'
+                    )}
+                  </td>
+                  {modes.size > 0 && (
+                    <td className="floor-actions admin-row-actions">
+                      {callId !== null && agent.id !== user.id
+                        ? SUPERVISE_MODES.filter((m) => modes.has(m.mode)).map((m) => (
+                            <button
+                              key={m.mode}
+                              type="button"
+                              className="btn btn-secondary btn-compact"
+                              aria-label={m.name(agent.full_name)}
+                              title={m.name(agent.full_name)}
+                              disabled={act.isPending}
+                              onClick={() => act.mutate({ callId, mode: m.mode })}
+                            >
+                              {m.label}
+                            </button>
+                          ))
+                        : null}
+                    </td>
+                  )}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+/** An interval's start as the account's local time (`09:15`). */
+function localTime(iso: string, timeZone: string): string {
+  return new Intl.DateTimeFormat('en-GB', {
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZone,
+  }).format(new Date(iso));
+}
+
+function Intervals({ intervals, timeZone }: { intervals: FloorInterval[]; timeZone: string }) {
+  // The intervals with calls, newest first (a day has 96).
+  const shown = intervals.filter((interval) => interval.offered > 0).reverse();
+  return (
+    <section className="floor-section" aria-labelledby="floor-intervals">
+      <h2 id="floor-intervals" className="floor-heading">
+        By 15 minutes
+      </h2>
+      {shown.length === 0 ? (
+        <p className="muted">No calls offered yet today.</p>
+      ) : (
+        <div className="admin-table-wrap">
+          <table className="admin-table">
+            <thead>
+              <tr>
+                <th scope="col">From</th>
+                <th scope="col">Offered</th>
+                <th scope="col">Answered</th>
+                <th scope="col">Missed</th>
+                <th scope="col">Abandoned</th>
+                <th scope="col">Service level</th>
+              </tr>
+            </thead>
+            <tbody>
+              {shown.map((interval) => (
+                <tr key={interval.start}>
+                  <th scope="row">{localTime(interval.start, timeZone)}</th>
+                  <td data-label="Offered">{interval.offered}</td>
+                  <td data-label="Answered">{interval.answered}</td>
+                  <td data-label="Missed">{interval.missed}</td>
+                  <td data-label="Abandoned">{interval.abandoned}</td>
+                  <td data-label="Service">{percent(interval.service_level)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
