@@ -3,21 +3,7 @@
  * the agents with their status and how long they have been in it, today's figures and today's
  * 15-minute intervals, "today" being the account's day in its time zone (`accounts.time_zone`).
  *
- * The figures, over the calls *offered* today (routed to the floor: web leads and inbound calls,
- * `source` web or inbound, created today):
- * - *answered*: an agent took it (`answered_at`);
- * - *abandoned*: it ended unanswered because the caller gave up while it was queued or ringing
- *   (reason `caller-hung-up`);
- * - *missed*: it ended unanswered for any other reason (nobody took it, outside hours, …);
- *   a call still queued or ringing is offered but none of these yet;
- * - *answer rate*: answered ÷ offered;
- * - *average speed of answer*: answered_at − created_at, averaged over the answered calls;
- * - *average handle time*: talk (`seconds`) plus the agent's wrap-up (`wrap_up_ended_at` −
- *   `ended_at`, none when the call has no wrap-up), averaged over answered calls whose call and
- *   wrap-up are both over;
- * - *service level*: the calls answered within the account's threshold
- *   (`accounts.service_level_seconds`, 20 s by default) ÷ the offered calls whose fate against
- *   it is known: answered, ended, or waiting longer than the threshold already.
+ * The figures are the reports' too (`call-figures.ts`).
  */
 import { sql } from 'drizzle-orm';
 import type {
@@ -29,17 +15,14 @@ import type {
   FloorStatus,
 } from '@leadline/contracts';
 import { queryRows, type Db } from '../db/database';
+import { figureColumns, figuresOf } from './call-figures';
 
 /** The length of one interval (s). */
 export const FLOOR_INTERVAL_SECONDS = 15 * 60;
-/** Call sources routed to the floor (the others are agents' own calls). */
-const OFFERED_SOURCES = sql.raw(`('web', 'inbound')`);
 
 const iso = (value: Date | string | null): string | null =>
   value === null ? null : new Date(value).toISOString();
 
-/** A share, or null without a denominator. */
-const share = (part: number, whole: number): number | null => (whole > 0 ? part / whole : null);
 
 /** The account's zone, threshold, and today's bounds there. */
 async function accountDay(db: Db, accountId: number, now: Date) {
@@ -198,25 +181,6 @@ function latest(values: Array<Date | string | null>): Date | null {
   return best;
 }
 
-/** Counts of one group of offered calls (all of today, or one interval). */
-interface Counts {
-  offered: number;
-  answered: number;
-  missed: number;
-  abandoned: number;
-  sl_met: number;
-  sl_known: number;
-}
-
-const countsOf = (row: Record<string, unknown>): Counts => ({
-  offered: Number(row.offered ?? 0),
-  answered: Number(row.answered ?? 0),
-  missed: Number(row.missed ?? 0),
-  abandoned: Number(row.abandoned ?? 0),
-  sl_met: Number(row.sl_met ?? 0),
-  sl_known: Number(row.sl_known ?? 0),
-});
-
 /**
  * Today's figures and intervals of the account as of `now` (see the module's header), or null
  * for an unknown account.
@@ -232,8 +196,8 @@ export async function floorFigures(
   const threshold = day.thresholdSeconds;
   const rows = await queryRows<Record<string, unknown>>(
     db,
-    sql`with offered as (
-          select c.created_at, c.answered_at, c.ended_at, c.reason, c.seconds, c.wrap_up_ended_at,
+    sql`select grouping(bucket) as whole, bucket, ${figureColumns(threshold, at)}
+        from (select c.*,
             floor(extract(epoch from c.created_at - ${day.start.toISOString()}::timestamptz)
               / ${FLOOR_INTERVAL_SECONDS})::int as bucket
           from calls c
@@ -241,45 +205,16 @@ export async function floorFigures(
             and c.created_at >= ${day.start.toISOString()}::timestamptz
             and c.created_at < ${day.end.toISOString()}::timestamptz
             and c.created_at <= ${at}::timestamptz
-            and c.source in ${OFFERED_SOURCES})
-        select grouping(bucket) as whole, bucket,
-          count(*)::int as offered,
-          count(answered_at)::int as answered,
-          count(*) filter (where answered_at is null and ended_at is not null
-            and reason is distinct from 'caller-hung-up')::int as missed,
-          count(*) filter (where answered_at is null and ended_at is not null
-            and reason = 'caller-hung-up')::int as abandoned,
-          count(*) filter (where answered_at is not null
-            and answered_at - created_at <= make_interval(secs => ${threshold}))::int as sl_met,
-          count(*) filter (where answered_at is not null or ended_at is not null
-            or ${at}::timestamptz - created_at > make_interval(secs => ${threshold}))::int as sl_known,
-          avg(extract(epoch from answered_at - created_at))
-            filter (where answered_at is not null) as asa,
-          avg(seconds + coalesce(extract(epoch from wrap_up_ended_at - ended_at), 0))
-            filter (where answered_at is not null and ended_at is not null
-              and (wrap_up_ended_at is null or wrap_up_ended_at <= ${at}::timestamptz)) as aht
-        from offered
+            and c.source in ('web', 'inbound')) c
         group by grouping sets ((), (bucket))`,
   );
   const whole = rows.find((row) => Number(row.whole) === 1) ?? {};
-  const total = countsOf(whole);
-  const average = (value: unknown): number | null =>
-    value === null || value === undefined ? null : Number(value);
-  const kpis: FloorKpis = {
-    offered: total.offered,
-    answered: total.answered,
-    missed: total.missed,
-    abandoned: total.abandoned,
-    answer_rate: share(total.answered, total.offered),
-    average_speed_of_answer_seconds: average(whole.asa),
-    average_handle_seconds: average(whole.aht),
-    service_level: share(total.sl_met, total.sl_known),
-    service_level_seconds: threshold,
-  };
-  const byBucket = new Map<number, Counts>();
+  const { talk_seconds: _talk, ...today } = figuresOf(whole);
+  const kpis: FloorKpis = { ...today, service_level_seconds: threshold };
+  const byBucket = new Map<number, ReturnType<typeof figuresOf>>();
   for (const row of rows) {
     if (Number(row.whole) === 1) continue;
-    byBucket.set(Number(row.bucket), countsOf(row));
+    byBucket.set(Number(row.bucket), figuresOf(row));
   }
   // Every interval of the day (92 or 100 on a day the clocks change), up to the current one.
   const intervalCount = Math.round(
@@ -297,7 +232,7 @@ export async function floorFigures(
       answered: counts?.answered ?? 0,
       missed: counts?.missed ?? 0,
       abandoned: counts?.abandoned ?? 0,
-      service_level: counts ? share(counts.sl_met, counts.sl_known) : null,
+      service_level: counts?.service_level ?? null,
     });
   }
   return { time_zone: day.timeZone, date: day.day, kpis, intervals };

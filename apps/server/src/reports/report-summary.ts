@@ -1,56 +1,18 @@
 /**
  * The Reports screen's summaries (issue 39): over the days `from` to `to` of the account's time
  * zone (both included), the offered calls' figures by day, team and profile (the floor's
- * definitions, `floor/floor-repo.ts`), what each agent handled, and the calls by disposition and
- * by tag. One statement per summary, every figure worked out in SQL.
+ * definitions, `floor/call-figures.ts`), what each agent handled, and the calls by disposition
+ * and by tag. One statement per summary, every figure worked out in SQL.
  */
-import { sql, type SQL } from 'drizzle-orm';
-import type { ReportSummary, ReportFigures } from '@leadline/contracts';
+import { sql } from 'drizzle-orm';
+import type { ReportSummary } from '@leadline/contracts';
 import { queryRows, type Db } from '../db/database';
-
-/** Call sources routed to agents (the others are agents' own calls). */
-const OFFERED = sql.raw(`c.source in ('web', 'inbound')`);
-
-/** The figures of a group of offered calls, as SQL select items (see `figuresOf`). */
-function figureColumns(threshold: number, at: string): SQL {
-  return sql`count(*) filter (where ${OFFERED})::int as offered,
-    count(*) filter (where ${OFFERED} and c.answered_at is not null)::int as answered,
-    count(*) filter (where ${OFFERED} and c.answered_at is null and c.ended_at is not null
-      and c.reason is distinct from 'caller-hung-up')::int as missed,
-    count(*) filter (where ${OFFERED} and c.answered_at is null and c.ended_at is not null
-      and c.reason = 'caller-hung-up')::int as abandoned,
-    count(*) filter (where ${OFFERED} and c.answered_at is not null
-      and c.answered_at - c.created_at <= make_interval(secs => ${threshold}))::int as sl_met,
-    count(*) filter (where ${OFFERED} and (c.answered_at is not null or c.ended_at is not null
-      or ${at}::timestamptz - c.created_at > make_interval(secs => ${threshold})))::int as sl_known,
-    avg(extract(epoch from c.answered_at - c.created_at))
-      filter (where ${OFFERED} and c.answered_at is not null) as asa,
-    avg(c.seconds + coalesce(extract(epoch from c.wrap_up_ended_at - c.ended_at), 0))
-      filter (where ${OFFERED} and c.answered_at is not null and c.ended_at is not null
-        and (c.wrap_up_ended_at is null or c.wrap_up_ended_at <= ${at}::timestamptz)) as aht,
-    coalesce(sum(c.seconds) filter (where ${OFFERED}), 0)::int as talk_seconds`;
-}
-
-const numberOrNull = (value: unknown): number | null =>
-  value === null || value === undefined ? null : Number(value);
-const share = (part: number, whole: number): number | null => (whole > 0 ? part / whole : null);
-
-/** A row's figures (the columns of `figureColumns`). */
-function figuresOf(row: Record<string, unknown>): ReportFigures {
-  const offered = Number(row.offered ?? 0);
-  const answered = Number(row.answered ?? 0);
-  return {
-    offered,
-    answered,
-    missed: Number(row.missed ?? 0),
-    abandoned: Number(row.abandoned ?? 0),
-    answer_rate: share(answered, offered),
-    average_speed_of_answer_seconds: numberOrNull(row.asa),
-    average_handle_seconds: numberOrNull(row.aht),
-    service_level: share(Number(row.sl_met ?? 0), Number(row.sl_known ?? 0)),
-    talk_seconds: Number(row.talk_seconds ?? 0),
-  };
-}
+import {
+  figureColumns,
+  figuresOf,
+  numberOrNull,
+  OFFERED_CALL as OFFERED,
+} from '../floor/call-figures';
 
 /**
  * The summaries of the account's calls created on the days `from` to `to` of its zone, as of

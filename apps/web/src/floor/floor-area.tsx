@@ -22,7 +22,7 @@ import type { SuperviseMode } from '../api/api-client';
 import { floorQuery } from '../api/queries';
 import { errorMessage } from '../errors';
 import { useNow, useServices } from '../services';
-import { SUPERVISE_MODES, superviseModes } from '../views/conference-panel';
+import { SuperviseButtons, superviseModes } from '../views/conference-panel';
 import { elapsedSeconds, formatDuration } from '../views/format';
 import { PanelHead } from '../views/panel-head';
 
@@ -213,21 +213,14 @@ function Agents({ agents, user, nowMs }: { agents: FloorAgent[]; user: User; now
                   </td>
                   {modes.size > 0 && (
                     <td className="floor-actions admin-row-actions">
-                      {callId !== null && agent.id !== user.id
-                        ? SUPERVISE_MODES.filter((m) => modes.has(m.mode)).map((m) => (
-                            <button
-                              key={m.mode}
-                              type="button"
-                              className="btn btn-secondary btn-compact"
-                              aria-label={m.name(agent.full_name)}
-                              title={m.name(agent.full_name)}
-                              disabled={act.isPending}
-                              onClick={() => act.mutate({ callId, mode: m.mode })}
-                            >
-                              {m.label}
-                            </button>
-                          ))
-                        : null}
+                      {callId !== null && agent.id !== user.id && (
+                        <SuperviseButtons
+                          agentName={agent.full_name}
+                          modes={modes}
+                          disabled={act.isPending}
+                          onChoose={(mode) => act.mutate({ callId, mode })}
+                        />
+                      )}
                     </td>
                   )}
                 </tr>

@@ -34,6 +34,33 @@ export function superviseModes(user: User): SuperviseMode[] {
   return SUPERVISE_MODES.map((m) => m.mode).filter((mode) => user.permissions.includes(mode));
 }
 
+/** Props of {@link SuperviseButtons}. */
+export interface SuperviseButtonsProps {
+  /** The agent's name, for the buttons' names. */
+  readonly agentName: string;
+  /** The roles to offer (the supervisor's permissions). */
+  readonly modes: ReadonlySet<SuperviseMode>;
+  readonly disabled: boolean;
+  readonly onChoose: (mode: SuperviseMode) => void;
+}
+
+/** Listen, Whisper and Barge for an agent on a call, each the supervisor may take. */
+export function SuperviseButtons({ agentName, modes, disabled, onChoose }: SuperviseButtonsProps) {
+  return SUPERVISE_MODES.filter((m) => modes.has(m.mode)).map((m) => (
+    <button
+      key={m.mode}
+      type="button"
+      className="btn btn-secondary btn-compact"
+      aria-label={m.name(agentName)}
+      title={m.name(agentName)}
+      disabled={disabled}
+      onClick={() => onChoose(m.mode)}
+    >
+      {m.label}
+    </button>
+  ));
+}
+
 /** Whether `agent` can be called into a conference: available and online in the app or on mobile. */
 export function canJoinConference(agent: AgentRow, selfId: number): boolean {
   return (
@@ -77,19 +104,14 @@ export function ConferencePanel({ user, onCall, onDone }: ConferencePanelProps) 
           const onCallId = agent.on_call_id;
           if (onCallId !== null) {
             if (agent.id === user.id) return null;
-            return SUPERVISE_MODES.filter((m) => modes.has(m.mode)).map((m) => (
-              <button
-                key={m.mode}
-                type="button"
-                className="btn btn-secondary btn-compact"
-                aria-label={m.name(agent.full_name)}
-                title={m.name(agent.full_name)}
+            return (
+              <SuperviseButtons
+                agentName={agent.full_name}
+                modes={modes}
                 disabled={act.isPending || onCall}
-                onClick={() => act.mutate({ kind: 'supervise', callId: onCallId, mode: m.mode })}
-              >
-                {m.label}
-              </button>
-            ));
+                onChoose={(mode) => act.mutate({ kind: 'supervise', callId: onCallId, mode })}
+              />
+            );
           }
           if (!onCall || !canJoinConference(agent, user.id)) return null;
           return (

@@ -153,38 +153,12 @@ export function ConsoleScreen() {
           </div>
           {user && ownsPhone && view !== 'login' && <SoundBlockedNotice />}
           {adminShown && (
-            <Suspense
-              fallback={
-                <section
-                  id={ADMIN_AREA_ID}
-                  className="panel"
-                  aria-busy="true"
-                  hidden={!adminInView}
-                >
-                  <p className="muted" role="status">
-                    Loading…
-                  </p>
-                </section>
-              }
-            >
+            <Suspense fallback={<AreaLoading id={ADMIN_AREA_ID} hidden={!adminInView} />}>
               <AdminArea id={ADMIN_AREA_ID} hidden={!adminInView} onClose={() => setArea(null)} />
             </Suspense>
           )}
           {floorShown && user && (
-            <Suspense
-              fallback={
-                <section
-                  id={FLOOR_AREA_ID}
-                  className="panel"
-                  aria-busy="true"
-                  hidden={!floorInView}
-                >
-                  <p className="muted" role="status">
-                    Loading…
-                  </p>
-                </section>
-              }
-            >
+            <Suspense fallback={<AreaLoading id={FLOOR_AREA_ID} hidden={!floorInView} />}>
               <FloorArea
                 id={FLOOR_AREA_ID}
                 user={user}
@@ -209,6 +183,17 @@ export function ConsoleScreen() {
         </footer>
       </div>
     </PhoneOwnerContext>
+  );
+}
+
+/** An area (Admin, Floor) while its code loads: its entry controls this id meanwhile. */
+function AreaLoading({ id, hidden }: { readonly id: string; readonly hidden: boolean }) {
+  return (
+    <section id={id} className="panel" aria-busy="true" hidden={hidden}>
+      <p className="muted" role="status">
+        Loading…
+      </p>
+    </section>
   );
 }
 

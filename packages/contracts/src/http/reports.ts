@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FloorKpisSchema } from './floor';
 
 /** The longest range a report covers (days, both ends included). */
 export const REPORT_MAX_DAYS = 366;
@@ -53,16 +54,8 @@ export const CALLS_CSV_COLUMNS = [
   'recording',
 ] as const;
 
-/** The offered calls' figures of a group (the floor's definitions). */
-export const ReportFiguresSchema = z.object({
-  offered: z.number().int(),
-  answered: z.number().int(),
-  missed: z.number().int(),
-  abandoned: z.number().int(),
-  answer_rate: z.number().nullable(),
-  average_speed_of_answer_seconds: z.number().nullable(),
-  average_handle_seconds: z.number().nullable(),
-  service_level: z.number().nullable(),
+/** The offered calls' figures of a group: the floor's, with their talk time. */
+export const ReportFiguresSchema = FloorKpisSchema.omit({ service_level_seconds: true }).extend({
   talk_seconds: z.number().int(),
 });
 export type ReportFigures = z.infer<typeof ReportFiguresSchema>;
