@@ -15,6 +15,7 @@ import type {
   Lead,
   Floor,
   Paged,
+  ReportSummary,
   RealtimeSettings,
   TeamRow,
   TransferBody,
@@ -362,6 +363,12 @@ export class ApiClient {
   /** `GET /api/v1/floor`: the queue, the agents and today's figures (supervisors, admins). */
   getFloor(): Promise<Floor> {
     return this.#json<Floor>('GET', '/api/v1/floor');
+  }
+
+  /** `GET /api/v1/reports/summary`: the summaries of the days `from` to `to` (Reports). */
+  getReportSummary(from: string, to: string): Promise<ReportSummary> {
+    const query = new URLSearchParams({ from, to }).toString();
+    return this.#json<ReportSummary>('GET', `/api/v1/reports/summary?${query}`);
   }
 
   /** `GET /api/v1/callerids`: the account's caller numbers for the New Call panel. */

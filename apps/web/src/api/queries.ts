@@ -11,7 +11,17 @@ export const QUERY_KEYS = {
   teams: ['teams'] as const,
   history: ['mycalls'] as const,
   floor: ['floor'] as const,
+  reports: ['reports'] as const,
 };
+
+/** The summaries of a range of days (Reports). */
+export function reportSummaryQuery(api: ApiClient, from: string, to: string) {
+  return queryOptions({
+    queryKey: [...QUERY_KEYS.reports, from, to] as const,
+    queryFn: () => api.getReportSummary(from, to),
+    staleTime: 0,
+  });
+}
 
 /** How often the floor is read again for what no realtime event says (a lead queued). */
 export const FLOOR_REFRESH_MS = 5_000;

@@ -3,7 +3,7 @@
  * shows, the waits counting up on the page's clock, Listen/Whisper/Barge by permission, and
  * the figures read again when an agent's status changes.
  */
-import type { Floor, UserRole } from '@leadline/contracts';
+import type { Floor, ReportSummary, UserRole } from '@leadline/contracts';
 import { act, render, screen, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
@@ -70,15 +70,54 @@ function floorAt(nowMs: number, offered = 2): Floor {
   };
 }
 
+function summaryOf(from: string, to: string): ReportSummary {
+  const figures = {
+    offered: 4,
+    answered: 3,
+    missed: 1,
+    abandoned: 0,
+    answer_rate: 0.75,
+    average_speed_of_answer_seconds: 9,
+    average_handle_seconds: 200,
+    service_level: 0.5,
+    talk_seconds: 540,
+  };
+  return {
+    time_zone: 'America/New_York',
+    from,
+    to,
+    service_level_seconds: 20,
+    by_day: [{ day: to, ...figures }],
+    by_team: [{ id: 2, name: 'Sales', ...figures }],
+    by_profile: [],
+    by_agent: [
+      {
+        id: 11,
+        name: 'Alex Rivera',
+        calls: 3,
+        answered: 3,
+        talk_seconds: 540,
+        average_handle_seconds: 200,
+      },
+    ],
+    by_disposition: [{ disposition: 'contacted', calls: 2 }],
+    by_tag: [],
+  };
+}
+
 async function consoleAs(role: UserRole, permissions: string[] = []) {
   const me = demoUser({ role, permissions, full_name: 'Sam Okafor' });
   const server = new FakeApi([{ user: me, password: 'pw' }]).signIn();
   server.addCallUser(42, demoCallUser());
   const platform = createFakePlatform(server.fetch);
   const start = platform.clock.now();
-  server.addRoutes(({ method, path }) =>
-    method === 'GET' && path === '/api/v1/floor' ? Response.json(floorAt(start)) : null,
-  );
+  server.addRoutes(({ method, path, query }) => {
+    if (method === 'GET' && path === '/api/v1/floor') return Response.json(floorAt(start));
+    if (method === 'GET' && path === '/api/v1/reports/summary') {
+      return Response.json(summaryOf(query.get('from') ?? '', query.get('to') ?? ''));
+    }
+    return null;
+  });
   const phone = new FakePhone();
   const user = userEvent.setup();
   render(
@@ -125,6 +164,43 @@ describe('the Floor', () => {
     // Three seconds later the waits have counted up, without a read.
     act(() => platform.clock.tick(3000));
     expect(queueRow.textContent).toContain('01:08');
+    await expectNoAxeViolations(floor);
+  });
+
+  it('Reports: a range of days, its tables, and its calls as CSV', async () => {
+    const { user, nav, server, platform } = await consoleAs('admin');
+    await user.click(nav.getByRole('button', { name: 'Floor' }));
+    const floor = await screen.findByRole('region', { name: 'Floor' });
+    await user.click(within(floor).getByRole('button', { name: 'Reports' }));
+    const byDay = await within(floor).findByRole('region', { name: 'By day' });
+    const pad = (n: number) => String(n).padStart(2, '0');
+    const day = (ms: number) => {
+      const d = new Date(ms);
+      return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+    };
+    const today = day(platform.clock.now());
+    const weekAgo = day(platform.clock.now() - 6 * 86_400_000);
+    expect(server.requestsTo('GET', '/api/v1/reports/summary').at(-1)?.query.toString()).toBe(
+      `from=${weekAgo}&to=${today}`,
+    );
+    const row = within(byDay).getByRole('row', { name: new RegExp(today) });
+    expect(row.textContent).toContain('75 %');
+    expect(row.textContent).toContain('03:20');
+    expect(within(floor).getByRole('region', { name: 'By profile' }).textContent).toContain(
+      'No calls in this range.',
+    );
+    expect(
+      within(floor).getByRole('link', { name: 'Download calls (CSV)' }).getAttribute('href'),
+    ).toBe(`/api/v1/reports/calls.csv?from=${weekAgo}&to=${today}`);
+
+    // Another range: the summaries of those days.
+    const from = within(floor).getByLabelText('From');
+    await user.clear(from);
+    await user.type(from, '2024-12-01');
+    await user.click(within(floor).getByRole('button', { name: 'Show' }));
+    await expect
+      .poll(() => server.requestsTo('GET', '/api/v1/reports/summary').at(-1)?.query.get('from'))
+      .toBe('2024-12-01');
     await expectNoAxeViolations(floor);
   });
 });

@@ -18,6 +18,7 @@ import {
   type User,
 } from '@leadline/contracts';
 import { useMutation, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import type { SuperviseMode } from '../api/api-client';
 import { floorQuery } from '../api/queries';
 import { errorMessage } from '../errors';
@@ -25,6 +26,8 @@ import { useNow, useServices } from '../services';
 import { SuperviseButtons, superviseModes } from '../views/conference-panel';
 import { elapsedSeconds, formatDuration } from '../views/format';
 import { PanelHead } from '../views/panel-head';
+import { percent, seconds } from './floor-format';
+import { ReportsView } from './reports-view';
 
 /** Props of {@link FloorArea}. */
 export interface FloorAreaProps {
@@ -36,24 +39,42 @@ export interface FloorAreaProps {
   readonly hidden?: boolean;
 }
 
-/** A share (0…1) as a whole percentage, or a dash. */
-export function percent(value: number | null): string {
-  return value === null ? '–' : `${Math.round(value * 100)} %`;
-}
-
-/** Seconds as `mm:ss`, or a dash. */
-export function seconds(value: number | null): string {
-  return value === null ? '–' : formatDuration(value);
-}
-
 /** See the module comment. */
 export function FloorArea({ id, user, onClose, hidden = false }: FloorAreaProps) {
+  const [tab, setTab] = useState<'floor' | 'reports'>('floor');
+  return (
+    <section id={id} className="panel floor-area" aria-labelledby={`${id}-title`} hidden={hidden}>
+      <PanelHead titleId={`${id}-title`} title="Floor" onClose={onClose} />
+      <nav className="floor-tabs" aria-label="Floor sections">
+        {(
+          [
+            ['floor', 'Live'],
+            ['reports', 'Reports'],
+          ] as const
+        ).map(([name, label]) => (
+          <button
+            key={name}
+            type="button"
+            className={`admin-section${tab === name ? ' is-active' : ''}`}
+            aria-current={tab === name ? 'page' : undefined}
+            onClick={() => setTab(name)}
+          >
+            {label}
+          </button>
+        ))}
+      </nav>
+      {tab === 'floor' ? <LiveFloor user={user} /> : <ReportsView />}
+    </section>
+  );
+}
+
+/** The live floor: read again by itself (see the module comment). */
+function LiveFloor({ user }: { user: User }) {
   const { api } = useServices();
   const floor = useQuery(floorQuery(api));
   const now = useNow(1000);
   return (
-    <section id={id} className="panel floor-area" aria-labelledby={`${id}-title`} hidden={hidden}>
-      <PanelHead titleId={`${id}-title`} title="Floor" onClose={onClose} />
+    <>
       {floor.isError && (
         <p className="form-error" role="alert">
           {errorMessage(floor.error)}
@@ -68,7 +89,7 @@ export function FloorArea({ id, user, onClose, hidden = false }: FloorAreaProps)
           </p>
         )
       )}
-    </section>
+    </>
   );
 }
 
