@@ -23,7 +23,6 @@ export const FLOOR_INTERVAL_SECONDS = 15 * 60;
 const iso = (value: Date | string | null): string | null =>
   value === null ? null : new Date(value).toISOString();
 
-
 /** The account's zone, threshold, and today's bounds there. */
 async function accountDay(db: Db, accountId: number, now: Date) {
   const [row] = await queryRows<{

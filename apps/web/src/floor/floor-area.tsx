@@ -9,16 +9,16 @@
  * event says yet (a lead joining or leaving the queue). Times count up in the page between
  * reads. It takes the waiting view's place like the admin area.
  */
-import {
-  FLOOR_STATUS_TEXT,
-  type Floor,
-  type FloorAgent,
-  type FloorInterval,
-  type FloorKpis,
-  type User,
+import type {
+  Floor,
+  FloorAgent,
+  FloorInterval,
+  FloorKpis,
+  FloorStatus,
+  User,
 } from '@leadline/contracts';
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { Suspense, lazy, useState } from 'react';
 import type { SuperviseMode } from '../api/api-client';
 import { floorQuery } from '../api/queries';
 import { errorMessage } from '../errors';
@@ -28,6 +28,26 @@ import { elapsedSeconds, formatDuration } from '../views/format';
 import { PanelHead } from '../views/panel-head';
 import { percent, seconds } from './floor-format';
 import { ReportsView } from './reports-view';
+
+// The charts' library loads with them, where the browser can draw (uPlot needs matchMedia and
+// a canvas; a test DOM has neither, and reads the table instead).
+const IntervalCharts = lazy(() =>
+  import('./interval-charts').then((module) => ({ default: module.IntervalCharts })),
+);
+const canDraw = (): boolean => typeof window.matchMedia === 'function';
+
+/**
+ * How the floor names each status. (Written here, not imported from the contracts' values:
+ * those bring zod, whose start-up probe for `Function` the console's CSP refuses.)
+ */
+export const FLOOR_STATUS_TEXT: Record<FloorStatus, string> = {
+  available: 'Available',
+  away: 'Away',
+  ringing: 'Ringing',
+  on_call: 'On call',
+  wrap_up: 'Wrapping up',
+  offline: 'Offline',
+};
 
 /** Props of {@link FloorArea}. */
 export interface FloorAreaProps {
@@ -271,6 +291,11 @@ function Intervals({ intervals, timeZone }: { intervals: FloorInterval[]; timeZo
       <h2 id="floor-intervals" className="floor-heading">
         By 15 minutes
       </h2>
+      {canDraw() && (
+        <Suspense fallback={null}>
+          <IntervalCharts intervals={intervals} timeZone={timeZone} />
+        </Suspense>
+      )}
       {shown.length === 0 ? (
         <p className="muted">No calls offered yet today.</p>
       ) : (

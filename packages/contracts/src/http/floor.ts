@@ -11,16 +11,6 @@ export const FLOOR_STATUSES = [
 ] as const;
 export type FloorStatus = (typeof FLOOR_STATUSES)[number];
 
-/** How the floor names each status. */
-export const FLOOR_STATUS_TEXT: Record<FloorStatus, string> = {
-  available: 'Available',
-  away: 'Away',
-  ringing: 'Ringing',
-  on_call: 'On call',
-  wrap_up: 'Wrapping up',
-  offline: 'Offline',
-};
-
 const Named = z.object({ id: z.number().int(), name: z.string() });
 
 /** A lead waiting in the queue. */
