@@ -17,6 +17,7 @@
  * - *talk seconds*: the offered calls' talk.
  */
 import { sql, type SQL } from 'drizzle-orm';
+import { queryRows, type Db } from '../db/database';
 
 /** The SQL condition of an offered call (`c`). */
 export const OFFERED_CALL = sql.raw(`c.source in ('web', 'inbound')`);
@@ -77,4 +78,43 @@ export function figuresOf(row: Record<string, unknown>): CallFigures {
     service_level: share(Number(row.sl_met ?? 0), Number(row.sl_known ?? 0)),
     talk_seconds: Number(row.talk_seconds ?? 0),
   };
+}
+
+/** An account's days `from` to `to` (both included) in its time zone, and its threshold. */
+export interface AccountRange {
+  timeZone: string;
+  serviceLevelSeconds: number;
+  /** The first day's midnight there. */
+  start: Date;
+  /** The midnight after the last day there. */
+  end: Date;
+}
+
+/** The account's days `from` to `to` (`YYYY-MM-DD`), or null for an unknown account. */
+export async function accountRange(
+  db: Db,
+  accountId: number,
+  from: string,
+  to: string,
+): Promise<AccountRange | null> {
+  const [row] = await queryRows<{
+    time_zone: string;
+    service_level_seconds: number;
+    start: Date | string;
+    end: Date | string;
+  }>(
+    db,
+    sql`select time_zone, service_level_seconds,
+          (${from}::date)::timestamp at time zone time_zone as start,
+          ((${to}::date) + 1)::timestamp at time zone time_zone as end
+        from accounts where id = ${accountId}`,
+  );
+  return row
+    ? {
+        timeZone: row.time_zone,
+        serviceLevelSeconds: row.service_level_seconds,
+        start: new Date(row.start),
+        end: new Date(row.end),
+      }
+    : null;
 }

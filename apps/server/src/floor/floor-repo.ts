@@ -6,6 +6,7 @@
  * The figures are the reports' too (`call-figures.ts`).
  */
 import { sql } from 'drizzle-orm';
+import { formatPhone } from '@leadline/contracts';
 import type {
   Floor,
   FloorAgent,
@@ -15,7 +16,7 @@ import type {
   FloorStatus,
 } from '@leadline/contracts';
 import { queryRows, type Db } from '../db/database';
-import { figureColumns, figuresOf } from './call-figures';
+import { figureColumns, figuresOf, OFFERED_CALL } from './call-figures';
 
 /** The length of one interval (s). */
 export const FLOOR_INTERVAL_SECONDS = 15 * 60;
@@ -84,10 +85,10 @@ export async function floorQueue(db: Db, accountId: number): Promise<FloorQueueE
   }));
 }
 
-/** A lead's label: its name, else its number (as written). */
+/** A lead's label as the console shows it (`toLeadResource`): its name, else its number. */
 function leadLabel(fname: string | null, lname: string | null, phone: string | null) {
   const name = [fname, lname].filter(Boolean).join(' ');
-  return name || phone;
+  return name || (phone === null ? null : formatPhone(phone));
 }
 
 /** The account's active users, by name, with their status as of `now`. */
@@ -204,7 +205,7 @@ export async function floorFigures(
             and c.created_at >= ${day.start.toISOString()}::timestamptz
             and c.created_at < ${day.end.toISOString()}::timestamptz
             and c.created_at <= ${at}::timestamptz
-            and c.source in ('web', 'inbound')) c
+            and ${OFFERED_CALL}) c
         group by grouping sets ((), (bucket))`,
   );
   const whole = rows.find((row) => Number(row.whole) === 1) ?? {};

@@ -14,6 +14,7 @@ import { stringify } from 'csv-stringify';
 import { sql } from 'drizzle-orm';
 import { CALLS_CSV_COLUMNS } from '@leadline/contracts';
 import { queryRows, type Db } from '../db/database';
+import { accountRange, type AccountRange } from '../floor/call-figures';
 import { historyStatus } from '../history/history-status';
 
 /** Calls read per statement. */
@@ -47,25 +48,11 @@ export function spreadsheetSafe(value: string | null): string {
   return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
 }
 
-/** The account's time zone and the range's bounds there, or null for an unknown account. */
-async function rangeOf(db: Db, accountId: number, from: string, to: string) {
-  const [row] = await queryRows<{ time_zone: string; start: Date | string; end: Date | string }>(
-    db,
-    sql`select time_zone,
-          (${from}::date)::timestamp at time zone time_zone as start,
-          ((${to}::date) + 1)::timestamp at time zone time_zone as end
-        from accounts where id = ${accountId}`,
-  );
-  return row
-    ? { timeZone: row.time_zone, start: new Date(row.start), end: new Date(row.end) }
-    : null;
-}
-
 /** The rows of `[start, end)` after call `afterId`, by id. */
 function batch(
   db: Db,
   accountId: number,
-  range: { timeZone: string; start: Date; end: Date },
+  range: AccountRange,
   afterId: number,
   now: Date,
 ): Promise<CallCsvRow[]> {
@@ -129,7 +116,7 @@ function recordOf(row: CallCsvRow): Array<string | number> {
 async function* records(
   db: Db,
   accountId: number,
-  range: { timeZone: string; start: Date; end: Date },
+  range: AccountRange,
   now: Date,
 ): AsyncGenerator<Array<string | number>> {
   let afterId = 0;
@@ -151,7 +138,7 @@ export async function callsCsv(
   range: { from: string; to: string },
   now: Date,
 ): Promise<Readable | null> {
-  const bounds = await rangeOf(db, accountId, range.from, range.to);
+  const bounds = await accountRange(db, accountId, range.from, range.to);
   if (!bounds) return null;
   const csv = stringify({ header: true, columns: [...CALLS_CSV_COLUMNS] });
   // A failed read ends the download where it was (the answer has begun): `pipeline` destroys

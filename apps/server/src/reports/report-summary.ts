@@ -8,6 +8,7 @@ import { sql } from 'drizzle-orm';
 import type { ReportSummary } from '@leadline/contracts';
 import { queryRows, type Db } from '../db/database';
 import {
+  accountRange,
   figureColumns,
   figuresOf,
   numberOrNull,
@@ -24,25 +25,14 @@ export async function reportSummary(
   range: { from: string; to: string },
   now: Date,
 ): Promise<ReportSummary | null> {
-  const [account] = await queryRows<{
-    time_zone: string;
-    service_level_seconds: number;
-    start: Date | string;
-    end: Date | string;
-  }>(
-    db,
-    sql`select time_zone, service_level_seconds,
-          (${range.from}::date)::timestamp at time zone time_zone as start,
-          ((${range.to}::date) + 1)::timestamp at time zone time_zone as end
-        from accounts where id = ${accountId}`,
-  );
+  const account = await accountRange(db, accountId, range.from, range.to);
   if (!account) return null;
   const at = now.toISOString();
-  const zone = account.time_zone;
-  const figures = figureColumns(account.service_level_seconds, at);
+  const zone = account.timeZone;
+  const figures = figureColumns(account.serviceLevelSeconds, at);
   const inRange = sql`c.account_id = ${accountId}
-    and c.created_at >= ${new Date(account.start).toISOString()}::timestamptz
-    and c.created_at < ${new Date(account.end).toISOString()}::timestamptz`;
+    and c.created_at >= ${account.start.toISOString()}::timestamptz
+    and c.created_at < ${account.end.toISOString()}::timestamptz`;
 
   const days = await queryRows<Record<string, unknown>>(
     db,
@@ -101,7 +91,7 @@ export async function reportSummary(
     time_zone: zone,
     from: range.from,
     to: range.to,
-    service_level_seconds: account.service_level_seconds,
+    service_level_seconds: account.serviceLevelSeconds,
     by_day: days.map((row) => ({ day: String(row.day), ...figuresOf(row) })),
     by_team: teams.map((row) => ({
       id: Number(row.id),

@@ -199,9 +199,8 @@ export async function endWrapUp(db: Db, userId: number, at: Date = new Date()): 
           update ${calls} c set wrap_up_ended_at = ${atIso}::timestamptz
           from ended
           where c.id = ended.call_id and c.user_id = ${userId}
-            and c.wrap_up_ended_at > ${atIso}::timestamptz
-          returning c.id)
-        select (select count(*) from ended)::int as ended, (select count(*) from moved)::int as moved`,
+            and c.wrap_up_ended_at > ${atIso}::timestamptz)
+        select count(*)::int as ended from ended`,
   );
   routingChanged();
   return (row?.ended ?? 0) > 0;

@@ -27,6 +27,7 @@ import { SuperviseButtons, superviseModes } from '../views/conference-panel';
 import { elapsedSeconds, formatDuration } from '../views/format';
 import { PanelHead } from '../views/panel-head';
 import { percent, seconds } from './floor-format';
+import { FloorTable } from './floor-table';
 import { ReportsView } from './reports-view';
 
 // The charts' library loads with them, where the browser can draw (uPlot needs matchMedia and
@@ -40,7 +41,7 @@ const canDraw = (): boolean => typeof window.matchMedia === 'function';
  * How the floor names each status. (Written here, not imported from the contracts' values:
  * those bring zod, whose start-up probe for `Function` the console's CSP refuses.)
  */
-export const FLOOR_STATUS_TEXT: Record<FloorStatus, string> = {
+const FLOOR_STATUS_TEXT: Record<FloorStatus, string> = {
   available: 'Available',
   away: 'Away',
   ringing: 'Ringing',
@@ -287,45 +288,27 @@ function Intervals({ intervals, timeZone }: { intervals: FloorInterval[]; timeZo
   // The intervals with calls, newest first (a day has 96).
   const shown = intervals.filter((interval) => interval.offered > 0).reverse();
   return (
-    <section className="floor-section" aria-labelledby="floor-intervals">
-      <h2 id="floor-intervals" className="floor-heading">
-        By 15 minutes
-      </h2>
+    <FloorTable
+      title="By 15 minutes"
+      headers={['From', 'Offered', 'Answered', 'Missed', 'Abandoned', 'Service level']}
+      empty="No calls offered yet today."
+      rows={shown.map((interval) => ({
+        key: interval.start,
+        cells: [
+          localTime(interval.start, timeZone),
+          String(interval.offered),
+          String(interval.answered),
+          String(interval.missed),
+          String(interval.abandoned),
+          percent(interval.service_level),
+        ],
+      }))}
+    >
       {canDraw() && (
         <Suspense fallback={null}>
           <IntervalCharts intervals={intervals} timeZone={timeZone} />
         </Suspense>
       )}
-      {shown.length === 0 ? (
-        <p className="muted">No calls offered yet today.</p>
-      ) : (
-        <div className="admin-table-wrap">
-          <table className="admin-table">
-            <thead>
-              <tr>
-                <th scope="col">From</th>
-                <th scope="col">Offered</th>
-                <th scope="col">Answered</th>
-                <th scope="col">Missed</th>
-                <th scope="col">Abandoned</th>
-                <th scope="col">Service level</th>
-              </tr>
-            </thead>
-            <tbody>
-              {shown.map((interval) => (
-                <tr key={interval.start}>
-                  <th scope="row">{localTime(interval.start, timeZone)}</th>
-                  <td data-label="Offered">{interval.offered}</td>
-                  <td data-label="Answered">{interval.answered}</td>
-                  <td data-label="Missed">{interval.missed}</td>
-                  <td data-label="Abandoned">{interval.abandoned}</td>
-                  <td data-label="Service">{percent(interval.service_level)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-    </section>
+    </FloorTable>
   );
 }

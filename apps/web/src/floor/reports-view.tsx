@@ -12,6 +12,7 @@ import { errorMessage } from '../errors';
 import { useServices } from '../services';
 import { formatDuration } from '../views/format';
 import { percent, seconds } from './floor-format';
+import { FloorTable } from './floor-table';
 
 /** A date `YYYY-MM-DD` of the local calendar, `days` before the day of `nowMs`. */
 export function localDate(nowMs: number, days = 0): string {
@@ -134,7 +135,7 @@ function Summaries({ summary }: { summary: ReportSummary }) {
           figures: row,
         }))}
       />
-      <SimpleTable
+      <FloorTable
         title="By agent"
         headers={['Agent', 'Calls', 'Answered', 'Talk', 'Avg. handle']}
         rows={summary.by_agent.map((row) => ({
@@ -148,7 +149,7 @@ function Summaries({ summary }: { summary: ReportSummary }) {
           ],
         }))}
       />
-      <SimpleTable
+      <FloorTable
         title="By disposition"
         headers={['Disposition', 'Calls']}
         rows={summary.by_disposition.map((row) => ({
@@ -156,7 +157,7 @@ function Summaries({ summary }: { summary: ReportSummary }) {
           cells: [row.disposition, String(row.calls)],
         }))}
       />
-      <SimpleTable
+      <FloorTable
         title="By tag"
         headers={['Tag', 'Calls']}
         rows={summary.by_tag.map((row) => ({ key: row.tag, cells: [row.tag, String(row.calls)] }))}
@@ -175,7 +176,7 @@ function FiguresTable({
   rows: Array<{ key: string; name: string; figures: ReportFigures }>;
 }) {
   return (
-    <SimpleTable
+    <FloorTable
       title={title}
       headers={[first, ...FIGURE_COLUMNS.map(([header]) => header)]}
       rows={rows.map((row) => ({
@@ -183,54 +184,5 @@ function FiguresTable({
         cells: [row.name, ...FIGURE_COLUMNS.map(([, cell]) => cell(row.figures))],
       }))}
     />
-  );
-}
-
-/** A titled table whose first cell names its row; none: a line that says so. */
-function SimpleTable({
-  title,
-  headers,
-  rows,
-}: {
-  title: string;
-  headers: string[];
-  rows: Array<{ key: string; cells: string[] }>;
-}) {
-  const headingId = useId();
-  return (
-    <section className="floor-section" aria-labelledby={headingId}>
-      <h2 id={headingId} className="floor-heading">
-        {title}
-      </h2>
-      {rows.length === 0 ? (
-        <p className="muted">No calls in this range.</p>
-      ) : (
-        <div className="admin-table-wrap">
-          <table className="admin-table">
-            <thead>
-              <tr>
-                {headers.map((header) => (
-                  <th key={header} scope="col">
-                    {header}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((row) => (
-                <tr key={row.key}>
-                  <th scope="row">{row.cells[0]}</th>
-                  {row.cells.slice(1).map((cell, i) => (
-                    <td key={headers[i + 1]} data-label={headers[i + 1]}>
-                      {cell}
-                    </td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-    </section>
   );
 }
