@@ -58,6 +58,11 @@ export const BENCHMARKS: ReadonlyArray<{ name: string; script: string; what: str
     what: 'in-process API latency with 10,000 users, PGlite and PostgreSQL',
   },
   {
+    name: 'floor',
+    script: 'floor/floor.ts',
+    what: 'GET /api/v1/floor with 500 agents and 100,000 calls today, PGlite and PostgreSQL',
+  },
+  {
     name: 'engine-pacing',
     script: 'engine/run.ts',
     what: 'engine frame pacing for 25–200 legs, and under API load',

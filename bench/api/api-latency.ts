@@ -11,26 +11,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { randomBytes } from 'node:crypto';
-import { pino } from 'pino';
-import { SANDBOX_NUMBERS } from '@leadline/voice';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../apps/server/src/app';
-import { AccessTokens } from '../../apps/server/src/auth/access-token';
-import { LoginThrottle } from '../../apps/server/src/auth/login-throttle';
-import { SessionStore } from '../../apps/server/src/auth/sessions';
-import { CallControl } from '../../apps/server/src/calls/call-control';
-import { CallFlows } from '../../apps/server/src/calls/call-flows';
 import { openDatabase, type Database } from '../../apps/server/src/db/database';
 import { seedDemo } from '../../apps/server/src/db/seed';
-import { EventBus } from '../../apps/server/src/events/event-bus';
-import { NetworkTests } from '../../apps/server/src/network-test/network-tests';
-import { SandboxSmsSender, SmsService } from '../../apps/server/src/sms/sms-sender';
-import { FakeTelephony } from '../../apps/server/src/telephony/fake-telephony';
 import { seedScale } from '../../apps/server/src/test-support/scale-seed';
 import { quantile, round } from '../lib/stats';
 import { writeSection } from '../lib/report';
+import { inProcessApp, openScratchPostgres, timedGet } from '../lib/in-process-app';
 
 const USERS = 10_000;
 const CALLS = 100_000;
@@ -44,34 +31,6 @@ interface Row {
   p99: number;
 }
 
-async function openPostgres(
-  url: string,
-): Promise<{ database: Database; drop: () => Promise<void> } | null> {
-  const { default: pg } = await import('pg');
-  const admin = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  try {
-    await admin.connect();
-  } catch {
-    return null;
-  }
-  const name = `leadline_bench_${randomBytes(4).toString('hex')}`;
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const target = new URL(url);
-  target.pathname = `/${name}`;
-  const database = await openDatabase({ url: target.toString() });
-  return {
-    database,
-    drop: async () => {
-      await database.close();
-      const cleanup = new pg.Client({ connectionString: url });
-      await cleanup.connect();
-      await cleanup.query(`drop database if exists ${name}`);
-      await cleanup.end();
-    },
-  };
-}
-
 /** The next request to time: its URL and whose session sends it. */
 type NextRequest = () => { url: string; cookie: string };
 
@@ -82,10 +41,7 @@ async function measure(
   const times: number[] = [];
   for (let i = 0; i < WARMUP + SAMPLES; i++) {
     const { url, cookie } = next();
-    const started = performance.now();
-    const res = await app.inject({ method: 'GET', url, headers: { cookie } });
-    const elapsed = performance.now() - started;
-    if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body}`);
+    const elapsed = await timedGet(app, url, cookie);
     if (i >= WARMUP) times.push(elapsed);
   }
   return { p50: quantile(times, 0.5), p99: quantile(times, 0.99) };
@@ -99,37 +55,7 @@ async function run(backend: string, database: Database): Promise<Row[]> {
   console.log(
     `${backend}: seeded ${USERS} users and ${CALLS} calls in ${round((performance.now() - seedStarted) / 1000, 1)} s`,
   );
-  const logger = pino({ level: 'silent' });
-  const telephony = new FakeTelephony();
-  const flows = new CallFlows({
-    db,
-    telephony,
-    log: logger,
-    ringTimeoutMs: 30_000,
-    events: new EventBus(),
-  });
-  const sessions = new SessionStore(db, 3_600_000);
-  const app = await buildApp(
-    {
-      db,
-      sessions,
-      tokens: new AccessTokens('bench-secret-bench-secret-bench-secret', 3600),
-      loginThrottle: new LoginThrottle(db),
-      flows,
-      control: new CallControl(db, flows),
-      sms: new SmsService(db, new SandboxSmsSender()),
-      networkTests: new NetworkTests({
-        telephony,
-        holdBack: (user) => flows.holdAgentBack(user),
-        echoNumber: SANDBOX_NUMBERS.echo,
-        log: logger,
-      }),
-      pusher: { appId: 'bench', key: 'bench', secret: 'bench-secret-0123456789', cluster: 'us2' },
-    },
-    { logger, trustProxy: false, webDistDir: '/nonexistent' },
-  );
-  const login = async (userId: number) =>
-    `leadline_session=${(await sessions.create(userId)).cookie}`;
+  const { app, login } = await inProcessApp(db);
   const supervisor = await login(3);
   let n = 0;
   const pick = (max: number) => 1 + ((n++ * 7919) % max);
@@ -182,7 +108,7 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 const pgUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const postgres = await openPostgres(pgUrl);
+const postgres = await openScratchPostgres(pgUrl);
 let pgNote = '';
 if (postgres) {
   try {

@@ -32,6 +32,7 @@ import { DialGuard } from './calls/dial-guard';
 import { lanAddresses, type Config } from './config';
 import { openDatabase, type Database } from './db/database';
 import { keepPlannerStatistics } from './db/planner-statistics';
+import { keepFoldingFloorCounts } from './floor/floor-counts';
 import { ensureApiKey, seedDemo } from './db/seed';
 import { EventBus } from './events/event-bus';
 import { serverRoot } from './lib/app-root';
@@ -122,6 +123,14 @@ export async function startLeadline(
   const stopStatistics = await keepPlannerStatistics(database, (error) =>
     logger.warn({ err: error }, 'analyzing the tables failed'),
   );
+  // The floor's counts: the calls' changes folded in every few seconds (floor/floor-counts.ts).
+  const stopFolding = keepFoldingFloorCounts(database, (error) =>
+    logger.warn({ err: error }, 'folding the floor counts failed'),
+  );
+  const stopMaintenance = () => {
+    stopStatistics();
+    stopFolding();
+  };
 
   const accessTokens = new AccessTokens(
     config.tokenSecret ?? loadOrCreateSecret(join(config.dataDir, 'token-secret')),
@@ -147,7 +156,7 @@ export async function startLeadline(
       ringTimeoutMs: config.agentRingTimeoutMs,
       tokenTtlSeconds: config.tokenTtlSeconds,
     }).catch(async (error: unknown) => {
-      stopStatistics();
+      stopMaintenance();
       await database.close();
       throw error;
     });
@@ -368,7 +377,7 @@ export async function startLeadline(
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     twilioProvider?.telephony.stopSweeping();
-    stopStatistics();
+    stopMaintenance();
     sockets.stop();
     adminChanges.stop();
     networkTests.close();
@@ -400,7 +409,7 @@ export async function startLeadline(
     url: baseUrlOf(config.host, port, Boolean(https)),
     async close() {
       twilioProvider?.telephony.stopSweeping();
-      stopStatistics();
+      stopMaintenance();
       sockets.stop();
       adminChanges.stop();
       networkTests.close();

@@ -5,6 +5,8 @@
  */
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
+  bigserial,
   boolean,
   index,
   integer,
@@ -359,7 +361,51 @@ export const calls = pgTable(
     index('calls_queue_idx')
       .on(t.accountId, t.waitingSince)
       .where(sql`${t.status} = 'queued'`),
+    // The floor's calls whose figures still move with the clock (`floor/floor-counts.ts`): those
+    // not ended, and those whose wrap-up has an end (the ones still in it are found by it).
+    index('calls_unended_idx')
+      .on(t.accountId, t.createdAt)
+      .where(sql`${t.endedAt} is null`),
+    index('calls_wrap_up_end_idx')
+      .on(t.accountId, t.wrapUpEndedAt)
+      .where(sql`${t.wrapUpEndedAt} is not null`),
   ],
+);
+
+/**
+ * The columns of the floor's counts (issue 39), kept as calls change by the `calls_floor_counts`
+ * trigger (migration 0016; `floor/floor-counts.ts` says what each holds). Times in microseconds.
+ */
+const floorCountColumns = {
+  accountId: integer('account_id').notNull(),
+  /** The 15-minute interval the calls arrived in (UTC-aligned, so every zone's too). */
+  bucket: timestamp('bucket', { withTimezone: true }).notNull(),
+  offered: integer('offered').notNull(),
+  answered: integer('answered').notNull(),
+  missed: integer('missed').notNull(),
+  abandoned: integer('abandoned').notNull(),
+  slMet: integer('sl_met').notNull(),
+  settled: integer('settled').notNull(),
+  answerMicros: bigint('answer_micros', { mode: 'number' }).notNull(),
+  handled: integer('handled').notNull(),
+  handleMicros: bigint('handle_micros', { mode: 'number' }).notNull(),
+  talkSeconds: bigint('talk_seconds', { mode: 'number' }).notNull(),
+};
+
+/** The floor's counts per account and interval, folded from {@link floorCountDeltas}. */
+export const floorCounts = pgTable('floor_counts', floorCountColumns, (t) => [
+  primaryKey({ columns: [t.accountId, t.bucket] }),
+]);
+
+/**
+ * What each change of a call did to its interval's counts, appended by the trigger (appends
+ * never wait on each other, so calls' writes do not queue on a busy interval's row) and folded
+ * into {@link floorCounts} every few seconds.
+ */
+export const floorCountDeltas = pgTable(
+  'floor_count_deltas',
+  { id: bigserial('id', { mode: 'number' }).primaryKey(), ...floorCountColumns },
+  (t) => [index('floor_count_deltas_account_idx').on(t.accountId, t.bucket)],
 );
 
 /** Outcome of ringing one user for one call. */

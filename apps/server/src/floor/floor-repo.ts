@@ -3,7 +3,7 @@
  * the agents with their status and how long they have been in it, today's figures and today's
  * 15-minute intervals, "today" being the account's day in its time zone (`accounts.time_zone`).
  *
- * The figures are the reports' too (`call-figures.ts`).
+ * The figures are the reports' (`call-figures.ts`), kept as calls change (`floor-counts.ts`).
  */
 import { sql } from 'drizzle-orm';
 import { formatPhone } from '@leadline/contracts';
@@ -16,7 +16,7 @@ import type {
   FloorStatus,
 } from '@leadline/contracts';
 import { queryRows, type Db } from '../db/database';
-import { figureColumns, figuresOf, OFFERED_CALL } from './call-figures';
+import { countedFigures } from './floor-counts';
 
 /** The length of one interval (s). */
 export const FLOOR_INTERVAL_SECONDS = 15 * 60;
@@ -192,30 +192,15 @@ export async function floorFigures(
 ): Promise<Pick<Floor, 'time_zone' | 'date' | 'kpis' | 'intervals'> | null> {
   const day = await accountDay(db, accountId, now);
   if (!day) return null;
-  const at = now.toISOString();
   const threshold = day.thresholdSeconds;
-  const rows = await queryRows<Record<string, unknown>>(
-    db,
-    sql`select grouping(bucket) as whole, bucket, ${figureColumns(threshold, at)}
-        from (select c.*,
-            floor(extract(epoch from c.created_at - ${day.start.toISOString()}::timestamptz)
-              / ${FLOOR_INTERVAL_SECONDS})::int as bucket
-          from calls c
-          where c.account_id = ${accountId}
-            and c.created_at >= ${day.start.toISOString()}::timestamptz
-            and c.created_at < ${day.end.toISOString()}::timestamptz
-            and c.created_at <= ${at}::timestamptz
-            and ${OFFERED_CALL}) c
-        group by grouping sets ((), (bucket))`,
-  );
-  const whole = rows.find((row) => Number(row.whole) === 1) ?? {};
-  const { talk_seconds: _talk, ...today } = figuresOf(whole);
+  const counted = await countedFigures(db, accountId, {
+    start: day.start,
+    end: day.end,
+    at: now,
+    thresholdSeconds: threshold,
+  });
+  const { talk_seconds: _talk, ...today } = counted.whole;
   const kpis: FloorKpis = { ...today, service_level_seconds: threshold };
-  const byBucket = new Map<number, ReturnType<typeof figuresOf>>();
-  for (const row of rows) {
-    if (Number(row.whole) === 1) continue;
-    byBucket.set(Number(row.bucket), figuresOf(row));
-  }
   // Every interval of the day (92 or 100 on a day the clocks change), up to the current one.
   const intervalCount = Math.round(
     (day.end.getTime() - day.start.getTime()) / (FLOOR_INTERVAL_SECONDS * 1000),
@@ -225,9 +210,10 @@ export async function floorFigures(
   );
   const intervals: FloorInterval[] = [];
   for (let i = 0; i < intervalCount && i <= current; i++) {
-    const counts = byBucket.get(i);
+    const start = day.start.getTime() + i * FLOOR_INTERVAL_SECONDS * 1000;
+    const counts = counted.byBucket.get(start);
     intervals.push({
-      start: new Date(day.start.getTime() + i * FLOOR_INTERVAL_SECONDS * 1000).toISOString(),
+      start: new Date(start).toISOString(),
       offered: counts?.offered ?? 0,
       answered: counts?.answered ?? 0,
       missed: counts?.missed ?? 0,
