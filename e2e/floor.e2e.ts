@@ -2,21 +2,25 @@
  * The floor and reports (issue 39) through the started product, in Chromium: a supervisor
  * (Away, so that only agent1 takes leads) watches the Floor; agent1 takes a lead; a second lead
  * waits (nobody free) and shows in the queue with its wait counting up; agent1 finishes and is
- * offered it; the figures move to offered 2, answered 2; the charts draw; the CSV export holds
- * both calls with the statuses agent1's History shows. Screenshots of the Floor and Reports at 360 and 1280 px.
+ * offered it; the figures move to offered 2, answered 2; the charts draw (the Live tab's today by
+ * 15 minutes, the Reports tab's range by day); the CSV export holds both calls with the statuses
+ * agent1's History shows. The Live and Reports tabs at 360 and 1280 px: screenshots, nothing
+ * sticking out, and axe-core (colour contrast included) in the browser without a serious or
+ * critical violation.
  */
-import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { request, type APIRequestContext, type Browser, type Page } from 'playwright-core';
+import {
+  request,
+  type APIRequestContext,
+  type Browser,
+  type Locator,
+  type Page,
+} from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { launchChromium, loopbackOnlyContext, toneWav } from './support/browser';
-import {
-  answerButton,
-  logInToConsole,
-  overflowingElements,
-  recordResultAndFinish,
-} from './support/console';
+import { answerButton, logInToConsole, recordResultAndFinish } from './support/console';
 import { startProduct, type Product } from './support/product';
+import { checkViewAtBothWidths } from './support/view-audit';
 
 let product: Product;
 let browser: Browser;
@@ -51,6 +55,32 @@ async function postLead(fname: string, phone: string): Promise<void> {
 
 const visible = (page: Page, text: string | RegExp, timeout = 15_000) =>
   expect.poll(() => page.getByText(text).first().isVisible(), { timeout }).toBe(true);
+
+/** The series' colours (apps/web/src/floor/time-charts.tsx, CHART_COLOURS). */
+const ANSWERED = '#13773a';
+const MISSED = '#b42318';
+const SERVICE_LEVEL = '#6d3fb0';
+
+/**
+ * How many of a chart's canvas pixels are drawn (opaque) in each of `colours` (`#rrggbb`, give or
+ * take a little): its lines drawn, not only its axes.
+ */
+function inkOf(chart: Locator, colours: string[]): Promise<number[]> {
+  return chart.locator('canvas').evaluate((canvas: HTMLCanvasElement, hexes: string[]) => {
+    const { data } = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height);
+    const wanted = hexes.map((hex) => [1, 3, 5].map((at) => parseInt(hex.slice(at, at + 2), 16)));
+    const counts = wanted.map(() => 0);
+    for (let p = 0; p < data.length; p += 4) {
+      if (data[p + 3]! < 200) continue;
+      wanted.forEach(([r, g, b], k) => {
+        const off =
+          Math.abs(data[p]! - r!) + Math.abs(data[p + 1]! - g!) + Math.abs(data[p + 2]! - b!);
+        if (off < 40) counts[k]!++;
+      });
+    }
+    return counts;
+  }, colours);
+}
 
 it('a supervisor watches a lead taken, a lead queued and offered, the figures move, and exports both calls', async () => {
   const supervisor = await consoleOf('supervisor@example.com');
@@ -91,14 +121,8 @@ it('a supervisor watches a lead taken, a lead queued and offered, the figures mo
   };
   const first = await waited();
   await expect.poll(waited, { timeout: 10_000 }).toBeGreaterThan(first);
-  for (const width of [360, 1280]) {
-    await supervisor.setViewportSize({ width, height: 900 });
-    await supervisor.screenshot({
-      path: join(product.dataDir, `floor-${width}.png`),
-      fullPage: true,
-    });
-    expect(await overflowingElements(supervisor)).toEqual([]);
-  }
+  // The Live tab with a call on and a lead waiting: at both widths, axe-core in the browser.
+  await checkViewAtBothWidths(supervisor, product.dataDir, 'floor');
 
   // agent1 finishes and is offered the waiting lead, and takes it.
   await agent
@@ -125,6 +149,15 @@ it('a supervisor watches a lead taken, a lead queued and offered, the figures mo
   expect(await floor.locator('[data-chart="service-level"]').textContent()).toContain(
     'Service level through the day',
   );
+  // Lines drawn on them (answered and missed today), and one image named for the table beside.
+  await expect
+    .poll(() => inkOf(floor.locator('[data-chart="calls"]'), [ANSWERED, MISSED]), {
+      timeout: 10_000,
+    })
+    .toSatisfy((counts: number[]) => counts.every((count) => count > 20));
+  expect(await floor.getByRole('img', { name: /today’s calls by 15 minutes/ }).isVisible()).toBe(
+    true,
+  );
   await agent
     .getByRole('region', { name: 'On call' })
     .getByRole('button', { name: /^Hang Up/ })
@@ -136,14 +169,30 @@ it('a supervisor watches a lead taken, a lead queued and offered, the figures mo
   await expect
     .poll(() => floor.getByRole('region', { name: 'By day' }).isVisible(), { timeout: 15_000 })
     .toBe(true);
-  for (const width of [360, 1280]) {
-    await supervisor.setViewportSize({ width, height: 900 });
-    await supervisor.screenshot({
-      path: join(product.dataDir, `reports-${width}.png`),
-      fullPage: true,
-    });
-    expect(await overflowingElements(supervisor)).toEqual([]);
+  // The range by day charted above the By day table: both charts drawn, with their lines.
+  const byDay = floor.getByRole('region', { name: 'By day' });
+  const dayChart = (name: string) => byDay.locator(`[data-chart="${name}"]`);
+  for (const chart of ['calls-by-day', 'rates-by-day']) {
+    await expect.poll(() => dayChart(chart).locator('canvas').count(), { timeout: 10_000 }).toBe(1);
   }
+  expect(
+    await byDay.getByRole('img', { name: /calls by day .* the table By day has/ }).isVisible(),
+  ).toBe(true);
+  const callsByDay = (await dayChart('calls-by-day').textContent()) ?? '';
+  for (const text of ['Calls by day', 'Offered', 'Answered', 'Missed']) {
+    expect(callsByDay).toContain(text);
+  }
+  expect(await dayChart('rates-by-day').textContent()).toContain(
+    'Answer rate and service level by day',
+  );
+  // Today answered (green) and none missed (red along the floor); the rates' points of today.
+  await expect
+    .poll(() => inkOf(dayChart('calls-by-day'), [ANSWERED, MISSED]), { timeout: 10_000 })
+    .toSatisfy((counts: number[]) => counts.every((count) => count > 20));
+  await expect
+    .poll(() => inkOf(dayChart('rates-by-day'), [ANSWERED, SERVICE_LEVEL]), { timeout: 10_000 })
+    .toSatisfy((counts: number[]) => counts[0]! + counts[1]! > 10);
+  await checkViewAtBothWidths(supervisor, product.dataDir, 'reports');
   const href = await floor.getByRole('link', { name: 'Download calls (CSV)' }).getAttribute('href');
   const csv = await supervisor.evaluate(async (url) => (await fetch(url!)).text(), href);
   const records: unknown = parse(csv);

@@ -1,18 +1,45 @@
 /**
  * The Floor (issue 39) in the whole console on the fake server: who gets the entry, what it
  * shows, the waits counting up on the page's clock, Listen/Whisper/Barge by permission, and
- * the figures read again when an agent's status changes.
+ * the figures read again when an agent's status changes; Reports' range, tables and CSV; and
+ * where the browser can draw (uPlot replaced: a test DOM has no canvas), the charts beside the
+ * tables.
  */
 import type { Floor, ReportSummary, UserRole } from '@leadline/contracts';
 import { act, render, screen, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FakeApi, demoCallUser, demoUser } from '../api/fake-api';
 import { createQueryClient } from '../api/queries';
 import { App } from '../app';
 import { expectNoAxeViolations } from '../admin/admin-under-test';
 import { FakePhone } from '../phone/fake-phone';
 import { createFakePlatform } from '../platform/fake-platform';
+import FakeUPlot from './fake-uplot';
+
+vi.mock('uplot', () => import('./fake-uplot'));
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+/** A browser that can draw, as far as the charts ask: `matchMedia` and `ResizeObserver`. */
+function canDraw(): void {
+  FakeUPlot.reset();
+  vi.stubGlobal('matchMedia', (query: string) => ({
+    matches: false,
+    media: query,
+    addEventListener: () => undefined,
+    removeEventListener: () => undefined,
+  }));
+  vi.stubGlobal(
+    'ResizeObserver',
+    class {
+      observe() {}
+      disconnect() {}
+    },
+  );
+}
 
 function floorAt(nowMs: number, offered = 2): Floor {
   const iso = (ms: number) => new Date(ms).toISOString();
@@ -201,6 +228,43 @@ describe('the Floor', () => {
     await expect
       .poll(() => server.requestsTo('GET', '/api/v1/reports/summary').at(-1)?.query.get('from'))
       .toBe('2024-12-01');
+    await expectNoAxeViolations(floor);
+  });
+
+  it('charts today by 15 minutes and a report’s days where the browser can draw', async () => {
+    canDraw();
+    const { user, nav } = await consoleAs('supervisor');
+    await user.click(nav.getByRole('button', { name: 'Floor' }));
+    const floor = await screen.findByRole('region', { name: 'Floor' });
+    const intervals = within(floor).getByRole('region', { name: 'By 15 minutes' });
+    expect(
+      await within(intervals).findByRole('img', { name: /today’s calls by 15 minutes/ }),
+    ).toBeVisible();
+    expect(FakeUPlot.made.map((chart) => chart.options.title)).toEqual([
+      'Calls by 15 minutes',
+      'Service level through the day',
+    ]);
+    // The table stays, the screen readers' alternative.
+    expect(within(intervals).getByRole('table')).toBeVisible();
+    await expectNoAxeViolations(floor);
+
+    FakeUPlot.reset();
+    await user.click(within(floor).getByRole('button', { name: 'Reports' }));
+    const byDay = await within(floor).findByRole('region', { name: 'By day' });
+    const chart = await within(byDay).findByRole('img', {
+      name: /calls by day and the answer rate and service level by day; the table By day/,
+    });
+    expect(chart).toBeVisible();
+    expect(within(byDay).getByRole('table')).toBeVisible();
+    const [calls, rates] = FakeUPlot.made;
+    expect([calls?.options.title, rates?.options.title]).toEqual([
+      'Calls by day',
+      'Answer rate and service level by day',
+    ]);
+    // The seven days of the range, the last (today) with its calls.
+    expect(calls?.data[0]).toHaveLength(7);
+    expect(calls?.data[1]).toEqual([0, 0, 0, 0, 0, 0, 4]);
+    expect(rates?.data[2]?.at(-1)).toBe(50);
     await expectNoAxeViolations(floor);
   });
 });

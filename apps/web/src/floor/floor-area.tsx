@@ -18,7 +18,7 @@ import type {
   User,
 } from '@leadline/contracts';
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { Suspense, lazy, useState } from 'react';
+import { useState } from 'react';
 import type { SuperviseMode } from '../api/api-client';
 import { floorQuery } from '../api/queries';
 import { errorMessage } from '../errors';
@@ -28,14 +28,8 @@ import { elapsedSeconds, formatDuration } from '../views/format';
 import { PanelHead } from '../views/panel-head';
 import { percent, seconds } from './floor-format';
 import { FloorTable } from './floor-table';
+import { Drawable, IntervalCharts } from './lazy-charts';
 import { ReportsView } from './reports-view';
-
-// The charts' library loads with them, where the browser can draw (uPlot needs matchMedia and
-// a canvas; a test DOM has neither, and reads the table instead).
-const IntervalCharts = lazy(() =>
-  import('./interval-charts').then((module) => ({ default: module.IntervalCharts })),
-);
-const canDraw = (): boolean => typeof window.matchMedia === 'function';
 
 /**
  * How the floor names each status. (Written here, not imported from the contracts' values:
@@ -238,7 +232,8 @@ function Agents({ agents, user, nowMs }: { agents: FloorAgent[]; user: User; now
                   </td>
                   <td data-label="Call">
                     {agent.call ? (
-                      <>
+                      // One element: the narrow screens' card puts each child in a grid cell.
+                      <span>
                         {agent.call.lead_label ?? 'Call'}
                         {agent.call.answered_at && (
                           <span className="muted floor-time">
@@ -248,7 +243,7 @@ function Agents({ agents, user, nowMs }: { agents: FloorAgent[]; user: User; now
                             )}
                           </span>
                         )}
-                      </>
+                      </span>
                     ) : (
                       '–'
                     )}
@@ -304,11 +299,9 @@ function Intervals({ intervals, timeZone }: { intervals: FloorInterval[]; timeZo
         ],
       }))}
     >
-      {canDraw() && (
-        <Suspense fallback={null}>
-          <IntervalCharts intervals={intervals} timeZone={timeZone} />
-        </Suspense>
-      )}
+      <Drawable>
+        <IntervalCharts intervals={intervals} timeZone={timeZone} />
+      </Drawable>
     </FloorTable>
   );
 }

@@ -1,18 +1,20 @@
 /**
  * Reports (issue 39), beside the floor for supervisors and admins: a range of days (the
  * account's), the summaries of `GET /api/v1/reports/summary` as tables (by day, agent, team,
- * profile, disposition and tag) and the calls of the range as CSV
+ * profile, disposition and tag), the range by day as charts (above the By day table, which has
+ * their figures) and the calls of the range as CSV
  * (`GET /api/v1/reports/calls.csv`, a plain link: the browser downloads it with the session).
  */
 import type { ReportFigures, ReportSummary } from '@leadline/contracts';
 import { useQuery } from '@tanstack/react-query';
-import { useId, useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import { reportSummaryQuery } from '../api/queries';
 import { errorMessage } from '../errors';
 import { useServices } from '../services';
 import { formatDuration } from '../views/format';
 import { percent, seconds } from './floor-format';
 import { FloorTable } from './floor-table';
+import { DayCharts, Drawable } from './lazy-charts';
 
 /** A date `YYYY-MM-DD` of the local calendar, `days` before the day of `nowMs`. */
 export function localDate(nowMs: number, days = 0): string {
@@ -120,7 +122,13 @@ function Summaries({ summary }: { summary: ReportSummary }) {
         title="By day"
         first="Day"
         rows={summary.by_day.map((row) => ({ key: row.day, name: row.day, figures: row }))}
-      />
+      >
+        {summary.by_day.length > 0 && (
+          <Drawable>
+            <DayCharts summary={summary} />
+          </Drawable>
+        )}
+      </FiguresTable>
       <FiguresTable
         title="By team"
         first="Team"
@@ -170,10 +178,13 @@ function FiguresTable({
   title,
   first,
   rows,
+  children,
 }: {
   title: string;
   first: string;
   rows: Array<{ key: string; name: string; figures: ReportFigures }>;
+  /** Between the title and the table (the By day charts). */
+  children?: ReactNode;
 }) {
   return (
     <FloorTable
@@ -183,6 +194,8 @@ function FiguresTable({
         key: row.key,
         cells: [row.name, ...FIGURE_COLUMNS.map(([, cell]) => cell(row.figures))],
       }))}
-    />
+    >
+      {children}
+    </FloorTable>
   );
 }
