@@ -2,7 +2,8 @@
  * The account as its admin sees and changes it (issue 37): name, country and time zone; the
  * account behaviours (`settings`, the flags the spec ties to accounts 6671, 9920, 9420 and 781);
  * single sign-on (`sso_enabled`, `sso_domain`, policy `sso_only`); the toll-fraud guard's
- * countries and limits, the session idle timeout and the CRM defaults (all in `policy`).
+ * countries and limits, the session idle timeout and the CRM defaults (all in `policy`); the
+ * floor's service level threshold (`service_level_seconds`).
  *
  * What is read back is the effective value: the dial policy with the server's defaults filled
  * in (`accounts/account-policy.ts`). The readers of these columns (sessions, the dial guard,
@@ -48,6 +49,7 @@ export function toAdminAccount(row: AccountRow): AdminAccount {
       sms_per_hour_per_account: dial.smsPerHourPerAccount,
     },
     session_idle_minutes: typeof idle === 'number' && Number.isInteger(idle) ? idle : null,
+    service_level_seconds: row.serviceLevelSeconds,
     crm_defaults: {
       hubspot_id: crm.hubspot_id ?? null,
       salesforce_domain: crm.salesforce_domain ?? null,
@@ -105,6 +107,10 @@ export async function updateAdminAccount(
         ...(body.settings === undefined ? {} : { settings: { ...row.settings, ...body.settings } }),
         ...(sso?.enabled === undefined ? {} : { ssoEnabled: sso.enabled }),
         ...(sso?.domain === undefined ? {} : { ssoDomain: sso.domain }),
+        // A new threshold counts the floor's figures again (migration 0016's trigger).
+        ...(body.service_level_seconds === undefined
+          ? {}
+          : { serviceLevelSeconds: body.service_level_seconds }),
         policy: nextPolicy(policyObject(row.policy), body),
       })
       .where(eq(accounts.id, accountId))

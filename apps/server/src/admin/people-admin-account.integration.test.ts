@@ -98,6 +98,7 @@ describe('GET /api/v1/admin/account', () => {
         sms_per_hour_per_account: 600,
       },
       session_idle_minutes: null,
+      service_level_seconds: 20,
       crm_defaults: { hubspot_id: null, salesforce_domain: null, activecampaign_domain: null },
     });
   });
@@ -202,6 +203,21 @@ describe('PATCH /api/v1/admin/account', () => {
     expect(row!.policy).not.toHaveProperty('session_idle_minutes');
   });
 
+  it("sets the service level threshold: audited, and the floor's figures use it at once", async () => {
+    const floor = async () => {
+      const res = await inject({ method: 'GET', url: '/api/v1/floor', headers: f.auth(admin) });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json<{ kpis: { service_level_seconds: number } }>().kpis;
+    };
+    expect((await floor()).service_level_seconds).toBe(20);
+    expect((await changed({ service_level_seconds: 45 })).service_level_seconds).toBe(45);
+    expect((await getAccount()).service_level_seconds).toBe(45);
+    expect((await floor()).service_level_seconds).toBe(45);
+    const [entry] = (await audit()).data;
+    expect(entry!.changes).toEqual({ service_level_seconds: [20, 45] });
+    await changed({ service_level_seconds: 20 });
+  });
+
   it('CRM defaults go to the users created after', async () => {
     const after = await changed({ crm_defaults: { hubspot_id: '4242' } });
     expect(after.crm_defaults).toEqual({
@@ -247,6 +263,9 @@ describe('PATCH /api/v1/admin/account', () => {
       'The texts per hour per account may be at most 100,000.',
     ],
     [{ session_idle_minutes: 1 }, 'The session idle minutes must be at least 5.'],
+    [{ service_level_seconds: 0 }, 'The service level seconds must be at least 1.'],
+    [{ service_level_seconds: 3601 }, 'The service level seconds may be at most 3,600 (an hour).'],
+    [{ service_level_seconds: 2.5 }, 'The service level seconds must be a whole number.'],
     [{ owner: 'me' }, 'Unrecognized key: "owner".'],
   ])('refuses %j with its sentence (422), nothing written', async (payload, sentence) => {
     expect(await refused(patchAccount(payload), 422)).toEqual({ error: sentence });

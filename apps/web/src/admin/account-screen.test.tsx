@@ -33,6 +33,8 @@ describe('Admin › Account', () => {
       'example.com',
     );
     await t.user.type(within(form).getByLabelText('Session idle minutes'), '60');
+    await t.user.clear(within(form).getByLabelText('Service level seconds'));
+    await t.user.type(within(form).getByLabelText('Service level seconds'), '30');
     await t.user.selectOptions(within(form).getByLabelText('Time zone'), 'Europe/Berlin');
     await t.user.click(within(form).getByRole('button', { name: 'Save' }));
 
@@ -58,6 +60,7 @@ describe('Admin › Account', () => {
           sms_per_hour_per_account: 600,
         },
         session_idle_minutes: 60,
+        service_level_seconds: 30,
         crm_defaults: { hubspot_id: null, salesforce_domain: null, activecampaign_domain: null },
       },
     ]);

@@ -87,6 +87,7 @@ function AccountForm({ account }: { readonly account: AdminAccount }) {
   const [idle, setIdle] = useState(
     account.session_idle_minutes === null ? '' : String(account.session_idle_minutes),
   );
+  const [serviceLevel, setServiceLevel] = useState(String(account.service_level_seconds));
   const [crm, setCrm] = useState({
     hubspot_id: account.crm_defaults.hubspot_id ?? '',
     salesforce_domain: account.crm_defaults.salesforce_domain ?? '',
@@ -127,6 +128,7 @@ function AccountForm({ account }: { readonly account: AdminAccount }) {
         sms_per_hour_per_account: numberOrText(limits.sms_per_hour_per_account) as number,
       },
       session_idle_minutes: numberOrText(idle),
+      service_level_seconds: numberOrText(serviceLevel) as number,
       crm_defaults: {
         hubspot_id: orNull(crm.hubspot_id),
         salesforce_domain: orNull(crm.salesforce_domain),
@@ -170,6 +172,16 @@ function AccountForm({ account }: { readonly account: AdminAccount }) {
           value={zone}
           onChange={setZone}
           options={timeZones(account.time_zone).map((value) => ({ value, label: value }))}
+        />
+        <TextField
+          label="Service level seconds"
+          type="number"
+          inputMode="numeric"
+          min={1}
+          max={3600}
+          value={serviceLevel}
+          onChange={setServiceLevel}
+          hint="The floor's service level: calls answered within this many seconds."
         />
       </div>
 

@@ -70,6 +70,7 @@ export function demoAdminAccount(overrides: Partial<AdminAccount> = {}): AdminAc
       sms_per_hour_per_account: 600,
     },
     session_idle_minutes: null,
+    service_level_seconds: 20,
     crm_defaults: { hubspot_id: null, salesforce_domain: null, activecampaign_domain: null },
     ...overrides,
   };

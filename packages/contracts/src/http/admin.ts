@@ -424,6 +424,8 @@ export const AdminAccountSchema = z.strictObject({
   dial_policy: AdminDialPolicy,
   /** A session unused this long ends (minutes); null: the server's SESSION_IDLE_MINUTES. */
   session_idle_minutes: z.int().nullable(),
+  /** The floor's and reports' service level: the share of calls answered within this (s). */
+  service_level_seconds: z.int(),
   /** CRM ids a new user gets unless the admin sets their own. */
   crm_defaults: z.strictObject({
     hubspot_id: z.string().nullable(),
@@ -447,6 +449,11 @@ export const AdminAccountUpdateBody = z.strictObject({
     .min(5, { error: 'The session idle minutes must be at least 5.' })
     .max(7 * 24 * 60, { error: 'The session idle minutes may be at most 10,080 (a week).' })
     .nullable()
+    .optional(),
+  service_level_seconds: z
+    .int({ error: 'The service level seconds must be a whole number.' })
+    .min(1, { error: 'The service level seconds must be at least 1.' })
+    .max(3600, { error: 'The service level seconds may be at most 3,600 (an hour).' })
     .optional(),
   crm_defaults: AdminIntegrations.optional(),
 });
