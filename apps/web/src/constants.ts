@@ -228,6 +228,19 @@ export const NETWORK_TEST_ERRORS = {
  */
 export const AGENT_STATUS_EVENT = 'agent-status' satisfies (typeof ACCOUNT_EVENTS)['agentStatus'];
 /**
+ * Issue 39: the account channel's event of a call moving on the floor (queued, rung, answered,
+ * ended; `ACCOUNT_EVENTS.floorChanged`, kept here for the bundle reason above).
+ */
+export const FLOOR_CHANGED_EVENT =
+  'floor-changed' satisfies (typeof ACCOUNT_EVENTS)['floorChanged'];
+/**
+ * Issue 39: the floor is read again this long after the first of a burst of events that change
+ * it (`floor-changed`, `agent-status`: a lead rung and answered is several), in one read, and
+ * never twice within it (`realtime/read-coalescer.ts`): live to a supervisor, few reads of a
+ * busy floor.
+ */
+export const FLOOR_EVENTS_WINDOW_MS = 500;
+/**
  * Issue 18: while the realtime connection is not connected (never yet, or lost), the open agent
  * and team lists (Transfer, Conference) are read again this often; once connected, never.
  */

@@ -106,6 +106,7 @@ export function createServices({
     port: platform.realtime,
     queryClient: client,
     log: platform.log,
+    timers: platform.timers,
   });
   return {
     platform,

@@ -13,6 +13,7 @@ import type { Telephony } from '../telephony/telephony';
 import { DEFAULT_WRAP_UP_SECONDS, type AgentPresence } from '../users/agent-presence';
 import { canTransition, isConnected, isFinal, type CallEvent } from './call-status';
 import { KEEPS_CALL, WRAPS_UP } from './call-participants';
+import type { FloorChanged } from './floor-changes';
 import {
   activeParticipants,
   closeCallPhones,
@@ -36,6 +37,8 @@ export interface EndingsHost {
   settings: Pick<SettingsCache, 'profile'>;
   /** Runs `work` in a transaction whose writes routing then sees. */
   transaction(work: (tx: DbOrTx) => Promise<void>): Promise<void>;
+  /** Tells the floor a call moved (`floor-changes.ts`). */
+  floorChanged: FloorChanged;
 }
 
 /** Ends calls, and decides whether a call someone left goes on. */
@@ -73,6 +76,7 @@ export class CallEndings {
         ...(reason ? { reason } : {}),
       });
     });
+    this.#host.floorChanged(call, 'ended');
     await this.wrapUp(call, working);
     for (const ring of rung) await this.#host.presence.refresh(ring.userId);
   }

@@ -67,6 +67,7 @@ import { NOBODY_EVENT, NOBODY_MESSAGES, waitsInQueue } from './call-outcomes';
 import { HEARTBEAT_MS, QueueScheduler, QUEUE_SWEEP_MS } from './queue-scheduler';
 import { recordingUrlOf, TelephonyReactor } from './telephony-reactor';
 import { CallEndings } from './call-endings';
+import { floorChangesOn, type FloorChanged } from './floor-changes';
 import { ADD_LEAD_TIMEOUT_MS, AddLeadFlow, type AddLeadOutcome } from './add-lead';
 import {
   findOrCreateLead,
@@ -166,12 +167,15 @@ export class CallFlows {
   readonly #addLead: AddLeadFlow;
   readonly #outgoing: OutgoingCalls;
   #sweeper: CarriedCallSweeper | null = null;
+  /** Tells the floor a call moved (after the write committed; `floor-changes.ts`). */
+  readonly #floorChanged: FloorChanged;
 
   constructor(private readonly options: CallFlowsOptions) {
     this.#db = options.db;
     this.#telephony = options.telephony;
     this.#log = options.log;
     this.#clock = options.clock ?? systemFlowClock;
+    this.#floorChanged = floorChangesOn(options.events, this.#clock);
     this.dialGuard = options.dialGuard ?? new DialGuard({ db: options.db, log: options.log });
     this.#queue = new KeyedQueue(
       (error, key) => this.#log.error({ err: error, key }, 'call flow failed'),
@@ -189,6 +193,7 @@ export class CallFlows {
         void this.#queue.run(callSid, () => this.#ringTimedOut(callUserId)),
       onSweepError: (error) => this.#log.error({ err: error }, 'ring sweep failed'),
       onWrapUpsEnded: (accountId) => this.#scheduler.drainSoon(accountId),
+      floorChanged: this.#floorChanged,
     });
     this.#scheduler = new QueueScheduler({
       db: this.#db,
@@ -198,6 +203,7 @@ export class CallFlows {
       exclusive: (callSid, task) => this.exclusive(callSid, task),
       run: (key, task) => this.#queue.run(key, task),
       isStopping: () => this.#stopping,
+      floorChanged: this.#floorChanged,
     });
     this.presence = new AgentPresence({
       db: this.#db,
@@ -214,6 +220,7 @@ export class CallFlows {
       presence: this.presence,
       settings: this.settings,
       transaction: (work) => this.#transaction(work),
+      floorChanged: this.#floorChanged,
     });
     this.#addLead = new AddLeadFlow({
       db: this.#db,
@@ -241,6 +248,7 @@ export class CallFlows {
       leadProfile: (accountId, phoneNumber) => this.#leadProfile(accountId, phoneNumber),
       fromNumber: (accountId, callerNumberId, profileId) =>
         this.#fromNumber(accountId, callerNumberId, profileId),
+      floorChanged: this.#floorChanged,
     });
     this.#reactor = new TelephonyReactor({
       db: this.#db,
@@ -258,6 +266,7 @@ export class CallFlows {
       dial: (call, number) => this.#dial(call, number),
       callerNumberOf: (call) => this.#callerNumberOf(call),
       transaction: (work) => this.#transaction(work),
+      floorChanged: this.#floorChanged,
     });
   }
 
@@ -368,6 +377,7 @@ export class CallFlows {
             reason: 'server-restart',
             waitingSince: fresh.waitingSince ?? fresh.createdAt,
           });
+          this.#floorChanged(fresh, 'queued');
           return;
         }
         await this.#endings.finish(fresh, 'restart', 'server-restart');
@@ -471,10 +481,13 @@ export class CallFlows {
         };
       }
       if (isQueued(call.status)) {
+        this.#floorChanged(call, 'queued');
         if (this.#scheduler.freedCount(accountId) !== freedBefore)
           this.#scheduler.drainSoon(accountId);
         return { lead, call, outcome: { kind: 'queued', reason: result.reason } };
       }
+      // Stored as ended (outside hours; nobody to offer it to): offered and missed today.
+      this.#floorChanged(call, 'ended');
       return { lead, call, outcome: { kind: 'ended', reason: result.reason } };
     });
   }
@@ -749,13 +762,14 @@ export class CallFlows {
     const waits = fresh.source === 'web' && waitsInQueue(reason);
     // Check for lead asks one agent: a lead they cannot take waits on for the others.
     if (waits || (askedByOne && isQueued(fresh.status))) {
-      const waiting =
-        !isQueued(fresh.status) || fresh.waitingSince === null
-          ? await transitionCall(this.#db, fresh, 'wait', {
-              reason: waits ? reason : fresh.reason,
-              waitingSince: fresh.waitingSince ?? this.#clock.now(),
-            })
-          : fresh;
+      if (isQueued(fresh.status) && fresh.waitingSince !== null) {
+        return { kind: 'queued', reason, call: fresh };
+      }
+      const waiting = await transitionCall(this.#db, fresh, 'wait', {
+        reason: waits ? reason : fresh.reason,
+        waitingSince: fresh.waitingSince ?? this.#clock.now(),
+      });
+      this.#floorChanged(waiting, 'queued');
       return { kind: 'queued', reason, call: waiting };
     }
     this.#telephony.hangup(fresh.sid);
@@ -765,6 +779,7 @@ export class CallFlows {
       await closeCallPhones(tx, fresh.id, now);
       await transitionCall(tx, fresh, NOBODY_EVENT[reason], { reason, endedAt: now });
     });
+    this.#floorChanged(fresh, 'ended');
     return { kind: 'ended', reason };
   }
 
@@ -787,7 +802,9 @@ export class CallFlows {
     if (!(await this.#router.endRing(callUser.id, outcome))) return;
     await this.presence.refresh(callUser.userId);
     const call = await findCallById(this.#db, callUser.callId);
-    if (!call || isFinal(call.status)) return;
+    if (!call) return;
+    this.#floorChanged(call, 'ring-ended');
+    if (isFinal(call.status)) return;
     switch (callUser.type) {
       case 'lead':
         if (isRinging(call.status)) await this.#offerLead(call, {});

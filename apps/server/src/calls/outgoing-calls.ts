@@ -34,6 +34,7 @@ import {
   type CallUserRow,
 } from './calls-repo';
 import { LOGIN_ENDED_MESSAGE, type DialGuard } from './dial-guard';
+import type { FloorChanged } from './floor-changes';
 
 /** What placing calls works with: the flows' parts and their number choices. */
 export interface OutgoingHost {
@@ -63,6 +64,8 @@ export interface OutgoingHost {
     callerNumberId: number | null,
     profileId: number | null,
   ): Promise<{ id: number; phoneNumber: string } | null>;
+  /** Tells the floor a call moved (`floor-changes.ts`). */
+  floorChanged: FloorChanged;
 }
 
 /** The console connects an outbound call it asked for within this, or the call is withdrawn. */
@@ -158,6 +161,7 @@ export class OutgoingCalls {
       await closeCallUsers(tx, call.id, now);
       await transitionCall(tx, call, 'cancel', { endedAt: now });
     });
+    this.#host.floorChanged(call, 'ended');
     if (call.userId !== null) await this.#host.presence.refresh(call.userId);
   }
 
@@ -201,6 +205,7 @@ export class OutgoingCalls {
         const now = this.#host.clock.now();
         await updateCallUser(this.#host.db, callUser.id, { outcome: 'accepted', answeredAt: now });
         const live = await transitionCall(this.#host.db, fresh, 'connect', { userId: user.id });
+        this.#host.floorChanged(live, 'answered');
         await touchLastCall(this.#host.db, user.id, now);
         await this.#host.presence.refresh(user.id);
         return this.#outgoingDecision(live, live.phoneNumber!);
@@ -246,6 +251,7 @@ export class OutgoingCalls {
       throw error;
     }
     routingChanged();
+    this.#host.floorChanged(call, 'answered');
     await touchLastCall(this.#host.db, user.id, this.#host.clock.now());
     await this.#host.presence.refresh(user.id);
     return this.#outgoingDecision(call, to);

@@ -11,6 +11,7 @@ import { accountsWithQueue, expiredQueuedCalls, oldestQueuedCall } from '../rout
 import { isQueued } from './call-status';
 import { findCallBySid, markLiveCallsSeen, transitionCall } from './calls-repo';
 import { NOBODY_EVENT } from './call-outcomes';
+import type { FloorChanged } from './floor-changes';
 
 /** Live calls are stamped this often. */
 export const HEARTBEAT_MS = 10_000;
@@ -29,6 +30,8 @@ export interface SchedulerHost {
   run(key: string, task: () => Promise<void>): Promise<void>;
   /** Whether the flows are shutting down (no new offers). */
   isStopping(): boolean;
+  /** Tells the floor a call moved (`floor-changes.ts`). */
+  floorChanged: FloorChanged;
 }
 
 /** Timers of the flows and the queue of web leads. */
@@ -76,6 +79,7 @@ export class QueueScheduler {
           reason,
           endedAt: this.#host.clock.now(),
         });
+        this.#host.floorChanged(fresh, 'ended');
       });
     }
     for (const accountId of await accountsWithQueue(this.#host.db)) await this.#drain(accountId);

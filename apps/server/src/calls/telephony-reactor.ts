@@ -16,6 +16,7 @@ import type { AgentPresence } from '../users/agent-presence';
 import { touchLastCall } from '../users/users-repo';
 import { isConnected, isFinal, isRinging, type CallEvent } from './call-status';
 import { userIdOf, WRAPS_UP } from './call-participants';
+import type { FloorChanged } from './floor-changes';
 import {
   activeParticipants,
   closeCallUsers,
@@ -92,6 +93,8 @@ export interface ReactorHost {
   callerNumberOf(call: CallRow): Promise<string | null>;
   /** Runs `work` in a transaction whose writes routing then sees. */
   transaction(work: (tx: DbOrTx) => Promise<void>): Promise<void>;
+  /** Tells the floor a call moved (`floor-changes.ts`). */
+  floorChanged: FloorChanged;
 }
 
 /** Reacts to the telephony provider's events. */
@@ -210,6 +213,7 @@ export class TelephonyReactor {
         await closeCallUsers(tx, call.id, now);
         await transitionCall(tx, call, 'abandon', { reason: 'caller-hung-up', endedAt: now });
       });
+      this.#host.floorChanged(call, 'ended');
       for (const ring of rung) await this.#host.presence.refresh(ring.userId);
       return;
     }
@@ -234,6 +238,7 @@ export class TelephonyReactor {
       // The ring accepted and the call answered together: an instance that dies in between must
       // not leave an agent on a call that is still ringing.
       await this.#leadTaken(call, callUser, now);
+      this.#host.floorChanged(call, 'answered');
       await this.#host.presence.refresh(userId);
       return;
     }
@@ -253,6 +258,7 @@ export class TelephonyReactor {
       default:
         break;
     }
+    this.#host.floorChanged(call, 'answered');
     await this.#host.presence.refresh(userId);
   }
 

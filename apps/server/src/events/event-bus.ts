@@ -3,19 +3,32 @@
  * typed union, one in-process bus. Listeners run synchronously and must not throw into the
  * publisher (a failing listener is reported and skipped).
  */
-import type { PresenceStatus } from '@leadline/contracts';
+import type { FloorChangeReason, PresenceStatus } from '@leadline/contracts';
 
 /** Everything the server announces. */
-export type DomainEvent = {
-  type: 'agent.status';
-  accountId: number;
-  userId: number;
-  status: PresenceStatus;
-  /** The agent's choice (Available / Away). */
-  isAvailable: boolean;
-  /** ISO time of the change. */
-  at: string;
-};
+export type DomainEvent =
+  | {
+      type: 'agent.status';
+      accountId: number;
+      userId: number;
+      status: PresenceStatus;
+      /** The agent's choice (Available / Away). */
+      isAvailable: boolean;
+      /** ISO time of the change. */
+      at: string;
+    }
+  | {
+      /**
+       * A call moved on the account's floor (it was queued, rung, answered, ended, or a ring of
+       * it ended), published once the change is stored (`calls/floor-changes.ts`).
+       */
+      type: 'floor.changed';
+      accountId: number;
+      callId: number;
+      reason: FloorChangeReason;
+      /** ISO time of the change. */
+      at: string;
+    };
 
 /** An in-process publish/subscribe of domain events. */
 export class EventBus {

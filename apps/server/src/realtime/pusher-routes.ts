@@ -1,7 +1,7 @@
 /**
  * POST /api/v1/pusher/auth: pusher-js asks to join the user's presence channel
  * (`presence-user-<id>`, spec section 7) or the account's private channel
- * (`private-account-<id>`: teammates' status). Any other channel is refused.
+ * (`private-account-<id>`: teammates' status, floor changes). Any other channel is refused.
  *
  * Grants are bounded: a login may ask {@link PUSHER_AUTH_PER_MINUTE} times a minute (counted in
  * the database, so on every instance together; a console asks twice per connection), and it keeps

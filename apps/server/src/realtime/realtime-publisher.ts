@@ -7,7 +7,11 @@
  * console reads the lists again whenever its realtime connection was lost).
  */
 import Pusher from 'pusher';
-import { ACCOUNT_EVENTS, type AgentStatusEvent } from '@leadline/contracts/realtime';
+import {
+  ACCOUNT_EVENTS,
+  type AgentStatusEvent,
+  type FloorChangedEvent,
+} from '@leadline/contracts/realtime';
 import type { DomainEvent, EventBus } from '../events/event-bus';
 import { accountChannelOf } from './channels';
 import type { PublisherOptions } from './realtime-target';
@@ -49,10 +53,16 @@ export class PusherRealtime implements Realtime {
   }
 }
 
-/** The account-channel event a domain event becomes, if any. */
-export function realtimeEventOf(
-  event: DomainEvent,
-): { channel: string; name: string; data: AgentStatusEvent } | null {
+/** A realtime event: its channel, its name and its data. */
+export type RealtimeEvent =
+  | { channel: string; name: typeof ACCOUNT_EVENTS.agentStatus; data: AgentStatusEvent }
+  | { channel: string; name: typeof ACCOUNT_EVENTS.floorChanged; data: FloorChangedEvent };
+
+/**
+ * The account-channel event a domain event becomes, if any. Every user of the account hears the
+ * account channel (agents too): its events carry ids and states, never a lead's details.
+ */
+export function realtimeEventOf(event: DomainEvent): RealtimeEvent | null {
   switch (event.type) {
     case 'agent.status':
       return {
@@ -64,6 +74,12 @@ export function realtimeEventOf(
           is_available: event.isAvailable,
           at: event.at,
         },
+      };
+    case 'floor.changed':
+      return {
+        channel: accountChannelOf(event.accountId),
+        name: ACCOUNT_EVENTS.floorChanged,
+        data: { call_id: event.callId, reason: event.reason, at: event.at },
       };
   }
 }

@@ -9,6 +9,9 @@
  * ring the same agent: `offer` records the ring inside the lock before ringing; `offerNew` (a
  * new lead, picked from `CandidateCache`) rings first and holds the agent back from every pick
  * (`#pending`) until its ring is recorded.
+ *
+ * Each ring that went out, and each call it put back in the queue, is told to `floorChanged`
+ * (the supervisors' floor) once stored.
  */
 import type { CallType } from '@leadline/contracts';
 import { and, eq } from 'drizzle-orm';
@@ -18,6 +21,7 @@ import { QUEUED } from '../calls/call-status';
 import { IdBlocks } from '../db/id-blocks';
 import { routingChanged } from '../db/routing-changes';
 import { calls, type CallReason } from '../db/schema';
+import type { FloorChanged } from '../calls/floor-changes';
 import { isOpen } from '../profiles/availability';
 import type { AgentRole, Telephony } from '../telephony/telephony';
 import { CandidateCache } from './candidate-cache';
@@ -125,6 +129,8 @@ export interface RouterOptions {
   onWrapUpsEnded?(accountId: number): void;
   /** How often this instance sweeps due rings (`RING_SWEEP_MS`). */
   ringSweepMs?: number;
+  /** Hears each ring that started (`ringing`) or put a call back in the queue (`queued`). */
+  floorChanged?: FloorChanged;
 }
 
 /** The router. */
@@ -225,6 +231,7 @@ export class Router {
         continue;
       }
       this.armRingTimer(call.sid, callUser.id, ringTimeoutMs);
+      this.options.floorChanged?.(call, 'ringing');
       return { kind: 'rang', agent, callUser };
     }
   }
@@ -258,6 +265,7 @@ export class Router {
       return null;
     }
     this.armRingTimer(call.sid, callUser.id, ringTimeoutMs);
+    this.options.floorChanged?.(call, 'ringing');
     return callUser;
   }
 
@@ -336,6 +344,8 @@ export class Router {
       );
       if (rung > 0) {
         this.armRingTimer(ringing.sid, callUser.id, ringTimeoutMs);
+        // Claimed and rung: the call left the queue.
+        this.options.floorChanged?.(ringing, 'ringing');
         return { kind: 'rang', agent, callUser };
       }
       await updateCallUser(db, callUser.id, { outcome: 'missed' });
@@ -346,6 +356,7 @@ export class Router {
           reason: next.reason,
           waitingSince: claimed.waitingSince ?? ringing.createdAt,
         });
+        this.options.floorChanged?.(ringing, 'queued');
       }
       return next;
     }
@@ -429,6 +440,7 @@ export class Router {
       };
     }
     this.armRingTimer(call.sid, callUser.id, ringTimeoutMs);
+    this.options.floorChanged?.(stored.call, 'ringing');
     return { call: stored.call, result: { kind: 'rang', agent, callUser } };
   }
 

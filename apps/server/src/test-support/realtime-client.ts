@@ -1,19 +1,28 @@
 /**
  * The console's realtime client, headless: the unmodified pusher-js 8 in Node, built from the
  * `realtime` block of `GET /api/v1/user` as the console builds it, subscribed to the user's
- * presence channel and the account channel, keeping every `agent-status` event it receives.
+ * presence channel and the account channel, keeping every `agent-status` and `floor-changed`
+ * event it receives.
  *
  * One change to the options: Node's XMLHttpRequest may not send a Cookie header, so channel
  * auth goes through a `customHandler` that posts to the same endpoint with the session cookie
  * and the CSRF header the options name (a browser sends its cookie by itself).
  */
 import PusherJs from 'pusher-js';
-import type { AgentStatusEvent, UserResponse } from '@leadline/contracts';
+import {
+  ACCOUNT_EVENTS,
+  type AgentStatusEvent,
+  type FloorChangedEvent,
+  type UserResponse,
+} from '@leadline/contracts';
 import type { HttpSession } from './http-session';
 import { REAL_WAIT_MS, waitUntil } from './wait-until';
 
 /** An `agent-status` event and when it arrived (`performance.now()`). */
 export type SeenStatus = AgentStatusEvent & { receivedAt: number };
+
+/** A `floor-changed` event as it arrived: its data, exactly. */
+export type SeenFloorChange = FloorChangedEvent;
 
 /** A connected, subscribed realtime client. */
 export interface RealtimeClient {
@@ -28,6 +37,13 @@ export interface RealtimeClient {
    * (events that arrived before the call count: nothing is missed between two calls).
    */
   nextStatus(match: (event: AgentStatusEvent) => boolean, timeoutMs?: number): Promise<SeenStatus>;
+  /** Every `floor-changed` event received, in order. */
+  floorChanges: SeenFloorChange[];
+  /** As `nextStatus`, for `floor-changed` events. */
+  nextFloorChange(
+    match: (event: FloorChangedEvent) => boolean,
+    timeoutMs?: number,
+  ): Promise<SeenFloorChange>;
   /** pusher-js's connection state (`connected`; `disconnected` once the server refused it). */
   state(): string;
   close(): void;
@@ -67,13 +83,14 @@ export async function openRealtimeClient(
     },
   });
   const statuses: SeenStatus[] = [];
-  /** Events before this index were already taken by `nextStatus`. */
-  let consumed = 0;
-  client
-    .subscribe(settings.channels.account)
-    .bind('agent-status', (event: AgentStatusEvent) =>
-      statuses.push({ ...event, receivedAt: performance.now() }),
-    );
+  const floorChanges: SeenFloorChange[] = [];
+  const account = client.subscribe(settings.channels.account);
+  account.bind(ACCOUNT_EVENTS.agentStatus, (event: AgentStatusEvent) =>
+    statuses.push({ ...event, receivedAt: performance.now() }),
+  );
+  account.bind(ACCOUNT_EVENTS.floorChanged, (event: FloorChangedEvent) => floorChanges.push(event));
+  const nextStatus = nextOf(statuses, 'an agent-status event');
+  const nextFloorChange = nextOf(floorChanges, 'a floor-changed event');
   const subscribed = (name: string) =>
     new Promise<unknown>((resolve, reject) => {
       const channel = client.subscribe(name);
@@ -91,19 +108,9 @@ export async function openRealtimeClient(
       settings,
       statuses,
       presenceCount: (members as { count: number }).count,
-      async nextStatus(match, timeoutMs = REAL_WAIT_MS) {
-        const found = await waitUntil(
-          () => {
-            const index = statuses.findIndex((event, i) => i >= consumed && match(event));
-            return index < 0 ? undefined : index;
-          },
-          'an agent-status event',
-          timeoutMs,
-          () => `received ${JSON.stringify(statuses.slice(consumed))}`,
-        );
-        consumed = found + 1;
-        return statuses[found]!;
-      },
+      nextStatus,
+      floorChanges,
+      nextFloorChange,
       state: () => client.connection.state,
       close: () => client.disconnect(),
     };
@@ -111,4 +118,26 @@ export async function openRealtimeClient(
     client.disconnect();
     throw error;
   }
+}
+
+/**
+ * Waits, in `events` as they arrive, for the first one `match` accepts after the last one it
+ * returned (events that arrived before the call count: nothing is missed between two calls).
+ */
+function nextOf<E>(events: E[], what: string) {
+  /** Events before this index were already taken. */
+  let consumed = 0;
+  return async (match: (event: E) => boolean, timeoutMs = REAL_WAIT_MS): Promise<E> => {
+    const found = await waitUntil(
+      () => {
+        const index = events.findIndex((event, i) => i >= consumed && match(event));
+        return index < 0 ? undefined : index;
+      },
+      what,
+      timeoutMs,
+      () => `received ${JSON.stringify(events.slice(consumed))}`,
+    );
+    consumed = found + 1;
+    return events[found]!;
+  };
 }

@@ -23,19 +23,29 @@ export function reportSummaryQuery(api: ApiClient, from: string, to: string) {
   });
 }
 
-/** How often the floor is read again for what no realtime event says (a lead queued). */
+/** How often the floor is read again while the realtime feed is not connected (no events). */
 export const FLOOR_REFRESH_MS = 5_000;
 
 /**
- * The floor (supervisors and admins): read again every {@link FLOOR_REFRESH_MS}, and on every
- * agent-status event and realtime (re)subscription (`realtime/realtime-feed.ts`).
+ * How often the floor is read again while the realtime feed is connected: a safety net only.
+ * Events say every move of a call and agent (`floor-changed`, `agent-status`), but not all that
+ * the floor shows: a user, team or profile renamed or added, the threshold changed, the day
+ * rolling over, and an event lost (a publish that failed is not sent again).
  */
-export function floorQuery(api: ApiClient) {
+export const FLOOR_LIVE_REFRESH_MS = 30_000;
+
+/**
+ * The floor (supervisors and admins): read again on `floor-changed` and `agent-status` events
+ * and on realtime (re)subscription (`realtime/realtime-feed.ts`), and every
+ * {@link FLOOR_LIVE_REFRESH_MS} while `live` (the realtime feed is connected), else every
+ * {@link FLOOR_REFRESH_MS}.
+ */
+export function floorQuery(api: ApiClient, live: boolean) {
   return queryOptions({
     queryKey: QUERY_KEYS.floor,
     queryFn: () => api.getFloor(),
     staleTime: 0,
-    refetchInterval: FLOOR_REFRESH_MS,
+    refetchInterval: live ? FLOOR_LIVE_REFRESH_MS : FLOOR_REFRESH_MS,
   });
 }
 

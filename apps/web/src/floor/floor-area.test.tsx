@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FakeApi, demoCallUser, demoUser } from '../api/fake-api';
 import { createQueryClient } from '../api/queries';
 import { App } from '../app';
+import { FLOOR_EVENTS_WINDOW_MS } from '../constants';
 import { expectNoAxeViolations } from '../admin/admin-under-test';
 import { FakePhone } from '../phone/fake-phone';
 import { createFakePlatform } from '../platform/fake-platform';
@@ -192,6 +193,32 @@ describe('the Floor', () => {
     act(() => platform.clock.tick(3000));
     expect(queueRow.textContent).toContain('01:08');
     await expectNoAxeViolations(floor);
+  });
+
+  it('is read again, once, on a burst of floor-changed events', async () => {
+    const { user, nav, server, platform } = await consoleAs('supervisor');
+    await user.click(nav.getByRole('button', { name: 'Floor' }));
+    const floor = await screen.findByRole('region', { name: 'Floor' });
+    expect(await within(floor).findByText('Jordan Lee')).toBeVisible();
+    const realtime = platform.realtime.current;
+    act(() => {
+      realtime.setState('connected');
+      realtime.subscriptionSucceeded();
+    });
+    const floorReads = () => server.requestsTo('GET', '/api/v1/floor').length;
+    await expect.poll(floorReads).toBeGreaterThanOrEqual(2);
+    const before = floorReads();
+
+    // The lead is rung, the agent answers: two events, one read.
+    const at = new Date(platform.clock.now()).toISOString();
+    act(() => {
+      realtime.publishFloorChanged({ call_id: 7, reason: 'ringing', at });
+      realtime.publishFloorChanged({ call_id: 7, reason: 'answered', at });
+    });
+    act(() => platform.clock.tick(FLOOR_EVENTS_WINDOW_MS - 1));
+    expect(floorReads()).toBe(before);
+    act(() => platform.clock.tick(1));
+    await expect.poll(floorReads).toBe(before + 1);
   });
 
   it('Reports: a range of days, its tables, and its calls as CSV', async () => {

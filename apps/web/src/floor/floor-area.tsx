@@ -4,10 +4,11 @@
  * they have been in it, the call they are on and, for an agent on a call, Listen, Whisper and
  * Barge by the supervisor's permissions; then today by 15 minutes.
  *
- * Live without a reload: read again on every agent-status event and after the realtime
- * connection (re)subscribed (`realtime/realtime-feed.ts`), and every few seconds for what no
- * event says yet (a lead joining or leaving the queue). Times count up in the page between
- * reads. It takes the waiting view's place like the admin area.
+ * Live without a reload: read again on `floor-changed` and `agent-status` events (a burst in one
+ * read) and after the realtime connection (re)subscribed (`realtime/realtime-feed.ts`); polled
+ * every few seconds while it is not connected, and now and then while it is (`floorQuery`).
+ * Times count up in the page between reads. It takes the waiting view's place like the admin
+ * area.
  */
 import type {
   Floor,
@@ -22,6 +23,7 @@ import { useState } from 'react';
 import type { SuperviseMode } from '../api/api-client';
 import { floorQuery } from '../api/queries';
 import { errorMessage } from '../errors';
+import { useRealtimeState } from '../realtime/use-realtime';
 import { useNow, useServices } from '../services';
 import { SuperviseButtons, superviseModes } from '../views/conference-panel';
 import { elapsedSeconds, formatDuration } from '../views/format';
@@ -86,7 +88,7 @@ export function FloorArea({ id, user, onClose, hidden = false }: FloorAreaProps)
 /** The live floor: read again by itself (see the module comment). */
 function LiveFloor({ user }: { user: User }) {
   const { api } = useServices();
-  const floor = useQuery(floorQuery(api));
+  const floor = useQuery(floorQuery(api, useRealtimeState() === 'connected'));
   const now = useNow(1000);
   return (
     <>

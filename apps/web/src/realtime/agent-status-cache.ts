@@ -2,7 +2,8 @@
  * What an `agent-status` event changes in the console's server state (issue 18): the agent's row
  * in every cached page of the agent lists, and the signed-in user when it is about them; then the
  * agent and team lists are read again (an open Transfer or Conference list filters by status, and
- * a team's availability follows its members').
+ * a team's availability follows its members'). The floor is read again too, by the realtime feed
+ * (`realtime-feed.ts`), once for a burst of events.
  */
 import type { AgentRow, AgentStatusEvent, Paged, User } from '@leadline/contracts';
 import type { QueryClient } from '@tanstack/react-query';
@@ -20,7 +21,6 @@ export function applyAgentStatus(client: QueryClient, event: AgentStatusEvent): 
   setUserStatus(client, fields, event.user_id);
   void client.invalidateQueries({ queryKey: QUERY_KEYS.agents });
   void client.invalidateQueries({ queryKey: QUERY_KEYS.teams });
-  void client.invalidateQueries({ queryKey: QUERY_KEYS.floor });
 }
 
 /**

@@ -10,7 +10,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AgentStatusEvent, RealtimeSettings } from '@leadline/contracts';
+import type { AgentStatusEvent, FloorChangedEvent, RealtimeSettings } from '@leadline/contracts';
 import Pusher from 'pusher-js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -201,6 +201,12 @@ const STATUS_EVENT: AgentStatusEvent = {
   at: '2026-01-06T09:00:00.000Z',
 };
 
+const FLOOR_EVENT: FloorChangedEvent = {
+  call_id: 41,
+  reason: 'queued',
+  at: '2026-01-06T09:00:01.000Z',
+};
+
 /** The web build, as Vite's `browser` field resolves `pusher-js` for the console's bundle. */
 const WEB_BUILD: string = 'pusher-js/dist/web/pusher.js';
 const loadWebBuild = async (): Promise<PusherClass> => {
@@ -230,14 +236,16 @@ describe.each([
     const port = await peer.listen();
     const log = recordingLog();
     const events: AgentStatusEvent[] = [];
+    const floorEvents: FloorChangedEvent[] = [];
     const states: RealtimeConnectionState[] = [];
     let subscriptions = 0;
     connection = browserRealtime(log, load).connect(settingsFor(port, account), {
       agentStatus: (event) => events.push(event),
+      floorChanged: (event) => floorEvents.push(event),
       subscribed: () => (subscriptions += 1),
     });
     connection.onStateChange((state) => states.push(state));
-    return { log, events, states, connection, subscriptions: () => subscriptions };
+    return { log, events, floorEvents, states, connection, subscriptions: () => subscriptions };
   }
 
   it('connects, joins the presence and account channels with signed auth, and hears agent-status', async () => {
@@ -261,6 +269,17 @@ describe.each([
 
     peer.trigger('private-account-100', 'agent-status', STATUS_EVENT);
     await vi.waitFor(() => expect(events).toEqual([STATUS_EVENT]));
+  });
+
+  it('hears floor-changed, a reason it does not know too, and drops a malformed one', async () => {
+    const { log, floorEvents } = await connect();
+    await vi.waitFor(() => expect(peer.subscribed('private-account-100')).toBe(true));
+    const later = { ...FLOOR_EVENT, reason: 'transferred' };
+    peer.trigger('private-account-100', 'floor-changed', { call_id: '41', reason: 'queued' });
+    peer.trigger('private-account-100', 'floor-changed', FLOOR_EVENT);
+    peer.trigger('private-account-100', 'floor-changed', later);
+    await vi.waitFor(() => expect(floorEvents).toEqual([FLOOR_EVENT, later]));
+    expect(log.lines.filter((l) => l.includes('malformed floor-changed'))).toHaveLength(1);
   });
 
   it('drops a malformed agent-status and events of other names', async () => {
@@ -326,6 +345,7 @@ describe.each([
     const loaded = new Promise<PusherClass>((resolve) => (release = resolve));
     const closed = browserRealtime(recordingLog(), () => loaded).connect(settingsFor(port), {
       agentStatus: () => {},
+      floorChanged: () => {},
       subscribed: () => {},
     });
     closed.close();
@@ -341,7 +361,11 @@ describe.each([
     peer = new PusherPeer();
     const log = recordingLog();
     const failing = browserRealtime(log, () => Promise.reject(new Error('chunk missing')));
-    connection = failing.connect(settingsFor(1), { agentStatus: () => {}, subscribed: () => {} });
+    connection = failing.connect(settingsFor(1), {
+      agentStatus: () => {},
+      floorChanged: () => {},
+      subscribed: () => {},
+    });
     await vi.waitFor(() => expect(connection?.state).toBe('failed'));
     expect(log.lines).toContain('error Loading the realtime client failed: chunk missing');
   });

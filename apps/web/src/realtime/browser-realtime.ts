@@ -3,9 +3,14 @@
  * chunk: the console's first bundle stays small, and a console that never connects never loads
  * it). The options of `GET /api/v1/user` go to `new Pusher(key, options)` unchanged.
  */
-import type { AgentStatusEvent, PresenceStatus, RealtimeSettings } from '@leadline/contracts';
+import type {
+  AgentStatusEvent,
+  FloorChangedEvent,
+  PresenceStatus,
+  RealtimeSettings,
+} from '@leadline/contracts';
 import type PusherClient from 'pusher-js';
-import { AGENT_STATUS_EVENT } from '../constants';
+import { AGENT_STATUS_EVENT, FLOOR_CHANGED_EVENT } from '../constants';
 import { errorMessage } from '../errors';
 import type { Logger } from '../platform/platform';
 import type {
@@ -49,6 +54,20 @@ export function isAgentStatusEvent(data: unknown): data is AgentStatusEvent {
     typeof event.status === 'string' &&
     PRESENCE_STATUSES.has(event.status) &&
     typeof event.is_available === 'boolean' &&
+    typeof event.at === 'string'
+  );
+}
+
+/**
+ * Whether `data` is a `floor-changed` payload. Only its shape: a reason this console does not
+ * know yet is still a change of the floor.
+ */
+export function isFloorChangedEvent(data: unknown): data is FloorChangedEvent {
+  if (typeof data !== 'object' || data === null) return false;
+  const event = data as Record<string, unknown>;
+  return (
+    typeof event.call_id === 'number' &&
+    typeof event.reason === 'string' &&
     typeof event.at === 'string'
   );
 }
@@ -149,6 +168,14 @@ class PusherConnection implements RealtimeConnection {
         return;
       }
       this.#handlers.agentStatus(data);
+    });
+    accountChannel.bind(FLOOR_CHANGED_EVENT, (data: unknown) => {
+      if (this.#closed) return;
+      if (!isFloorChangedEvent(data)) {
+        this.#log.error(`Realtime: ignored a malformed ${FLOOR_CHANGED_EVENT} event`);
+        return;
+      }
+      this.#handlers.floorChanged(data);
     });
     const now = client.connection.state;
     if (STATES.has(now)) this.#set(now as RealtimeConnectionState);

@@ -1,10 +1,10 @@
 /**
  * The shared test double of {@link RealtimePort}: every `connect` is recorded as a
  * {@link FakeRealtimeConnection} whose state a test sets and through which it publishes
- * `agent-status` events, as the realtime service would. A new connection starts `connecting`
- * (the console polls its lists until a test says `connected`).
+ * `agent-status` and `floor-changed` events, as the realtime service would. A new connection
+ * starts `connecting` (the console polls its lists until a test says `connected`).
  */
-import type { AgentStatusEvent, RealtimeSettings } from '@leadline/contracts';
+import type { AgentStatusEvent, FloorChangedEvent, RealtimeSettings } from '@leadline/contracts';
 import type {
   RealtimeConnection,
   RealtimeConnectionState,
@@ -61,6 +61,12 @@ export class FakeRealtimeConnection implements RealtimeConnection {
   publishAgentStatus(event: AgentStatusEvent): void {
     if (this.#closed) throw new Error('the connection is closed');
     this.#handlers.agentStatus(event);
+  }
+
+  /** The service's side: publishes `floor-changed` on the account channel. */
+  publishFloorChanged(event: FloorChangedEvent): void {
+    if (this.#closed) throw new Error('the connection is closed');
+    this.#handlers.floorChanged(event);
   }
 }
 

@@ -1,7 +1,9 @@
-import type { RealtimeSettings } from '@leadline/contracts';
-import { describe, expect, it } from 'vitest';
+import type { AgentStatusEvent, RealtimeSettings } from '@leadline/contracts';
+import { QueryObserver } from '@tanstack/react-query';
+import { describe, expect, it, vi } from 'vitest';
 import { demoAgent, demoRealtime, demoUser } from '../api/fake-api';
 import { QUERY_KEYS, createQueryClient } from '../api/queries';
+import { FLOOR_EVENTS_WINDOW_MS } from '../constants';
 import { createFakePlatform } from '../platform/fake-platform';
 import { FakeRealtime } from './fake-realtime';
 import { RealtimeFeed, type RealtimeFeedState } from './realtime-feed';
@@ -13,7 +15,12 @@ function feedUnderTest() {
   const port = new FakeRealtime();
   const queryClient = createQueryClient();
   const platform = createFakePlatform(() => Promise.reject(new Error('no fetch here')));
-  const feed = new RealtimeFeed({ port, queryClient, log: platform.log });
+  const feed = new RealtimeFeed({
+    port,
+    queryClient,
+    log: platform.log,
+    timers: platform.timers,
+  });
   const states: RealtimeFeedState[] = [];
   feed.subscribe(() => states.push(feed.getSnapshot()));
   return { port, queryClient, platform, feed, states };
@@ -105,5 +112,59 @@ describe('RealtimeFeed', () => {
     expect(
       queryClient.getQueryData<{ data: { status: string }[] }>(AGENTS_KEY)?.data[0]?.status,
     ).toBe('on_call');
+  });
+
+  describe('the floor', () => {
+    const AWAY: AgentStatusEvent = {
+      user_id: 11,
+      status: 'away',
+      is_available: false,
+      at: '2026-01-06T09:00:00.000Z',
+    };
+
+    /** A feed whose floor is shown (observed), counting its reads. */
+    async function withFloorShown() {
+      const under = feedUnderTest();
+      let reads = 0;
+      const observer = new QueryObserver(under.queryClient, {
+        queryKey: QUERY_KEYS.floor,
+        queryFn: () => Promise.resolve({ read: ++reads }),
+        staleTime: 0,
+      });
+      const unsubscribe = observer.subscribe(() => undefined);
+      await vi.waitFor(() => expect(observer.getCurrentResult().data).toEqual({ read: 1 }));
+      under.feed.start(SETTINGS);
+      under.port.current.setState('connected');
+      return { ...under, reads: () => reads, observer, unsubscribe };
+    }
+
+    it('is read again once for a burst of floor-changed and agent-status events, a window after the first', async () => {
+      const { port, platform, reads, observer, unsubscribe } = await withFloorShown();
+      port.current.publishFloorChanged({ call_id: 7, reason: 'ringing', at: AWAY.at });
+      port.current.publishAgentStatus(AWAY);
+      platform.clock.tick(FLOOR_EVENTS_WINDOW_MS - 1);
+      port.current.publishFloorChanged({ call_id: 7, reason: 'answered', at: AWAY.at });
+      expect(reads()).toBe(1);
+      platform.clock.tick(1);
+      await vi.waitFor(() => expect(observer.getCurrentResult().data).toEqual({ read: 2 }));
+      // Nothing came during the read: no more reads.
+      platform.clock.tick(10 * FLOOR_EVENTS_WINDOW_MS);
+      expect(reads()).toBe(2);
+
+      // A later change: read again.
+      port.current.publishFloorChanged({ call_id: 7, reason: 'ended', at: AWAY.at });
+      platform.clock.tick(FLOOR_EVENTS_WINDOW_MS);
+      await vi.waitFor(() => expect(observer.getCurrentResult().data).toEqual({ read: 3 }));
+      unsubscribe();
+    });
+
+    it('is not read once the feed stopped (signed out)', async () => {
+      const { port, platform, feed, reads, unsubscribe } = await withFloorShown();
+      port.current.publishFloorChanged({ call_id: 7, reason: 'queued', at: AWAY.at });
+      feed.stop();
+      platform.clock.tick(10 * FLOOR_EVENTS_WINDOW_MS);
+      expect(reads()).toBe(1);
+      unsubscribe();
+    });
   });
 });

@@ -3,12 +3,19 @@
  * while a user is signed in in this tab, whose `agent-status` events update the query cache
  * (`agent-status-cache.ts`). It says whether it is connected, so the agent lists poll only while
  * it is not (`use-realtime.ts`). React reads it with `useSyncExternalStore`.
+ *
+ * The floor (issue 39) is read again on `floor-changed` and `agent-status`, a burst of them in one
+ * read (`read-coalescer.ts`, {@link FLOOR_EVENTS_WINDOW_MS}); nothing is read where no floor is
+ * shown (an agent's console hears the account channel too).
  */
 import type { RealtimeSettings } from '@leadline/contracts';
 import type { QueryClient } from '@tanstack/react-query';
 import { QUERY_KEYS } from '../api/queries';
-import type { Logger } from '../platform/platform';
+import { FLOOR_EVENTS_WINDOW_MS } from '../constants';
+import { errorMessage } from '../errors';
+import type { Logger, Timers } from '../platform/platform';
 import { applyAgentStatus } from './agent-status-cache';
+import { ReadCoalescer } from './read-coalescer';
 import type { RealtimeConnection, RealtimeConnectionState, RealtimePort } from './realtime-port';
 
 /** The feed's state: `stopped` without a connection, else the connection's. */
@@ -19,6 +26,8 @@ export interface RealtimeFeedOptions {
   readonly port: RealtimePort;
   readonly queryClient: QueryClient;
   readonly log: Logger;
+  /** The floor's reads wait on these ({@link FLOOR_EVENTS_WINDOW_MS}). */
+  readonly timers: Timers;
 }
 
 /** See the module comment. */
@@ -28,9 +37,19 @@ export class RealtimeFeed {
   #stopWatching: (() => void) | null = null;
   #state: RealtimeFeedState = 'stopped';
   readonly #listeners = new Set<() => void>();
+  /** Reads the floor again, once for a burst of events. */
+  readonly #floorReads: ReadCoalescer;
 
   constructor(options: RealtimeFeedOptions) {
     this.#options = options;
+    this.#floorReads = new ReadCoalescer({
+      // Only an observed (shown) floor is fetched; a cached one is marked stale.
+      read: () => options.queryClient.invalidateQueries({ queryKey: QUERY_KEYS.floor }),
+      timers: options.timers,
+      windowMs: FLOOR_EVENTS_WINDOW_MS,
+      onError: (error) =>
+        options.log.error(`Reading the floor again failed: ${errorMessage(error)}`),
+    });
   }
 
   /** The state now (stable between changes). */
@@ -54,7 +73,11 @@ export class RealtimeFeed {
     }
     const { port, queryClient } = this.#options;
     const connection = port.connect(settings, {
-      agentStatus: (event) => applyAgentStatus(queryClient, event),
+      agentStatus: (event) => {
+        applyAgentStatus(queryClient, event);
+        this.#floorReads.request();
+      },
+      floorChanged: () => this.#floorReads.request(),
       // Events published before the account channel was (re)subscribed were missed: the
       // agent's own status (the phone registering as the console connects) and the lists'.
       subscribed: () => {
@@ -75,6 +98,7 @@ export class RealtimeFeed {
     this.#stopWatching?.();
     this.#stopWatching = null;
     connection?.close();
+    this.#floorReads.stop();
     this.#set('stopped');
   }
 

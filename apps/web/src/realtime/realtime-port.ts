@@ -1,11 +1,11 @@
 /**
  * What the console needs from the realtime service (the Pusher protocol, spec section 9 and
  * issue 18): connect with the `realtime` settings of `GET /api/v1/user`, join the user's presence
- * channel and the account's channel, hear `agent-status`, and say whether it is connected. The
- * logic receives a {@link RealtimePort}; only `browser-realtime.ts` loads pusher-js, and
- * `fake-realtime.ts` is the shared test double.
+ * channel and the account's channel, hear `agent-status` and `floor-changed`, and say whether it
+ * is connected. The logic receives a {@link RealtimePort}; only `browser-realtime.ts` loads
+ * pusher-js, and `fake-realtime.ts` is the shared test double.
  */
-import type { AgentStatusEvent, RealtimeSettings } from '@leadline/contracts';
+import type { AgentStatusEvent, FloorChangedEvent, RealtimeSettings } from '@leadline/contracts';
 
 /**
  * The connection's state, as pusher-js names it: `initialized` and `connecting` before the first
@@ -19,6 +19,8 @@ export type RealtimeConnectionState =
 export interface RealtimeHandlers {
   /** An agent of the account changed status (`agent-status`). */
   agentStatus(event: AgentStatusEvent): void;
+  /** A call of the account moved on the floor (`floor-changed`): the floor is out of date. */
+  floorChanged(event: FloorChangedEvent): void;
   /**
    * The account channel's subscription succeeded (again, after a reconnect): its events arrive
    * from now on, and any published before were missed.
