@@ -155,6 +155,13 @@ beforeAll(async () => {
     status: 'queued',
     reason: 'all-agents-busy',
   });
+  // An agent's own outbound call being placed: queued too, but not waiting for an agent.
+  await call('Dialling', {
+    createdAt: at('17:59:40'),
+    status: 'queued',
+    source: 'outbound',
+    direction: 'outbound',
+  });
   // Ann's live call (13:58 New York) and Bob's ring (13:59:30).
   await call('Live', {
     createdAt: at('17:57:50'),
@@ -290,6 +297,7 @@ describe('today’s figures, worked out by hand', () => {
 describe('the queue and the agents', () => {
   it('lists the waiting leads longest first, with profile and team', async () => {
     const queue = await floorQueue(database.db, accountId);
+    // Not the outbound call being placed (queued, with no wait).
     expect(queue.map((entry) => entry.call_id)).toEqual([callIds.G, callIds.F]);
     expect(queue[0]).toMatchObject({
       label: 'G Lead',

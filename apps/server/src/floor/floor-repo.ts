@@ -52,7 +52,10 @@ async function accountDay(db: Db, accountId: number, now: Date) {
   };
 }
 
-/** The leads waiting in the account's queue, longest wait first. */
+/**
+ * The leads waiting in the account's queue, longest wait first: queued with a wait (the
+ * router's queue, `calls_queue_idx`; an agent's own call being placed is queued without one).
+ */
 export async function floorQueue(db: Db, accountId: number): Promise<FloorQueueEntry[]> {
   const rows = await queryRows<{
     call_id: number;
@@ -68,13 +71,13 @@ export async function floorQueue(db: Db, accountId: number): Promise<FloorQueueE
     db,
     sql`select c.id as call_id, l.fname, l.lname, coalesce(l.phone_number, c.phone_number) as phone,
           p.id as profile_id, p.name as profile_name, t.id as team_id, t.name as team_name,
-          coalesce(c.waiting_since, c.created_at) as waiting_since
+          c.waiting_since
         from calls c
           left join leads l on l.id = c.lead_id
           left join profiles p on p.id = c.profile_id
           left join teams t on t.id = p.team_id
-        where c.account_id = ${accountId} and c.status = 'queued'
-        order by coalesce(c.waiting_since, c.created_at), c.id`,
+        where c.account_id = ${accountId} and c.status = 'queued' and c.waiting_since is not null
+        order by c.waiting_since, c.id`,
   );
   return rows.map((row) => ({
     call_id: row.call_id,
