@@ -132,6 +132,24 @@ describe('floor.changed', () => {
       status: 'on_call',
       call: { id: lead.id },
     });
+    const answeredAt = async () =>
+      (await t.database.db.select().from(calls).where(eq(calls.id, lead.id)))[0]!.answeredAt;
+    expect(await answeredAt()).toBeNull();
+
+    // The agent took it, so the lead is dialled; its phone answering starts the talk (the
+    // call's answered_at, what the floor counts as answered), said at once.
+    const dial = t.telephony.commands.find(
+      (command) => command.op === 'dial' && command.callSid === lead.sid,
+    );
+    expect(dial).toBeDefined();
+    t.telephony.emit({
+      type: 'phone.answered',
+      callSid: lead.sid,
+      participantId: (dial as { participantId: string }).participantId,
+    });
+    const talking = await settled();
+    expect(reasons(talking)).toEqual([['answered', lead.id]]);
+    expect(await answeredAt()).not.toBeNull();
 
     t.telephony.emit({
       type: 'agent.left',

@@ -173,7 +173,9 @@ export class TelephonyReactor {
     await updateCallPhone(this.#host.db, phone.id, { state: 'answered', answeredAt: now });
     this.#host.settleAddedLead(participantId, 'answered');
     if (isConnected(call.status) && !call.answeredAt) {
+      // A web lead's talk starts when its phone answers: the floor counts it answered now.
       await updateCall(this.#host.db, call.id, { answeredAt: now });
+      this.#host.floorChanged(call, 'answered');
     }
   }
 
