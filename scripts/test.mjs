@@ -62,6 +62,7 @@ const POSTGRES_PASS = [
   'src/auth/sso',
   'src/calls/lead-call',
   'src/calls/dial-guard',
+  'src/calls/floor-changes',
   'src/routing',
   'src/twilio/twilio-dial-guard',
   'src/twilio/twilio-instances',
@@ -75,6 +76,7 @@ const POSTGRES_PASS = [
   'src/production-start',
   'src/realtime/agent-status-realtime',
   'src/realtime/pusher-auth-bounds',
+  'src/realtime/floor-changed-realtime',
   'src/floor',
   'src/reports',
 ];
