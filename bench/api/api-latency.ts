@@ -8,16 +8,13 @@
  *                                               postgres://postgres@127.0.0.1:5432/test; skipped
  *                                               with a note if it does not answer)
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { openDatabase, type Database } from '../../apps/server/src/db/database';
+import type { Database } from '../../apps/server/src/db/database';
 import { seedDemo } from '../../apps/server/src/db/seed';
 import { seedScale } from '../../apps/server/src/test-support/scale-seed';
 import { quantile, round } from '../lib/stats';
 import { writeSection } from '../lib/report';
-import { inProcessApp, openScratchPostgres, timedGet } from '../lib/in-process-app';
+import { inProcessApp, onBothDatabases, timedGet } from '../lib/in-process-app';
 
 const USERS = 10_000;
 const CALLS = 100_000;
@@ -98,27 +95,9 @@ async function run(backend: string, database: Database): Promise<Row[]> {
   return rows;
 }
 
-const rows: Row[] = [];
-const dir = mkdtempSync(join(tmpdir(), 'leadline-bench-'));
-const pglite = await openDatabase({ dir });
-try {
-  rows.push(...(await run('PGlite', pglite)));
-} finally {
-  await pglite.close();
-  rmSync(dir, { recursive: true, force: true });
-}
-const pgUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const postgres = await openScratchPostgres(pgUrl);
-let pgNote = '';
-if (postgres) {
-  try {
-    rows.push(...(await run('PostgreSQL', postgres.database)));
-  } finally {
-    await postgres.drop();
-  }
-} else {
-  pgNote = `\nPostgreSQL at ${pgUrl.replace(/\/\/[^@]*@/, '//…@')} did not answer: its rows are missing from this run.\n`;
-}
+const { results, missing } = await onBothDatabases(run);
+const rows = results.flat();
+const pgNote = missing ? `\n${missing}\n` : '';
 
 const table = rows.map((r) => {
   const ref = rows.find(

@@ -15,18 +15,15 @@
  *                                   missing, with a note, when it does not answer)
  *   BENCH_SAMPLES (300), BENCH_AGENTS (500), BENCH_CALLS (100000)
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { eq, sql } from 'drizzle-orm';
 import { FloorSchema } from '@leadline/contracts';
-import { openDatabase, queryRows, type Database } from '../../apps/server/src/db/database';
+import { queryRows, type Database } from '../../apps/server/src/db/database';
 import { accounts } from '../../apps/server/src/db/schema';
 import { seedDemo } from '../../apps/server/src/db/seed';
 import { foldFloorCounts } from '../../apps/server/src/floor/floor-counts';
 import { seedFloorDay } from '../../apps/server/src/test-support/floor-seed';
-import { inProcessApp, openScratchPostgres, timedGet } from '../lib/in-process-app';
+import { inProcessApp, onBothDatabases, timedGet } from '../lib/in-process-app';
 import { loadSentence, refuseIfBusy } from '../lib/machine-load';
 import { recordRow } from '../lib/results';
 import { writeSection } from '../lib/report';
@@ -145,27 +142,8 @@ async function run(backend: string, database: Database): Promise<Row> {
 
 const load = refuseIfBusy('floor');
 const started = new Date();
-const rows: Row[] = [];
-const dir = mkdtempSync(join(tmpdir(), 'leadline-bench-floor-'));
-const pglite = await openDatabase({ dir });
-try {
-  rows.push(await run('PGlite', pglite));
-} finally {
-  await pglite.close();
-  rmSync(dir, { recursive: true, force: true });
-}
-const pgUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const postgres = await openScratchPostgres(pgUrl);
-let pgNote = '';
-if (postgres) {
-  try {
-    rows.push(await run('PostgreSQL', postgres.database));
-  } finally {
-    await postgres.drop();
-  }
-} else {
-  pgNote = `\nPostgreSQL at ${pgUrl.replace(/\/\/[^@]*@/, '//…@')} did not answer: its row is missing from this run, so the target is not shown met.\n`;
-}
+const { results: rows, missing } = await onBothDatabases(run);
+const pgNote = missing ? `\n${missing} The target is not shown met.\n` : '';
 const end = refuseIfBusy('floor');
 
 const worst = rows.reduce((a, b) => (b.floor.p95 > a.floor.p95 ? b : a));

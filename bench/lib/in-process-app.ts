@@ -4,6 +4,9 @@
  * with the embedded telephony stand-in; and a scratch PostgreSQL database to run it on.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { SANDBOX_NUMBERS } from '@leadline/voice';
@@ -103,4 +106,37 @@ export async function openScratchPostgres(
       await cleanup.end();
     },
   };
+}
+
+/**
+ * Runs `run` on a fresh PGlite on disk, then on a scratch database of the PostgreSQL server at
+ * BENCH_DATABASE_URL (or the local one); `missing` is the sentence for the report when that
+ * server does not answer (empty when it did).
+ */
+export async function onBothDatabases<T>(
+  run: (backend: 'PGlite' | 'PostgreSQL', database: Database) => Promise<T>,
+): Promise<{ results: T[]; missing: string }> {
+  const results: T[] = [];
+  const dir = mkdtempSync(join(tmpdir(), 'leadline-bench-'));
+  const pglite = await openDatabase({ dir });
+  try {
+    results.push(await run('PGlite', pglite));
+  } finally {
+    await pglite.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const postgres = await openScratchPostgres(url);
+  if (!postgres) {
+    return {
+      results,
+      missing: `PostgreSQL at ${url.replace(/\/\/[^@]*@/, '//…@')} did not answer: its rows are missing from this run.`,
+    };
+  }
+  try {
+    results.push(await run('PostgreSQL', postgres.database));
+  } finally {
+    await postgres.drop();
+  }
+  return { results, missing: '' };
 }

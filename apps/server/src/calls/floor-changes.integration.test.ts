@@ -7,11 +7,11 @@
 import { eq } from 'drizzle-orm';
 import type { Floor, FloorChangeReason } from '@leadline/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { routingChanged } from '../db/routing-changes';
-import { callUsers, calls, users } from '../db/schema';
+import { calls } from '../db/schema';
 import { ManualClock } from '../test-support/manual-clock';
 import {
   login,
+  nothingLive,
   startTestApp,
   TEST_API_KEY,
   type Agent,
@@ -54,17 +54,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 beforeEach(async () => {
-  // Nobody is online, no call is live, nothing is rung.
-  for (const identity of [...t.telephony.online])
-    t.telephony.emit({ type: 'device.offline', identity });
-  await t.flows.idle();
-  await t.database.db.update(calls).set({ status: 'completed' });
-  await t.database.db
-    .update(callUsers)
-    .set({ outcome: 'canceled' })
-    .where(eq(callUsers.outcome, 'ringing'));
-  await t.database.db.update(users).set({ wrapUpUntil: null });
-  routingChanged();
+  // Nobody is online until a test says so; no call is live, nothing rung.
+  await nothingLive(t);
   await settled();
 });
 

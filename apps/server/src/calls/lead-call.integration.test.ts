@@ -5,6 +5,7 @@ import { routingChanged } from '../db/routing-changes';
 import { callUsers, calls, leads, notes, users } from '../db/schema';
 import {
   login,
+  nothingLive,
   startTestApp,
   TEST_API_KEY,
   type Agent,
@@ -36,18 +37,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 beforeEach(async () => {
-  // Nobody is online until a test says so; no call is live.
-  for (const identity of [...t.telephony.online])
-    t.telephony.emit({ type: 'device.offline', identity });
-  await t.flows.idle();
-  await t.database.db.update(calls).set({ status: 'completed' });
-  // Nor a ring (a live ring is a reservation the database holds whatever its call became).
-  await t.database.db
-    .update(callUsers)
-    .set({ outcome: 'canceled' })
-    .where(eq(callUsers.outcome, 'ringing'));
-  await t.database.db.update(users).set({ wrapUpUntil: null });
-  routingChanged();
+  // Nobody is online until a test says so; no call is live, nothing rung.
+  await nothingLive(t);
   t.telephony.commands.length = 0;
 });
 

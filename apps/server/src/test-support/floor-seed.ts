@@ -7,6 +7,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db } from '../db/database';
+import { joinTeamsInTurn } from './scale-seed';
 
 /** What the seed made. */
 export interface FloorSeed {
@@ -52,11 +53,7 @@ export async function seedFloorDay(
            ${now}::timestamptz - ((g % 900) || ' seconds')::interval,
            case when g % 10 = 4 then ${now}::timestamptz + interval '40 seconds' end
     from generate_series(0, ${agents - 1}) g`);
-  await db.execute(sql`
-    insert into team_members (team_id, user_id)
-    select t.id, u.id from users u
-    join lateral (select id from teams where account_id = ${accountId} order by id offset (u.id % 2) limit 1) t on true
-    where u.id >= ${firstUserId}`);
+  await joinTeamsInTurn(db, accountId, firstUserId);
   // The day's finished calls: g % 20 < 16 answered (after g % 40 s; talk 60–359 s; 30 s of
   // wrap-up), 16–17 missed, 18–19 abandoned; web and inbound in turn; round-robin over agents.
   await db.execute(sql`

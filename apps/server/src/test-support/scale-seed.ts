@@ -32,11 +32,7 @@ export async function seedScale(
            'Agent ' || lpad(g::text, 6, '0'), '["app-sms"]'::jsonb, g % 10 = 0,
            now() - (g || ' minutes')::interval
     from generate_series(1, ${options.users}) g`);
-  await db.execute(sql`
-    insert into team_members (team_id, user_id)
-    select t.id, u.id from users u
-    join lateral (select id from teams where account_id = ${accountId} order by id offset (u.id % 2) limit 1) t on true
-    where u.id >= ${firstUserId}`);
+  await joinTeamsInTurn(db, accountId, firstUserId);
   // Finished calls, newest first by id, spread round-robin over the seeded users.
   await db.execute(sql`
     insert into calls (account_id, sid, type, direction, status, phone_number, user_id, answered_at, ended_at, seconds, created_at)
@@ -62,4 +58,13 @@ export async function seedScale(
     select id, user_id, 'lead', 'accepted', now() from calls where sid like 'CAlive%'`);
   await db.execute(sql`analyze`);
   return { accountId, users: options.users, calls: options.calls, firstUserId };
+}
+
+/** Puts the account's users from `firstUserId` on in its first two teams, in turn. */
+export async function joinTeamsInTurn(db: Db, accountId: number, firstUserId: number) {
+  await db.execute(sql`
+    insert into team_members (team_id, user_id)
+    select t.id, u.id from users u
+    join lateral (select id from teams where account_id = ${accountId} order by id offset (u.id % 2) limit 1) t on true
+    where u.id >= ${firstUserId}`);
 }

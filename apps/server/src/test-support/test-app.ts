@@ -2,6 +2,7 @@
  * The HTTP application on a fresh seeded database with the fake telephony, driven through
  * `fastify.inject`; plus a logged-in agent helper.
  */
+import { eq } from 'drizzle-orm';
 import { pino } from 'pino';
 import { SANDBOX_NUMBERS } from '@leadline/voice';
 import type { FastifyInstance, FastifyPluginAsync, RouteOptions } from 'fastify';
@@ -16,6 +17,8 @@ import { CallControl } from '../calls/call-control';
 import { CallFlows, type FlowClock } from '../calls/call-flows';
 import type { RemoteRecordings } from '../calls/calls-routes';
 import type { Database } from '../db/database';
+import { routingChanged } from '../db/routing-changes';
+import { callUsers, calls, users } from '../db/schema';
 import { DEMO_PASSWORD, ensureApiKey, seedDemo } from '../db/seed';
 import { EventBus } from '../events/event-bus';
 import { NetworkTests } from '../network-test/network-tests';
@@ -178,4 +181,21 @@ export async function login(app: FastifyInstance, email = 'agent1@example.com'):
   const me = await app.inject({ method: 'GET', url: '/api/v1/user', headers: { cookie } });
   const body = me.json<{ user: { id: number; account_id: number }; csrf_token: string }>();
   return { cookie, csrf: body.csrf_token, userId: body.user.id, accountId: body.user.account_id };
+}
+
+/**
+ * Between tests on one app: nobody online, no call live, no ring held (a live ring is a
+ * reservation whatever its call became), nobody wrapping up; routing told.
+ */
+export async function nothingLive(t: TestApp): Promise<void> {
+  for (const identity of [...t.telephony.online])
+    t.telephony.emit({ type: 'device.offline', identity });
+  await t.flows.idle();
+  await t.database.db.update(calls).set({ status: 'completed' });
+  await t.database.db
+    .update(callUsers)
+    .set({ outcome: 'canceled' })
+    .where(eq(callUsers.outcome, 'ringing'));
+  await t.database.db.update(users).set({ wrapUpUntil: null });
+  routingChanged();
 }
