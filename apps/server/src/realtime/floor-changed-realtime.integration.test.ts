@@ -2,7 +2,8 @@
  * The floor, live (issue 39), on the real engine: a supervisor's realtime client (pusher-js 8 in
  * Node, built from GET /api/v1/user, subscribed through the real channel auth route) hears
  * `floor-changed` on the account channel as a lead joins the queue (nobody online), leaves it
- * when the agent who comes online is rung, is answered and ends; each event says which call and
+ * when the agent who comes online is rung, is answered (by the agent, and again by the lead's
+ * phone if it answers before the hang-up) and ends; each event says which call and
  * how, and nothing else (every user of the account hears that channel).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -55,11 +56,15 @@ it('tells the supervisors when a lead joins the queue, leaves it, is answered an
   await agent.hangup();
   await next(callId, 'ended');
 
-  // In that order, each once.
-  expect(client.floorChanges.filter((e) => e.call_id === callId).map((e) => e.reason)).toEqual([
+  // In that order, each once, but `answered` twice when the lead's phone answered before the
+  // hang-up (the agent took the call; the lead's talk started).
+  const reasons = client.floorChanges.filter((e) => e.call_id === callId).map((e) => e.reason);
+  const answers = reasons.filter((reason) => reason === 'answered').length;
+  expect(answers === 1 || answers === 2, `answered ${answers} times`).toBe(true);
+  expect(reasons).toEqual([
     'queued',
     'ringing',
-    'answered',
+    ...Array.from({ length: answers }, () => 'answered' as const),
     'ended',
   ]);
 }, 120_000);

@@ -65,7 +65,8 @@ export interface AgentStatusEvent {
  * - `queued`: the call waits in the queue (a web lead nobody can take yet, or put back);
  * - `ringing`: a user is rung for the call (it left the queue if it waited);
  * - `ring-ended`: a ring ended unanswered (refused, timed out, the device gone);
- * - `answered`: a user took the call (or an agent's own call connected);
+ * - `answered`: a user took the call, its lead's phone answered (a web lead's talk starts then:
+ *   two in a row for one call), or an agent's own call connected;
  * - `ended`: the call is over (answered or not: abandoned, expired, withdrawn, completed).
  */
 export const FLOOR_CHANGE_REASONS = [
