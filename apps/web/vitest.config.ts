@@ -12,5 +12,8 @@ export default defineConfig({
     // React, Testing Library and the console again for each of ~50 files took about 60 % of the
     // project's time. Tests undo what they change globally (vi.unstubAllGlobals, cleanup).
     isolate: false,
+    // A deadline, not a timing: a test that types into the country list or renders the console
+    // can take more than the default 5 s on CI's two loaded cores (seen: phone-input, 5.09 s).
+    testTimeout: 20_000,
   },
 });
