@@ -14,6 +14,7 @@ import {
   TELEPHONE_EVENT_PAYLOAD_TYPE,
 } from '../constants';
 import { disableDefaultStunServer, ignoreRepeatedHelloVerifyRequests } from './werift-internals';
+import { fastRtpHeaderParse, leanAudioReceive } from './werift-fast-paths';
 
 /** Makes the werift peer connections of one worker. */
 export interface PeerFactory {
@@ -86,6 +87,8 @@ export function legPeerConfig(
 export async function createPeerFactory(iceAddresses: readonly string[]): Promise<PeerFactory> {
   disableDefaultStunServer();
   ignoreRepeatedHelloVerifyRequests();
+  fastRtpHeaderParse();
+  leanAudioReceive();
   const certificate = await RTCDtlsTransport.SetupCertificate();
   const config = legPeerConfig(iceAddresses, certificate);
   return {

@@ -23,6 +23,7 @@ import {
   resumeIceAfterRestart,
   type RtpHeaderLike,
 } from './werift-internals';
+import { leanSrtp } from './werift-fast-paths';
 
 /** What a leg reports to its owner. */
 export interface LegObserver {
@@ -85,7 +86,7 @@ export class WebRtcLeg implements Participant {
   private transceiver: RTCRtpTransceiver | undefined;
   private packetizer: RtpPacketizer | undefined;
   /** Sends one RTP packet (set once connected). */
-  private sendRtp: ((payload: Buffer, header: RtpHeaderLike) => Promise<number>) | undefined;
+  private sendRtp: ((payload: Buffer, header: RtpHeaderLike) => Promise<unknown>) | undefined;
   private dtmfPayloadType: number | undefined;
   /** Ends the waits of negotiation steps under way when the leg leaves. */
   private readonly stopWaiting = new Set<() => void>();
@@ -372,6 +373,7 @@ export class WebRtcLeg implements Participant {
         if (sender) {
           this.packetizer = new RtpPacketizer({ ssrc: sender.ssrc });
           this.sendRtp = directRtpSend(sender);
+          leanSrtp(sender.dtlsTransport);
         }
         this.observer.connected(this);
       }
