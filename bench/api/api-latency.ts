@@ -13,20 +13,14 @@ import type { Database } from '../../apps/server/src/db/database';
 import { seedDemo } from '../../apps/server/src/db/seed';
 import { seedScale } from '../../apps/server/src/test-support/scale-seed';
 import { quantile, round } from '../lib/stats';
-import { writeSection } from '../lib/report';
 import { inProcessApp, onBothDatabases, timedGet } from '../lib/in-process-app';
+import { publishSection } from '../lib/sections';
+import type { ApiLatencyRow } from './api-latency-section';
 
 const USERS = 10_000;
 const CALLS = 100_000;
 const SAMPLES = 400;
 const WARMUP = 40;
-
-interface Row {
-  backend: string;
-  name: string;
-  p50: number;
-  p99: number;
-}
 
 /** The next request to time: its URL and whose session sends it. */
 type NextRequest = () => { url: string; cookie: string };
@@ -44,7 +38,7 @@ async function measure(
   return { p50: quantile(times, 0.5), p99: quantile(times, 0.99) };
 }
 
-async function run(backend: string, database: Database): Promise<Row[]> {
+async function run(backend: string, database: Database): Promise<ApiLatencyRow[]> {
   const { db } = database;
   const seedStarted = performance.now();
   await seedDemo(db);
@@ -59,7 +53,7 @@ async function run(backend: string, database: Database): Promise<Row[]> {
   const agentCookies = await Promise.all(
     Array.from({ length: 20 }, (_, i) => login(seed.firstUserId + i * 499)),
   );
-  const rows: Row[] = [];
+  const rows: ApiLatencyRow[] = [];
   const record = async (name: string, next: NextRequest) => {
     const { p50, p99 } = await measure(app, next);
     rows.push({ backend, name, p50, p99 });
@@ -97,24 +91,14 @@ async function run(backend: string, database: Database): Promise<Row[]> {
 
 const { results, missing } = await onBothDatabases(run);
 const rows = results.flat();
-const pgNote = missing ? `\n${missing}\n` : '';
-
-const table = rows.map((r) => {
-  const ref = rows.find(
-    (x) => x.backend === r.backend && x.name.startsWith('GET /api/v1/user (reference)'),
-  )!;
-  const health = rows.find((x) => x.backend === r.backend && x.name.startsWith('GET /healthz'))!;
-  return `| ${r.backend} | ${r.name} | ${round(r.p50)} | ${round(r.p99)} | ${round(r.p50 / health.p50, 1)}× | ${round(r.p50 / ref.p50, 1)}× |`;
+publishSection('api-latency', {
+  date: new Date().toISOString().slice(0, 10),
+  node: process.version,
+  users: USERS,
+  calls: CALLS,
+  samples: SAMPLES,
+  warmup: WARMUP,
+  rows,
+  missing,
 });
-writeSection(
-  'api-latency',
-  `## API latency with 10,000 users and 100,000 calls
-
-Command: \`npx tsx bench/api/api-latency.ts\` (run ${new Date().toISOString().slice(0, 10)}, Node ${process.version}). One account holds ${USERS.toLocaleString('en-US')} agents (every 10th online, every 50th on a live call) and ${CALLS.toLocaleString('en-US')} finished calls with their call-user rows; ${SAMPLES} requests per line after ${WARMUP} warm-up requests, in process through \`fastify.inject\` (routing, session lookup, validation, queries, serialisation; no network). The last two columns are the p50 as a multiple of the same run's \`/healthz\` and \`GET /api/v1/user\` (a session lookup plus one small query).
-
-| Database | Request | p50 ms | p99 ms | p50 / healthz | p50 / user |
-|---|---|---:|---:|---:|---:|
-${table.join('\n')}
-${pgNote}`,
-);
 console.log('wrote the api-latency section of docs/benchmarks.md');

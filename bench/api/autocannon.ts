@@ -13,9 +13,16 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { canPin, cpuMs, ready, startOnCore, stopChild } from '../lib/processes';
-import { writeSection } from '../lib/report';
 import { formatRatio, machine, recordRow } from '../lib/results';
-import { quantile, round } from '../lib/stats';
+import { publishSection } from '../lib/sections';
+import { round } from '../lib/stats';
+import {
+  apiSummary,
+  perRequestMs,
+  type ApiEndpoint,
+  type ApiMeasured,
+  type ApiProfile,
+} from './api-section';
 import { summariseByArea, type Profile } from './profile-areas';
 import type { LoadResult, LoadSpec } from './load';
 
@@ -76,16 +83,7 @@ const ENDPOINTS = [
       (_, i) => `/api/v1/users/paginated?status=all&page=${i + 1}`,
     ),
   },
-] as const;
-type EndpointKey = (typeof ENDPOINTS)[number]['key'];
-
-interface Measured extends LoadResult {
-  server: 'product' | 'bare';
-  endpoint: EndpointKey;
-  round: number;
-  /** The server process's CPU share of its core while loaded. */
-  serverCpu: number;
-}
+] as const satisfies ReadonlyArray<ApiEndpoint & { paths: readonly string[] }>;
 
 const product = startOnCore(SERVER_CORE, ['--import', 'tsx', 'api/api-host.ts'], {
   PORT: '0',
@@ -128,7 +126,7 @@ try {
   bare.stdout?.resume();
   bare.stderr?.resume();
 
-  const measured: Measured[] = [];
+  const measured: ApiMeasured[] = [];
   for (let r = 1; r <= ROUNDS; r++) {
     for (const endpoint of ENDPOINTS) {
       for (const [server, url, pid] of [
@@ -180,87 +178,21 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 
-/** Median over rounds of a figure. */
-function median(values: number[]): number {
-  return quantile(values, 0.5);
-}
-
 function report(
-  measured: Measured[],
+  measured: ApiMeasured[],
   areas: ReturnType<typeof summariseByArea>,
   sizes: { pageBytes: number; userBytes: number },
 ): void {
-  const pick = (endpoint: EndpointKey, server: 'product' | 'bare') =>
-    measured.filter((m) => m.endpoint === endpoint && m.server === server);
-  const summary = ENDPOINTS.map((endpoint) => {
-    const ours = pick(endpoint.key, 'product');
-    const ref = pick(endpoint.key, 'bare');
-    const fig = (runs: Measured[]) => ({
-      p50: median(runs.map((m) => m.p50)),
-      p90: median(runs.map((m) => m.p90)),
-      p99: median(runs.map((m) => m.p99)),
-      max: Math.max(...runs.map((m) => m.max)),
-      rps: median(runs.map((m) => m.requestsPerSecond)),
-      serverCpu: median(runs.map((m) => m.serverCpu)),
-      clientCpu: median(runs.map((m) => m.clientCpu)),
-      failures: runs.reduce((n, m) => n + m.non2xx + m.errors, 0),
-    });
-    const o = fig(ours);
-    const b = fig(ref);
-    return { endpoint, ours: o, bare: b, p99Ratio: o.p99 / b.p99, p50Ratio: o.p50 / b.p50 };
-  });
-  const m = machine();
-  const topAreas = areas.areas.slice(0, 8);
-  const topFunctions = areas.functions.slice(0, 12);
-  const perRequestMs = (s: (typeof summary)[number]) => (s.ours.serverCpu * 1000) / s.ours.rps;
-  const lines = [
-    '## API over HTTP at fixed concurrency, next to a bare Fastify route',
-    '',
-    `Measured ${started.toISOString().slice(0, 10)} on ${m.cores} cores (${m.cpuModel}), Node ${m.node}, with \`npm run bench -- api\` (\`npx tsx bench/api/autocannon.ts\`).`,
-    '',
-    `**Set-up.** *Ours*: the product started by \`startLeadline\` as \`npm start\` starts it (bench/api/api-host.ts: HTTP API, PGlite on disk, the voice engine, the call flows; \`LOG_LEVEL=warn\`), its demo account seeded with ${USERS.toLocaleString('en-US')} agents and ${CALLS.toLocaleString('en-US')} finished calls (apps/server/src/test-support/scale-seed.ts), requests sent with the supervisor's session cookie. *Reference*: a bare Fastify server (bench/api/bare-host.ts: the same Fastify, no plugins) whose two routes return, from memory, the JSON bodies the product returned for the same requests (${sizes.userBytes} bytes for the user, ${sizes.pageBytes.toLocaleString('en-US')} for a page of users), serialised per request as the product's are. Both servers run at once on core ${SERVER_CORE}${canPin ? '' : ' (not pinned: taskset missing)'}; autocannon 9 in a process of its own on core ${CLIENT_CORE} (bench/api/load.ts) keeps ${CONNECTIONS} connections busy against one of them for ${WARMUP_SECONDS} s of warm-up and ${SECONDS} s measured; ${ROUNDS} rounds, each endpoint against ours then the bare route. Latency is each response's own time (autocannon's \`response\` event, in fractions of a millisecond: its histogram keeps whole milliseconds); figures are the median over the rounds, max over all. *users/paginated* cycles through \`status=all&page=1…${PAGES}\` (the bare route answers page n with the product's page n).`,
-    '',
-    '| Endpoint | Server | p50 ms | p90 ms | p99 ms | max ms | requests/s | server CPU (1 core) | failed | p99 / bare | target p99 ≤ 3× |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
-  ];
-  for (const s of summary) {
-    for (const [label, f] of [
-      ['Leadline', s.ours],
-      ['bare Fastify (reference)', s.bare],
-    ] as const) {
-      const isOurs = label === 'Leadline';
-      lines.push(
-        `| ${s.endpoint.name} | ${label} | ${round(f.p50)} | ${round(f.p90)} | ${round(f.p99)} | ${round(f.max, 1)} | ${Math.round(f.rps).toLocaleString('en-US')} | ${Math.round(f.serverCpu * 100)} % | ${f.failures} | ${isOurs ? formatRatio(s.p99Ratio) : '1×'} | ${isOurs ? (s.p99Ratio <= TARGET ? 'yes' : `**no**, ${formatRatio(s.p99Ratio / TARGET)} over`) : ''} |`,
-      );
-    }
-  }
-  lines.push(
-    '',
-    `Per round: ${measured.map((x) => `${x.endpoint}/${x.server} r${x.round} p99 ${round(x.p99)} ms`).join('; ')}.`,
-    '',
-    '**Where the time goes.** At a fixed concurrency the latency is the queue: with ' +
-      `${CONNECTIONS} requests always in flight on a saturated core, each waits for the ones ahead, so p50 ≈ ${CONNECTIONS} × the server's CPU per request. ` +
-      summary
-        .map(
-          (s) =>
-            `${s.endpoint.key === 'user' ? '`GET /api/v1/user`' : '`users/paginated`'}: ${round(perRequestMs(s), 2)} ms of server CPU per request for ours against ${round((s.bare.serverCpu * 1000) / s.bare.rps, 3)} ms for the bare route`,
-        )
-        .join('; ') +
-      `. A CPU profile of the product's main thread under the paginated load (${round(areas.busyMs / 1000, 1)} s busy in ${round(areas.windowMs / 1000, 1)} s; SIGUSR2 to bench/api/api-host.ts, node:inspector, after the measured rounds) puts its self time in:`,
-    '',
-    '| Area | share of busy time |',
-    '|---|---:|',
-    ...topAreas.map((a) => `| ${a.area} | ${Math.round(a.share * 100)} % |`),
-    '',
-    'Busiest functions (self time):',
-    '',
-    '| Function | share |',
-    '|---|---:|',
-    ...topFunctions.map(
-      (f) => `| \`${f.name.replace(/\|/g, '\\|')}\` | ${round(f.share * 100, 1)} % |`,
-    ),
-  );
-  const sections = lines.join('\n');
+  const endpoints = ENDPOINTS.map(({ key, name }) => ({ key, name }));
+  const summary = apiSummary(measured, endpoints);
+  // What the section shows of the profile: its top areas and functions.
+  const profile: ApiProfile = {
+    busyMs: areas.busyMs,
+    windowMs: areas.windowMs,
+    areas: areas.areas.slice(0, 8),
+    functions: areas.functions.slice(0, 12),
+  };
+  const topAreas = profile.areas;
   const verdicts = summary.map((s) => {
     const met = s.p99Ratio <= TARGET;
     return recordRow({
@@ -288,7 +220,25 @@ function report(
       details: { ours: s.ours, bare: s.bare, p50Ratio: s.p50Ratio, connections: CONNECTIONS },
     });
   });
-  writeSection('api', sections);
+  publishSection('api', {
+    date: started.toISOString().slice(0, 10),
+    machine: machine(),
+    users: USERS,
+    calls: CALLS,
+    connections: CONNECTIONS,
+    seconds: SECONDS,
+    warmupSeconds: WARMUP_SECONDS,
+    rounds: ROUNDS,
+    pages: PAGES,
+    target: TARGET,
+    serverCore: SERVER_CORE,
+    clientCore: CLIENT_CORE,
+    canPin,
+    endpoints,
+    sizes,
+    measured,
+    profile,
+  });
   console.log(
     verdicts
       .map((v) => `${v.name}: ${formatRatio(v.ratio)} (${v.met ? 'met' : 'missed'})`)

@@ -1,249 +1,314 @@
 /**
- * The capacity bench's section of docs/benchmarks.md (set-up, a table of every step of each
- * system, both capacities, the ratio against its target and where our media workers' time goes)
- * and its row of the side-by-side summary.
+ * The capacity bench's section of docs/benchmarks.md and its row of the side-by-side summary,
+ * both rendered from the run's stored data alone (pure: the same data renders the same text).
+ * The headline is server CPU per leg at fixed loads, our engine next to Janus in the same run,
+ * medians of the interleaved rounds with their spread; then legs per core at both pass lines.
  */
-import { machine, type BenchRow } from '../lib/results';
-import type { Search } from './capacity';
+import type { IdleGate } from '../lib/machine-load';
+import type { BenchRow, Machine } from '../lib/results';
 import type { ProfileSummary } from './profile';
-import type { StepResult } from './step';
+import { cpuRatios, readSystem, type Spread, type SystemReading } from './rounds';
+import type { System } from './servers';
 
-export const TARGET = '≥ Janus';
-const COMMAND = 'npm run bench -- engine-capacity';
+export const TARGET = '≤ Janus';
+export const COMMAND = 'npm run bench -- engine-capacity';
 
+/** One step as stored. */
+export interface StepRecord {
+  round: number;
+  system: System;
+  legs: number;
+  up: number;
+  p50Ms: number | null;
+  p99Ms: number | null;
+  maxMs: number | null;
+  latenessP99Ms: number | null;
+  frames: number;
+  lostFrames: number;
+  serverCpuPercent: number | null;
+  clientCpuPercent: number | null;
+  clientLoopDelayP99Ms: number | null;
+  loadBound: boolean;
+  setupMs: number;
+  error?: string;
+}
+
+/** Everything a run measured: what the section is rendered from. */
+export interface CapacityData {
+  measuredAt: string;
+  machine: Machine;
+  janusVersion: string;
+  /** How the bench's Janus differs from Janus's defaults, and why. */
+  janusConfig: string[];
+  /** The figures that let the run start. */
+  gate: IdleGate;
+  loadAtEnd: number[];
+  published: boolean;
+  settings: {
+    ladder: number[];
+    fixed: number[];
+    rounds: number;
+    windowMs: number;
+    warmupMs: number;
+    legsPerLoadProcess: number;
+    lines: number[];
+  };
+  systems: System[];
+  elapsedS: number;
+  /** Every step, in the order it ran. */
+  steps: StepRecord[];
+  profile?: {
+    legs: number;
+    p99Ms: number | null;
+    serverCpuPercent: number | null;
+    summary: ProfileSummary;
+  };
+}
+
+const num = (n: number | null): number => n ?? Number.NaN;
 const f1 = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '–');
 const f0 = (n: number): string => (Number.isFinite(n) ? n.toFixed(0) : '–');
+const f2 = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : '–');
+const spread2 = (s: Spread): string =>
+  s.n === 0 ? '–' : `${f2(s.median)} (${f2(s.min)}–${f2(s.max)})`;
+const spread1 = (s: Spread): string =>
+  s.n === 0 ? '–' : `${f1(s.median)} (${f1(s.min)}–${f1(s.max)})`;
 
-/** Ours / Janus, legs per core (the server has one core); infinite if only Janus carried none. */
-export const ratioOf = (ours: Search, janus: Search): number =>
-  janus.capacity > 0
-    ? ours.capacity / janus.capacity
-    : ours.capacity > 0
-      ? Number.POSITIVE_INFINITY
-      : Number.NaN;
+/** Each system's reading of the stored steps. */
+export function readings(data: CapacityData): Partial<Record<System, SystemReading>> {
+  const figures = data.steps.map((step) => ({
+    system: step.system,
+    legs: step.legs,
+    up: step.up,
+    p99Ms: num(step.p99Ms),
+    serverCpuPercent: num(step.serverCpuPercent),
+  }));
+  return Object.fromEntries(
+    data.systems.map((system) => [system, readSystem(system, figures, data.settings.lines)]),
+  );
+}
 
-/** The target: ours carries at least as many legs per core as Janus (and some). */
-export const metTarget = (ours: Search, janus: Search): boolean =>
-  ours.capacity > 0 && ours.capacity >= janus.capacity;
+const NAMES: Record<System, (data: CapacityData) => string> = {
+  ours: () => 'Leadline engine',
+  janus: (data) => `Janus AudioBridge ${data.janusVersion}`,
+};
 
-function stepsTable(search: Search, thresholdMs: number): string {
+/** The fixed load the summary row reports: the middle one. */
+const headlineLegs = (data: CapacityData): number =>
+  data.settings.fixed[Math.floor(data.settings.fixed.length / 2)]!;
+
+function legsPerCoreText(reading: SystemReading | undefined, line: number): string {
+  const result = reading?.legsPerCore[String(line)];
+  if (!result) return '–';
+  if (result.legs === 0) return 'under the smallest count';
+  return `${result.legs}${result.capped ? ' or more' : ''}`;
+}
+
+function headline(data: CapacityData, ours?: SystemReading, janus?: SystemReading): string[] {
+  const at = (reading: SystemReading | undefined, legs: number) =>
+    reading?.counts.find((count) => count.legs === legs);
+  const ratios = ours && janus ? cpuRatios(ours, janus) : [];
+  const ratioAt = (legs: number) => ratios.find((r) => r.legs === legs)?.ratio ?? Number.NaN;
+  const head = [
+    'Server CPU per leg (% of one core), median (lowest–highest) of ' +
+      `${data.settings.rounds} rounds`,
+    ...data.settings.fixed.map((legs) => `${legs} legs`),
+  ];
+  const row = (reading: SystemReading | undefined, name: string) => [
+    name,
+    ...data.settings.fixed.map((legs) => {
+      const count = at(reading, legs);
+      return count ? spread2(count.cpuPerLeg) : '–';
+    }),
+  ];
+  const ratioRow = [
+    `Ours / Janus (target ${TARGET}: at most 1×)`,
+    ...data.settings.fixed.map((legs) => {
+      const ratio = ratioAt(legs);
+      return Number.isFinite(ratio)
+        ? `**${ratio.toFixed(2)}×** ${ratio <= 1 ? 'met' : 'not met'}`
+        : '–';
+    }),
+  ];
+  const passHead = [
+    'Legs per core (largest count held in most rounds)',
+    ...data.settings.lines.map((line) => `p99 < ${line} ms, all up`),
+  ];
+  const passRow = (reading: SystemReading | undefined, name: string) => [
+    name,
+    ...data.settings.lines.map((line) => legsPerCoreText(reading, line)),
+  ];
+  const table = (header: string[], rows: string[][]) => [
+    `| ${header.join(' | ')} |`,
+    `|${header.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ];
+  return [
+    ...table(head, [row(ours, `**${NAMES.ours(data)}**`), row(janus, NAMES.janus(data)), ratioRow]),
+    '',
+    ...table(passHead, [
+      passRow(ours, `**${NAMES.ours(data)}**`),
+      passRow(janus, NAMES.janus(data)),
+    ]),
+  ];
+}
+
+function countsTable(data: CapacityData, reading: SystemReading): string[] {
   const head = [
     'Legs (calls)',
-    'Legs up',
-    'Inter-arrival deviation p50 / p99 / max (ms)',
-    'Lateness p99 / max (ms)',
-    'Lost frames',
-    'Server CPU (1 core)',
     'Server CPU per leg',
-    'Load-client CPU (processes)',
-    'Client loop delay p99 (ms)',
-    'Setup (s)',
-    `p99 < ${thresholdMs} ms, all up`,
-    ...(thresholdMs === SECONDARY_MS ? [] : [`p99 < ${SECONDARY_MS} ms, all up`]),
+    'Server CPU (1 core)',
+    'Inter-arrival deviation p99 (ms)',
+    ...data.settings.lines.map((line) => `Rounds with p99 < ${line} ms, all up`),
   ];
-  const rows = [...search.steps]
-    .sort((a, b) => a.legs - b.legs)
-    .map((s: StepResult) => {
-      const d = s.pacing.interArrivalDeviationMs;
-      return [
-        `${s.legs} (${s.legs / 2})`,
-        `${s.up}/${s.legs}`,
-        `${f1(d.p50)} / ${f1(d.p99)} / ${f0(d.max)}`,
-        `${f1(s.pacing.latenessMs.p99)} / ${f0(s.pacing.latenessMs.max)}`,
-        `${s.pacing.lostFrames} of ${s.pacing.frames + s.pacing.lostFrames}`,
-        `${f0(s.serverCpuPercent)} %`,
-        `${(s.serverCpuPercent / s.legs).toFixed(2)} %`,
-        `${f0(s.clientCpuPercent)} % (${s.loadProcesses})${s.loadBound ? ' **load-bound**' : ''}`,
-        f1(s.clientLoopDelayP99Ms),
-        f1(s.setupMs / 1000),
-        `${s.pass ? 'yes' : `no${s.error ? ` (${s.error.slice(0, 160)})` : ''}`}${s.retried ? ' (second try)' : ''}`,
-        ...(thresholdMs === SECONDARY_MS
-          ? []
-          : [s.up === s.legs && d.p99 < SECONDARY_MS ? 'yes' : 'no']),
-      ];
-    });
   return [
     `| ${head.join(' | ')} |`,
     `|${head.map(() => '---').join('|')}|`,
-    ...rows.map((row) => `| ${row.join(' | ')} |`),
-  ].join('\n');
+    ...reading.counts.map(
+      (count) =>
+        `| ${count.legs} (${count.legs / 2}) | ${spread2(count.cpuPerLeg)} % | ${spread1(count.serverCpu)} % | ${spread1(count.p99Ms)} | ${data.settings.lines.map((line) => `${count.held[String(line)]} of ${count.rounds}`).join(' | ')} |`,
+    ),
+  ];
 }
 
-/** "p99 < 10 ms" as well, for the steps of a search at another threshold. */
-const SECONDARY_MS = 10;
-
-const capacityText = (search: Search | undefined): string =>
-  !search
-    ? 'not run'
-    : `${search.capacity} legs/core${search.firstFailure === undefined ? ' (no step failed: at least this)' : `, ${search.firstFailure} failed`}${search.loadBound ? ' (the load generator was near a whole core: the capacity may be the client’s)' : ''}`;
-
-/** A few words on the profile, for the summary's `missedBy`. */
-function profileGist(summary: ProfileSummary | undefined): string {
-  if (!summary || summary.busyMs === 0) return 'no profile';
-  const kinds = summary.categories
-    .slice(0, 3)
-    .map((f) => `${f.name} ${Math.round(f.share * 100)} %`)
-    .join(', ');
-  return `media workers' self time: ${kinds}`;
+function stepsTable(data: CapacityData): string[] {
+  const head = [
+    'Order',
+    'Round',
+    'System',
+    'Legs',
+    'Up',
+    'Inter-arrival p50 / p99 / max (ms)',
+    'Lateness p99 (ms)',
+    'Lost frames',
+    'Server CPU',
+    'Load-client CPU',
+    'Client loop delay p99 (ms)',
+    'Setup (s)',
+  ];
+  return [
+    `| ${head.join(' | ')} |`,
+    `|${head.map(() => '---').join('|')}|`,
+    ...data.steps.map(
+      (s, i) =>
+        `| ${i + 1} | ${s.round} | ${s.system} | ${s.legs} | ${s.up}${s.error ? ` (${s.error.replace(/\|/g, '/').slice(0, 100)})` : ''} | ${f1(num(s.p50Ms))} / ${f1(num(s.p99Ms))} / ${f0(num(s.maxMs))} | ${f1(num(s.latenessP99Ms))} | ${s.lostFrames} of ${s.frames + s.lostFrames} | ${f1(num(s.serverCpuPercent))} % | ${f0(num(s.clientCpuPercent))} %${s.loadBound ? ' **load-bound**' : ''} | ${f1(num(s.clientLoopDelayP99Ms))} | ${f1(s.setupMs / 1000)} |`,
+    ),
+  ];
 }
 
-function profileMarkdown(
-  profile: { step: StepResult; summary: ProfileSummary } | undefined,
-): string[] {
+function profileMarkdown(data: CapacityData): string[] {
+  const profile = data.profile;
   if (!profile) return ['*No profile run* (`BENCH_PROFILE=0`, or ours was not run).'];
-  const { step, summary } = profile;
+  const { summary } = profile;
   if (summary.threads === 0 || summary.busyMs === 0)
     return ['The profile run wrote no media worker profile with samples in the window.'];
-  const d = step.pacing.interArrivalDeviationMs;
   const table = (rows: ProfileSummary['functions'], what: string) => [
-    `| ${what} | Self ms | Share of busy |`,
+    `| ${what} | Self ms | Share of sampled |`,
     '|---|---:|---:|',
     ...rows.map(
       (r) => `| \`${r.name.replace(/\|/g, '\\|')}\` | ${f0(r.ms)} | ${f1(r.share * 100)} % |`,
     ),
   ];
   return [
-    `Our engine once more with ${step.legs} legs, run with \`node --cpu-prof\` (every thread writes a profile; profiling slows it, so this run's pacing, p99 ${f1(d.p99)} ms, is not a step of the search). Over the ${f1(summary.windowMs / 1000)} s window the ${summary.threads} media worker threads were busy ${f0(summary.busyMs)} ms in all (${f0((summary.busyMs / summary.windowMs) * 100)} % of one core); the main thread was busy ${f0(summary.others.busyMs)} ms (${summary.others.files
-      .slice(0, 3)
-      .map((f) => `${f.name} ${f0(f.share * 100)} %`)
-      .join(
-        ', ',
-      )}); the process used ${f0(step.serverCpuPercent)} % of the core in all, the rest being libuv, V8's own threads (GC, compiler) and the profiler. The media workers' self time by kind of work, by source file, then by function:`,
+    `Our engine once more with ${profile.legs} legs, run with \`node --cpu-prof\` (profiling slows it; this run's pacing p99 was ${f1(num(profile.p99Ms))} ms and the process used ${f0(num(profile.serverCpuPercent))} % of its core). V8's sampler sees JavaScript and the native calls it makes; the kernel's side of the sockets, V8's own threads (garbage collection, the optimising compiler) and time between samples are not in these tables, so they add up to less than the process's CPU: ${f0(summary.busyMs)} ms sampled busy in the ${summary.threads} media worker threads over the ${f1(summary.windowMs / 1000)} s window. By kind of work, by source file, then by function:`,
     '',
     ...table(summary.categories, 'Kind of work'),
     '',
     ...table(summary.files, 'File'),
     '',
-    ...table(summary.functions, 'Function (file:line)'),
+    ...table(summary.functions.slice(0, 12), 'Function (file:line)'),
   ];
 }
 
-export interface ReportInput {
-  searches: { ours?: Search; janus?: Search };
-  profile: { step: StepResult; summary: ProfileSummary } | undefined;
-  settings: {
-    start: number;
-    max: number;
-    maxSteps: number;
-    windowMs: number;
-    warmupMs: number;
-    legsPerLoadProcess: number;
-    thresholdMs: number;
-  };
-  janusVersion: string;
-  elapsedS: number;
-}
-
-export function reportSection(input: ReportInput): string {
-  const { searches, settings } = input;
-  const m = machine();
-  const { ours, janus } = searches;
-  const ratio = ours && janus ? ratioOf(ours, janus) : Number.NaN;
-  const met = ours !== undefined && janus !== undefined && metTarget(ours, janus);
+/** The section, from a run's data. */
+export function renderCapacity(data: CapacityData): string {
+  const read = readings(data);
+  const { ours, janus } = read;
+  const when = data.measuredAt.slice(0, 16).replace('T', ' ');
+  const m = data.machine;
+  const gate = data.gate;
+  const ratios = ours && janus ? cpuRatios(ours, janus) : [];
+  const missed = ratios.filter((r) => !(r.ratio <= 1));
   const lines = [
-    `## Engine capacity: legs per core at frame pacing p99 < ${settings.thresholdMs} ms, next to Janus AudioBridge`,
+    '## Engine capacity: server CPU per leg at fixed loads, and legs per core at two pass lines, next to Janus AudioBridge',
     '',
-    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, Janus ${input.janusVersion} (Debian), with \`npx tsx bench/capacity/run.ts\` (\`${COMMAND}\`); the whole run took ${Math.round(input.elapsedS / 60)} min. Both systems were measured in this run, one after the other, on the same machine.`,
+    `Measured ${when} UTC on ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, Janus ${data.janusVersion} (Debian), with \`npx tsx bench/capacity/run.ts\` (\`${COMMAND}\`); the run took ${Math.round(data.elapsedS / 60)} min. **Before it started** the machine was ${gate.idle ? 'idle by the bench’s rule' : '**busy**'}${gate.reason ? ` (${gate.reason})` : ''}: load average ${gate.load.join(' / ')} (1 / 5 / 15 min; at most 0.5 for the 1-minute figure), ${f2(gate.stealShare * 100)} % of the time stolen by the hypervisor and ${f1(gate.busyShare * 100)} % busy over a 5 s sample (steal at most 2 %)${gate.waitedS > 0 ? `, after waiting ${gate.waitedS} s for the load of what ran before to fall` : ''}${data.published ? '' : ' — **these figures were not published**'}. Load average at the end ${data.loadAtEnd.join(' / ')} (the run's own work).`,
     '',
-    '**Call shape, the same on both.** A call is two WebRTC legs (werift, DTLS-SRTP, PCMU 8 kHz) in one room; each leg sends a 1000 Hz PCMU frame every 20 ms and receives the room’s mix (the other leg) from the server every 20 ms; each room’s mix is recorded to a WAV file (the product records every call, and our engine cannot turn that off, so Janus records too). *Legs* counts WebRTC legs (two a call).',
+    `Both systems ran every leg count in each of ${data.settings.rounds} rounds, interleaved: a fresh server per step, the two systems one after the other at each count, the one going first alternating from count to count and from round to round. Each figure below is the median of the rounds, with the lowest and highest in brackets.`,
     '',
-    '- **Ours**: bench/engine/engine-host.ts (the `VoiceEngine` with its `WorkerMediaEngine`, default media workers at their default nice −10, no database) pinned to core 0. Each leg logs in and registers on its own PStream socket under its own identity; the host’s `GET /ring` rings both legs of a call into one room as agents, each answers the engine’s offer, and the engine mixes and records them as any call.',
-    `- **Reference**: Janus ${input.janusVersion} (Debian’s \`janus\` package, installed by the bench when missing) pinned to core 0 at nice −10 (the nice value our engine gives its media worker threads by default, so neither server runs at a higher priority than the other), with a configuration folder of its own: the AudioBridge plugin and the WebSockets transport only, ICE on the loopback interface, RTP ports 30000–39999, logging at level 3, Janus’s defaults otherwise (no shared event loops: a thread per handle; each AudioBridge room mixes in a thread of its own). Per call the load generator creates a room (\`sampling_rate: 8000\`, \`record: true\`, private, no audio-level events) and both legs join it with \`codec: "pcmu"\` and their offer; one Janus session per load process, one plugin handle per leg.`,
-    `- **Load generator, the same for both** (bench/capacity/load-client.ts, one process per ${settings.legsPerLoadProcess} legs, pinned to the cores the server does not use: core 1 here, at nice −10): at most 12 calls setting up at a time; a leg not up within 15 s counts as not up. Once every leg is up it waits ${settings.warmupMs / 1000} s, then timestamps for ${settings.windowMs / 1000} s every PCMU datagram from the server when it reaches the leg's socket (before decryption), as the engine pacing bench does.`,
-    `- **Pacing** (definitions of the media engine section): *inter-arrival deviation* is |time between two frames of a leg − 20 ms| over all legs; *lateness* a frame's arrival against its RTP timestamp relative to the leg's earliest frame. With two load processes, each quantile is the worse process's.`,
-    `- **Capacity**: a step passes when every leg is up and the inter-arrival deviation p99 is under ${settings.thresholdMs} ms. Each step starts the server afresh; leg counts double from ${settings.start} while steps pass (up to ${settings.max}), then bisect between the last pass and the first failure (at most ${settings.maxSteps} steps a system). The server has one core, so legs/core is the largest passing count. A step whose load generator used ${90} % or more of its core is marked *load-bound*: there the client, not the server, may be the limit. A step that fails while the load generator's own event loop ran ${settings.thresholdMs} ms late or more (p99) though it used under half its core (another process held the core) runs once more (*second try*), and the second counts.`,
-    '',
-    `**Janus’s own pacing floor.** The AudioBridge mixer of Janus ${input.janusVersion} does not wake on a 20 ms timer: its room thread polls, sleeping 5 ms (\`g_usleep(5000)\`) until at least 15 ms have passed since the frame’s due time, then mixes and sends (checked in the installed \`libjanus_audiobridge.so\`: \`cmp $0x3a97\` then \`g_usleep(0x1388)\`). Its frames therefore leave between about 15 and 20 ms (plus oversleep) after the previous one’s due time whatever the load, so its inter-arrival deviation p99 sits near 5 ms even with a few legs (4.9–7 ms in development runs at 8–50 legs): at the issue’s p99 < 5 ms it passes or fails a step by a fraction of a millisecond, and its capacity by that criterion is noisy. The *server CPU per leg* column compares the work each does per leg at the same counts; \`BENCH_CAPACITY_P99_MS=10\` (the engine pacing bench’s threshold) runs the same search at a criterion both can meet.`,
-    '',
-    `| | Capacity (legs/core) |`,
-    '|---|---|',
-    `| Leadline engine | **${capacityText(ours)}** |`,
-    `| Janus AudioBridge ${input.janusVersion} | ${capacityText(janus)} |`,
-    `| Ratio ours / Janus (target ${TARGET}) | **${Number.isNaN(ratio) ? '–' : Number.isFinite(ratio) ? `${ratio.toFixed(2)}×` : '∞ (Janus passed no step)'}** — ${met ? 'met' : 'not met'} |`,
+    ...headline(data, ours, janus),
     '',
   ];
-  if (ours && janus && ours.capacity === 0 && janus.capacity === 0) {
+  if (ours && janus && missed.length > 0) {
     lines.push(
-      '**Not measured**: neither system passed a step, not even the smallest; the machine was likely too busy (see the load generator’s loop delay per step). Run it again on an idle machine.',
-      '',
-    );
-  } else if (ours && janus && !met) {
-    const fewer = janus.capacity - ours.capacity;
-    lines.push(
-      `**Target missed** by ${fewer} legs/core (${janus.capacity > 0 ? `${f0((fewer / janus.capacity) * 100)} %` : '–'} fewer than Janus). ${profileGist(input.profile?.summary)}; see *where the time goes* below.`,
+      `**Target missed** at ${missed.map((r) => `${r.legs} legs by ${f0((r.ratio - 1) * 100)} %`).join(', ')} (ours uses more CPU per leg than Janus there); *where the time goes* below shows the profile.`,
       '',
     );
   }
-  if (ours)
-    lines.push('### Leadline engine, per step', '', stepsTable(ours, settings.thresholdMs), '');
-  if (janus)
-    lines.push(
-      `### Janus AudioBridge ${input.janusVersion}, per step`,
-      '',
-      stepsTable(janus, settings.thresholdMs),
-      '',
-    );
   lines.push(
-    '### Where the time goes (our media workers)',
+    '**Call shape, the same on both.** A call is two WebRTC legs (werift, DTLS-SRTP, PCMU 8 kHz) in one room; each leg sends a 1000 Hz PCMU frame every 20 ms and receives the room’s mix (the other leg) from the server every 20 ms; each room’s mix is recorded to a WAV file (the product records every call, and our engine cannot turn that off, so Janus records too). *Legs* counts WebRTC legs (two a call).',
     '',
-    ...profileMarkdown(input.profile),
+    '- **Ours**: bench/engine/engine-host.ts (the `VoiceEngine` with its `WorkerMediaEngine`, default media workers at their default nice −10, no database) pinned to core 0. Each leg logs in and registers on its own PStream socket under its own identity; the host’s `GET /ring` rings both legs of a call into one room as agents, each answers the engine’s offer, and the engine mixes and records them as any call.',
+    `- **Reference**: Janus ${data.janusVersion} (Debian’s \`janus\` package, installed by the bench when missing) pinned to core 0 at nice −10 (the nice value our engine gives its media worker threads, so neither server runs at a higher priority than the other). Where its configuration differs from Janus’s defaults: ${data.janusConfig.join('; ')}. Per call the load generator creates a room (\`sampling_rate: 8000\`, \`record: true\`, private, no audio-level events) and both legs join it with \`codec: "pcmu"\` and their offer; one Janus session per load process, one plugin handle per leg.`,
+    `- **Load generator, the same for both** (bench/capacity/load-client.ts, one process per ${data.settings.legsPerLoadProcess} legs, pinned to the cores the server does not use: core 1 here, at nice −10): at most 12 calls setting up at a time; a leg not up within 15 s counts as not up. Once every leg is up it waits ${data.settings.warmupMs / 1000} s (a warm-up: our engine's JavaScript is compiled as it runs, Janus's is not), then timestamps for ${data.settings.windowMs / 1000} s every PCMU datagram from the server when it reaches the leg's socket (before decryption), and the server's CPU is read from /proc over the same window.`,
+    `- **Pacing**: *inter-arrival deviation* is |time between two frames of a leg − 20 ms| over all legs. A step holds a pass line when every leg was up and that deviation's p99 was under the line: ${data.settings.lines.map((l) => `${l} ms`).join(' and ')}. A leg count holds a line when most of its rounds did; *legs per core* is the largest count of the ladder (${data.settings.ladder.join(', ')}) held with every smaller count held too (the server has one core).`,
+    '',
+    `**Janus’s own pacing floor.** The AudioBridge mixer of Janus ${data.janusVersion} does not wake on a 20 ms timer: its room thread polls, sleeping 5 ms (\`g_usleep(5000)\`) until at least 15 ms have passed since the frame’s due time, then mixes and sends (checked in the installed \`libjanus_audiobridge.so\`: \`cmp $0x3a97\` then \`g_usleep(0x1388)\`). Its inter-arrival deviation p99 therefore sits near 5 ms even with a few legs, so at the 5 ms line it passes or fails by a fraction of a millisecond; the 10 ms line is one both can meet, and CPU per leg at the same load compares the work each does.`,
     '',
   );
+  for (const reading of [ours, janus]) {
+    if (!reading) continue;
+    lines.push(
+      `### ${NAMES[reading.system](data)}, per leg count`,
+      '',
+      ...countsTable(data, reading),
+      '',
+    );
+  }
+  lines.push('### Every step, in the order run', '', ...stepsTable(data), '');
+  lines.push('### Where the time goes (our media workers)', '', ...profileMarkdown(data), '');
   lines.push(
     '### Reproduce',
     '',
-    `\`${COMMAND}\` or \`npx tsx bench/capacity/run.ts\` (as root if Janus must be installed), on an otherwise idle machine with 2 cores or more (the server is pinned to core 0, the load to the others). \`BENCH_SYSTEMS=ours\` or \`janus\` runs one side; \`BENCH_CAPACITY_START\`, \`BENCH_CAPACITY_MAX\`, \`BENCH_CAPACITY_STEPS\`, \`BENCH_WINDOW_MS\`, \`BENCH_WARMUP_MS\`, \`BENCH_LEGS_PER_LOAD_PROCESS\`, \`BENCH_CAPACITY_BUDGET_S\` (400 s: no step starts after a system’s share of it) change the search; \`BENCH_PROFILE=0\` skips the profile run; \`BENCH_WRITE=0\` prints this section instead of writing it.`,
+    `\`${COMMAND}\` or \`npx tsx bench/capacity/run.ts\` (as root if Janus must be installed), on an otherwise idle machine with 2 cores or more (the server is pinned to core 0, the load to the others); on a busy machine it refuses to start (exit 3), or with \`BENCH_ALLOW_BUSY=1\` measures and prints without publishing. \`BENCH_SYSTEMS=ours\` or \`janus\` runs one side; \`BENCH_CAPACITY_LADDER\`, \`BENCH_CAPACITY_FIXED\`, \`BENCH_CAPACITY_ROUNDS\`, \`BENCH_WINDOW_MS\`, \`BENCH_WARMUP_MS\`, \`BENCH_LEGS_PER_LOAD_PROCESS\`, \`BENCH_JANUS_EVENT_LOOPS\` change the run; \`BENCH_PROFILE=0\` skips the profile run; \`BENCH_WRITE=0\` prints this section instead of publishing it.`,
   );
   return lines.join('\n');
 }
 
-/** The side-by-side summary row. */
-export function summaryRow(
-  ours: Search,
-  janus: Search,
-  janusVersion: string,
-  profile: ProfileSummary | undefined,
-  thresholdMs = 5,
-): Omit<BenchRow, 'measuredAt'> {
-  const ratio = ratioOf(ours, janus);
-  const met = metTarget(ours, janus);
-  const fewer = janus.capacity - ours.capacity;
-  const stepOf = (s: StepResult) => ({
-    legs: s.legs,
-    up: s.up,
-    interArrivalDeviationMs: s.pacing.interArrivalDeviationMs,
-    serverCpuPercent: s.serverCpuPercent,
-    clientCpuPercent: s.clientCpuPercent,
-    pass: s.pass,
-    loadBound: s.loadBound,
-  });
+/** The side-by-side summary row: CPU per leg at the middle fixed load. */
+export function summaryRow(data: CapacityData): Omit<BenchRow, 'measuredAt'> {
+  const { ours, janus } = readings(data);
+  const legs = headlineLegs(data);
+  const mine = ours?.counts.find((c) => c.legs === legs)?.cpuPerLeg;
+  const theirs = janus?.counts.find((c) => c.legs === legs)?.cpuPerLeg;
+  const ratio = mine && theirs ? mine.median / theirs.median : Number.NaN;
+  const met = ratio <= 1;
+  const perLine = (reading: SystemReading | undefined) =>
+    Object.fromEntries(
+      data.settings.lines.map((line) => [`p99<${line}ms`, reading?.legsPerCore[String(line)]]),
+    );
   return {
     name: 'engine-capacity',
-    title: 'engine capacity',
-    statistic: `legs at frame pacing p99 < ${thresholdMs} ms, server on 1 core`,
-    ours: { label: 'Leadline engine', value: ours.capacity, unit: 'legs/core' },
-    reference: {
-      label: `Janus AudioBridge ${janusVersion}`,
-      value: janus.capacity,
-      unit: 'legs/core',
-    },
+    title: 'engine server CPU per leg',
+    statistic: `% of one core per leg at ${legs} legs, median of ${data.settings.rounds} interleaved rounds`,
+    ours: { label: NAMES.ours(data), value: mine?.median ?? Number.NaN, unit: '%/leg' },
+    reference: { label: NAMES.janus(data), value: theirs?.median ?? Number.NaN, unit: '%/leg' },
     ratio,
     target: TARGET,
     met,
-    ...(met
-      ? {}
-      : ours.capacity === 0 && janus.capacity === 0
-        ? { missedBy: 'not measured: neither system passed a step (busy machine?)' }
-        : {
-            missedBy: `${fewer} legs/core (${f0((fewer / Math.max(1, janus.capacity)) * 100)} %) fewer; profile: ${profileGist(profile)}`,
-          }),
+    ...(met ? {} : { missedBy: `${f0((ratio - 1) * 100)} % more CPU per leg than Janus` }),
     command: COMMAND,
     details: {
-      oursSteps: ours.steps.map(stepOf),
-      janusSteps: janus.steps.map(stepOf),
-      oursLoadBound: ours.loadBound,
-      janusLoadBound: janus.loadBound,
-      ...(profile ? { profile: { busyMs: profile.busyMs, files: profile.files.slice(0, 8) } } : {}),
+      cpuPerLeg: Object.fromEntries(
+        data.settings.fixed.map((n) => [
+          `${n} legs`,
+          {
+            ours: ours?.counts.find((c) => c.legs === n)?.cpuPerLeg,
+            janus: janus?.counts.find((c) => c.legs === n)?.cpuPerLeg,
+          },
+        ]),
+      ),
+      legsPerCore: { ours: perLine(ours), janus: perLine(janus) },
     },
   };
 }

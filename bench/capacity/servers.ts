@@ -33,10 +33,16 @@ const JANUS_RTP_PORTS = '30000-39999';
 async function startOurs(cpuProfDir?: string): Promise<Server> {
   const dataDir = mkdtempSync(join(tmpdir(), 'leadline-bench-capacity-'));
   const profile = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [];
-  const child = startOnCore(SERVER_CORE, [...profile, '--import', 'tsx', 'engine/engine-host.ts'], {
-    PORT: '0',
-    DATA_DIR: dataDir,
-  });
+  // `BENCH_SERVER_FLAGS`: more node flags for our engine host (e.g. `--perf-basic-prof` for perf).
+  const flags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = startOnCore(
+    SERVER_CORE,
+    [...flags, ...profile, '--import', 'tsx', 'engine/engine-host.ts'],
+    {
+      PORT: '0',
+      DATA_DIR: dataDir,
+    },
+  );
   const stop = async (): Promise<void> => {
     await stopChild(child, 15_000);
     rmSync(dataDir, { recursive: true, force: true });
@@ -44,6 +50,7 @@ async function startOurs(cpuProfDir?: string): Promise<Server> {
   let errors = '';
   child.stderr?.on('data', (d: Buffer) => (errors += d.toString()));
   for await (const line of createInterface({ input: child.stdout! })) {
+    if (!line.startsWith('{')) continue;
     const parsed = JSON.parse(line) as { ready?: boolean; port?: number };
     if (parsed.ready) {
       return {

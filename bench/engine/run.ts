@@ -17,7 +17,7 @@
  * `BENCH_API=0` to skip the product run, `BENCH_WRITE=0` to print instead of writing the doc.
  */
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -25,9 +25,14 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_MEDIA_WORKERS, type WorkerStats } from '@leadline/voice';
 import { startBuiltProduct } from '../lib/built-product';
 import { startOnCore, stopChild } from '../lib/processes';
+import { publishSection, renderSection } from '../lib/sections';
+import type {
+  EngineClientResult as ClientResult,
+  EngineRun as Run,
+  EngineSectionData,
+} from './engine-section';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const docPath = join(repoRoot, 'docs', 'benchmarks.md');
 
 const legCounts = (process.env.BENCH_LEGS ?? '25,50,100,150,200').split(',').map(Number);
 const windowMs = Number(process.env.BENCH_WINDOW_MS ?? 20_000);
@@ -43,50 +48,6 @@ const API_RATE = 500;
 const CLK_TCK = 100;
 /** Nice value of the bench client (see `drive`). */
 const CLIENT_NICE = -10;
-
-/** What the client reports (bench-client.ts `result`). */
-interface ClientResult {
-  legs: number;
-  failed: number;
-  setupMs: { p50: number; max: number };
-  signallingMs: { p50: number; max: number };
-  frames: number;
-  lostFrames: number;
-  interArrivalDeviationMs: { p50: number; p99: number; max: number };
-  latenessMs: { p50: number; p99: number; max: number };
-  framesLaterThan60Ms: number;
-  client: { cpuPercent: number; loopDelayP99Ms: number; loopDelayMaxMs: number };
-}
-
-/** One measured run. */
-interface Run {
-  label: string;
-  legs: number;
-  result: ClientResult;
-  /** Engine process CPU over the window, % of one core, and idle before the legs. */
-  cpuPercent: number;
-  idleCpuPercent: number;
-  /** Engine process resident memory with the legs up, and idle (MB). */
-  rssMb: number;
-  idleRssMb: number;
-  /** Engine process CPU while the legs were set up, per leg (ms). */
-  setupCpuMsPerLeg: number;
-  /** From the first leg's socket to the last leg up (or failed), ms. */
-  allUpMs: number;
-  /** Media workers' frame start lateness over the window (engine host only). */
-  loop?: {
-    p99: number;
-    max: number;
-    skipped: number;
-    /** When the workers finished mixing a frame (its datagrams leave right after). */
-    endP99: number;
-    endMax: number;
-    /** The workers' GC pauses over the window: the longest, and the total per second. */
-    gcMaxMs: number;
-    gcMsPerSecond: number;
-  };
-  api?: { requests: number; rps: number; p99Ms: number; errors: number };
-}
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -165,12 +126,13 @@ async function drive(
   client.stderr?.on('data', (d: Buffer) => (errors += d.toString()));
   let ticksAtStart = 0;
   let startedAt = 0;
-  let cpuPercent = NaN;
-  let rss = NaN;
+  // null until measured: the figures go to the section's JSON, which has no NaN.
+  let cpuPercent: number | null = null;
+  let rss: number | null = null;
   let loop: Run['loop'];
   let setupTicks = 0;
-  let setupCpuMsPerLeg = NaN;
-  let allUpMs = NaN;
+  let setupCpuMsPerLeg: number | null = null;
+  let allUpMs: number | null = null;
   let result: ClientResult | undefined;
   const stats = async (): Promise<WorkerStats[] | undefined> =>
     hooks.statsUrl ? ((await (await fetch(hooks.statsUrl)).json()) as WorkerStats[]) : undefined;
@@ -185,7 +147,7 @@ async function drive(
       setupTicks = cpuTicks(pid);
     } else if (message.phase === 'connected') {
       setupCpuMsPerLeg = ((cpuTicks(pid) - setupTicks) * (1000 / CLK_TCK)) / legs;
-      allUpMs = message.allConnectedMs ?? NaN;
+      allUpMs = message.allConnectedMs ?? null;
       if (message.failed) console.error(`  ${message.failed} legs failed: ${message.firstError}`);
       console.log(
         `  set up in ${Math.round(message.allConnectedMs ?? NaN)} ms: ${JSON.stringify(message.phases)}`,
@@ -353,126 +315,6 @@ async function productRuns(legs: number): Promise<Run[]> {
   }
 }
 
-// ------------------------------------------------------------------ report
-
-const f1 = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '–');
-const f0 = (n: number): string => (Number.isFinite(n) ? n.toFixed(0) : '–');
-const ratio = (value: number, reference: number): string =>
-  Number.isFinite(value) && Number.isFinite(reference) && reference !== 0
-    ? `${(value / reference).toFixed(2)}×`
-    : '–';
-const perLegCpu = (run: Run): number => (run.cpuPercent - run.idleCpuPercent) / run.legs;
-const perLegMb = (run: Run): number => (run.rssMb - run.idleRssMb) / run.legs;
-
-function table(runs: Run[], reference: Run): string {
-  const rows = runs.map((run) => {
-    const r = run.result;
-    const met = r.interArrivalDeviationMs.p99 < 10 && r.framesLaterThan60Ms === 0;
-    return [
-      run.label,
-      `${r.legs - r.failed}/${r.legs}`,
-      `${f1(r.interArrivalDeviationMs.p50)} / ${f1(r.interArrivalDeviationMs.p99)} / ${f0(r.interArrivalDeviationMs.max)}`,
-      ratio(r.interArrivalDeviationMs.p99, reference.result.interArrivalDeviationMs.p99),
-      `${r.framesLaterThan60Ms} of ${r.frames}`,
-      `${f1(r.latenessMs.p99)} / ${f0(r.latenessMs.max)}`,
-      run.loop ? `${f1(run.loop.p99)} / ${f0(run.loop.max)}` : '–',
-      run.loop ? `${f1(run.loop.endP99)} / ${f0(run.loop.endMax)}` : '–',
-      run.loop ? `${f1(run.loop.gcMsPerSecond)} / ${f0(run.loop.gcMaxMs)}` : '–',
-      `${f1(run.cpuPercent)} %`,
-      `${f1(perLegCpu(run))} % (${ratio(perLegCpu(run), perLegCpu(reference))})`,
-      `${f1(perLegMb(run))} MB`,
-      `${f0(r.setupMs.p50)} / ${f0(r.setupMs.max)}`,
-      `${f1(run.setupCpuMsPerLeg)} ms`,
-      `${f0(r.client.cpuPercent)} %`,
-      `${f1(r.client.loopDelayP99Ms)} / ${f0(r.client.loopDelayMaxMs)}`,
-      met ? 'yes' : 'no',
-    ];
-  });
-  const head = [
-    'Run',
-    'Legs up',
-    'Inter-arrival deviation p50 / p99 / max (ms)',
-    'p99 vs ref',
-    'Frames > 60 ms late',
-    'Lateness p99 / max (ms)',
-    'Engine frame start late p99 / max (ms)',
-    'Engine frame sent late p99 / max (ms)',
-    'Engine GC ms/s / longest pause (ms)',
-    'Engine CPU (1 core)',
-    'CPU per leg (vs ref)',
-    'Memory per leg',
-    'Leg setup p50 / max (ms)',
-    'Engine CPU per leg setup',
-    'Client CPU',
-    'Client event-loop delay p99 / max (ms)',
-    'p99 < 10 ms, none > 60 ms',
-  ];
-  return [
-    `| ${head.join(' | ')} |`,
-    `|${head.map(() => '---').join('|')}|`,
-    ...rows.map((row) => `| ${row.join(' | ')} |`),
-  ].join('\n');
-}
-
-function section(engineRuns: Run[], products: Run[]): string {
-  const reference = engineRuns[0]!;
-  const quiet = products[0];
-  const loaded = products[1];
-  const cpu = cpus()[0]?.model ?? 'unknown CPU';
-  const placement =
-    setupConcurrency > 0
-      ? `at most ${setupConcurrency} setting up at a time (the next call is placed as soon as one before it is up)`
-      : 'all N at once';
-  const lines = [
-    '<!-- engine:start -->',
-    '## Media engine: frame pacing per leg count, and under API load',
-    '',
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} cores (${cpu}), Node ${process.version}, with \`npx tsx bench/engine/run.ts\`. Every figure comes from the same run; ratios are to the reference run (${reference.label}).`,
-    '',
-    '**Set-up.** The engine runs alone in one process pinned to core 0 (`taskset -c 0`: bench/engine/engine-host.ts, the `VoiceEngine` with its `WorkerMediaEngine`, ' +
-      `${workers ?? DEFAULT_MEDIA_WORKERS} media worker threads, no database). N werift client legs run in another process pinned to core 1 (bench/engine/bench-client.ts). Each leg has its own PStream socket and places a call to ${LEAD}, ${placement}: every call is a two-party room, the leg and the virtual lead the engine dials (440 Hz), recorded as the product records calls. Every leg sends a PCMU frame every 20 ms. After ${warmupMs / 1000} s the client times, for ${windowMs / 1000} s, every PCMU frame the engine sends, when its datagram reaches the client's socket (before decryption).`,
-    '',
-    '- *Inter-arrival deviation*: |time between two frames of a leg − 20 ms|, over all legs.',
-    "- *Lateness*: a frame's arrival against its RTP timestamp, relative to the leg's earliest frame (what a jitter buffer must absorb); *frames > 60 ms late* count those over 60 ms.",
-    "- *Engine frame start late*: how late the media workers started their 20 ms mixing ticks (their own clock); *sent late*: how late they finished mixing a frame, right after which its datagrams leave; *GC*: the workers' garbage collection pauses, total per second and the longest.",
-    '- *CPU per leg*: (engine process CPU with the legs − idle) / N; *memory per leg* likewise from its resident memory.',
-    `- *Leg setup*: from the client sending \`invite\` to its media being connected (ICE and DTLS), ${placement}; a leg not up within ${SETUP_TIMEOUT_MS / 1000} s counts as failed (*legs up*).`,
-    "- *Engine CPU per leg setup*: engine process CPU from the first leg’s socket until every leg was up, / N. Setting N legs up at once takes at least N times this on the engine's core (the client's werift legs cost about as much on theirs), so legs are placed a few at a time, as agents start calls, rather than all in the same instant.",
-    '- *Client CPU*: the load generator’s own share of core 1; near 100 % its timestamps get late too. *Client event-loop delay*: how late its own timers ran; an arrival is timestamped at most that late by the client itself.',
-    '',
-    table(engineRuns, reference),
-    '',
-  ];
-  if (quiet && loaded) {
-    const r0 = quiet.result;
-    const r1 = loaded.result;
-    lines.push(
-      '**Under API load.** The built product (`node apps/server/dist/main.js`: HTTP, PGlite and the engine in one process) pinned to core 0, the same client with 50 legs on core 1, first without, then with ' +
-        `${API_RATE} requests/s on the API (autocannon on core 1: half \`GET /healthz\`, half an authenticated \`GET /api/v1/user\`). Ratios are loaded / unloaded.`,
-      '',
-      table(products, quiet),
-      '',
-      `API load achieved: ${f0(loaded.api?.rps ?? NaN)} requests/s (${loaded.api?.requests ?? 0} requests, ${loaded.api?.errors ?? 0} errors), p99 latency ${f0(loaded.api?.p99Ms ?? NaN)} ms. Pacing under load vs without: inter-arrival p99 ${ratio(r1.interArrivalDeviationMs.p99, r0.interArrivalDeviationMs.p99)}, lateness p99 ${ratio(r1.latenessMs.p99, r0.latenessMs.p99)}, frames > 60 ms late ${r0.framesLaterThan60Ms} → ${r1.framesLaterThan60Ms}.`,
-      '',
-    );
-  }
-  lines.push('<!-- engine:end -->');
-  return lines.join('\n');
-}
-
-function writeSection(text: string): void {
-  const existing = existsSync(docPath)
-    ? readFileSync(docPath, 'utf8')
-    : '# Benchmarks\n\nRecorded by `npm run bench`; each section comes from one run, with its command.\n';
-  const start = existing.indexOf('<!-- engine:start -->');
-  const end = existing.indexOf('<!-- engine:end -->');
-  const next =
-    start >= 0 && end > start
-      ? existing.slice(0, start) + text + existing.slice(end + '<!-- engine:end -->'.length)
-      : `${existing.trimEnd()}\n\n${text}\n`;
-  writeFileSync(docPath, next);
-}
-
 const engineRuns: Run[] = [];
 for (const legs of legCounts) {
   console.log(`engine, ${legs} legs…`);
@@ -482,10 +324,24 @@ for (const legs of legCounts) {
 }
 const products = runApi ? await productRuns(50) : [];
 for (const run of products) console.log(JSON.stringify(run));
-const text = section(engineRuns, products);
+const data: EngineSectionData = {
+  date: new Date().toISOString().slice(0, 10),
+  cores: cpus().length,
+  cpuModel: cpus()[0]?.model ?? 'unknown CPU',
+  node: process.version,
+  mediaWorkers: workers ?? String(DEFAULT_MEDIA_WORKERS),
+  lead: LEAD,
+  setupConcurrency,
+  warmupMs,
+  windowMs,
+  setupTimeoutMs: SETUP_TIMEOUT_MS,
+  apiRate: API_RATE,
+  engineRuns,
+  products,
+};
 if (writeDoc) {
-  writeSection(text);
-  console.log(`wrote ${docPath}`);
+  publishSection('engine', data);
+  console.log('wrote the engine section of docs/benchmarks.md');
 } else {
-  console.log(text);
+  console.log(renderSection('engine', data));
 }

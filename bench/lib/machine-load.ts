@@ -72,3 +72,66 @@ export function foreignCpuWindow(): {
     },
   };
 }
+
+/** Steal above this share of the machine's time (0..1) before a run: the host is oversubscribed. */
+export const BUSY_STEAL_SHARE = 0.02;
+
+/** The `/proc/stat` totals (ticks): all time, and time stolen by the hypervisor. */
+function cpuTotals(): { total: number; steal: number; idle: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1);
+  const ticks = fields.map(Number);
+  return {
+    total: ticks.reduce((sum, n) => sum + n, 0),
+    idle: (ticks[3] ?? 0) + (ticks[4] ?? 0),
+    steal: ticks[7] ?? 0,
+  };
+}
+
+/** What decided whether a run could start: the figures a section shows. */
+export interface IdleGate {
+  idle: boolean;
+  /** Load average (1 / 5 / 15 min) when the run was allowed or refused. */
+  load: number[];
+  /** Share of the machine's time stolen by the hypervisor over the sample before the run. */
+  stealShare: number;
+  /** Share of the machine's time busy (not idle) over that sample. */
+  busyShare: number;
+  /** How long the gate waited for the load average to fall (s). */
+  waitedS: number;
+  /** Why it was refused, in words. */
+  reason?: string;
+}
+
+/**
+ * Waits (up to `maxWaitMs`) for the 1-minute load average to fall to {@link BUSY_LOAD} or below
+ * (a benchmark that ran just before leaves its own load to decay), then samples the machine for
+ * `sampleMs`: the run may start when the load average is that low and the hypervisor stole at
+ * most {@link BUSY_STEAL_SHARE} of the time.
+ */
+export async function waitForIdle(maxWaitMs = 180_000, sampleMs = 5000): Promise<IdleGate> {
+  const started = Date.now();
+  while (loadavg()[0]! > BUSY_LOAD && Date.now() - started < maxWaitMs) {
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+  }
+  const before = cpuTotals();
+  await new Promise((resolve) => setTimeout(resolve, sampleMs));
+  const after = cpuTotals();
+  const total = Math.max(1, after.total - before.total);
+  const stealShare = (after.steal - before.steal) / total;
+  const busyShare = 1 - (after.idle - before.idle) / total;
+  const load = loadavg().map((v) => round(v, 2));
+  const reasons = [
+    ...(load[0]! > BUSY_LOAD ? [`load average ${load[0]} above ${BUSY_LOAD}`] : []),
+    ...(stealShare > BUSY_STEAL_SHARE
+      ? [`${round(stealShare * 100, 1)} % of the time stolen (above ${BUSY_STEAL_SHARE * 100} %)`]
+      : []),
+  ];
+  return {
+    idle: reasons.length === 0,
+    load,
+    stealShare: round(stealShare, 4),
+    busyShare: round(busyShare, 3),
+    waitedS: Math.round((Date.now() - started - sampleMs) / 1000),
+    ...(reasons.length ? { reason: reasons.join(', ') } : {}),
+  };
+}

@@ -5,17 +5,28 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const FILE = fileURLToPath(new URL('../../docs/benchmarks.md', import.meta.url));
-const HEADER = `# Benchmarks
+/** docs/benchmarks.md. */
+export const BENCHMARKS_DOC = fileURLToPath(new URL('../../docs/benchmarks.md', import.meta.url));
 
-Measured on this project's reference machine (2 cores), each with the command that produced it and as ratios to a reference measured in the same run. Regenerate with \`npm run bench\` (all) or the command of a section. No test asserts a timing.
+/**
+ * The top of docs/benchmarks.md, above its sections: the only text of the doc that no benchmark
+ * generates (bench/lib/doc-generated.test.ts holds the doc to that).
+ */
+export const HEADER = `# Benchmarks
+
+Measured on this project's reference machine (2 cores), each with the command that produced it and as ratios to a reference measured in the same run. Regenerate with \`npm run bench\` (all) or the command of a section. No test asserts a timing. Every section is generated from its stored results (bench/results/), not written by hand; notes written by hand on the figures are in docs/performance-notes.md.
 `;
 
 /**
  * Replaces the section named `id` of docs/benchmarks.md, or of `file`; a new section goes at the
  * end, or before every other section with `first`.
  */
-export function writeSection(id: string, markdown: string, file = FILE, first = false): void {
+export function writeSection(
+  id: string,
+  markdown: string,
+  file = BENCHMARKS_DOC,
+  first = false,
+): void {
   const start = `<!-- ${id}:start -->`;
   const end = `<!-- ${id}:end -->`;
   const block = `${start}\n${markdown.trim()}\n${end}`;

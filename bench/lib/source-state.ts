@@ -7,8 +7,14 @@ import { fileURLToPath } from 'node:url';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
+/** The commit checked out and the product's source files that differed from it. */
+export interface SourceState {
+  commit: string;
+  changed: string[];
+}
+
 /** The commit and the product's changed source files (apps/server, apps/web, packages). */
-export function sourceState(): { commit: string; changed: string[] } {
+export function sourceState(): SourceState {
   const git = (...args: string[]) =>
     execFileSync('git', args, { cwd: repoRoot, encoding: 'utf8' }).trimEnd();
   try {

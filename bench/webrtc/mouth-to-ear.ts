@@ -33,8 +33,14 @@ import {
 } from '../../e2e/support/engine-harness';
 import { machine, recordRow } from '../lib/results';
 import { cleanUp, cleanups } from '../lib/cleanups';
-import { writeSection } from '../lib/report';
+import { publishSection } from '../lib/sections';
 import { quantile, round } from '../lib/stats';
+import {
+  mouthToEarFigures,
+  type MouthToEarDelays,
+  type MouthToEarSide,
+  type MouthToEarWindow,
+} from './mouth-to-ear-section';
 import { installProbes, probeRecord, startStaticServer } from './page-probes';
 
 const BURST_MS = 200;
@@ -237,7 +243,7 @@ async function receiverStats(b: Page): Promise<Record<string, unknown>> {
 }
 
 /** Mouth-to-ear delays of `side` from the windows it was sending in. */
-async function delaysOf(side: Side, windows: Array<[number, number]>) {
+async function delaysOf(side: Side, windows: Array<[number, number]>): Promise<MouthToEarDelays> {
   const mic = (await probeRecord(side.a)).onsets.filter((o) => o.kind === 'mic').map((o) => o.t);
   const heard = (await probeRecord(side.b)).onsets
     .filter((o) => o.kind === 'remote')
@@ -272,14 +278,8 @@ async function delaysOf(side: Side, windows: Array<[number, number]>) {
   };
 }
 
-type Delays = Awaited<ReturnType<typeof delaysOf>>;
-type Loop = Awaited<ReturnType<typeof engineLoop>> & { side: string; p50: number | null };
-interface Measured {
-  name: string;
-  label: string;
-  delays: Delays;
-  receiver: Record<string, unknown>;
-}
+type Loop = MouthToEarWindow;
+type Measured = MouthToEarSide;
 
 const started = Date.now();
 const loadAtStart = loadavg();
@@ -375,78 +375,30 @@ function report(
   setupSkipped: number,
   chromiumVersion: string,
 ): void {
-  const [ours, floor, floorPcmu] = measured as [Measured, Measured, Measured];
+  const { ours, floor, floorPcmu, os, fs, ps, difference, ratio, met, missedBy } =
+    mouthToEarFigures(measured);
   const o = ours.delays;
   const f = floor.delays;
   if (o.delays.length < 10 || f.delays.length < 10)
     throw new Error(`too few onsets: ours ${o.delays.length}, floor ${f.delays.length}`);
-  const s = (d: number[]) => ({
-    p50: quantile(d, 0.5),
-    p90: quantile(d, 0.9),
-    min: Math.min(...d),
-    max: Math.max(...d),
-  });
-  const os = s(o.delays);
-  const fs = s(f.delays);
-  const ps = s(floorPcmu.delays.delays);
-  const difference = os.p50 - fs.p50;
-  const ratio = os.p50 / fs.p50;
-  const met = difference <= 30;
-  const missedBy = met ? undefined : `${round(difference - 30, 1)} ms over floor + 30 ms`;
   const n = Math.min(o.delays.length, f.delays.length);
-  const m = machine();
-  const stat = (x: Record<string, unknown>, key: string) => {
-    const value = x[key];
-    return typeof value === 'number' || typeof value === 'string' ? String(value) : '–';
-  };
-  const row = (x: Measured, st: ReturnType<typeof s>, bold: boolean) =>
-    `| ${x.label} | ${x.delays.delays.length} | ${bold ? `**${round(st.p50, 1)}**` : round(st.p50, 1)} | ${round(st.p90, 1)} | ${round(st.min, 1)} | ${round(st.max, 1)} |`;
-  const markdown = [
-    '## Mouth-to-ear: agent A → agent B through the engine, next to peer to peer',
-    '',
-    `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${m.cores} cores (${m.cpuModel}), ${m.memoryGiB} GiB, Node ${m.node}, Chromium ${chromiumVersion} headless; load average (1/5/15 min) ${loadAtStart.map((x) => x.toFixed(2)).join(' / ')} at the start, ${loadavg()
-      .map((x) => x.toFixed(2))
-      .join(
-        ' / ',
-      )} at the end. Command: \`npm run bench -- mouth-to-ear\` (or \`npx tsx bench/webrtc/mouth-to-ear.ts\`; \`BENCH_ROUNDS\` and \`BENCH_WINDOW_MS\` set the windows, default ${ROUNDS} × ${WINDOW_MS / 1000} s a side, after ${WARMUP_ROUNDS} warm-up round${WARMUP_ROUNDS === 1 ? '' : 's'} not counted, \`BENCH_WARMUP_ROUNDS\`).`,
-    '',
-    `The fake microphone plays 1 kHz bursts (${BURST_MS} ms on, ${PERIOD_MS - BURST_MS} ms off, 48 kHz). Timed: from a burst's onset on agent A's own microphone track to its onset on agent B's remote track, both found by the same AudioWorklet probe (first sample above −40 dBFS after 300 ms below, on the audio clock, mapped to the page's clock by the smallest message delay of the last second; pages of one browser share \`performance.timeOrigin + performance.now()\`; bench/webrtc/page-probes.ts). Each received onset is matched to A's latest microphone onset within one period. The method's own delays (the microphone's path into Web Audio, the remote track's into Web Audio, the clock mapping's ≤ 1 audio callback) are the same on both sides; the difference of the two p50s is the engine's part.`,
-    '',
-    "**Ours**: A and B are softphone pages (our SDK) on the embedded engine (`e2e/support/engine-harness.ts`: `VoiceEngine` over werift legs in media workers), both rung into one call and accepted: a two-party conference room, A → engine (decode, jitter buffer, 20 ms mixer tick, encode) → B. B is muted, so that A hears nothing its echo canceller could take for its own bursts. **Floor**: two more pages in the same browser, A's microphone track sent straight to B by an RTCPeerConnection (signalling by page.evaluate; the browsers pick Opus). A third pair, PCMU only, shows how much of the difference is the codec rather than the engine. The sides take turns in windows (the others muted the same way, the sent track disabled so that its packets carry silence: our SDK's `mute()`; the floors send a clone of the microphone track and disable it), so load drifts hit all; bursts starting within 50 ms of a switch are left out.",
-    '',
-    '| | onsets | p50 ms | p90 ms | min ms | max ms |',
-    '|---|---:|---:|---:|---:|---:|',
-    row(ours, os, true),
-    row(floor, fs, false),
-    row(floorPcmu, ps, false),
-    '',
-    `Difference ours p50 − floor p50: **${round(difference, 1)} ms** (ratio ${round(ratio, 2)}×); target ≤ floor + 30 ms: ${met ? '**met**' : `**missed**, ${missedBy}`}. Against the PCMU floor: ${round(os.p50 - ps.p50, 1)} ms.`,
-    '',
-    `Reading: peer to peer, PCMU is ${round(Math.abs(ps.p50 - fs.p50), 1)} ms ${ps.p50 >= fs.p50 ? 'slower' : 'faster'} than Opus, so of the ${round(difference, 1)} ms the engine's own part is about ${round(os.p50 - ps.p50, 1)} ms (ours against the PCMU pair). By its design (packages/voice/src/constants.ts, media/jitter-buffer.ts) the engine holds each leg's audio in a jitter buffer that starts playout at two 20 ms frames (\`JITTER_TARGET_FRAMES\`) and mixes on a 20 ms tick, so 30 to 60 ms over peer to peer is its floor. A burst of late packets no longer adds delay that stays: once a leg's buffer has held more than its target plus one frame for 500 ms (\`JITTER_SETTLE_FRAMES\`), the excess is dropped, quiet frames first (below −40 dBFS, \`JITTER_QUIET_PEAK\`), and the frames of ticks the mixer skips after a stall are dropped from the incoming buffer too (\`JitterBuffer.skipFrames\`); so what is left over the PCMU pair is the two-frame start of playout, the 20 ms tick and B's own jitter buffer, whose concealed samples (below) show the engine's packets arriving less evenly than a browser's.`,
-    '',
-    "B's receiver at the end (`getStats` inbound-rtp and candidate pair):",
-    '',
-    '| | codec | jitter buffer ms (mean) | jitter ms | packets lost | concealed samples | RTT ms |',
-    '|---|---|---:|---:|---:|---:|---:|',
-    ...measured.map(
-      (x) =>
-        `| ${x.name} | ${stat(x.receiver, 'codec')} | ${stat(x.receiver, 'jitterBufferMs')} | ${stat(x.receiver, 'jitterMs')} | ${stat(x.receiver, 'packetsLost')} | ${stat(x.receiver, 'concealedSamples')} | ${stat(x.receiver, 'rttMs')} |`,
-    ),
-    '',
-    "Window by window (in the order run): the p50 of each window, and the engine's frame loop in it (frames it skipped after a stall, its frames' lateness p99 and max):",
-    '',
-    '| window | side | p50 ms | frames skipped | late p99 ms | late max ms |',
-    '|---:|---|---:|---:|---:|---:|',
-    ...loops.map(
-      (l, i) =>
-        `| ${i + 1} | ${l.side} | ${l.p50 ?? '–'} | ${l.framesSkipped} | ${round(l.lateP99, 1)} | ${round(l.lateMax, 1)} |`,
-    ),
-    '',
-    `Onsets on A's microphone / heard by B (of those: without a microphone onset within a period; matched under ${MIN_PLAUSIBLE_MS} ms, i.e. more than a period late, left out): ${measured.map((x) => `${x.name} ${x.delays.micOnsets} / ${x.delays.heardOnsets} (${x.delays.unmatched}; ${x.delays.implausible})`).join('; ')}. The engine skipped ${setupSkipped} frames before the first counted window (connections, settling, warm-up).`,
-    '',
-    'Reproduce: `npx tsx bench/webrtc/mouth-to-ear.ts` on an otherwise idle machine (no build needed: the engine runs in the bench process).',
-  ].join('\n');
-  writeSection('mouth-to-ear', markdown);
+  const loadAtEnd = loadavg();
+  const markdown = publishSection('mouth-to-ear', {
+    date: new Date().toISOString(),
+    machine: machine(),
+    chromiumVersion,
+    loadAtStart,
+    loadAtEnd,
+    rounds: ROUNDS,
+    windowMs: WINDOW_MS,
+    warmupRounds: WARMUP_ROUNDS,
+    burstMs: BURST_MS,
+    periodMs: PERIOD_MS,
+    minPlausibleMs: MIN_PLAUSIBLE_MS,
+    sides: measured,
+    windows: loops,
+    setupSkipped,
+  });
   recordRow({
     name: 'mouth-to-ear',
     title: 'mouth-to-ear',
@@ -460,7 +412,7 @@ function report(
     command: 'npm run bench -- mouth-to-ear',
     details: {
       chromium: chromiumVersion,
-      loadAverage: { start: loadAtStart, end: loadavg() },
+      loadAverage: { start: loadAtStart, end: loadAtEnd },
       differenceMs: round(difference, 1),
       differenceToPcmuFloorMs: round(os.p50 - ps.p50, 1),
       ours: { ...mapRound(os), onsets: o.delays.length, receiver: ours.receiver },

@@ -8,7 +8,8 @@
  *   (|x| > 0.01) after at least `gapMs` below it (a track's first audio is its first onset).
  *   Each peer connection's phases are timestamped (created, offer/answer, descriptions set, ICE
  *   and DTLS connected, the first RTP packet received, from `getStats` polled every 5 ms), and
- *   so is every click, by a capture-phase listener on the document. The page's peer
+ *   so is every click, by a capture-phase listener on the document, and every PStream
+ *   `invite` the page's sockets receive (a ring, before the SDK sees it). The page's peer
  *   connections are kept in `window.__probePcs` (for `getStats` at the end).
  * - `startStaticServer()`: a plain loopback HTTP server with the floor's pages.
  *
@@ -27,6 +28,11 @@ import type { Page } from 'playwright-core';
 /** What the probes saw in a page (times: epoch ms in the page's clock). */
 export interface ProbeRecord {
   clicks: number[];
+  /**
+   * When each PStream `invite` (a call ringing the page's softphone) reached the page: the
+   * WebSocket message event's own time, before any handler (the SDK's) ran.
+   */
+  invites: number[];
   gum: Array<{ start: number; end?: number }>;
   pcs: Array<{ id: number; phases: Record<string, number> }>;
   onsets: Array<{ kind: 'remote' | 'mic'; pc: number; track: string; t: number }>;
@@ -59,9 +65,21 @@ export function probeRecord(page: Page): Promise<ProbeRecord> {
 /** Runs in the page, at document start. */
 function probeScript(config: { mic: boolean; gapMs: number; threshold: number }): void {
   const now = () => performance.timeOrigin + performance.now();
-  const probe: ProbeRecord = { clicks: [], gum: [], pcs: [], onsets: [] };
+  const probe: ProbeRecord = { clicks: [], invites: [], gum: [], pcs: [], onsets: [] };
   (window as unknown as { __probe: ProbeRecord }).__probe = probe;
   document.addEventListener('click', () => probe.clicks.push(now()), true);
+  // Every socket's messages are seen first (this listener is added before the page's own): a
+  // ring's time is its message event's timeStamp, on the same clock as `now()`.
+  const OriginalSocket = window.WebSocket;
+  window.WebSocket = class extends OriginalSocket {
+    constructor(url: string | URL, protocols?: string | string[]) {
+      super(url, protocols);
+      this.addEventListener('message', (event: MessageEvent) => {
+        if (typeof event.data === 'string' && event.data.includes('"type":"invite"'))
+          probe.invites.push(performance.timeOrigin + event.timeStamp);
+      });
+    }
+  };
 
   const worklet = `
     class ProbeOnsets extends AudioWorkletProcessor {
