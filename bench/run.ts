@@ -15,7 +15,7 @@ export const BENCHMARKS: ReadonlyArray<{ name: string; script: string; what: str
   {
     name: 'engine-capacity',
     script: 'capacity/run.ts',
-    what: 'engine legs/core vs Janus AudioBridge',
+    what: 'engine CPU per leg and legs/core at two pass lines vs Janus AudioBridge, interleaved',
   },
   {
     name: 'call-setup',

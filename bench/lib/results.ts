@@ -109,6 +109,16 @@ export function recordRow(row: Omit<BenchRow, 'measuredAt'>): BenchRow {
   return full;
 }
 
+/**
+ * Removes `name`'s row from bench/results/latest.json (its benchmark ran and could not measure:
+ * an old figure must not stand in the summary as if it were this run's).
+ */
+export function dropRow(name: string): void {
+  const latest = readLatest();
+  delete latest.rows[name];
+  writeLatest(latest);
+}
+
 /** Formats a ratio for a table: 2 decimals under 10. */
 export function formatRatio(ratio: number): string {
   if (!Number.isFinite(ratio)) return '–';

@@ -31,11 +31,13 @@ import {
   startEngineHarness,
   type EngineHarness,
 } from '../../e2e/support/engine-harness';
-import { machine, recordRow } from '../lib/results';
+import { dropRow, machine, recordRow } from '../lib/results';
 import { cleanUp, cleanups } from '../lib/cleanups';
 import { publishSection } from '../lib/sections';
 import { quantile, round } from '../lib/stats';
 import {
+  MIN_ONSETS,
+  MOUTH_TO_EAR_TARGET_MS,
   mouthToEarFigures,
   type MouthToEarDelays,
   type MouthToEarSide,
@@ -379,10 +381,11 @@ function report(
     mouthToEarFigures(measured);
   const o = ours.delays;
   const f = floor.delays;
-  if (o.delays.length < 10 || f.delays.length < 10)
-    throw new Error(`too few onsets: ours ${o.delays.length}, floor ${f.delays.length}`);
   const n = Math.min(o.delays.length, f.delays.length);
   const loadAtEnd = loadavg();
+  // Too few bursts timed to say anything: the section says so (with what each side heard), the
+  // summary loses its row, and the run fails.
+  const measuredEnough = n >= MIN_ONSETS;
   const markdown = publishSection('mouth-to-ear', {
     date: new Date().toISOString(),
     machine: machine(),
@@ -399,6 +402,11 @@ function report(
     windows: loops,
     setupSkipped,
   });
+  if (!measuredEnough) {
+    dropRow('mouth-to-ear');
+    console.log(markdown);
+    throw new Error(`too few onsets: ours ${o.delays.length}, floor ${f.delays.length}`);
+  }
   recordRow({
     name: 'mouth-to-ear',
     title: 'mouth-to-ear',
@@ -406,7 +414,7 @@ function report(
     ours: { label: 'A → engine conference → B', value: round(os.p50, 1), unit: 'ms' },
     reference: { label: 'direct peer to peer', value: round(fs.p50, 1), unit: 'ms' },
     ratio: round(ratio, 3),
-    target: '≤ floor + 30 ms',
+    target: `≤ floor + ${MOUTH_TO_EAR_TARGET_MS} ms`,
     met,
     ...(missedBy ? { missedBy } : {}),
     command: 'npm run bench -- mouth-to-ear',
