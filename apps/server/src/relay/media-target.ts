@@ -7,6 +7,11 @@
 
 /** The media instance a relay forwards to, as it knows it now. */
 export interface MediaTarget {
+  /**
+   * True for a media instance that never moves (`VOICE_MEDIA_URL`): a refused request is
+   * refused at once, there being no other instance to wait for.
+   */
+  readonly fixed?: boolean;
   /** The media instance's base URL; null while none is known (a failover under way). */
   current(): string | null;
   /** A request to `url` could not reach it: look again (the leader may have changed). */
@@ -20,7 +25,7 @@ export interface MediaTarget {
 
 /** A target that never moves (`VOICE_MEDIA_URL`). */
 export function staticMediaTarget(url: string): MediaTarget {
-  return { current: () => url, unreachable: () => undefined, next: async () => url };
+  return { fixed: true, current: () => url, unreachable: () => undefined, next: async () => url };
 }
 
 /** `relayTo` as the app takes it: a URL or a target. */

@@ -250,6 +250,25 @@ describe('a relaying instance', () => {
     expect(await isAvailable(userId)).toBe(false);
   });
 
+  it('a request refused again by the dead leader, still named while its heartbeat is fresh, goes on to the new leader once it is up', async () => {
+    const userId = await availableAgain();
+    const dead = 'http://127.0.0.1:9';
+    // The directory hands the dead leader back twice (its row not yet stale), then the new one.
+    const named = [dead, dead, mediaUrl];
+    const refused: string[] = [];
+    const status = await awayThrough({
+      current: () => named[0]!,
+      unreachable: (url) => refused.push(url),
+      next: async () => {
+        if (named.length > 1) named.shift();
+        return named[0]!;
+      },
+    });
+    expect(status).toBe(200);
+    expect(refused).toEqual([dead, dead]);
+    expect(await isAvailable(userId)).toBe(false);
+  });
+
   it('a request that arrives while no leader is known waits for one', async () => {
     const userId = await availableAgain();
     let known: string | null = null;

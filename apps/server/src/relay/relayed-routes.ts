@@ -69,8 +69,13 @@ export function relayedRoutes(options: {
       const refusal = new AppError('CALL_SERVICE_UNREACHABLE');
       return reply.code(refusal.status).send(refusal.body());
     };
-    /** Sends `request` on to `base`; a refused connection tries the next leader once. */
-    const send = (request: FastifyRequest, reply: FastifyReply, base: string, retry: boolean) =>
+    /**
+     * Sends `request` on to `base`. A refused connection reached nothing, so it may go again:
+     * to the leader the target names next, until `deadline` (a failover takes a few seconds:
+     * the row may name the dead leader until its heartbeat is stale, and the directory passes
+     * over a leader that refused for a while, so the same base is tried at most that often).
+     */
+    const send = (request: FastifyRequest, reply: FastifyReply, base: string, deadline: number) =>
       reply.from(new URL(request.url, base).toString(), {
         // The media instance may trust these (TRUST_PROXY) to know the browser's address.
         rewriteRequestHeaders: (incoming, headers) => {
@@ -96,22 +101,22 @@ export function relayedRoutes(options: {
         onError: (failed, { error }) => {
           failed.log.warn({ err: error }, 'the media instance could not be reached');
           target.unreachable(base);
-          // Refused: nothing reached the old leader, so the request may go to the new one.
-          if (retry && connectionRefused(error)) {
-            void target.next(FAILOVER_WAIT_MS).then((next) => {
-              if (next === null || next === base) return void refuse(failed as FastifyReply);
-              void send(request, failed as FastifyReply, next, false);
-            });
-            return;
+          const left = deadline - Date.now();
+          if (target.fixed || !connectionRefused(error) || left <= 0) {
+            return void refuse(failed as FastifyReply);
           }
-          void refuse(failed as FastifyReply);
+          void target.next(left).then((next) => {
+            if (next === null) return void refuse(failed as FastifyReply);
+            void send(request, failed as FastifyReply, next, deadline);
+          });
         },
       });
     const forward = async (request: FastifyRequest, reply: FastifyReply) => {
+      const deadline = Date.now() + FAILOVER_WAIT_MS;
       // A failover under way: wait for the new leader rather than refuse at once.
       const base = target.current() ?? (await target.next(FAILOVER_WAIT_MS));
       if (base === null) return refuse(reply);
-      send(request, reply, base, true);
+      send(request, reply, base, deadline);
       return reply;
     };
     const routes = options.sandbox
