@@ -86,8 +86,27 @@ export const SANDBOX_TONE_HZ = 440;
 /** Peak level of the sandbox tone, in dB relative to full scale. */
 export const SANDBOX_TONE_DBFS = -10;
 
-/** Audio a WebRTC leg buffers before playout starts (two frames, 40 ms). */
+/**
+ * Audio a WebRTC leg buffers before playout starts (two frames, 40 ms): where its adaptive
+ * target starts, between {@link JITTER_MIN_TARGET_FRAMES} and {@link JITTER_MAX_TARGET_FRAMES}.
+ */
 export const JITTER_TARGET_FRAMES = 2;
+
+/** The least a leg's jitter buffer targets once its packets came evenly (one frame, 20 ms). */
+export const JITTER_MIN_TARGET_FRAMES = 1;
+
+/** The most a leg's jitter buffer targets after late packets ran it dry (six frames, 120 ms). */
+export const JITTER_MAX_TARGET_FRAMES = 6;
+
+/**
+ * Settle windows in a row (10, 5 s) in which the jitter never ate into a leg's target before the
+ * target is lowered a frame; each underrun that raised it doubles this, up to
+ * {@link JITTER_LOWER_MAX_WINDOWS}, so a target that was too low is not tried again soon.
+ */
+export const JITTER_LOWER_WINDOWS = 10;
+
+/** The longest a raised target is held before it is tried lower again (120 windows, 60 s). */
+export const JITTER_LOWER_MAX_WINDOWS = 120;
 
 /** Most audio a WebRTC leg buffers before it drops the oldest (ten frames, 200 ms). */
 export const JITTER_MAX_FRAMES = 10;

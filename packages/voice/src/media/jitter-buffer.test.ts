@@ -98,8 +98,17 @@ describe('JitterBuffer', () => {
 });
 
 describe('JitterBuffer converging back to its target depth', () => {
-  /** Target two frames, trimmed once the depth stayed ≥ 3 frames for a window of 5 pulls. */
-  const options = { targetFrames: 2, marginFrames: 1, settleFrames: 5 };
+  /**
+   * Target two frames (held there: adapting is tested below), trimmed once the depth stayed ≥ 3
+   * frames for a window of 5 pulls.
+   */
+  const options = {
+    targetFrames: 2,
+    minTargetFrames: 2,
+    maxTargetFrames: 2,
+    marginFrames: 1,
+    settleFrames: 5,
+  };
   const LOUD = 1000;
 
   /**
@@ -201,5 +210,137 @@ describe('JitterBuffer converging back to its target depth', () => {
     buffer.skipFrames(3);
     stream.run(3);
     expect(stream.heard).toEqual([LOUD, LOUD + 1, LOUD + 2, LOUD + 6, LOUD + 7, LOUD + 8]);
+  });
+});
+
+describe('JitterBuffer adapting its target to the jitter', () => {
+  /**
+   * Starts at two frames, between one and three; lowered after 2 clean windows of 5 pulls, a
+   * wait that doubles at each raise up to 8 windows.
+   */
+  const options = {
+    targetFrames: 2,
+    minTargetFrames: 1,
+    maxTargetFrames: 3,
+    marginFrames: 1,
+    settleFrames: 5,
+    lowerWindows: 2,
+    lowerMaxWindows: 8,
+  };
+  const QUIET = 7;
+
+  /** One frame sent per tick (all quiet, so trimming may drop any), then one pulled. */
+  function link(buffer: JitterBuffer) {
+    let sent = 0;
+    const depths: number[] = [];
+    const heard: Array<number | undefined> = [];
+    const tick = (arrivals: number) => {
+      for (let i = 0; i < arrivals; i++, sent++) buffer.push(sent * 160, frame(QUIET));
+      depths.push(buffer.bufferedSamples / 160);
+      heard.push(pull(buffer));
+    };
+    return {
+      depths,
+      heard,
+      /** `ticks` ticks of one packet each. */
+      even(ticks: number) {
+        for (let i = 0; i < ticks; i++) tick(1);
+      },
+      /** A packet `ticks` ticks late: that many ticks with none, then one with them all. */
+      late(ticks = 1) {
+        for (let i = 0; i < ticks; i++) tick(0);
+        tick(ticks + 1);
+      },
+      /** Packets late until playout runs dry, then all of them at once. */
+      dry() {
+        let missed = 0;
+        do {
+          tick(0);
+          missed++;
+        } while (heard.at(-1) !== undefined);
+        tick(missed + 1);
+      },
+      /** The sender pauses `frames` frames (their timestamps pass, nothing is sent). */
+      pause(frames: number) {
+        sent += frames;
+        tick(0);
+      },
+      target: () => buffer.targetDepthSamples / 160,
+    };
+  }
+
+  it('on an even link lowers its target to one frame: a packet plays at the first pull after it came', () => {
+    const buffer = new JitterBuffer(options);
+    const call = link(buffer);
+    call.even(1);
+    call.even(9);
+    // Two clean windows (10 pulls) at the depth of two frames: the target goes down to one.
+    expect(call.target()).toBe(2);
+    call.even(1);
+    expect(call.target()).toBe(1);
+    // The next window trims the spare frame; from then on the depth at a pull is the packet
+    // that just came.
+    call.even(20);
+    expect(call.depths.slice(-10)).toEqual(new Array<number>(10).fill(1));
+    expect(call.target()).toBe(1);
+    expect(call.heard.slice(-10).every((value) => value === QUIET)).toBe(true);
+  });
+
+  it('one late packet costs a gap; a second soon after raises the target a frame, and soon after a lowering doubles the wait before it is lowered again', () => {
+    const buffer = new JitterBuffer(options);
+    const call = link(buffer);
+    call.even(11);
+    expect(call.target()).toBe(1);
+    call.dry();
+    expect(call.heard.at(-2)).toBeUndefined();
+    expect(call.target()).toBe(1);
+    call.even(3);
+    call.dry();
+    expect(call.target()).toBe(2);
+    // Clean again: after two windows it would have lowered before; now it waits four.
+    call.even(15);
+    expect(call.target()).toBe(2);
+    call.even(10);
+    expect(call.target()).toBe(1);
+    // Lateness that keeps running playout dry raises it up to its most, no further.
+    for (let i = 0; i < 6; i++) call.dry();
+    expect(call.target()).toBe(3);
+  });
+
+  it('late packets long after the target was lowered raise it and the wait starts over', () => {
+    const buffer = new JitterBuffer(options);
+    const call = link(buffer);
+    call.even(11);
+    expect(call.target()).toBe(1);
+    // Six windows later: the link changed rather than the lowering being wrong.
+    call.even(30);
+    call.dry();
+    call.dry();
+    expect(call.target()).toBe(2);
+    call.even(11);
+    expect(call.target()).toBe(1);
+  });
+
+  it('a pause of the sender is not jitter: the target stays', () => {
+    const buffer = new JitterBuffer(options);
+    const call = link(buffer);
+    call.even(30);
+    expect(call.target()).toBe(1);
+    call.pause(50);
+    call.even(5);
+    expect(call.target()).toBe(1);
+    expect(call.heard.slice(-4).every((value) => value === QUIET)).toBe(true);
+  });
+
+  it('keeps the target while the jitter eats into it', () => {
+    const buffer = new JitterBuffer(options);
+    const call = link(buffer);
+    call.even(2);
+    // Packets in pairs every other tick, playout started on the second: the depth at a pull
+    // swings between one and two frames, below the target of two on every other pull.
+    for (let i = 0; i < 30; i++) call.late();
+    expect(Math.min(...call.depths.slice(1))).toBe(1);
+    expect(call.target()).toBe(2);
+    expect(call.heard.slice(1).every((value) => value === QUIET)).toBe(true);
   });
 });

@@ -1,6 +1,10 @@
 import {
   JITTER_DRIFT_MARGIN_FRAMES,
+  JITTER_LOWER_MAX_WINDOWS,
+  JITTER_LOWER_WINDOWS,
   JITTER_MAX_FRAMES,
+  JITTER_MAX_TARGET_FRAMES,
+  JITTER_MIN_TARGET_FRAMES,
   JITTER_QUIET_PEAK,
   JITTER_SETTLE_FRAMES,
   JITTER_TARGET_FRAMES,
@@ -11,8 +15,16 @@ import {
 export interface JitterBufferOptions {
   /** Samples handed out per pull (one frame). */
   frameSamples?: number;
-  /** Frames buffered before playout (re)starts. */
+  /** Frames buffered before playout (re)starts, at first (the target adapts from there). */
   targetFrames?: number;
+  /** The least the target goes down to while packets come evenly. */
+  minTargetFrames?: number;
+  /** The most the target goes up to after underruns. */
+  maxTargetFrames?: number;
+  /** Settle windows without the jitter eating into the target before it is lowered a frame. */
+  lowerWindows?: number;
+  /** The longest that wait grows to (it doubles at each raise). */
+  lowerMaxWindows?: number;
   /** Most frames held; beyond that the oldest audio is dropped. */
   maxFrames?: number;
   /** Frames above the target the depth must keep for a settle window before it is trimmed. */
@@ -48,13 +60,37 @@ function distance(a: number, b: number): number {
  * point; if a second settle window passes without enough of them, it drops the rest of the
  * oldest audio at once. Jitter (a depth that dips to the target or below) trims nothing.
  *
+ * The target adapts to the jitter seen (as a browser's NetEQ does, more simply): when playout
+ * ran dry twice within the wait below and each time the next packet continued the stream (it was
+ * late, the sender had not paused), the target goes up a frame; a single late packet costs a
+ * 20 ms gap and nothing more. When for `lowerWindows` settle windows in a row the depth at every
+ * pull stayed at or above the target (the jitter never ate into it), the target goes down a
+ * frame, and the excess is trimmed as above. A raise soon after a lowering doubles that wait (up
+ * to `lowerMaxWindows`), so a link whose jitter needs the higher target keeps it. On an even
+ * link (loopback, a LAN) the target settles at `minTargetFrames` and a packet plays at the first
+ * mixer tick after it came.
+ *
  * The playout point follows the mixer's clock: frames the mixer skipped after a stall
  * ({@link JitterBuffer.skipFrames}) are dropped too, and their packets count as late when they
  * arrive afterwards, so a stall costs a glitch rather than lasting delay.
  */
 export class JitterBuffer {
   private readonly frameSamples: number;
-  private readonly targetSamples: number;
+  private targetSamples: number;
+  private readonly minTargetSamples: number;
+  private readonly maxTargetSamples: number;
+  private readonly lowerMaxWindows: number;
+  private readonly baseLowerWindows: number;
+  /** Clean settle windows needed before the target is lowered (see {@link judgeDryOut}). */
+  private lowerWindows: number;
+  /** Settle windows since the target was last lowered. */
+  private windowsSinceLowered = Infinity;
+  /** Settle windows since playout last ran dry for a late packet. */
+  private windowsSinceLate = Infinity;
+  /** Clean settle windows in a row so far. */
+  private cleanWindows = 0;
+  /** Playout ran dry at this read point; the next packet says whether it was late or a pause. */
+  private dryAt: number | null = null;
   private readonly maxSamples: number;
   private readonly marginSamples: number;
   private readonly settleFrames: number;
@@ -79,7 +115,20 @@ export class JitterBuffer {
   /** Creates an empty buffer. */
   constructor(options: JitterBufferOptions = {}) {
     this.frameSamples = options.frameSamples ?? SAMPLES_PER_FRAME;
-    this.targetSamples = (options.targetFrames ?? JITTER_TARGET_FRAMES) * this.frameSamples;
+    const targetFrames = options.targetFrames ?? JITTER_TARGET_FRAMES;
+    this.targetSamples = targetFrames * this.frameSamples;
+    this.minTargetSamples =
+      Math.min(options.minTargetFrames ?? JITTER_MIN_TARGET_FRAMES, targetFrames) *
+      this.frameSamples;
+    this.maxTargetSamples =
+      Math.max(options.maxTargetFrames ?? JITTER_MAX_TARGET_FRAMES, targetFrames) *
+      this.frameSamples;
+    this.baseLowerWindows = options.lowerWindows ?? JITTER_LOWER_WINDOWS;
+    this.lowerWindows = this.baseLowerWindows;
+    this.lowerMaxWindows = Math.max(
+      this.baseLowerWindows,
+      options.lowerMaxWindows ?? JITTER_LOWER_MAX_WINDOWS,
+    );
     this.maxSamples = (options.maxFrames ?? JITTER_MAX_FRAMES) * this.frameSamples;
     this.marginSamples = (options.marginFrames ?? JITTER_DRIFT_MARGIN_FRAMES) * this.frameSamples;
     this.settleFrames = options.settleFrames ?? JITTER_SETTLE_FRAMES;
@@ -90,6 +139,11 @@ export class JitterBuffer {
     this.mask = capacity - 1;
   }
 
+  /** The depth (samples) playout (re)starts at and trimming keeps, as adapted so far. */
+  get targetDepthSamples(): number {
+    return this.targetSamples;
+  }
+
   /** Samples buffered ahead of the playout point. */
   get bufferedSamples(): number {
     return this.anchored ? Math.max(0, distance(this.writtenUntil, this.readAt)) : 0;
@@ -98,6 +152,7 @@ export class JitterBuffer {
   /** Adds the decoded audio of one RTP packet whose first sample has RTP timestamp `timestamp`. */
   push(timestamp: number, samples: Int16Array): void {
     const start = timestamp >>> 0;
+    if (this.dryAt !== null) this.judgeDryOut(start);
     if (!this.anchored || this.isRestart(start) || this.isResumeAfterPause(start))
       this.anchor(start);
     const offset = distance(start, this.readAt);
@@ -120,7 +175,10 @@ export class JitterBuffer {
     }
     const buffered = distance(this.writtenUntil, this.readAt);
     if (!this.playing && buffered >= this.targetSamples) this.startPlaying();
-    if (this.playing && buffered <= 0) this.playing = false;
+    if (this.playing && buffered <= 0) {
+      this.playing = false;
+      this.dryAt = this.readAt;
+    }
     if (!this.playing) {
       out.fill(0);
       return false;
@@ -146,6 +204,49 @@ export class JitterBuffer {
     this.resetSettle();
   }
 
+  /**
+   * Playout ran dry; `start` is the next packet. Continuing the stream (at most a frame past the
+   * read point, allowing one lost packet), it was late; further on, the sender paused: nothing to
+   * learn. A late packet on its own costs a 20 ms gap and changes nothing (a link whose packets
+   * are nearly all on time is best served by the low target); a second one within the wait for
+   * lowering raises the target a frame. A raise soon after a lowering (within the wait that
+   * lowering took) shows the lower target too low for this link: the wait doubles; later on, the
+   * link changed and the wait starts over.
+   */
+  private judgeDryOut(start: number): void {
+    const late = distance(start, this.dryAt ?? start) <= this.frameSamples;
+    this.dryAt = null;
+    if (!late) return;
+    this.cleanWindows = 0;
+    const recurring = this.windowsSinceLate < this.lowerWindows;
+    this.windowsSinceLate = 0;
+    if (!recurring) return;
+    if (this.targetSamples >= this.maxTargetSamples) return;
+    this.targetSamples += this.frameSamples;
+    this.lowerWindows =
+      this.windowsSinceLowered <= this.lowerWindows
+        ? Math.min(this.lowerMaxWindows, this.lowerWindows * 2)
+        : this.baseLowerWindows;
+  }
+
+  /**
+   * A settle window ended with `lowest` samples the least held at a pull: at or above the
+   * target, the jitter did not need all of it; enough such windows in a row lower it a frame.
+   */
+  private adaptDown(lowest: number): void {
+    this.windowsSinceLowered++;
+    this.windowsSinceLate++;
+    if (lowest < this.targetSamples) {
+      this.cleanWindows = 0;
+      return;
+    }
+    if (++this.cleanWindows < this.lowerWindows) return;
+    this.cleanWindows = 0;
+    if (this.targetSamples <= this.minTargetSamples) return;
+    this.targetSamples -= this.frameSamples;
+    this.windowsSinceLowered = 0;
+  }
+
   private startPlaying(): void {
     this.playing = true;
     this.resetSettle();
@@ -163,6 +264,7 @@ export class JitterBuffer {
     if (this.excessSamples === 0) {
       this.settleLowest = Math.min(this.settleLowest, buffered);
       if (++this.settlePulls < this.settleFrames) return;
+      this.adaptDown(this.settleLowest);
       const excess = this.settleLowest - this.targetSamples;
       this.settlePulls = 0;
       this.settleLowest = Infinity;
