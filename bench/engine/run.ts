@@ -22,7 +22,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_MEDIA_WORKERS, type WorkerStats } from '@leadline/voice';
+import { defaultMediaWorkers, type WorkerStats } from '@leadline/voice';
 import { startBuiltProduct } from '../lib/built-product';
 import { startOnCore, stopChild } from '../lib/processes';
 import { publishSection, renderSection } from '../lib/sections';
@@ -329,7 +329,8 @@ const data: EngineSectionData = {
   cores: cpus().length,
   cpuModel: cpus()[0]?.model ?? 'unknown CPU',
   node: process.version,
-  mediaWorkers: workers ?? String(DEFAULT_MEDIA_WORKERS),
+  // The host is pinned to one core (`startOnCore(0, …)`): the engine's default for one core.
+  mediaWorkers: workers ?? String(defaultMediaWorkers(1)),
   lead: LEAD,
   setupConcurrency,
   warmupMs,

@@ -115,7 +115,8 @@ export interface MediaEngineOptions {
   /**
    * Media worker threads; rooms are spread over them (the one with fewest rooms takes the next
    * room), so one busy room or a leg's DTLS handshake never delays the frames of the others
-   * by more than a thread's time slice. Default {@link DEFAULT_MEDIA_WORKERS}.
+   * by more than a thread's time slice. Default {@link defaultMediaWorkers} of the cores the
+   * process may run on.
    */
   workers?: number;
   /**
@@ -137,8 +138,20 @@ export interface MediaEngineOptions {
   logger?: MediaEngineLogger;
 }
 
-/** Media worker threads when `MediaEngineOptions.workers` is not set (see docs/benchmarks.md). */
+/** The most media worker threads the engine starts unless told (`MediaEngineOptions.workers`). */
 export const DEFAULT_MEDIA_WORKERS = 2;
+
+/**
+ * Media worker threads when `MediaEngineOptions.workers` is not set: one per core the process
+ * may run on (`cores`, e.g. `os.availableParallelism()`, which follows the CPU affinity), at
+ * most {@link DEFAULT_MEDIA_WORKERS}. A second worker on a single core keeps a DTLS handshake
+ * on one from holding up the other's frames, but every packet and tick then costs a switch
+ * between threads: at 10 legs on one core, two workers used about half as much CPU again as
+ * one (bench/capacity, docs/benchmarks.md).
+ */
+export function defaultMediaWorkers(cores: number): number {
+  return Math.max(1, Math.min(DEFAULT_MEDIA_WORKERS, Math.floor(cores)));
+}
 
 /** The logging the engine needs (pino's and `console`'s methods fit). */
 export interface MediaEngineLogger {

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
   DEFAULT_ANSWER_DELAY_MS,
@@ -9,7 +10,7 @@ import { defaultAssetsDir } from '../pstn/clips';
 import { ENGINE_TRANSITIONS, type EngineEvent, type EngineState } from './engine-state';
 import { MediaError } from './media-errors';
 import {
-  DEFAULT_MEDIA_WORKERS,
+  defaultMediaWorkers,
   type DialOptions,
   type LegOptions,
   type MediaEngine,
@@ -258,7 +259,10 @@ export class WorkerMediaEngine implements MediaEngine {
 
   private async startWorkers(): Promise<void> {
     const entry = this.options.workerUrl ?? defaultMediaWorkerUrl();
-    const workerCount = Math.max(1, Math.floor(this.options.workers ?? DEFAULT_MEDIA_WORKERS));
+    const workerCount = Math.max(
+      1,
+      Math.floor(this.options.workers ?? defaultMediaWorkers(availableParallelism())),
+    );
     const { sandboxDir } = this.options;
     const threadNice =
       this.options.threadNice === undefined ? MEDIA_THREAD_NICE : this.options.threadNice;
