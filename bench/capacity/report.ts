@@ -290,7 +290,11 @@ export function summaryRow(data: CapacityData): Omit<BenchRow, 'measuredAt'> {
   return {
     name: 'engine-capacity',
     title: 'engine server CPU per leg',
-    statistic: `% of one core per leg at ${legs} legs, median of ${data.settings.rounds} interleaved rounds`,
+    statistic:
+      `% of one core per leg at ${legs} legs, median of ${data.settings.rounds} interleaved rounds; ` +
+      `legs per core at ${data.settings.lines.map((line) => `p99 < ${line} ms`).join(' / ')}: ` +
+      `ours ${data.settings.lines.map((line) => legsPerCoreText(ours, line)).join(' / ')}, ` +
+      `Janus ${data.settings.lines.map((line) => legsPerCoreText(janus, line)).join(' / ')}`,
     ours: { label: NAMES.ours(data), value: mine?.median ?? Number.NaN, unit: '%/leg' },
     reference: { label: NAMES.janus(data), value: theirs?.median ?? Number.NaN, unit: '%/leg' },
     ratio,
