@@ -75,7 +75,9 @@ const spread1 = (s: Spread): string =>
   s.n === 0 ? '–' : `${f1(s.median)} (${f1(s.min)}–${f1(s.max)})`;
 
 /** Each system's reading of the stored steps. */
-export function readings(data: CapacityData): Partial<Record<System, SystemReading>> {
+export function readings(
+  data: Pick<CapacityData, 'steps' | 'systems' | 'settings'>,
+): Partial<Record<System, SystemReading>> {
   const figures = data.steps.map((step) => ({
     system: step.system,
     legs: step.legs,
@@ -200,6 +202,13 @@ function profileMarkdown(data: CapacityData): string[] {
   const profile = data.profile;
   if (!profile) return ['*No profile run* (`BENCH_PROFILE=0`, or ours was not run).'];
   const { summary } = profile;
+  const { ours, janus } = readings(data);
+  const missed = ours && janus ? cpuRatios(ours, janus).filter((r) => r.ratio > 1) : [];
+  const why = missed.some((r) => r.legs === profile.legs)
+    ? 'the smallest count at which it used more CPU per leg than Janus'
+    : missed.length === 0
+      ? 'the middle fixed load; it used no more CPU per leg than Janus at any count'
+      : 'the middle fixed load';
   if (summary.threads === 0 || summary.busyMs === 0)
     return ['The profile run wrote no media worker profile with samples in the window.'];
   const table = (rows: ProfileSummary['functions'], what: string) => [
@@ -210,7 +219,7 @@ function profileMarkdown(data: CapacityData): string[] {
     ),
   ];
   return [
-    `Our engine once more with ${profile.legs} legs, run with \`node --cpu-prof\` (profiling slows it; this run's pacing p99 was ${f1(num(profile.p99Ms))} ms and the process used ${f0(num(profile.serverCpuPercent))} % of its core). V8's sampler sees JavaScript and the native calls it makes; the kernel's side of the sockets, V8's own threads (garbage collection, the optimising compiler) and time between samples are not in these tables, so they add up to less than the process's CPU: ${f0(summary.busyMs)} ms sampled busy in the ${summary.threads} media worker threads over the ${f1(summary.windowMs / 1000)} s window. By kind of work, by source file, then by function:`,
+    `Our engine once more with ${profile.legs} legs (${why}), run with \`node --cpu-prof\` (profiling slows it; this run's pacing p99 was ${f1(num(profile.p99Ms))} ms and the process used ${f0(num(profile.serverCpuPercent))} % of its core). V8's sampler sees JavaScript and the native calls it makes; the kernel's side of the sockets, V8's own threads (garbage collection, the optimising compiler) and time between samples are not in these tables, so they add up to less than the process's CPU: ${f0(summary.busyMs)} ms sampled busy in the ${summary.threads} media worker threads over the ${f1(summary.windowMs / 1000)} s window. By kind of work, by source file, then by function:`,
     '',
     ...table(summary.categories, 'Kind of work'),
     '',

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { cpuRatios, interleavedPlan, readSystem, spreadOf, type StepFigures } from './rounds';
+import {
+  cpuRatios,
+  interleavedPlan,
+  readSystem,
+  spreadOf,
+  type StepFigures,
+  profileLegs,
+} from './rounds';
 
 describe('interleavedPlan', () => {
   it('runs every count for both systems each round, alternating which goes first', () => {
@@ -71,5 +78,30 @@ describe('readSystem', () => {
       [5],
     );
     expect(cpuRatios(reading, janus).map((r) => Number(r.ratio.toFixed(3)))).toEqual([1.25, 1.25]);
+  });
+});
+
+describe('profileLegs', () => {
+  it('profiles at the smallest count where ours used more CPU per leg than Janus', () => {
+    const ratios = [
+      { legs: 10, ratio: 0.9 },
+      { legs: 20, ratio: 1.2 },
+      { legs: 40, ratio: 1.1 },
+      { legs: 80, ratio: 0.6 },
+    ];
+    expect(profileLegs(ratios, 40)).toBe(20);
+  });
+
+  it('profiles at the fallback when ours used no more anywhere (equal is not more)', () => {
+    expect(
+      profileLegs(
+        [
+          { legs: 10, ratio: 1 },
+          { legs: 20, ratio: 0.8 },
+        ],
+        40,
+      ),
+    ).toBe(40);
+    expect(profileLegs([], 40)).toBe(40);
   });
 });

@@ -138,3 +138,15 @@ export function cpuRatios(
       : [];
   });
 }
+
+/**
+ * The leg count our engine is profiled at: the smallest at which it used more CPU per leg than
+ * Janus (the profile then shows where a missed target's time goes), else `fallback`.
+ */
+export function profileLegs(
+  ratios: ReadonlyArray<{ legs: number; ratio: number }>,
+  fallback: number,
+): number {
+  const missed = ratios.filter((r) => r.ratio > 1).map((r) => r.legs);
+  return missed.length > 0 ? Math.min(...missed) : fallback;
+}

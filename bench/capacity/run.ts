@@ -9,14 +9,15 @@
  * them talk for the warm-up and times every frame the server sends over the window, reading the
  * server's CPU from /proc (step.ts). Every leg count of the ladder runs for both systems in each
  * round, interleaved (rounds.ts); each figure is the median of the rounds with its spread.
- * Last, our engine runs once more at the middle fixed load under `--cpu-prof` to say where the
- * media workers' JavaScript time goes (profile.ts).
+ * Last, our engine runs once more under `--cpu-prof` to say where the media workers' JavaScript
+ * time goes (profile.ts): at the smallest leg count where it used more CPU per leg than Janus, or
+ * else at the middle fixed load.
  *
  * The run starts only on an idle machine: it waits for the load average to fall (a benchmark
  * just before leaves its own load) and samples steal time; on a busy machine it refuses (exit
  * 3), or with `BENCH_ALLOW_BUSY=1` runs and prints the section without publishing it.
  *
- * Environment: `BENCH_CAPACITY_LADDER` (leg counts, `10,20,30,40,60,80`),
+ * Environment: `BENCH_CAPACITY_LADDER` (leg counts, `10,20,30,40,60,80,120,160`),
  * `BENCH_CAPACITY_FIXED` (the headline loads, `20,40,80`), `BENCH_CAPACITY_ROUNDS` (3),
  * `BENCH_WINDOW_MS` (10000), `BENCH_WARMUP_MS` (5000), `BENCH_LEGS_PER_LOAD_PROCESS` (300),
  * `BENCH_SYSTEMS` (`ours,janus`), `BENCH_PROFILE=0` (no profile run), `BENCH_WRITE=0` (print
@@ -26,8 +27,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureJanus, janusConfigNotes, janusVersion } from './janus';
-import { summaryRow, type CapacityData, type StepRecord } from './report';
-import { interleavedPlan } from './rounds';
+import { readings, summaryRow, type CapacityData, type StepRecord } from './report';
+import { cpuRatios, interleavedPlan, profileLegs } from './rounds';
 import { runStep, stopAll, type StepResult } from './step';
 import { summariseMediaWorkers } from './profile';
 import type { System } from './servers';
@@ -43,9 +44,9 @@ const list = (name: string, fallback: string): number[] =>
 
 const fixed = list('BENCH_CAPACITY_FIXED', '20,40,80');
 export const settings = {
-  ladder: [...new Set([...list('BENCH_CAPACITY_LADDER', '10,20,30,40,60,80'), ...fixed])].sort(
-    (a, b) => a - b,
-  ),
+  ladder: [
+    ...new Set([...list('BENCH_CAPACITY_LADDER', '10,20,30,40,60,80,120,160'), ...fixed]),
+  ].sort((a, b) => a - b),
   fixed,
   rounds: env('BENCH_CAPACITY_ROUNDS', 3),
   windowMs: env('BENCH_WINDOW_MS', 10_000),
@@ -116,7 +117,11 @@ try {
 
   let profile: CapacityData['profile'];
   if (systems.includes('ours') && process.env.BENCH_PROFILE !== '0') {
-    const legs = settings.fixed[Math.floor(settings.fixed.length / 2)]!;
+    const { ours, janus } = readings({ steps, systems, settings });
+    const legs = profileLegs(
+      ours && janus ? cpuRatios(ours, janus) : [],
+      settings.fixed[Math.floor(settings.fixed.length / 2)]!,
+    );
     console.log(`== ours under --cpu-prof, ${legs} legs`);
     const dir = mkdtempSync(join(tmpdir(), 'leadline-bench-cpuprof-'));
     try {
