@@ -2,9 +2,10 @@
  * The `Realtime` port: the server publishes events to the console's realtime channels. One
  * implementation, the `pusher` npm library, whatever the target (hosted Pusher Channels, a
  * self-hosted Pusher-protocol server, or the embedded endpoint's HTTP events API on loopback).
- * Events go out one after the other, in the order they were published (a status change never
- * overtakes the one before it); a failed publish is reported and the next one goes on (the
- * console reads the lists again whenever its realtime connection was lost).
+ * Events go out in the order they were published (a status change never overtakes the one
+ * before it), those published while a request is under way together in the next one; a failed
+ * publish is reported and the next one goes on (the console reads the lists again whenever its
+ * realtime connection was lost).
  */
 import Pusher from 'pusher';
 import {
@@ -24,10 +25,28 @@ export interface Realtime {
   idle(): Promise<void>;
 }
 
-/** The `pusher` library, in order. */
+/** The most events Pusher's HTTP API takes in one `batch_events` request. */
+export const PUSHER_BATCH_MAX = 10;
+
+/** An event waiting to go out, and who waits for it. */
+interface Queued {
+  channel: string;
+  event: string;
+  data: unknown;
+  sent: () => void;
+}
+
+/**
+ * The `pusher` library, in order. One request at a time: the events published while one is
+ * under way wait, and go out together in the next (`triggerBatch`, up to
+ * {@link PUSHER_BATCH_MAX} in the order published; a single one by `trigger`). A burst of calls
+ * changing (a lead rung, queued, answered, each a floor change) therefore costs a few requests
+ * rather than one each.
+ */
 export class PusherRealtime implements Realtime {
   readonly #client: Pusher;
-  #last: Promise<void> = Promise.resolve();
+  #queue: Queued[] = [];
+  #sending: Promise<void> | null = null;
 
   constructor(
     options: PublisherOptions,
@@ -37,19 +56,35 @@ export class PusherRealtime implements Realtime {
   }
 
   publish(channel: string, event: string, data: unknown): Promise<void> {
-    const sent = this.#last.then(async () => {
-      try {
-        await this.#client.trigger(channel, event, data);
-      } catch (error) {
-        this.onError(error, channel, event);
-      }
+    return new Promise((sent) => {
+      this.#queue.push({ channel, event, data, sent });
+      this.#sending ??= this.#send();
     });
-    this.#last = sent;
-    return sent;
   }
 
   idle(): Promise<void> {
-    return this.#last;
+    return this.#sending ?? Promise.resolve();
+  }
+
+  /** Sends what is queued, a batch at a time, until nothing is. */
+  async #send(): Promise<void> {
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.splice(0, PUSHER_BATCH_MAX);
+      try {
+        if (batch.length === 1) {
+          const [only] = batch as [Queued];
+          await this.#client.trigger(only.channel, only.event, only.data);
+        } else {
+          await this.#client.triggerBatch(
+            batch.map(({ channel, event, data }) => ({ channel, name: event, data })),
+          );
+        }
+      } catch (error) {
+        for (const { channel, event } of batch) this.onError(error, channel, event);
+      }
+      for (const { sent } of batch) sent();
+    }
+    this.#sending = null;
   }
 }
 

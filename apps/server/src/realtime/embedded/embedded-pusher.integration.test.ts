@@ -3,6 +3,7 @@
  * subscribing, and the `pusher` library triggering through the HTTP events API, on the real
  * HTTP server of the test app listening on a port.
  */
+import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import Pusher from 'pusher';
@@ -12,6 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { userChannelOf } from '../channels';
 import { signChannel } from '../pusher-auth';
+import { PUSHER_BATCH_MAX, PusherRealtime } from '../realtime-publisher';
 import { login, startTestApp, TEST_PUSHER, type TestApp } from '../../test-support/test-app';
 import { waitUntil } from '../../test-support/wait-until';
 import { EmbeddedPusher } from './embedded-pusher';
@@ -145,6 +147,46 @@ describe('embedded Pusher endpoint with pusher-js', () => {
     await publisher().triggerBatch([{ channel: 'account-1', name: 'status', data: { n: 2 } }]);
     await waitUntil(() => (seen.length === 2 ? true : undefined), 'the batch event');
     expect(seen[1]).toEqual({ n: 2 });
+  });
+
+  it('PusherRealtime sends what was published while a request was under way together, ten at most a request, in order', async () => {
+    const client = connect();
+    const { channel } = await subscribe(client, 'account-1');
+    const seen = record(channel, 'n');
+    const posts: string[] = [];
+    const count = (request: IncomingMessage) => {
+      if (request.method === 'POST' && request.url?.startsWith('/apps/'))
+        posts.push(new URL(request.url, 'http://host').pathname);
+    };
+    const errors: unknown[] = [];
+    const realtime = new PusherRealtime(
+      {
+        appId: TEST_PUSHER.appId,
+        key: TEST_PUSHER.key,
+        secret: TEST_PUSHER.secret,
+        host: '127.0.0.1',
+        port: String(port),
+        useTLS: false,
+      },
+      (error) => errors.push(error),
+    );
+    test.app.server.on('request', count);
+    try {
+      await Promise.all(
+        Array.from({ length: 25 }, (_, n) => realtime.publish('account-1', 'n', { n })),
+      );
+      await realtime.idle();
+      await waitUntil(() => (seen.length === 25 ? true : undefined), 'the 25 events');
+    } finally {
+      test.app.server.off('request', count);
+    }
+    expect(errors).toEqual([]);
+    expect(seen).toEqual(Array.from({ length: 25 }, (_, n) => ({ n })));
+    // The first went alone (nothing was under way); the 24 published meanwhile in 10, 10, 4.
+    const events = `/apps/${TEST_PUSHER.appId}/events`;
+    const batch = `/apps/${TEST_PUSHER.appId}/batch_events`;
+    expect(PUSHER_BATCH_MAX).toBe(10);
+    expect(posts).toEqual([events, batch, batch, batch]);
   });
 
   it('subscribes a private channel with a valid signature and refuses a forged one', async () => {
