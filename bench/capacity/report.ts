@@ -202,6 +202,8 @@ function profileMarkdown(data: CapacityData): string[] {
   const profile = data.profile;
   if (!profile) return ['*No profile run* (`BENCH_PROFILE=0`, or ours was not run).'];
   const { summary } = profile;
+  if (summary.threads === 0 || summary.busyMs === 0)
+    return ['The profile run wrote no media worker profile with samples in the window.'];
   const { ours, janus } = readings(data);
   const missed = ours && janus ? cpuRatios(ours, janus).filter((r) => r.ratio > 1) : [];
   const why = missed.some((r) => r.legs === profile.legs)
@@ -209,8 +211,6 @@ function profileMarkdown(data: CapacityData): string[] {
     : missed.length === 0
       ? 'the middle fixed load; it used no more CPU per leg than Janus at any count'
       : 'the middle fixed load';
-  if (summary.threads === 0 || summary.busyMs === 0)
-    return ['The profile run wrote no media worker profile with samples in the window.'];
   const table = (rows: ProfileSummary['functions'], what: string) => [
     `| ${what} | Self ms | Share of sampled |`,
     '|---|---:|---:|',

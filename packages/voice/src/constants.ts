@@ -100,7 +100,7 @@ export const JITTER_MAX_TARGET_FRAMES = 6;
 
 /**
  * Settle windows in a row (10, 5 s) in which the jitter never ate into a leg's target before the
- * target is lowered a frame; each underrun that raised it doubles this, up to
+ * target is lowered a frame; a raise soon after a lowering doubles this, up to
  * {@link JITTER_LOWER_MAX_WINDOWS}, so a target that was too low is not tried again soon.
  */
 export const JITTER_LOWER_WINDOWS = 10;

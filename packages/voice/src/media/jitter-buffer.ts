@@ -23,7 +23,7 @@ export interface JitterBufferOptions {
   maxTargetFrames?: number;
   /** Settle windows without the jitter eating into the target before it is lowered a frame. */
   lowerWindows?: number;
-  /** The longest that wait grows to (it doubles at each raise). */
+  /** The longest that wait grows to (it doubles at a raise soon after a lowering). */
   lowerMaxWindows?: number;
   /** Most frames held; beyond that the oldest audio is dropped. */
   maxFrames?: number;
@@ -152,7 +152,7 @@ export class JitterBuffer {
   /** Adds the decoded audio of one RTP packet whose first sample has RTP timestamp `timestamp`. */
   push(timestamp: number, samples: Int16Array): void {
     const start = timestamp >>> 0;
-    if (this.dryAt !== null) this.judgeDryOut(start);
+    if (this.dryAt !== null) this.judgeDryOut(this.dryAt, start);
     if (!this.anchored || this.isRestart(start) || this.isResumeAfterPause(start))
       this.anchor(start);
     const offset = distance(start, this.readAt);
@@ -205,7 +205,7 @@ export class JitterBuffer {
   }
 
   /**
-   * Playout ran dry; `start` is the next packet. Continuing the stream (at most a frame past the
+   * Playout ran dry at `dryAt`; `start` is the next packet. Continuing the stream (at most a frame past the
    * read point, allowing one lost packet), it was late; further on, the sender paused: nothing to
    * learn. A late packet on its own costs a 20 ms gap and changes nothing (a link whose packets
    * are nearly all on time is best served by the low target); a second one within the wait for
@@ -213,8 +213,8 @@ export class JitterBuffer {
    * lowering took) shows the lower target too low for this link: the wait doubles; later on, the
    * link changed and the wait starts over.
    */
-  private judgeDryOut(start: number): void {
-    const late = distance(start, this.dryAt ?? start) <= this.frameSamples;
+  private judgeDryOut(dryAt: number, start: number): void {
+    const late = distance(start, dryAt) <= this.frameSamples;
     this.dryAt = null;
     if (!late) return;
     this.cleanWindows = 0;
