@@ -48,6 +48,8 @@ import type { SocketAccess } from './auth/socket-access';
 import type { PusherCredentials } from './realtime/pusher-auth';
 import type { RealtimeTarget } from './realtime/realtime-target';
 import { relayedRoutes } from './relay/relayed-routes';
+import { RelayReception } from './relay/relay-reception';
+import { refuseBadRequestTargets } from './http/request-target';
 import type { MediaTarget } from './relay/media-target';
 import { pusherRoutes } from './realtime/pusher-routes';
 import { usersRoutes } from './users/users-routes';
@@ -129,11 +131,15 @@ export interface AppOptions {
   /** Their shared counts (default: on `services.db`, the system clock). */
   rateLimitHits?: RateLimitHits;
   /**
-   * The instances' shared TOKEN_SECRET: a relaying instance proves with it that it forwards a
-   * request it counted already (`relay/relay-proof.ts`), and the media instance does not count
-   * it again. Unset: relayed requests are counted here too, under the relaying instance's address.
+   * The instances' shared TOKEN_SECRET, with which a relaying instance (`relayTo`) signs what it
+   * vouches for to the media instance (`relay/relay-signature.ts`). Needed with `relayTo`.
    */
   relaySecret?: string;
+  /**
+   * Requests other instances relay to this one (the media leader's side): believed as their
+   * signature holds. Unset: this instance receives no relays, and refuses any relay header.
+   */
+  relayReception?: RelayReception;
   /**
    * Production: browsers reach the install over HTTPS only, whatever the request's scheme looks
    * like here; cookies are `Secure` with the `__Host-` prefix and HSTS is on every answer.
@@ -171,6 +177,10 @@ export async function buildApp(
   });
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
   installErrorHandler(app);
+  // First of all: a target that could point a URL built from it elsewhere is refused.
+  refuseBadRequestTargets(app);
+  // Before the rate limit: a relay that holds says whose request it is and whether it was counted.
+  (options.relayReception ?? new RelayReception()).register(app);
   // A stop answers the requests it was already serving with `Connection: close`: the server's
   // close lets go only of the connections idle at that moment, and a keep-alive connection busy
   // then (a Twilio callback: they reach every instance all the time) would otherwise hold the
@@ -203,7 +213,6 @@ export async function buildApp(
   await registerAnonymousRateLimit(app, {
     hits: rateLimitHits,
     limits: options.rateLimits ?? DEFAULT_RATE_LIMITS,
-    ...(options.relaySecret ? { relaySecret: options.relaySecret } : {}),
   });
   await app.register(cookie);
   await app.register(authPlugin, {
@@ -254,11 +263,12 @@ export async function buildApp(
   await app.register(ssoRoutes({ sso: services.sso ?? null, sessions: services.sessions }));
   await app.register(soundsRoutes());
   if ('relayTo' in services) {
+    if (!options.relaySecret) throw new Error('A relaying instance needs relaySecret.');
     await app.register(
       relayedRoutes({
         to: services.relayTo,
         sandbox: options.sandbox === 'relayed',
-        ...(options.relaySecret ? { proofSecret: options.relaySecret } : {}),
+        secret: options.relaySecret,
       }),
     );
   } else {

@@ -7,6 +7,11 @@ import { resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { SESSION_IDLE_MINUTES_RANGE } from './accounts/account-policy';
+import {
+  allowedInstancesOf,
+  instanceUrlEntryProblem,
+  type AllowedInstances,
+} from './cluster/instance-urls';
 import { DEFAULT_SESSION_IDLE_MINUTES } from './auth/sessions';
 import type { SsoProviderSettings } from './auth/single-sign-on';
 import { DEMO_API_KEY } from './db/demo-logins';
@@ -145,6 +150,23 @@ const Env = z.object({
     })
     .regex(/^https?:\/\//, 'INSTANCE_URL must be an http:// or https:// URL')
     .optional(),
+  INSTANCE_URLS: csv.optional().superRefine((entries, ctx) => {
+    for (const entry of entries ?? []) {
+      const problem = instanceUrlEntryProblem(entry);
+      if (problem !== null) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `'${entry}' is ${problem}: list the instances' base URLs (https://10.0.0.5:3000) or their network (10.0.0.0/24), comma-separated.`,
+        });
+      }
+    }
+  }),
+  INSTANCE_NETWORK: z
+    .enum(['private', 'public'], {
+      error:
+        'INSTANCE_NETWORK is private (the instances reach each other over a network only they use) or public (the default)',
+    })
+    .default('public'),
   TLS: z.enum(['self-signed', 'off']).default('off'),
   TLS_CERT: z.string().min(1).optional(),
   TLS_KEY: z.string().min(1).optional(),
@@ -204,6 +226,16 @@ export interface Config {
    * `media_leader`); unset: its listening address (a wildcard host: its first LAN address).
    */
   instanceUrl: string | undefined;
+  /**
+   * The leaders a follower may relay to (`INSTANCE_URLS`; loopback always): the `media_leader`
+   * row's URL is believed only when it is one of these.
+   */
+  allowedInstances: AllowedInstances;
+  /**
+   * `private`: the operator says the instances reach each other over a network only they use,
+   * so plain `http://` between them is accepted in production (`INSTANCE_NETWORK`).
+   */
+  instanceNetwork: 'private' | 'public';
   /** HTTPS and WSS on `port`: the operator's files, a self-signed certificate, or off. */
   tls: TlsSetting;
   /** The softphone SDK the console loads: ours, or the official Twilio Voice SDK. */
@@ -317,6 +349,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     telephony,
     mediaUrl: e.VOICE_MEDIA_URL?.replace(/\/+$/, ''),
     instanceUrl: e.INSTANCE_URL?.replace(/\/+$/, ''),
+    allowedInstances: allowedInstancesOf(e.INSTANCE_URLS ?? []),
+    instanceNetwork: e.INSTANCE_NETWORK,
     tls,
     // Twilio's own edge speaks only to the official SDK.
     voiceSdk: telephony.provider === 'twilio' ? 'twilio' : e.VOICE_SDK,

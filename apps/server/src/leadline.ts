@@ -19,6 +19,7 @@ import { AdminChanges, forgetOnAdminChange } from './admin/admin-changes';
 import { buildApp, type MediaRoleReport } from './app';
 import { SIGNAL_PATH, baseUrlOf, routeUpgrades } from './http/instance-http';
 import { SocketRateLimit } from './http/anonymous-rate-limit';
+import { RelayReception, upgradeGate } from './relay/relay-reception';
 import { RateLimitHits } from './http/rate-limit-hits';
 import { WebhookReceipts } from './http/webhook-receipts';
 import { connectSourcesOf } from './http/security-headers';
@@ -271,6 +272,13 @@ export async function startLeadline(
     db,
     onSweepError: (error) => logger.warn({ err: error }, 'deleting old webhook receipts failed'),
   });
+  // Followers relay to the leader under the shared TOKEN_SECRET: what they vouch for (the
+  // browser's address, counted there already) is believed for this leadership's epoch only.
+  const relayReception = new RelayReception(
+    config.tokenSecret
+      ? { secret: config.tokenSecret, epoch: () => overrides.mediaRole?.().epoch ?? null }
+      : undefined,
+  );
   const app = await buildApp(
     {
       db,
@@ -308,8 +316,7 @@ export async function startLeadline(
       logger,
       rateLimits: config.rateLimits,
       rateLimitHits,
-      // Followers relay with a proof under the shared TOKEN_SECRET (counted there already).
-      ...(config.tokenSecret ? { relaySecret: config.tokenSecret } : {}),
+      relayReception,
       trustProxy: config.trustProxy,
       webDistDir: config.webDistDir ?? join(serverRoot(), '..', 'web', 'dist'),
       https,
@@ -363,7 +370,7 @@ export async function startLeadline(
       ? (request, socket, head) => engine.handleUpgrade(request, socket, head)
       : (_request, socket) => socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n'),
     realtime,
-    admit: (request) => socketLimit.admit(request),
+    ...upgradeGate(relayReception, socketLimit),
   });
 
   try {

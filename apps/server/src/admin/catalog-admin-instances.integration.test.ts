@@ -129,7 +129,10 @@ beforeAll(async () => {
 
   // R: an instance relaying the calls (never reached here), serving the admin.
   const r = await instanceParts();
-  other = await buildApp({ ...r.common, relayTo: 'http://127.0.0.1:9' }, options);
+  other = await buildApp(
+    { ...r.common, relayTo: 'http://127.0.0.1:9' },
+    { ...options, relaySecret: 'catalog-instances-token-secret-0123456789' },
+  );
   closers.push(() => other.close());
   admin = await login(other, 'catalog.admin@example.com');
 }, 120_000);

@@ -41,6 +41,11 @@ export interface LeaderDirectoryOptions {
   refreshMs?: number;
   /** How long a leader that refused a connection counts as gone unless the row moves (ms). */
   downMs?: number;
+  /**
+   * Whether the row's URL may be relayed to (`INSTANCE_URLS`, `instance-urls.ts`); a leader at
+   * any other URL counts as no leader. Default: any.
+   */
+  allows?: (url: string) => boolean;
   log: { warn(details: object, message: string): void };
 }
 
@@ -62,6 +67,8 @@ export class LeaderDirectory implements MediaTarget {
   #reading: Promise<void> | null = null;
   #closed = false;
   #unsubscribe: () => void = () => undefined;
+  /** The last leader URL refused as not allowed (said once, not at every read). */
+  #refusedUrl: string | null = null;
 
   constructor(options: LeaderDirectoryOptions) {
     this.#options = options;
@@ -123,7 +130,8 @@ export class LeaderDirectory implements MediaTarget {
     this.#reading ??= this.#options
       .read()
       .then(
-        (leader) => {
+        (read) => {
+          const leader = read && this.#allowed(read) ? read : null;
           this.#known = leader;
           // The row moved on: the new leader is not the one that failed.
           if (this.#down && leader && !this.#isDown(leader)) {
@@ -154,6 +162,18 @@ export class LeaderDirectory implements MediaTarget {
     for (const waiter of [...this.#waiters]) waiter(null);
   }
 
+  #allowed(leader: KnownLeader): boolean {
+    if (this.#options.allows?.(leader.url) ?? true) return true;
+    if (this.#refusedUrl !== leader.url) {
+      this.#refusedUrl = leader.url;
+      this.#options.log.warn(
+        { url: leader.url, epoch: leader.epoch },
+        `media_leader names ${leader.url}, which INSTANCE_URLS does not allow: nothing is relayed to it. List every instance's INSTANCE_URL (or their network) in INSTANCE_URLS on every instance (docs/deployment.md).`,
+      );
+    }
+    return false;
+  }
+
   #isDown(leader: KnownLeader): boolean {
     const down = this.#down?.leader;
     return down !== undefined && down.url === leader.url && down.epoch === leader.epoch;
@@ -165,4 +185,23 @@ export class LeaderDirectory implements MediaTarget {
     if (url === null) return;
     for (const waiter of [...this.#waiters]) waiter(url);
   }
+}
+
+/**
+ * A media instance at a URL the operator fixed (`VOICE_MEDIA_URL`): requests go there whatever
+ * the row says; `directory` reads only its leader's epoch, which relayed requests are signed for.
+ */
+export function pinnedTarget(
+  url: string,
+  directory: LeaderDirectory,
+): MediaTarget & { close(): void } {
+  return {
+    fixed: true,
+    current: () => url,
+    unreachable: () => undefined,
+    next: async () => url,
+    epoch: () => directory.epoch(),
+    refresh: () => directory.refresh(),
+    close: () => directory.close(),
+  };
 }

@@ -28,7 +28,13 @@ import { openDatabase } from '../db/database';
 import { baseUrlOf } from '../http/instance-http';
 import { startLeadline, type Leadline } from '../leadline';
 import { startRelay, type RelayInstance } from '../relay/start-relay';
-import { LeaderDirectory, MEDIA_LEADER_TOPIC, readLiveLeader } from './leader-directory';
+import { allowsInstanceUrl } from './instance-urls';
+import {
+  LeaderDirectory,
+  MEDIA_LEADER_TOPIC,
+  pinnedTarget,
+  readLiveLeader,
+} from './leader-directory';
 import { MediaLease, pgLeaseConnection } from './media-lease';
 
 /**
@@ -67,7 +73,20 @@ export async function startInstance(
   config: Config,
   process: InstanceProcess = globalThis.process,
 ): Promise<RunningInstance> {
-  if (config.mediaUrl) return ofRelay(await startRelay(config));
+  if (config.mediaUrl) {
+    const mediaUrl = config.mediaUrl;
+    const log = pino({ level: config.logLevel }).child({ part: 'media-url' });
+    return ofRelay(
+      await startRelay(config, {
+        target: async ({ db, bus }) => {
+          // The media instance is where the operator said; the row tells only its epoch.
+          const directory = new LeaderDirectory({ read: () => readLiveLeader(db), bus, log });
+          await directory.start();
+          return pinnedTarget(mediaUrl, directory);
+        },
+      }),
+    );
+  }
   const { databaseUrl } = config;
   if (!databaseUrl) {
     const leadline = await startLeadline(config, {
@@ -157,7 +176,12 @@ async function follow(
   let closing = false;
   const relay = await startRelay(config, {
     target: async ({ db, bus }) => {
-      directory = new LeaderDirectory({ read: () => readLiveLeader(db), bus, log });
+      directory = new LeaderDirectory({
+        read: () => readLiveLeader(db),
+        bus,
+        log,
+        allows: (url) => allowsInstanceUrl(config.allowedInstances, url),
+      });
       await directory.start();
       return directory;
     },

@@ -23,7 +23,12 @@ import {
   TEST_TOKEN_SECRET,
   type TestApp,
 } from '../test-support/test-app';
-import { RELAY_PROOF_HEADER, relayProof } from '../relay/relay-proof';
+import {
+  RELAY_HEADER,
+  RELAY_REFUSED_HEADER,
+  RelaySigner,
+  type RelayClaims,
+} from '../relay/relay-signature';
 import {
   anonymousGroupOf,
   clientAddressOf,
@@ -139,36 +144,97 @@ describe('lead intake by API key', () => {
 });
 
 describe('a request another instance relayed', () => {
-  const relayed = (remoteAddress: string, phone: string, proof: string) =>
+  const signer = new RelaySigner(TEST_TOKEN_SECRET);
+  const leadTo = (phone: string) => ({ fname: 'Relayed', lname: 'Lead', phone_number: phone });
+  /** The relay header for a lead of `phone`, as a relaying instance would sign it. */
+  const signed = (
+    phone: string,
+    claims: Partial<RelayClaims> = {},
+    options: { by?: RelaySigner; at?: number; target?: string; body?: string } = {},
+  ) =>
+    (options.by ?? signer).sign(
+      { client: '198.51.100.99', counted: true, epoch: null, ...claims },
+      {
+        method: 'POST',
+        target: options.target ?? '/api/v1/leads',
+        body: options.body ?? JSON.stringify(leadTo(phone)),
+      },
+      options.at ?? Date.now(),
+    );
+  const relayed = (remoteAddress: string, phone: string, header: string) =>
     t.app.inject({
       method: 'POST',
       url: '/api/v1/leads',
       remoteAddress,
-      headers: { authorization: `Bearer ${TEST_API_KEY}`, [RELAY_PROOF_HEADER]: proof },
-      payload: { fname: 'Relayed', lname: 'Lead', phone_number: phone },
+      headers: { authorization: `Bearer ${TEST_API_KEY}`, [RELAY_HEADER]: header },
+      payload: leadTo(phone),
     });
-  const proof = (secret = TEST_TOKEN_SECRET, at = Date.now(), url = '/api/v1/leads') =>
-    relayProof(secret, 'POST', url, at);
   /** Each case from an address of its own. */
   let nextAddress = 30;
 
-  it('is not counted again with the relaying instance’s proof (it was counted there)', async () => {
+  it('is not counted again when the relaying instance counted it (its signature says so)', async () => {
     for (let i = 0; i < LIMITS.intake + 2; i++) {
-      expect((await relayed('198.51.100.20', `+1555010020${i}`, proof())).statusCode).toBe(201);
+      const phone = `+1555010020${i}`;
+      expect((await relayed('198.51.100.20', phone, signed(phone))).statusCode).toBe(201);
     }
   });
 
-  it.each([
-    ['under another secret', () => proof('another-secret-another-secret-0123456')],
-    ['made two minutes ago', () => proof(TEST_TOKEN_SECRET, Date.now() - 120_000)],
-    ['for another URL', () => proof(TEST_TOKEN_SECRET, Date.now(), '/api/v1/leads?x=1')],
-    ['malformed', () => 'not-a-proof'],
-  ])('is counted with a proof %s', async (_name, made) => {
-    const address = `198.51.100.${nextAddress++}`;
+  it('is counted under the browser’s address the relaying instance vouches for, not the relaying instance’s', async () => {
+    const browser = `198.51.100.${nextAddress++}`;
+    const relayAddresses = ['10.0.0.5', '10.0.0.6', '10.0.0.7'];
     for (let i = 0; i < LIMITS.intake; i++) {
-      expect((await relayed(address, `+1555010030${i}`, made())).statusCode).toBe(201);
+      const phone = `+1555010040${i}`;
+      const header = signed(phone, { client: browser, counted: false });
+      expect((await relayed(relayAddresses[i]!, phone, header)).statusCode).toBe(201);
     }
-    expect((await relayed(address, '+15550100309', made())).statusCode).toBe(429);
+    const header = signed('+15550100409', { client: browser, counted: false });
+    expect((await relayed(relayAddresses[2]!, '+15550100409', header)).statusCode).toBe(429);
+    // Another browser behind the same relaying instance is not held back by the first.
+    const other = signed('+15550100410', { client: '198.51.100.250', counted: false });
+    expect((await relayed(relayAddresses[2]!, '+15550100410', other)).statusCode).toBe(201);
+  });
+
+  const another = new RelaySigner('another-secret-another-secret-0123456');
+  it.each([
+    ['under another secret', (phone: string) => signed(phone, {}, { by: another })],
+    ['made two minutes ago', (phone: string) => signed(phone, {}, { at: Date.now() - 120_000 })],
+    ['for another target', (phone: string) => signed(phone, {}, { target: '/api/v1/leads?x=1' })],
+    ['for another body', (phone: string) => signed(phone, {}, { body: '{"fname":"Else"}' })],
+    ['malformed', () => 'v1.not-a-signature'],
+  ])(
+    'is refused with a signature %s: 401, nothing stored, nothing counted',
+    async (_name, made) => {
+      const address = `198.51.100.${nextAddress++}`;
+      const leadsBefore = await rows(leads);
+      const refused = await relayed(address, '+15550100301', made('+15550100301'));
+      expect(refused.statusCode).toBe(401);
+      expect(refused.json<{ error: string }>().error).toMatch(/signature does not hold/);
+      expect(await rows(leads)).toBe(leadsBefore);
+      // Not counted either: the address still has its whole budget.
+      for (let i = 0; i < LIMITS.intake; i++) {
+        expect((await postLead(address, `+1555010031${i}`)).statusCode).toBe(201);
+      }
+    },
+  );
+
+  it('is refused when replayed: a signature is believed once', async () => {
+    const header = signed('+15550100320');
+    expect((await relayed('198.51.100.21', '+15550100320', header)).statusCode).toBe(201);
+    const leadsBefore = await rows(leads);
+    expect((await relayed('198.51.100.21', '+15550100320', header)).statusCode).toBe(401);
+    expect(await rows(leads)).toBe(leadsBefore);
+  });
+
+  it('is refused with 421 when signed for another leader’s epoch', async () => {
+    const leadsBefore = await rows(leads);
+    const res = await relayed(
+      '198.51.100.22',
+      '+15550100330',
+      signed('+15550100330', { epoch: 7 }),
+    );
+    expect(res.statusCode).toBe(421);
+    expect(res.headers[RELAY_REFUSED_HEADER]).toBe('misdirected');
+    expect(await rows(leads)).toBe(leadsBefore);
   });
 });
 
@@ -208,8 +274,6 @@ describe('what is not counted', () => {
     ['GET', SSO_CALLBACK_PATH, 'public', 'sign-in'],
     ['POST', '/api/v1/leads', 'api-key', 'intake'],
     ['POST', '/api/v1/sandbox/inbound', 'api-key', 'intake'],
-    // A relaying instance forwards intake as it came: counted there too.
-    ['POST', '/api/v1/leads', 'public', 'intake'],
     ['POST', '/twilio/voice', 'public', 'webhooks'],
     ['POST', '/twilio/status', 'public', 'webhooks'],
     ['POST', '/twilio/recording', 'public', 'webhooks'],
@@ -220,8 +284,8 @@ describe('what is not counted', () => {
     ['GET', '/assets/index-abc.js', 'public', null],
     ['GET', '/', 'public', null],
     ['POST', '/apps/:appId/events', 'public', null],
-    // Relayed to the media instance, which checks the login.
-    ['POST', '/api/v1/calls/*', 'public', null],
+    // A relaying instance registers the call routes with their own authentication.
+    ['POST', '/api/v1/calls/:id/transfer', 'session', null],
     ['POST', '/api/v1/calls/twilio/outbound', 'session', null],
     ['GET', '/api/v1/user', undefined, null],
   ] as const)('%s %s (%s) counts in %s', (method, url, auth, group) => {

@@ -19,8 +19,7 @@ import type { Duplex } from 'node:stream';
 import proxyAddr from '@fastify/proxy-addr';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
-import { RELAYED_ROUTES, RELAYED_SANDBOX_ROUTES } from '../relay/relayed-routes';
-import { isRelayed, RELAY_PROOF_HEADER } from '../relay/relay-proof';
+import { requestClientAddress, type RelayedBy } from './client-address';
 import { PUSHER_WEBHOOK_PATH } from '../realtime/presence-webhooks';
 import { SOUNDS_PATH } from '../sounds/sounds';
 import { AppError } from './errors';
@@ -52,13 +51,6 @@ const UNLIMITED: ReadonlyArray<{ matches: (method: string, url: string) => boole
         !['/api/', '/apps/', '/twilio/', '/pusher/'].some((prefix) => url.startsWith(prefix)),
       why: "the console's static files",
     },
-    {
-      matches: (method, url) =>
-        [...RELAYED_ROUTES, ...RELAYED_SANDBOX_ROUTES].some(
-          (route) => route.method === method && route.url === url && url !== '/api/v1/leads',
-        ),
-      why: 'relayed to the media instance, which checks the login',
-    },
   ];
 
 /**
@@ -73,7 +65,7 @@ export function anonymousGroupOf(route: {
   const { method, url, auth } = route;
   // Not found: answered without the database.
   if (url === undefined) return null;
-  if (auth === 'api-key' || (auth === 'public' && url === '/api/v1/leads')) return 'intake';
+  if (auth === 'api-key') return 'intake';
   if (auth !== 'public') return null;
   if (UNLIMITED.some((rule) => rule.matches(method, url))) return null;
   if (url.startsWith('/twilio/') || url === PUSHER_WEBHOOK_PATH) return 'webhooks';
@@ -86,7 +78,7 @@ const counted = new WeakSet<object>();
 
 /**
  * Whether this instance counted `request` in the anonymous rate limit: a relaying instance
- * proves so to the media instance (`relay/relay-proof.ts`) for these requests only.
+ * vouches for it to the media instance (`relay/relay-signature.ts`), which does not count it again.
  */
 export function wasCounted(request: { raw: object }): boolean {
   return counted.has(request.raw);
@@ -107,14 +99,8 @@ export async function registerAnonymousRateLimit(
     hits: RateLimitHits;
     limits: AnonymousRateLimits;
     log?: FastifyBaseLogger;
-    /**
-     * The instances' shared secret: a request another instance relayed with its proof was
-     * counted there, under the browser's address, and is not counted again.
-     */
-    relaySecret?: string;
   },
 ): Promise<void> {
-  const relaySecret = options.relaySecret;
   const log = options.log ?? app.log;
   await app.register(rateLimit, {
     global: false,
@@ -126,7 +112,7 @@ export async function registerAnonymousRateLimit(
     app.createRateLimit({
       max: options.limits[group],
       timeWindow: RATE_LIMIT_WINDOW_MS,
-      keyGenerator: (request) => `${group}:${normalizeIP(request.ip)}`,
+      keyGenerator: (request) => `${group}:${normalizeIP(requestClientAddress(request))}`,
     });
   const limiters = {
     'sign-in': limiterOf('sign-in'),
@@ -139,19 +125,8 @@ export async function registerAnonymousRateLimit(
       url: request.routeOptions.url,
       auth: request.routeOptions.config.auth,
     });
-    if (group === null) return;
-    if (
-      relaySecret !== undefined &&
-      isRelayed(
-        relaySecret,
-        request.headers[RELAY_PROOF_HEADER],
-        request.method,
-        request.url,
-        Date.now(),
-      )
-    ) {
-      return;
-    }
+    // Another instance relayed it and counted it there, under the browser's address.
+    if (group === null || request.relayed?.counted) return;
     counted.add(request.raw);
     const limit = await limiters[group](request).catch((error: unknown) => {
       log.warn({ err: error, group }, 'counting a rate-limited request failed; let through');
@@ -208,11 +183,12 @@ export class SocketRateLimit {
   }
 
   /**
-   * Counts the upgrade; resolves with null when it may go on, or with the seconds to wait when
-   * it is refused (`refuse` answers it).
+   * Counts the upgrade (not one another instance relayed and counted: `relayed`); resolves with
+   * null when it may go on, or with the seconds to wait when it is refused (`refuse` answers it).
    */
-  async admit(request: IncomingMessage): Promise<number | null> {
-    const address = normalizeIP(clientAddressOf(request, this.#trustProxy));
+  async admit(request: IncomingMessage, relayed: RelayedBy | null = null): Promise<number | null> {
+    if (relayed?.counted) return null;
+    const address = normalizeIP(relayed?.client ?? clientAddressOf(request, this.#trustProxy));
     try {
       const count = await this.#hits.hit(`sockets:${address}`, RATE_LIMIT_WINDOW_MS);
       return count.hits > this.#max ? Math.max(1, Math.ceil(count.ttlMs / 1000)) : null;

@@ -150,6 +150,24 @@ export const ERRORS = {
     message: 'The call service cannot be reached just now. Try again in a moment.',
     shape: 'refusal',
   },
+  BAD_REQUEST_TARGET: {
+    status: 400,
+    message:
+      'The request target must be a path such as /api/v1/user, without a scheme or host, dot segments or backslashes.',
+    shape: 'error',
+  },
+  RELAY_SIGNATURE_INVALID: {
+    status: 401,
+    message:
+      'This request says another instance relayed it, but its signature does not hold: it was changed, replayed, too old, or signed with another secret.',
+    shape: 'error',
+  },
+  RELAY_MISDIRECTED: {
+    status: 421,
+    message:
+      'This request was relayed for another leader of the media (another epoch): the relaying instance reads who leads again and resends it.',
+    shape: 'error',
+  },
   INTERNAL: { status: 500, message: 'Something went wrong on our side.', shape: 'error' },
 } as const satisfies Record<string, ErrorDefinition>;
 

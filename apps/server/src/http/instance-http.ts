@@ -5,10 +5,11 @@
  * two socket paths are counted first (`admit`: the anonymous rate limit of sockets) and a
  * refused one answered 429 before any WebSocket is made.
  */
-import type { IncomingMessage, Server } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { PUSHER_APP_PATH_PREFIX } from '../realtime/embedded/constants';
 import { SocketRateLimit } from './anonymous-rate-limit';
+import { requestTargetProblem } from './request-target';
 
 /** The signalling WebSocket's path. */
 export const SIGNAL_PATH = '/signal';
@@ -16,7 +17,9 @@ export const SIGNAL_PATH = '/signal';
 type UpgradeHandler = (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
 
 /**
- * Sends `/signal` upgrades to `signal`, realtime ones to `realtime`, the rest a 404. With
+ * Sends `/signal` upgrades to `signal`, realtime ones to `realtime`, the rest a 404. A target
+ * that is not an origin-form path is refused (400, `request-target.ts`), and `screen` may refuse
+ * an upgrade with a status before anything else (a relay header that does not hold). With
  * `admit`, a socket path's upgrade goes on only once admitted; a refusal names the seconds to
  * wait.
  */
@@ -25,6 +28,7 @@ export function routeUpgrades(
   handlers: {
     signal: UpgradeHandler;
     realtime: { handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean };
+    screen?: (request: IncomingMessage) => number | null;
     admit?: (request: IncomingMessage) => Promise<number | null>;
   },
 ): void {
@@ -34,6 +38,12 @@ export function routeUpgrades(
     socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
   };
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const refused =
+      requestTargetProblem(request.url) !== null ? 400 : (handlers.screen?.(request) ?? null);
+    if (refused !== null) {
+      socket.end(`HTTP/1.1 ${refused} ${STATUS_CODES[refused] ?? ''}\r\nConnection: close\r\n\r\n`);
+      return;
+    }
     const path = (request.url ?? '').split('?')[0] ?? '';
     const { admit } = handlers;
     if (!admit || (path !== SIGNAL_PATH && !path.startsWith(PUSHER_APP_PATH_PREFIX))) {

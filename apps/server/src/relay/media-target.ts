@@ -17,6 +17,13 @@ export interface MediaTarget {
   /** A request to `url` could not reach it: look again (the leader may have changed). */
   unreachable(url: string): void;
   /**
+   * The epoch of the leader `current()` names (null: none known, or a media instance without a
+   * lease); relayed requests are signed for it. Absent: null.
+   */
+  epoch?(): number | null;
+  /** Reads who leads again now (the leader refused a request signed for another epoch). */
+  refresh?(): Promise<void>;
+  /**
    * Resolves with the media instance once one is known (at once if it is), null after
    * `timeoutMs`: a request that arrives during a failover waits for the new leader.
    */

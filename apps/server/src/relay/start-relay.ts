@@ -1,5 +1,6 @@
 /**
- * An instance without the voice engine (`VOICE_MEDIA_URL` set): it serves the console, sign-in,
+ * An instance without the voice engine (a follower of the media lease, or `VOICE_MEDIA_URL`
+ * set): it serves the console, sign-in,
  * the user, the history and the realtime endpoint from the shared database, and relays the
  * softphone's signalling and the call routes to the media instance, which runs the calls
  * (`docs/deployment.md`, several instances). It keeps nothing of its own: stop or lose it and
@@ -11,7 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { AdminChanges } from '../admin/admin-changes';
 import { buildApp, type MediaRoleReport } from '../app';
-import { SocketRateLimit } from '../http/anonymous-rate-limit';
+import { SocketRateLimit, clientAddressOf } from '../http/anonymous-rate-limit';
 import { baseUrlOf, routeUpgrades } from '../http/instance-http';
 import { RateLimitHits } from '../http/rate-limit-hits';
 import { WebhookReceipts } from '../http/webhook-receipts';
@@ -29,7 +30,9 @@ import { RealtimeService } from '../realtime/realtime-service';
 import { SocketAccess } from '../auth/socket-access';
 import { loadTlsCredentials } from '../tls/tls-credentials';
 import { relayUpgrade } from './signal-relay';
-import { staticMediaTarget, type MediaTarget } from './media-target';
+import type { MediaTarget } from './media-target';
+import { RelayReception, upgradeGate } from './relay-reception';
+import { RelaySigner } from './relay-signature';
 
 /** A running relaying instance. */
 export interface RelayInstance {
@@ -49,37 +52,27 @@ export interface ClosableMediaTarget extends MediaTarget {
 /** Options of {@link startRelay}. */
 export interface RelayOptions {
   /**
-   * The media instance when `config.mediaUrl` is unset: built on the relay's database and bus
-   * (the media lease's leader).
+   * The media instance, built on the relay's database and bus: the media lease's leader, or
+   * `VOICE_MEDIA_URL` pinned (`cluster/start-instance.ts`).
    */
-  target?: (parts: { db: Db; bus: InstanceBus }) => Promise<ClosableMediaTarget>;
+  target: (parts: { db: Db; bus: InstanceBus }) => Promise<ClosableMediaTarget>;
   /** What `/healthz` says of the lease. */
   mediaRole?: () => MediaRoleReport;
 }
 
-/**
- * Starts an instance relaying to `config.mediaUrl`, or to `options.target`; resolves once it
- * listens.
- */
-export async function startRelay(
-  config: Config,
-  options: RelayOptions = {},
-): Promise<RelayInstance> {
+/** Starts an instance relaying to `options.target`; resolves once it listens. */
+export async function startRelay(config: Config, options: RelayOptions): Promise<RelayInstance> {
   const { databaseUrl, tokenSecret } = config;
   const pusherSecret = config.pusher.secret;
-  if ((!config.mediaUrl && !options.target) || !databaseUrl || !tokenSecret || !pusherSecret) {
-    throw new Error(
-      'startRelay needs VOICE_MEDIA_URL (or the media lease), DATABASE_URL, TOKEN_SECRET and PUSHER_SECRET.',
-    );
+  if (!databaseUrl || !tokenSecret || !pusherSecret) {
+    throw new Error('startRelay needs DATABASE_URL, TOKEN_SECRET and PUSHER_SECRET.');
   }
   const logger = pino({ level: config.logLevel });
   const https = await loadTlsCredentials(config.tls, config.dataDir, lanAddresses());
   const database = await openDatabase({ url: databaseUrl });
   const { db } = database;
   const bus = await openInstanceBus(databaseUrl, logger);
-  const target: ClosableMediaTarget = config.mediaUrl
-    ? { ...staticMediaTarget(config.mediaUrl), close: () => undefined }
-    : await options.target!({ db, bus });
+  const target = await options.target({ db, bus });
   const pusher = { ...config.pusher, secret: pusherSecret };
   // No softphone sockets here (they are relayed to the media instance, which withdraws them).
   const sockets = new SocketAccess({ db, bus, log: logger, idleMs: config.sessionIdleMs });
@@ -122,6 +115,9 @@ export async function startRelay(
       sandbox: config.mode === 'embedded' ? 'relayed' : false,
       // Production faces the internet over HTTPS: Secure `__Host-` cookies and HSTS always.
       httpsOnly: config.mode === 'production',
+      // The API's documentation: as on the media instance (anyone in embedded mode, signed-in
+      // users in production).
+      apiDocs: config.mode === 'production' ? 'session' : 'public',
       ...(options.mediaRole ? { mediaRole: options.mediaRole } : {}),
     },
   );
@@ -143,6 +139,7 @@ export async function startRelay(
     trustProxy: config.trustProxy,
     log: logger,
   });
+  const signer = new RelaySigner(tokenSecret);
   routeUpgrades(app.server, {
     signal: (request, socket, head) => {
       const base = target.current();
@@ -151,10 +148,17 @@ export async function startRelay(
         socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n');
         return;
       }
-      relayUpgrade(base, request, socket, head, () => target.unreachable(base));
+      // Counted here (admit) under the browser's address: the leader believes both.
+      const claims = {
+        client: clientAddressOf(request, config.trustProxy),
+        counted: true,
+        epoch: target.epoch?.() ?? null,
+      };
+      relayUpgrade(base, request, socket, head, { signer, claims }, () => target.unreachable(base));
     },
     realtime,
-    admit: (request) => socketLimit.admit(request),
+    // No instance relays to a follower: every relay header is refused here.
+    ...upgradeGate(new RelayReception(), socketLimit),
   });
   try {
     await app.listen({ port: config.port, host: config.host });

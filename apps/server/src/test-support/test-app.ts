@@ -6,6 +6,7 @@ import { eq } from 'drizzle-orm';
 import { pino } from 'pino';
 import { SANDBOX_NUMBERS } from '@leadline/voice';
 import type { FastifyInstance, FastifyPluginAsync, RouteOptions } from 'fastify';
+import { RelayReception } from '../relay/relay-reception';
 import { buildApp } from '../app';
 import type { TrustProxySetting } from '../config';
 import type { ApiDocsAccess } from '../http/api-docs';
@@ -126,8 +127,8 @@ export async function startTestApp(
     {
       logger,
       ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
-      // As the product with TOKEN_SECRET set: requests relayed by an instance are counted there.
-      relaySecret: TEST_TOKEN_SECRET,
+      // As the product with TOKEN_SECRET set: it believes what a relaying instance vouches for.
+      relayReception: new RelayReception({ secret: TEST_TOKEN_SECRET, epoch: () => null }),
       rateLimitHits: new RateLimitHits({
         db: database.db,
         ...(options.clock ? { now: () => options.clock!.now() } : {}),
