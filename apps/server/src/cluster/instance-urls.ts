@@ -7,8 +7,10 @@
  *
  * An entry is a base URL (`https://10.0.0.5:3000`: that scheme, host and port) or an address
  * or CIDR range (`10.0.0.0/24`: any port, http or https, an IP-literal host only; a name never
- * matches a range, since its address is whatever DNS says when it is looked up). Loopback
- * addresses are always allowed (instances on one machine).
+ * matches a range, since its address is whatever DNS says when it is looked up). Unset, only
+ * loopback addresses are allowed (instances on one machine); set, only what it lists (loopback
+ * too only if listed, so a row naming `http://127.0.0.1:<port>` cannot reach a service of the
+ * follower's own machine).
  */
 import ipaddr from 'ipaddr.js';
 import { isLoopbackHost } from '../lib/loopback-host';
@@ -61,7 +63,7 @@ export function allowsInstanceUrl(allowed: AllowedInstances, url: string): boole
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return false;
   if (parsed.username || parsed.password) return false;
   const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (isLoopbackHost(host)) return true;
+  if (allowed.origins.length === 0 && allowed.ranges.length === 0) return isLoopbackHost(host);
   if (allowed.origins.includes(parsed.origin)) return true;
   if (!ipaddr.isValid(host)) return false;
   const address = ipaddr.process(host);
