@@ -93,6 +93,22 @@ describe('configuration', () => {
     );
   });
 
+  it('INSTANCE_URLS lists the leaders a follower relays to; an entry it cannot read is named', () => {
+    const { allowedInstances } = loadConfig({
+      INSTANCE_URLS: 'https://10.0.0.5:3000, 10.0.1.0/24',
+    });
+    expect(allowedInstances.origins).toEqual(['https://10.0.0.5:3000']);
+    expect(allowedInstances.ranges.map(([range, bits]) => `${range.toString()}/${bits}`)).toEqual([
+      '10.0.1.0/24',
+    ]);
+    expect(() => loadConfig({ INSTANCE_URLS: 'https://10.0.0.5:3000,media-2' })).toThrow(
+      "Invalid setting INSTANCE_URLS: 'media-2' is neither a URL nor an address or CIDR range: list the instances' base URLs (https://10.0.0.5:3000) or their network (10.0.0.0/24), comma-separated.",
+    );
+    expect(() => loadConfig({ INSTANCE_NETWORK: 'lan' })).toThrow(
+      /^Invalid setting INSTANCE_NETWORK: INSTANCE_NETWORK is private/,
+    );
+  });
+
   it.each([
     [
       { VOICE_MEDIA_URL: 'http://10.0.0.5:3000' },

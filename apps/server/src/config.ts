@@ -349,7 +349,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     telephony,
     mediaUrl: e.VOICE_MEDIA_URL?.replace(/\/+$/, ''),
     instanceUrl: e.INSTANCE_URL?.replace(/\/+$/, ''),
-    allowedInstances: allowedInstancesOf(e.INSTANCE_URLS ?? []),
+    allowedInstances: allowedInstancesOf(e.INSTANCE_URLS ?? [], {
+      plainHttp: embedded || e.INSTANCE_NETWORK === 'private',
+    }),
     instanceNetwork: e.INSTANCE_NETWORK,
     tls,
     // Twilio's own edge speaks only to the official SDK.

@@ -85,6 +85,69 @@ describe('production settings', () => {
     expect(problemsOf({ ...TWILIO_TEST_ENV, TWILIO_API_BASE_URL: url })).toEqual([]);
   });
 
+  const plainInstances = (name: string, url: string) =>
+    `${name} is ${url}, plain HTTP to another machine: a follower relays the browsers' session cookies, CSRF tokens and intake keys there: use https://, or set INSTANCE_NETWORK=private if the instances reach each other over a network only they use (docs/deployment.md).`;
+  it.each([
+    [
+      { INSTANCE_URL: 'http://10.0.0.5:3000' },
+      [plainInstances('INSTANCE_URL', 'http://10.0.0.5:3000')],
+    ],
+    [
+      { VOICE_MEDIA_URL: 'http://10.0.0.5:3000' },
+      [plainInstances('VOICE_MEDIA_URL', 'http://10.0.0.5:3000')],
+    ],
+    [
+      { INSTANCE_URLS: 'https://10.0.0.5:3000,http://10.0.0.6:3000,10.0.1.0/24' },
+      [
+        "INSTANCE_URLS lists http://10.0.0.6:3000, plain HTTP to another machine: a follower relays the browsers' session cookies, CSRF tokens and intake keys there: use https://, or set INSTANCE_NETWORK=private if the instances reach each other over a network only they use (docs/deployment.md).",
+      ],
+    ],
+    [{ INSTANCE_URL: 'https://10.0.0.5:3000', INSTANCE_URLS: '10.0.0.0/24' }, []],
+    [{ INSTANCE_URL: 'http://127.0.0.1:3000' }, []],
+    [{ INSTANCE_URL: 'http://10.0.0.5:3000', INSTANCE_NETWORK: 'private' }, []],
+    [
+      {
+        INSTANCE_URLS: 'http://10.0.0.6:3000',
+        VOICE_MEDIA_URL: 'http://10.0.0.5:3000',
+        INSTANCE_NETWORK: 'private',
+      },
+      [],
+    ],
+  ])('the instances’ own traffic: %j', (env, problems) => {
+    expect(problemsOf(env)).toEqual(problems);
+  });
+
+  const SSO = {
+    OIDC_ISSUER: 'https://accounts.example.com',
+    OIDC_CLIENT_ID: 'leadline',
+    OIDC_CLIENT_SECRET: 'oidc-client-secret',
+  };
+  it.each([
+    [
+      SSO,
+      [
+        "Single sign-on is on without OIDC_REDIRECT_URL: the provider's redirect would be built from each request's Host header. Set OIDC_REDIRECT_URL to the callback registered with the provider (https://<your host>/apps/workos/callback).",
+      ],
+    ],
+    [
+      { ...SSO, OIDC_REDIRECT_URL: 'http://calls.example.com/apps/workos/callback' },
+      [
+        "OIDC_REDIRECT_URL is http://calls.example.com/apps/workos/callback: the provider sends the sign-in's code there, so it must be https://.",
+      ],
+    ],
+    [{ ...SSO, OIDC_REDIRECT_URL: 'https://calls.example.com/apps/workos/callback' }, []],
+  ])('single sign-on: %j', (env, problems) => {
+    expect(problemsOf(env)).toEqual(problems);
+  });
+
+  it('refuses Twilio webhooks over plain HTTP', () => {
+    expect(problemsOf({ ...TWILIO_TEST_ENV, PUBLIC_BASE_URL: 'http://calls.example.com' })).toEqual(
+      [
+        "PUBLIC_BASE_URL is http://calls.example.com: Twilio's webhooks (with the calls' numbers) and the agents' voice URL would cross the internet unencrypted. Serve it over https:// (docs/deployment.md).",
+      ],
+    );
+  });
+
   it('embedded mode is the demo: none of this applies', () => {
     expect(productionSettingProblems(loadConfig({}))).toEqual([]);
   });

@@ -7,12 +7,12 @@
  * - Embedded mode listening beyond loopback starts, with a warning that the demo logins are
  *   reachable from the network.
  */
-import ipaddr from 'ipaddr.js';
 import { ConfigError, type Config } from './config';
 import { openDatabase, type Database, type DatabaseLocation } from './db/database';
 import { DEMO_API_KEY, REMOVE_DEMO_COMMAND } from './db/demo-logins';
 import { findDemoLeftovers, type DemoLeftovers } from './db/demo-removal';
 import { DEMO_PASSWORD } from './db/seed';
+import { isLoopbackHost } from './lib/loopback-host';
 
 /** The shortest lead-intake key production accepts. */
 export const MIN_INTAKE_KEY_LENGTH = 32;
@@ -29,13 +29,13 @@ export class UnsafeProductionError extends ConfigError {
   }
 }
 
-/** Whether `host` (a name, an IPv4 or IPv6 address, bracketed or not) is this machine only. */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  if (bare === 'localhost' || bare.endsWith('.localhost')) return true;
-  if (!ipaddr.isValid(bare)) return false;
-  return ipaddr.process(bare).range() === 'loopback';
-}
+export { isLoopbackHost };
+
+/** Whether `url` is plain HTTP to another machine (what crosses a network unencrypted). */
+const plainHttpBeyondLoopback = (url: string): boolean => {
+  const parsed = new URL(url);
+  return parsed.protocol === 'http:' && !isLoopbackHost(parsed.hostname);
+};
 
 /** Production's problems that the settings alone show (none outside production). */
 export function productionSettingProblems(config: Config): string[] {
@@ -56,13 +56,55 @@ export function productionSettingProblems(config: Config): string[] {
       'TOKEN_SECRET equals PUSHER_SECRET: give each its own random value (openssl rand -hex 32).',
     );
   }
+  problems.push(...plainInstanceTrafficProblems(config));
+  if (config.sso && config.sso.redirectUrl === undefined) {
+    problems.push(
+      "Single sign-on is on without OIDC_REDIRECT_URL: the provider's redirect would be built from each request's Host header. Set OIDC_REDIRECT_URL to the callback registered with the provider (https://<your host>/apps/workos/callback).",
+    );
+  } else if (config.sso?.redirectUrl && plainHttpBeyondLoopback(config.sso.redirectUrl)) {
+    problems.push(
+      `OIDC_REDIRECT_URL is ${config.sso.redirectUrl}: the provider sends the sign-in's code there, so it must be https://.`,
+    );
+  }
   if (config.telephony.provider === 'twilio') {
+    if (plainHttpBeyondLoopback(config.telephony.publicBaseUrl)) {
+      problems.push(
+        `PUBLIC_BASE_URL is ${config.telephony.publicBaseUrl}: Twilio's webhooks (with the calls' numbers) and the agents' voice URL would cross the internet unencrypted. Serve it over https:// (docs/deployment.md).`,
+      );
+    }
     const base = config.telephony.apiBaseUrl;
     if (base !== TWILIO_API_URL && !isLoopbackHost(new URL(base).hostname)) {
       problems.push(
         `TWILIO_API_BASE_URL is ${base}: it must be Twilio's API (${TWILIO_API_URL}) or a stand-in on a loopback address (tests). Unset it.`,
       );
     }
+  }
+  return problems;
+}
+
+/**
+ * The instances' own traffic in plain HTTP: what a follower relays to the leader carries the
+ * browsers' session cookies, CSRF tokens and intake keys. Refused beyond loopback unless the
+ * operator says the instances talk over a network only they use (`INSTANCE_NETWORK=private`).
+ */
+function plainInstanceTrafficProblems(config: Config): string[] {
+  if (config.instanceNetwork === 'private') return [];
+  const why =
+    "a follower relays the browsers' session cookies, CSRF tokens and intake keys there: use https://, or set INSTANCE_NETWORK=private if the instances reach each other over a network only they use (docs/deployment.md)";
+  const problems: string[] = [];
+  for (const [name, url] of [
+    ['INSTANCE_URL', config.instanceUrl],
+    ['VOICE_MEDIA_URL', config.mediaUrl],
+  ] as const) {
+    if (url !== undefined && plainHttpBeyondLoopback(url)) {
+      problems.push(`${name} is ${url}, plain HTTP to another machine: ${why}.`);
+    }
+  }
+  const plain = config.allowedInstances.origins.filter(plainHttpBeyondLoopback);
+  if (plain.length > 0) {
+    problems.push(
+      `INSTANCE_URLS lists ${plain.join(', ')}, plain HTTP to another machine: ${why}.`,
+    );
   }
   return problems;
 }

@@ -101,22 +101,23 @@ export class SingleSignOn {
   }
 
   /**
-   * The provider sent the browser back to `callbackUrl` (with the attempt's `cookie`): resolves
-   * with the user to sign in, or throws `SsoError`.
+   * The provider sent the browser back to the callback with `query` (and the attempt's
+   * `cookie`): resolves with the user to sign in, or throws `SsoError`. Only the query is read
+   * from the request; the callback's address is the one the attempt registered.
    */
-  async finish(callbackUrl: URL, cookie: string | undefined): Promise<{ userId: number }> {
+  async finish(query: URLSearchParams, cookie: string | undefined): Promise<{ userId: number }> {
     const attempt = cookie ? await this.#takeAttempt(cookie) : null;
     if (!attempt) throw new SsoError('expired', 'no sign-on in progress for this browser');
-    if (callbackUrl.searchParams.has('error')) {
-      throw new SsoError('provider_error', callbackUrl.searchParams.get('error') ?? undefined);
+    if (query.has('error')) {
+      throw new SsoError('provider_error', query.get('error') ?? undefined);
     }
-    if (callbackUrl.searchParams.get('state') !== attempt.state) {
+    if (query.get('state') !== attempt.state) {
       throw new SsoError('expired', 'state does not match');
     }
     const configuration = await this.#discover();
     // openid-client reads the code from the address the provider redirected to.
     const current = new URL(attempt.redirectUrl);
-    current.search = callbackUrl.search;
+    current.search = query.toString();
     let identity: { readonly [claim: string]: unknown };
     let idToken: oidc.IDToken;
     try {

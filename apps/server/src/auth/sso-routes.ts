@@ -76,9 +76,13 @@ export function ssoRoutes(deps: { sso: SingleSignOn | null; sessions: SessionSto
     app.get(SSO_CALLBACK_PATH, { ...PUBLIC, schema: callback }, async (request, reply) => {
       if (!deps.sso) return backToLogin(reply, 'not_configured');
       app.cookiePolicy.clear(request, reply, SSO_COOKIE, SSO_CALLBACK_PATH);
-      const url = new URL(request.url, `${request.protocol}://${request.host}`);
+      // The query only: the callback's address is the one registered when the sign-on began.
+      const target = request.raw.url ?? '';
+      const query = new URLSearchParams(
+        target.includes('?') ? target.slice(target.indexOf('?') + 1) : '',
+      );
       try {
-        const { userId } = await deps.sso.finish(url, app.cookiePolicy.read(request, SSO_COOKIE));
+        const { userId } = await deps.sso.finish(query, app.cookiePolicy.read(request, SSO_COOKIE));
         await startSession(request, reply, deps.sessions, userId);
         return reply.redirect('/', 302);
       } catch (error) {

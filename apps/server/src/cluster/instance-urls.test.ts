@@ -56,6 +56,20 @@ describe('allowsInstanceUrl', () => {
   });
 });
 
+describe('plain HTTP to another machine', () => {
+  it('is allowed by a range only where the network is private', () => {
+    const entries = ['10.0.0.0/24', 'http://10.0.1.5:3000', 'http://127.0.0.1:3000'];
+    const open = allowedInstancesOf(entries, { plainHttp: false });
+    expect(allowsInstanceUrl(open, 'https://10.0.0.5:3000')).toBe(true);
+    expect(allowsInstanceUrl(open, 'http://10.0.0.5:3000')).toBe(false);
+    expect(allowsInstanceUrl(open, 'http://10.0.1.5:3000')).toBe(false);
+    expect(allowsInstanceUrl(open, 'http://127.0.0.1:3000')).toBe(true);
+    const closed = allowedInstancesOf(entries, { plainHttp: true });
+    expect(allowsInstanceUrl(closed, 'http://10.0.0.5:3000')).toBe(true);
+    expect(allowsInstanceUrl(closed, 'http://10.0.1.5:3000')).toBe(true);
+  });
+});
+
 describe('instanceUrlEntryProblem', () => {
   it.each(['https://10.0.0.5:3000', 'http://media-1.internal', '10.0.0.0/8', '::1', 'fd00::/8'])(
     'reads %s',

@@ -21,6 +21,11 @@ export interface AllowedInstances {
   readonly origins: readonly string[];
   /** Address ranges allowed for IP-literal hosts. */
   readonly ranges: ReadonlyArray<[ipaddr.IPv4 | ipaddr.IPv6, number]>;
+  /**
+   * Whether plain `http://` to another machine is allowed (embedded mode, or production with
+   * `INSTANCE_NETWORK=private`); else a range allows `https://` only.
+   */
+  readonly plainHttp: boolean;
 }
 
 /** Why an entry of `INSTANCE_URLS` cannot be read, or null. */
@@ -39,7 +44,10 @@ export function instanceUrlEntryProblem(entry: string): string | null {
 }
 
 /** Parses `INSTANCE_URLS`' entries (each checked by {@link instanceUrlEntryProblem}). */
-export function allowedInstancesOf(entries: readonly string[]): AllowedInstances {
+export function allowedInstancesOf(
+  entries: readonly string[],
+  options: { plainHttp: boolean } = { plainHttp: true },
+): AllowedInstances {
   const origins: string[] = [];
   const ranges: Array<[ipaddr.IPv4 | ipaddr.IPv6, number]> = [];
   for (const entry of entries) {
@@ -49,7 +57,7 @@ export function allowedInstancesOf(entries: readonly string[]): AllowedInstances
       ranges.push([address, address.kind() === 'ipv4' ? 32 : 128]);
     } else origins.push(new URL(entry).origin);
   }
-  return { origins, ranges };
+  return { origins, ranges, plainHttp: options.plainHttp };
 }
 
 /** Whether `url` (a leader's base URL, as the `media_leader` row names it) may be relayed to. */
@@ -64,6 +72,7 @@ export function allowsInstanceUrl(allowed: AllowedInstances, url: string): boole
   if (parsed.username || parsed.password) return false;
   const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
   if (allowed.origins.length === 0 && allowed.ranges.length === 0) return isLoopbackHost(host);
+  if (parsed.protocol === 'http:' && !allowed.plainHttp && !isLoopbackHost(host)) return false;
   if (allowed.origins.includes(parsed.origin)) return true;
   if (!ipaddr.isValid(host)) return false;
   const address = ipaddr.process(host);
