@@ -10,6 +10,8 @@
  *   201, and B never passed over its leader.
  * - A request that claims to be relayed without a signature that holds (another secret, a
  *   replay, another epoch) is refused by the leader and changes nothing; what B relays holds.
+ * - `/signal` upgrades relayed through B are counted once, by B, under each browser's address:
+ *   the leader neither counts them again nor lumps them under B's address.
  * - The `media_leader` row pointed at the canary (a database write an attacker made): B does not
  *   relay there (INSTANCE_URLS lists A only) and relays to A again once the row names A.
  *
@@ -39,6 +41,8 @@ import { RELAY_HEADER, RelaySigner } from './relay-signature';
 
 const TOKEN_SECRET = 'relay-security-token-secret-0123456789abcdef';
 const TEST_TIMEOUT_MS = 300_000;
+/** Socket upgrades per address per minute, on both instances. */
+const SOCKETS_PER_MINUTE = 3;
 
 let dataDir: string;
 let database: PersistedDatabase;
@@ -84,10 +88,11 @@ const requestHead = (method: string, target: string, host: string, body = '') =>
     body,
   ].join('\r\n');
 
-const upgradeHead = (target: string, host: string) =>
+const upgradeHead = (target: string, host: string, forwardedFor?: string) =>
   [
     `GET ${target} HTTP/1.1`,
     `Host: ${host}`,
+    ...(forwardedFor ? [`X-Forwarded-For: ${forwardedFor}`] : []),
     'Connection: Upgrade',
     'Upgrade: websocket',
     'Sec-WebSocket-Version: 13',
@@ -106,7 +111,12 @@ beforeAll(async () => {
   canaryPort = (canary.address() as AddressInfo).port;
   dataDir = await mkdtemp(join(tmpdir(), 'leadline-relay-security-'));
   database = await createPersistedDatabase(dataDir);
-  const shared = { ...database.env, TOKEN_SECRET, PUSHER_SECRET: 'relay-security-pusher-0123' };
+  const shared = {
+    ...database.env,
+    TOKEN_SECRET,
+    PUSHER_SECRET: 'relay-security-pusher-0123',
+    RATE_LIMIT_SOCKETS_PER_MINUTE: String(SOCKETS_PER_MINUTE),
+  };
   a = await ChildLeadline.start({ dataDir: join(dataDir, 'a'), env: shared });
   await waitUntil(async () => {
     const health = await requestJson<{ media?: { role: string } }>('GET', `${a!.url}/healthz`);
@@ -115,7 +125,8 @@ beforeAll(async () => {
   // B relays to A only: INSTANCE_URLS lists A's URL and nothing else (no loopback at large).
   b = await ChildLeadline.start({
     dataDir: join(dataDir, 'b'),
-    env: { ...shared, INSTANCE_URLS: a.url },
+    // Behind one proxy (the balancer): the browser's address is its X-Forwarded-For.
+    env: { ...shared, INSTANCE_URLS: a.url, TRUST_PROXY: '1' },
   });
   db = await database.open();
 }, 400_000);
@@ -233,6 +244,25 @@ describe.runIf(process.env.DATABASE_URL)('a follower and its leader', () => {
       expect((await post(header)).status).toBe(201);
       expect((await post(header)).status).toBe(401);
       expect(await leadCount()).toBe(leadsBefore + 1);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'counts /signal upgrades relayed through the follower once, under each browser’s address',
+    async () => {
+      const host = new URL(b!.url).host;
+      // More browsers than one address may open sockets a minute: the leader lets them all in.
+      for (let i = 0; i < SOCKETS_PER_MINUTE + 2; i++) {
+        const answer = await raw(b!.url, upgradeHead('/signal', host, `198.51.100.${10 + i}`));
+        expect({ i, status: answer.status }).toEqual({ i, status: 101 });
+      }
+      // One browser past its budget is refused by the follower, which counted it.
+      for (let i = 0; i < SOCKETS_PER_MINUTE; i++) {
+        expect((await raw(b!.url, upgradeHead('/signal', host, '198.51.100.50'))).status).toBe(101);
+      }
+      const refused = await raw(b!.url, upgradeHead('/signal', host, '198.51.100.50'));
+      expect(refused.status).toBe(429);
     },
     TEST_TIMEOUT_MS,
   );
