@@ -18,10 +18,11 @@ import type { InstanceBus } from '../events/instance-bus';
 const A = { url: 'http://a.test:3000', epoch: 1 };
 const B = { url: 'http://b.test:3000', epoch: 2 };
 
-function directory(initial: KnownLeader | null) {
+function directory(initial: KnownLeader | null, allows?: (url: string) => boolean) {
   const clock = new ManualClock();
   const row = { value: initial, reads: 0 };
   const listeners = new Map<string, (payload: unknown) => void>();
+  const warnings: string[] = [];
   const bus: InstanceBus = {
     instanceId: 'test',
     maxPayloadBytes: 1000,
@@ -39,9 +40,10 @@ function directory(initial: KnownLeader | null) {
     },
     bus,
     timers: clock,
-    log: { warn: () => undefined },
+    log: { warn: (_details, message) => warnings.push(message) },
+    ...(allows ? { allows } : {}),
   });
-  return { leaders, clock, row, listeners };
+  return { leaders, clock, row, listeners, warnings };
 }
 
 describe('LeaderDirectory', () => {
@@ -54,6 +56,24 @@ describe('LeaderDirectory', () => {
     await empty.leaders.start();
     expect(empty.leaders.current()).toBeNull();
     expect(empty.leaders.epoch()).toBeNull();
+  });
+
+  it('names no leader at a URL it may not relay to, says so once, and names the next allowed one', async () => {
+    const { leaders, row, warnings } = directory(
+      { url: 'http://169.254.169.254', epoch: 3 },
+      (url) => url === B.url,
+    );
+    await leaders.start();
+    expect(leaders.current()).toBeNull();
+    expect(leaders.epoch()).toBeNull();
+    await leaders.refresh();
+    expect(warnings).toEqual([
+      "media_leader names http://169.254.169.254, which INSTANCE_URLS does not allow: nothing is relayed to it. List every instance's INSTANCE_URL (or their network) in INSTANCE_URLS on every instance (docs/deployment.md).",
+    ]);
+    const waiting = leaders.next(10_000);
+    row.value = B;
+    await leaders.refresh();
+    expect(await waiting).toBe(B.url);
   });
 
   it('reads the row again on its interval, not before', async () => {
