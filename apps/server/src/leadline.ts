@@ -28,6 +28,7 @@ import { SocketAccess, liveSessionTags } from './auth/socket-access';
 import { SessionStore } from './auth/sessions';
 import { CallControl } from './calls/call-control';
 import { CallFlows } from './calls/call-flows';
+import { recordingsFolderOf } from './calls/recording-access';
 import { DialGuard } from './calls/dial-guard';
 import { lanAddresses, type Config } from './config';
 import { openDatabase, type Database } from './db/database';
@@ -167,6 +168,8 @@ export async function startLeadline(
       new WorkerMediaEngine({
         iceAddresses: config.iceAddresses,
         sandboxDir: join(config.dataDir, 'sandbox'),
+        // Named here, not left to the engine's default: the recordings route serves this folder.
+        recordingsDir: recordingsFolderOf(config.dataDir),
         answerDelayMs: config.sandboxAnswerMs,
       });
     // The engine asks the flows about outgoing calls; the flows drive the engine.
@@ -287,8 +290,9 @@ export async function startLeadline(
       sms,
       networkTests,
       recordings: twilioProvider?.recordings,
-      // The engine writes recordings under the data folder; nothing elsewhere is ever sent.
-      recordingsRoot: engine ? config.dataDir : undefined,
+      // The engine writes recordings to their own folder; nothing elsewhere (the data folder's
+      // secrets, TLS key and database files included) is ever sent.
+      recordingsRoot: engine ? recordingsFolderOf(config.dataDir) : undefined,
       webhooks: twilioProvider?.webhooks({
         receipts: webhookReceipts,
         authorizeOutgoing,
