@@ -47,7 +47,7 @@ import { loadTlsCredentials } from './tls/tls-credentials';
 import { PgCallLocks } from './cluster/call-locks';
 import { markAllOffline } from './users/users-repo';
 import { DevicePresence } from './users/device-presence';
-import { findCallerNumberByPhone } from './users/caller-numbers-repo';
+import { findAssignedCallerNumber } from './users/caller-numbers-repo';
 import { userChannelOf } from './realtime/channels';
 import type { Telephony } from './telephony/telephony';
 import { openTwilioProvider, type TwilioProvider } from './twilio/twilio-provider';
@@ -297,9 +297,13 @@ export async function startLeadline(
         receipts: webhookReceipts,
         authorizeOutgoing,
         inbound: async (params) => {
-          const number = params.To ? await findCallerNumberByPhone(db, params.To) : null;
+          // Only the account the operator assigned the number to receives its calls.
+          const number = params.To ? await findAssignedCallerNumber(db, params.To) : null;
           if (!number || !params.From) {
-            logger.warn({ to: params.To }, 'a call to a number no account has: rejected');
+            logger.warn(
+              { to: params.To },
+              'a call to a number that is no caller number of the account it is assigned to: rejected',
+            );
             return false;
           }
           await flows.inbound(number.accountId, number, params.From);
