@@ -92,7 +92,10 @@ export interface CallServices {
   networkTests: NetworkTests;
   /** Recordings the telephony provider keeps (Twilio's); absent: files of the embedded engine. */
   recordings?: RemoteRecordings | undefined;
-  /** The folder the engine's recording files are served from (the data folder); unset: none. */
+  /**
+   * The folder the engine's recording files are served from (`DATA_DIR/recordings`, where the
+   * engine writes them); unset: none.
+   */
   recordingsRoot?: string | undefined;
   /** The telephony provider's webhooks (Twilio's `/twilio/*`), when it has any. */
   webhooks?: FastifyPluginAsync | undefined;

@@ -29,6 +29,7 @@ import { SocketAccess, liveSessionTags } from './auth/socket-access';
 import { SessionStore } from './auth/sessions';
 import { CallControl } from './calls/call-control';
 import { CallFlows } from './calls/call-flows';
+import { recordingsFolderOf } from './calls/recording-access';
 import { DialGuard } from './calls/dial-guard';
 import { lanAddresses, type Config } from './config';
 import { openDatabase, type Database } from './db/database';
@@ -47,7 +48,7 @@ import { loadTlsCredentials } from './tls/tls-credentials';
 import { PgCallLocks } from './cluster/call-locks';
 import { markAllOffline } from './users/users-repo';
 import { DevicePresence } from './users/device-presence';
-import { findCallerNumberByPhone } from './users/caller-numbers-repo';
+import { findAssignedCallerNumber } from './users/caller-numbers-repo';
 import { userChannelOf } from './realtime/channels';
 import type { Telephony } from './telephony/telephony';
 import { openTwilioProvider, type TwilioProvider } from './twilio/twilio-provider';
@@ -168,6 +169,8 @@ export async function startLeadline(
       new WorkerMediaEngine({
         iceAddresses: config.iceAddresses,
         sandboxDir: join(config.dataDir, 'sandbox'),
+        // Named here, not left to the engine's default: the recordings route serves this folder.
+        recordingsDir: recordingsFolderOf(config.dataDir),
         answerDelayMs: config.sandboxAnswerMs,
       });
     // The engine asks the flows about outgoing calls; the flows drive the engine.
@@ -295,15 +298,20 @@ export async function startLeadline(
       sms,
       networkTests,
       recordings: twilioProvider?.recordings,
-      // The engine writes recordings under the data folder; nothing elsewhere is ever sent.
-      recordingsRoot: engine ? config.dataDir : undefined,
+      // The engine writes recordings to their own folder; nothing elsewhere (the data folder's
+      // secrets, TLS key and database files included) is ever sent.
+      recordingsRoot: engine ? recordingsFolderOf(config.dataDir) : undefined,
       webhooks: twilioProvider?.webhooks({
         receipts: webhookReceipts,
         authorizeOutgoing,
         inbound: async (params) => {
-          const number = params.To ? await findCallerNumberByPhone(db, params.To) : null;
+          // Only the account the operator assigned the number to receives its calls.
+          const number = params.To ? await findAssignedCallerNumber(db, params.To) : null;
           if (!number || !params.From) {
-            logger.warn({ to: params.To }, 'a call to a number no account has: rejected');
+            logger.warn(
+              { to: params.To },
+              'a call to a number that is no caller number of the account it is assigned to: rejected',
+            );
             return false;
           }
           await flows.inbound(number.accountId, number, params.From);

@@ -1,10 +1,12 @@
 /**
  * The account's caller numbers as its admin manages them (issue 37): the numbers its calls go
  * out from and inbound calls come in on. A number belongs to one account only (the database's
- * `caller_numbers_phone_unique`); with Twilio only a number the Twilio account holds may be
- * added (`NumberInventory`). A number that past calls went out from is never deleted: its calls'
- * history names it, so the DELETE is refused with a sentence (rename it, or move it to another
- * profile, instead). Every write appends its audit entry in its own transaction.
+ * `caller_numbers_phone_unique`); with Twilio only a number the operator assigned to the account
+ * (`number-assignments.ts`) and the Twilio account still holds (`NumberInventory`) may be added,
+ * and the numbers offered are those alone. A number that past calls went out from is never
+ * deleted: its calls' history names it, so the DELETE is refused with a sentence (rename it, or
+ * move it to another profile, instead). Every write appends its audit entry in its own
+ * transaction.
  */
 import { and, asc, count, eq, ilike, inArray, or, sql } from 'drizzle-orm';
 import {
@@ -22,7 +24,15 @@ import { callerNumbers, calls, profiles } from '../db/schema';
 import { AppError } from '../http/errors';
 import { appendAudit, diffFields, type AuditActor } from './audit';
 import { containing, isUniqueViolation, pageOf, violates } from './catalog-admin-lists';
-import { ANY_NUMBER, type NumberInventory } from './number-inventory';
+import { NUMBER_NOT_ASSIGNED, assignedAccountOf, numbersAssignedTo } from './number-assignments';
+import {
+  ANY_NUMBER,
+  INVENTORY_UNREACHABLE,
+  heldNumbersOf,
+  type NumberInventory,
+} from './number-inventory';
+
+export { INVENTORY_UNREACHABLE, NUMBER_NOT_ASSIGNED };
 
 type CallerNumberRow = typeof callerNumbers.$inferSelect;
 
@@ -35,9 +45,6 @@ export const PROFILE_NOT_FOUND = 'The profile does not exist.';
 /** The sentence of a DELETE of a number that past calls used. */
 export const NUMBER_IN_HISTORY =
   'This number was used by past calls and stays in their history: rename it or move it to another profile instead.';
-/** The sentence when the provider cannot be asked for its numbers. */
-export const INVENTORY_UNREACHABLE =
-  "Twilio could not be asked for the account's numbers just now. Try again in a moment.";
 
 /** The caller number as the admin screens show it. */
 export function toAdminCallerNumber(row: CallerNumberRow): AdminCallerNumber {
@@ -83,54 +90,70 @@ export async function listCallerNumbers(
 }
 
 /**
- * The numbers the telephony account holds, each marked when it is already one of this
- * account's caller numbers (a number of another account is left out: it is not free).
- * Embedded: an empty list, `provider_checked` false (any number may be added).
+ * The numbers the account may make caller numbers of: with Twilio, those the operator assigned to
+ * it that the Twilio account holds, each marked when it is already one of the account's caller
+ * numbers (no other account's number, assigned or not, is ever listed). Embedded: an empty list,
+ * `provider_checked` false (any number may be added).
  */
 export async function availableNumbers(
   db: DbOrTx,
   accountId: number,
   inventory: NumberInventory = ANY_NUMBER,
 ): Promise<AdminAvailableNumbers> {
-  const held = await heldNumbers(inventory);
-  const rows =
-    held.length === 0
+  if (!inventory.providerChecked) return { data: [], provider_checked: false };
+  const assigned = await numbersAssignedTo(db, accountId);
+  // Twilio is asked only when the account has numbers to offer.
+  const held = assigned.size === 0 ? [] : await heldNumbersOf(inventory);
+  const offered = held.filter((number) => assigned.has(number.phoneNumber));
+  const used =
+    offered.length === 0
       ? []
       : await db
-          .select({ phoneNumber: callerNumbers.phoneNumber, accountId: callerNumbers.accountId })
+          .select({ phoneNumber: callerNumbers.phoneNumber })
           .from(callerNumbers)
           .where(
-            inArray(
-              callerNumbers.phoneNumber,
-              held.map((number) => number.phoneNumber),
+            and(
+              eq(callerNumbers.accountId, accountId),
+              inArray(
+                callerNumbers.phoneNumber,
+                offered.map((number) => number.phoneNumber),
+              ),
             ),
           );
-  const taken = new Map(rows.map((row) => [row.phoneNumber, row.accountId]));
+  const inUse = new Set(used.map((row) => row.phoneNumber));
   return {
-    data: held
-      .filter((number) => (taken.get(number.phoneNumber) ?? accountId) === accountId)
-      .map((number) => ({
-        phone_number: number.phoneNumber,
-        phone_number_formatted: formatPhone(number.phoneNumber),
-        friendly_name: number.friendlyName,
-        in_use: taken.has(number.phoneNumber),
-      })),
-    provider_checked: inventory.providerChecked,
+    data: offered.map((number) => ({
+      phone_number: number.phoneNumber,
+      phone_number_formatted: formatPhone(number.phoneNumber),
+      friendly_name: number.friendlyName,
+      in_use: inUse.has(number.phoneNumber),
+    })),
+    provider_checked: true,
   };
 }
 
-async function heldNumbers(inventory: NumberInventory) {
-  try {
-    return await inventory.list();
-  } catch (error) {
-    throw new AppError('CALL_SERVICE_UNREACHABLE', INVENTORY_UNREACHABLE, { cause: error });
+/**
+ * With a provider's inventory (Twilio), refuses (422 `NUMBER_NOT_ASSIGNED`) a number not
+ * assigned to the account, with one sentence whoever has it. `lock`: within the transaction that
+ * stores the caller number, the assignment is held so it cannot be unassigned meanwhile.
+ */
+async function checkAssigned(
+  db: DbOrTx,
+  inventory: NumberInventory,
+  accountId: number,
+  phoneNumber: string,
+  lock = false,
+): Promise<void> {
+  if (!inventory.providerChecked) return;
+  if ((await assignedAccountOf(db, phoneNumber, lock)) !== accountId) {
+    throw new AppError('VALIDATION_FAILED', NUMBER_NOT_ASSIGNED);
   }
 }
 
-/** Refuses (422) a number the provider's account does not hold. */
+/** Refuses (422) a number the provider's account does not hold (asked after the assignment). */
 async function checkHeld(inventory: NumberInventory, phoneNumber: string): Promise<void> {
   if (!inventory.providerChecked) return;
-  const held = await heldNumbers(inventory);
+  const held = await heldNumbersOf(inventory);
   if (!held.some((number) => number.phoneNumber === phoneNumber)) {
     throw new AppError('VALIDATION_FAILED', NUMBER_NOT_HELD);
   }
@@ -174,9 +197,11 @@ export async function createCallerNumber(
   body: AdminCallerNumberBody,
   inventory: NumberInventory = ANY_NUMBER,
 ): Promise<AdminCallerNumber> {
+  await checkAssigned(db, inventory, accountId, body.phone_number);
   await checkHeld(inventory, body.phone_number);
   return db
     .transaction(async (tx) => {
+      await checkAssigned(tx, inventory, accountId, body.phone_number, true);
       await checkProfile(tx, accountId, body.profile_id);
       const [row] = await tx
         .insert(callerNumbers)
@@ -211,10 +236,16 @@ export async function updateCallerNumber(
 ): Promise<AdminCallerNumber> {
   // 404 before asking the provider about a number of a caller number that is not there.
   await numberRowOf(db, accountId, id);
-  if (body.phone_number !== undefined) await checkHeld(inventory, body.phone_number);
+  if (body.phone_number !== undefined) {
+    await checkAssigned(db, inventory, accountId, body.phone_number);
+    await checkHeld(inventory, body.phone_number);
+  }
   return db
     .transaction(async (tx) => {
       const before = await numberRowOf(tx, accountId, id);
+      if (body.phone_number !== undefined) {
+        await checkAssigned(tx, inventory, accountId, body.phone_number, true);
+      }
       await checkProfile(tx, accountId, body.profile_id);
       const patch: Partial<typeof callerNumbers.$inferInsert> = {};
       if (body.name !== undefined) patch.name = body.name;

@@ -9,19 +9,33 @@
  *   `{"account_id":N,"user_id":M}`.
  * - `reset-password --email <email> --password-stdin`: a new password; the user's sessions end.
  * - `remove-demo`: removes the demo seed's logins and key (as `npm run remove-demo`).
+ * - `assign-number --account <id> --number <E.164>`: the account may use the number (with
+ *   Twilio: one the Twilio account holds); `unassign-number --number <E.164>` takes it back;
+ *   `list-numbers [--account <id>]` lists the assignments (`number-assignments.ts`). Each prints
+ *   a sentence, then JSON as its last line.
  *
  * Passwords come from standard input (never the command line, which other users of the machine
  * can read), one line, checked for strength. Any problem exits 1 with one sentence on stderr.
  */
 import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ConfigError, loadConfig } from '../config';
+import { ConfigError, loadConfig, type Config } from '../config';
 import { openDatabase, type Database } from '../db/database';
 import { removeDemoLogins } from '../db/demo-removal';
 import { AppError } from '../http/errors';
 import { SYSTEM_ACTOR } from './audit';
 import { resetUserPassword } from './admin-users-write';
 import { createAccount } from './create-account';
+import {
+  assignNumber,
+  listAssignments,
+  parseOperatorNumber,
+  unassignNumber,
+  type NumberAssignment,
+} from './number-assignments';
+import { ANY_NUMBER, type NumberInventory } from './number-inventory';
+import { twilioClient } from '../twilio/twilio-client';
+import { twilioNumberInventory } from '../twilio/twilio-number-inventory';
 
 /** What `npm run admin` prints for an unknown command, or none. */
 export const USAGE = `Usage: npm run admin -- <command>
@@ -34,6 +48,15 @@ Commands:
       Gives the user a new password (read from standard input) and ends their sessions.
   remove-demo
       Removes the demo seed's logins and API key.
+  assign-number --account <id> --number <E.164>
+      Lets the account use the number: its admin may make it a caller number, and calls to it
+      go to the account. With Twilio, the number must be one the Twilio account holds. A number
+      assigned to another account is moved with unassign-number first.
+  unassign-number --number <E.164>
+      Takes the number back from its account (refused while it is one of the account's caller
+      numbers).
+  list-numbers [--account <id>]
+      The numbers assigned (to that account), each with its account and caller number.
 
 The database is DATABASE_URL's, or without it the embedded one under DATA_DIR.`;
 
@@ -110,14 +133,14 @@ const whereOf = (databaseUrl: string | undefined, dataDir: string) =>
   databaseUrl ? 'the database at DATABASE_URL' : `the embedded database in ${dataDir}`;
 
 /** Opens the configured database, or a sentence saying why it cannot. */
-async function open(): Promise<{ database: Database; where: string }> {
+async function open(): Promise<{ database: Database; where: string; config: Config }> {
   const config = loadConfig();
   const where = whereOf(config.databaseUrl, config.dataDir);
   try {
     const database = await openDatabase(
       config.databaseUrl ? { url: config.databaseUrl } : { dir: join(config.dataDir, 'pglite') },
     );
-    return { database, where };
+    return { database, where, config };
   } catch (error) {
     throw new CommandError(
       sentence(`${capitalised(where)} cannot be opened: ${rootMessage(error)}`),
@@ -126,6 +149,42 @@ async function open(): Promise<{ database: Database; where: string }> {
 }
 
 const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+/** The numbers the configured telephony provider holds: Twilio's, or any (embedded). */
+function inventoryOf(config: Config): NumberInventory {
+  return config.telephony.provider === 'twilio'
+    ? twilioNumberInventory(twilioClient(config.telephony))
+    : ANY_NUMBER;
+}
+
+/** The value of `--account`: an account id, or a sentence. */
+function accountIdOf(value: string): number {
+  const id = /^\d{1,9}$/.test(value.trim()) ? Number(value.trim()) : 0;
+  if (id < 1) {
+    throw new CommandError(`The --account option must be an account id, such as 2: not ${value}.`);
+  }
+  return id;
+}
+
+/** The value of `--number` in E.164, or a sentence. */
+function numberOf(value: string): string {
+  try {
+    return parseOperatorNumber(value);
+  } catch (error) {
+    if (error instanceof AppError) {
+      throw new CommandError(`The --number option: ${value} is not a valid phone number.`);
+    }
+    throw error;
+  }
+}
+
+/** An assignment as the commands print it (its JSON line). */
+const assignmentJson = (assignment: NumberAssignment) =>
+  JSON.stringify({
+    phone_number: assignment.phone_number,
+    account_id: assignment.account_id,
+    caller_number: assignment.caller_number,
+  });
 
 /** Runs one command; resolves once it is done (its problems throw). */
 export async function runAdminCommand(
@@ -210,6 +269,67 @@ export async function runAdminCommand(
           );
         }
         if (removed.apiKey) output.out(`Removed the demo API key from ${where}.`);
+      } finally {
+        await database.close();
+      }
+      return;
+    }
+    case 'assign-number': {
+      const values = parse(args, { account: { type: 'string' }, number: { type: 'string' } });
+      const accountId = accountIdOf(required(values, 'account'));
+      const phoneNumber = numberOf(required(values, 'number'));
+      const { database, where, config } = await open();
+      try {
+        const { assignment, created } = await assignNumber(
+          database.db,
+          SYSTEM_ACTOR,
+          accountId,
+          phoneNumber,
+          inventoryOf(config),
+        );
+        const account = `the account ${accountId} (${JSON.stringify(assignment.account_name)})`;
+        output.out(
+          created
+            ? `Assigned ${phoneNumber} to ${account} in ${where}.`
+            : `${phoneNumber} was already assigned to ${account} in ${where}.`,
+        );
+        output.out(assignmentJson(assignment));
+      } finally {
+        await database.close();
+      }
+      return;
+    }
+    case 'unassign-number': {
+      const values = parse(args, { number: { type: 'string' } });
+      const phoneNumber = numberOf(required(values, 'number'));
+      const { database, where } = await open();
+      try {
+        const before = await unassignNumber(database.db, SYSTEM_ACTOR, phoneNumber);
+        output.out(
+          `Unassigned ${phoneNumber} from the account ${before.account_id} (${JSON.stringify(before.account_name)}) in ${where}.`,
+        );
+        output.out(JSON.stringify({ phone_number: phoneNumber, account_id: before.account_id }));
+      } finally {
+        await database.close();
+      }
+      return;
+    }
+    case 'list-numbers': {
+      const values = parse(args, { account: { type: 'string' } });
+      const accountId =
+        typeof values['account'] === 'string' ? accountIdOf(values['account']) : undefined;
+      const { database, where } = await open();
+      try {
+        const assignments = await listAssignments(
+          database.db,
+          accountId === undefined ? {} : { accountId },
+        );
+        const counted =
+          assignments.length === 1 ? '1 number is' : `${assignments.length} numbers are`;
+        output.out(
+          `${counted} assigned${accountId === undefined ? '' : ` to the account ${accountId}`} in ${where}.`,
+        );
+        output.out(JSON.stringify({ numbers: assignments }));
       } finally {
         await database.close();
       }

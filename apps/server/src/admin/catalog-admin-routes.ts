@@ -134,9 +134,9 @@ export function catalogAdminRoutes(deps: CommonServices) {
     });
 
     const availableDocs = {
-      summary: 'Admin: the numbers the telephony account holds',
+      summary: 'Admin: the numbers the account may make caller numbers of',
       description:
-        "With Twilio: the Twilio account's numbers (IncomingPhoneNumbers, read now), `in_use` when already one of this account's caller numbers (another account's are left out); `provider_checked: true`. With the embedded engine any number may be a caller number: an empty list, `provider_checked: false`. 503 when Twilio cannot be asked.",
+        "With Twilio: the numbers the operator assigned to this account (`npm run admin -- assign-number`) that the Twilio account holds (IncomingPhoneNumbers, read now), `in_use` when already one of this account's caller numbers; no other account's number, and no number assigned to none, is ever listed; `provider_checked: true`. With the embedded engine any number may be a caller number: an empty list, `provider_checked: false`. 503 when Twilio cannot be asked.",
       tags: TAGS,
       response: { 200: AdminAvailableNumbersSchema, ...ADMIN_ONLY, 503: RefusalSchema },
     } satisfies RouteDocs;
@@ -152,7 +152,7 @@ export function catalogAdminRoutes(deps: CommonServices) {
     const createNumberDocs = {
       summary: 'Admin: adds a caller number',
       description:
-        "A number the account's calls go out from and inbound calls come in on, in E.164 (other spellings of a valid number are accepted and stored as E.164), optionally of one of the account's profiles. 409 'This number is already a caller number.' (of any account); with Twilio, 422 'This number is not one of your Twilio account's numbers.' Audited as `caller_number.create`.",
+        "A number the account's calls go out from and inbound calls come in on, in E.164 (other spellings of a valid number are accepted and stored as E.164), optionally of one of the account's profiles. 409 'This number is already a caller number.' (of any account). With Twilio only a number the operator assigned to this account: 422 'This number is not assigned to your account: ask your Leadline operator to assign it to you.' for any other (the same whether another account has it or none does), and 422 'This number is not one of your Twilio account's numbers.' for an assigned one Twilio no longer holds. Audited as `caller_number.create`.",
       tags: TAGS,
       body: AdminCallerNumberBody,
       response: {

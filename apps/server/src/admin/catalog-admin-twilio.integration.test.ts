@@ -1,9 +1,11 @@
 /**
- * Caller numbers with Twilio (issue 37): only numbers the Twilio account holds may be added,
- * and `GET /api/v1/admin/caller-numbers/available` lists them, read from Twilio's REST API
+ * Caller numbers with Twilio (issue 37): only numbers the operator assigned to the account
+ * (`npm run admin -- assign-number`, here its service) that the Twilio account holds may be
+ * added, and `GET /api/v1/admin/caller-numbers/available` lists them, read from Twilio's REST API
  * (IncomingPhoneNumbers) when asked: here the loopback stand-in of that API, through the
  * production REST client and `twilioNumberInventory`. The admin routes run on an application
- * built as a Twilio install's (its `numbers` service), sharing the test world's database.
+ * built as a Twilio install's (its `numbers` service), sharing the test world's database. The
+ * rules between accounts are in `number-assignments.integration.test.ts`.
  */
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { count, eq } from 'drizzle-orm';
@@ -15,6 +17,8 @@ import { LoginThrottle } from '../auth/login-throttle';
 import { hashPassword } from '../auth/password';
 import { SessionStore } from '../auth/sessions';
 import { auditLog, callerNumbers, users } from '../db/schema';
+import { SYSTEM_ACTOR } from './audit';
+import { NUMBER_NOT_ASSIGNED, assignNumber } from './number-assignments';
 import { DEMO_PASSWORD } from '../db/seed';
 import { HttpSession } from '../test-support/http-session';
 import { TwilioApiStandIn, standInClient } from '../test-support/twilio-api-stand-in';
@@ -39,6 +43,12 @@ beforeAll(async () => {
   standIn = await TwilioApiStandIn.start();
   standIn.numbers = ['+15005550006', '+15005550007', '+15550142000', '+15550156671'];
   const { db } = t.database;
+  const inventory = twilioNumberInventory(standInClient(standIn));
+  // The operator gives the demo account two more of the Twilio account's numbers (the seed
+  // assigned it its main line, and account 6671 its own).
+  for (const number of ['+15005550006', '+15005550007']) {
+    await assignNumber(db, SYSTEM_ACTOR, 1, number, inventory);
+  }
   app = await buildApp(
     {
       db,
@@ -46,7 +56,7 @@ beforeAll(async () => {
       tokens: new AccessTokens(TEST_TOKEN_SECRET, 3600),
       loginThrottle: new LoginThrottle(db),
       pusher: TEST_PUSHER,
-      numbers: twilioNumberInventory(standInClient(standIn)),
+      numbers: inventory,
       // The call routes are not what this test asks about.
       relayTo: 'http://127.0.0.1:9',
     },
@@ -80,7 +90,7 @@ const numbersRead = () =>
   standIn.requests.filter((r) => r.path.endsWith('/IncomingPhoneNumbers.json'));
 
 describe('caller numbers with Twilio', () => {
-  it("lists the Twilio account's numbers, marking this account's and leaving out another account's", async () => {
+  it("lists the Twilio account's numbers assigned to this account, marking those in use and leaving out another account's", async () => {
     const before = numbersRead().length;
     const res = await send('GET', '/api/v1/admin/caller-numbers/available');
     expect(res.statusCode, res.body).toBe(200);
@@ -98,7 +108,8 @@ describe('caller numbers with Twilio', () => {
           friendly_name: '+15005550007',
           in_use: false,
         },
-        // The demo's main line is already this account's; +15550156671 is account 6671's.
+        // The demo's main line is already this account's caller number; +15550156671 is
+        // assigned to account 6671.
         {
           phone_number: '+15550142000',
           phone_number_formatted: '+1 555 014 2000',
@@ -112,23 +123,32 @@ describe('caller numbers with Twilio', () => {
     expect(numbersRead().length).toBe(before + 1);
   });
 
-  it('adds a number the Twilio account holds; refuses one it does not hold (422), nothing stored', async () => {
+  it('adds an assigned number the Twilio account holds; refuses one not assigned, and an assigned one it does not hold (422), nothing stored', async () => {
     const audits = async () => (await t.database.db.select({ n: count() }).from(auditLog))[0]!.n;
+    // Assigned while Twilio held it (recorded without asking, as in embedded mode); released since.
+    await assignNumber(t.database.db, SYSTEM_ACTOR, 1, '+15550109997');
     const auditsBefore = await audits();
+    const stored = (phone: string) =>
+      t.database.db.select().from(callerNumbers).where(eq(callerNumbers.phoneNumber, phone));
     const refused = await send('POST', '/api/v1/admin/caller-numbers', {
       name: 'Not ours',
       phone_number: '+15550109999',
     });
     expect(refused.statusCode, refused.body).toBe(422);
-    expect(refused.json()).toEqual({
+    expect(refused.json()).toEqual({ error: NUMBER_NOT_ASSIGNED });
+    expect(NUMBER_NOT_ASSIGNED).toBe(
+      'This number is not assigned to your account: ask your Leadline operator to assign it to you.',
+    );
+    const released = await send('POST', '/api/v1/admin/caller-numbers', {
+      name: 'Released',
+      phone_number: '+15550109997',
+    });
+    expect(released.statusCode, released.body).toBe(422);
+    expect(released.json()).toEqual({
       error: "This number is not one of your Twilio account's numbers.",
     });
-    expect(
-      await t.database.db
-        .select()
-        .from(callerNumbers)
-        .where(eq(callerNumbers.phoneNumber, '+15550109999')),
-    ).toEqual([]);
+    expect(await stored('+15550109999')).toEqual([]);
+    expect(await stored('+15550109997')).toEqual([]);
     expect(await audits()).toBe(auditsBefore);
 
     const added = await send('POST', '/api/v1/admin/caller-numbers', {
@@ -144,13 +164,17 @@ describe('caller numbers with Twilio', () => {
 
     // A number changed by PATCH is checked the same way.
     const { id } = added.json<{ data: { id: number } }>().data;
-    const patched = await send('PATCH', `/api/v1/admin/caller-numbers/${id}`, {
-      phone_number: '+15550109998',
-    });
-    expect(patched.statusCode).toBe(422);
-    expect(patched.json()).toEqual({
-      error: "This number is not one of your Twilio account's numbers.",
-    });
+    for (const [phone, error] of [
+      ['+15550109998', NUMBER_NOT_ASSIGNED],
+      ['+15550109997', "This number is not one of your Twilio account's numbers."],
+    ]) {
+      const patched = await send('PATCH', `/api/v1/admin/caller-numbers/${id}`, {
+        phone_number: phone,
+      });
+      expect(patched.statusCode).toBe(422);
+      expect(patched.json()).toEqual({ error });
+    }
+    expect((await stored('+15005550007')).map((row) => row.id)).toEqual([id]);
   });
 
   it('answers 503 with a sentence when Twilio refuses to list the numbers', async () => {
@@ -175,7 +199,7 @@ describe('caller numbers with Twilio', () => {
 });
 
 describe('the product started with TELEPHONY_PROVIDER=twilio', () => {
-  it("checks caller numbers against the Twilio account's numbers", async () => {
+  it("checks caller numbers against the numbers assigned to the account from the Twilio account's", async () => {
     const product = await startTwilioLeadline();
     try {
       await product.db.insert(users).values({
@@ -185,6 +209,10 @@ describe('the product started with TELEPHONY_PROVIDER=twilio', () => {
         fullName: 'Ada Admin',
         role: 'admin',
       });
+      // The operator assigns the Twilio account's numbers to the demo account.
+      for (const number of product.standIn.numbers) {
+        await assignNumber(product.db, SYSTEM_ACTOR, 1, number, product.leadline.twilio!.inventory);
+      }
       const session = await HttpSession.login(product.url, 'catalog.admin@example.com');
       const available = await session.api('GET', '/api/v1/admin/caller-numbers/available');
       expect(available.status).toBe(200);
@@ -196,10 +224,7 @@ describe('the product started with TELEPHONY_PROVIDER=twilio', () => {
         name: 'Not held',
         phone_number: '+15550100222',
       });
-      expect([refused.status, refused.body]).toEqual([
-        422,
-        { error: "This number is not one of your Twilio account's numbers." },
-      ]);
+      expect([refused.status, refused.body]).toEqual([422, { error: NUMBER_NOT_ASSIGNED }]);
       const added = await session.api('POST', '/api/v1/admin/caller-numbers', {
         name: 'Held',
         phone_number: product.standIn.numbers[1],

@@ -7,7 +7,6 @@
  * a database that cannot be reached each exit 1 with one sentence (no stack trace) and write
  * nothing; reset-password changes the password and ends the user's sessions; remove-demo runs.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,47 +21,15 @@ import { LoginThrottle } from '../auth/login-throttle';
 import { SessionStore } from '../auth/sessions';
 import type { Database } from '../db/database';
 import { accounts, users } from '../db/schema';
-import { serverRoot } from '../lib/app-root';
 import {
   createPersistedDatabase,
   type PersistedDatabase,
 } from '../test-support/persisted-database';
 import { TEST_PUSHER, TEST_TOKEN_SECRET } from '../test-support/test-app';
+import { expectRefused, lastLineOf, runAdmin } from '../test-support/admin-cli';
 
-/** A run of `npm run admin -- <args>`: its exit code and output. */
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `npm run admin -- <args>` at the repository's root with `input` on standard input. */
-function admin(args: string[], env: Record<string, string>, input = ''): Promise<Run> {
-  const { DATABASE_URL: _inherited, ...ours } = process.env;
-  const child = spawn('npm', ['run', 'admin', '--', ...args], {
-    cwd: join(serverRoot(), '..', '..'),
-    env: { ...ours, ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdin.end(input);
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
-}
-
-const lastLine = (text: string) => text.trimEnd().split('\n').at(-1);
-/** Our sentence: the first line on stderr (npm's own report of the failure follows it). */
-const sentenceOf = (run: Run) => run.stderr.split('\n')[0];
-
-/** Expects a refusal: exit 1, `sentence` first on stderr, no stack trace. */
-function expectRefused(run: Run, sentence: string | RegExp): void {
-  expect(run.code, run.stdout + run.stderr).toBe(1);
-  if (typeof sentence === 'string') expect(sentenceOf(run)).toBe(sentence);
-  else expect(sentenceOf(run)).toMatch(sentence);
-  expect(run.stderr).not.toMatch(/^\s+at /m);
-}
+const admin = runAdmin;
+const lastLine = lastLineOf;
 
 /** Opens the database (PGlite: no command may run meanwhile) with an app on it, then closes. */
 async function withApp<T>(

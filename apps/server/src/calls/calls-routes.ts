@@ -89,8 +89,9 @@ export function callsRoutes(deps: {
   sms: SmsService;
   recordings?: RemoteRecordings | undefined;
   /**
-   * The folder local recordings are served from (the data folder): a recording file elsewhere is
-   * never sent. Unset (Twilio): no local file is.
+   * The folder local recordings are served from (`DATA_DIR/recordings`): a recording file
+   * elsewhere, the rest of the data folder included, is never sent. Unset (Twilio): no local
+   * file is.
    */
   recordingsRoot?: string | undefined;
 }) {
@@ -108,13 +109,13 @@ export function callsRoutes(deps: {
 
     // Recordings are sent as files (ranges, so the history's player can seek); no route serves a
     // folder: the only path sent is the one the engine reported for a call of the account, and
-    // only when it is a file under the data folder (`recording-access.ts`).
+    // only when it is a file under the recordings folder (`recording-access.ts`).
     await app.register(fastifyStatic, { root: process.cwd(), serve: false });
 
     const recording = {
       summary: 'A call’s recording (WAV)',
       description:
-        "The call's recording (both parties mixed, WAV), the `recording_url` of its history row once the engine has written it. Its agent and the users who joined the call may listen, and supervisors (listen, whisper or barge) every call of the account; anyone else of the account gets 403 `{ success: false, error: 'You can play only the recordings of calls you took part in.' }` (and their history shows no `recording_url` for it). Range requests are answered 206 so a player can seek. 404 `{ error: 'Recording not found.' }` while there is none, for another account's call, and for a file that is not under the data folder (`DATA_DIR`); with Twilio the recording is streamed from Twilio and no local file is ever sent.",
+        "The call's recording (both parties mixed, WAV), the `recording_url` of its history row once the engine has written it. Its agent and the users who joined the call may listen, and supervisors (listen, whisper or barge) every call of the account; anyone else of the account gets 403 `{ success: false, error: 'You can play only the recordings of calls you took part in.' }` (and their history shows no `recording_url` for it). Range requests are answered 206 so a player can seek. 404 `{ error: 'Recording not found.' }` while there is none, for another account's call, and for a file that is not under the recordings folder (`DATA_DIR/recordings`: never the data folder's secrets, TLS key or database files); with Twilio the recording is streamed from Twilio and no local file is ever sent.",
       tags: TAGS,
       params: IdParams,
       response: {

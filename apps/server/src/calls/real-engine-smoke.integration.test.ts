@@ -1,10 +1,16 @@
 /**
  * The lead call on the real voice engine (worker media threads, werift legs, the sandbox phone
  * network) with a headless agent on the real wire: the harness's smoke test. The lead
- * +15550100042 answers and plays 440 Hz; the agent's "microphone" plays 1000 Hz.
+ * +15550100042 answers and plays 440 Hz; the agent's "microphone" plays 1000 Hz. The call's
+ * recording is served as the product wires it: from `DATA_DIR/recordings` only.
  */
+import { statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { decodeWav } from '@leadline/voice/dsp';
 import { between, tonesIn } from '@leadline/voice/testing';
+import { calls } from '../db/schema';
 import { AgentClient } from '../test-support/agent-client';
 import { leadHeard } from '../test-support/lead-heard';
 import { startRealLeadline, type RealLeadline } from '../test-support/real-engine';
@@ -78,5 +84,26 @@ describe('a lead call on the real engine', () => {
     const row = await product.waitForCall(callId);
     expect(row).toMatchObject({ sid: invite.callsid, status: 'completed' });
     expect(row.seconds).toBeGreaterThanOrEqual(1);
+
+    // The engine wrote the call's recording to DATA_DIR/recordings, the folder the product
+    // serves recordings from; the data folder's secrets beside it are never served.
+    const recorded = await product.waitForCall(callId, (r) => r.recordingPath !== null);
+    expect(dirname(recorded.recordingPath!)).toBe(join(product.dataDir, 'recordings'));
+    const play = () =>
+      fetch(`${product.url}/api/v1/calls/${callId}/recording`, {
+        headers: { cookie: agent!.cookie },
+      });
+    const played = await play();
+    expect(played.status).toBe(200);
+    const wav = decodeWav(new Uint8Array(await played.arrayBuffer()));
+    expect(wav.samples.length / wav.sampleRateHz).toBeGreaterThanOrEqual(1);
+    const secret = join(product.dataDir, 'token-secret');
+    expect(statSync(secret).isFile()).toBe(true);
+    for (const path of ['../token-secret', secret]) {
+      await product.db.update(calls).set({ recordingPath: path }).where(eq(calls.id, callId));
+      const refused = await play();
+      expect(refused.status, path).toBe(404);
+      expect(await refused.json(), path).toEqual({ error: 'Recording not found.' });
+    }
   }, 60_000);
 });

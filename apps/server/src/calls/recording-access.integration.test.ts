@@ -2,13 +2,14 @@
  * Recordings (issue 36 item 6): an agent plays only the recordings of calls they took part in
  * (the call's agent, or a user who joined it); a supervisor plays the account's; a user rung who
  * did not answer, or who was never on the call, is refused with 403 and its sentence, and their
- * history links no recording. Only a file under the data folder is ever sent: a path elsewhere,
- * `..` out of it, a link out of it or a folder is 'Recording not found.'; with the provider's
- * recordings (Twilio) a local file is never sent, even one under the data folder.
+ * history links no recording. Only a file under the recordings folder (`DATA_DIR/recordings`)
+ * is ever sent: a path elsewhere, `..` out of it, a link out of it, a folder, and the rest of the
+ * data folder (its secrets, TLS key and PGlite files) are 'Recording not found.'; with the
+ * provider's recordings (Twilio) a local file is never sent, even one under the data folder.
  */
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixture, type Fixture } from '../test-support/fixture';
 import { login, startTestApp, type TestApp } from '../test-support/test-app';
@@ -107,7 +108,7 @@ describe('which files are sent', () => {
     return call;
   }
 
-  it('anything not a file under the data folder is not found, for a supervisor too', async () => {
+  it('anything not a file under the recordings folder is not found, for a supervisor too', async () => {
     const elsewhere = mkdtempSync(join(tmpdir(), 'leadline-elsewhere-'));
     const outside = join(elsewhere, 'secret.wav');
     writeFileSync(outside, 'RIFF not a recording of this product');
@@ -116,7 +117,7 @@ describe('which files are sent', () => {
     await f.endCall(recorded);
     const inside = await f.recordCall(recorded);
     expect(inside.length).toBeGreaterThan(44);
-    const recordings = join(f.t.recordingsRoot!, 'recordings');
+    const recordings = f.t.recordingsRoot!;
     const link = join(recordings, 'link.wav');
     symlinkSync(outside, link);
     const folder = join(recordings, 'a-folder.wav');
@@ -137,6 +138,52 @@ describe('which files are sent', () => {
         expect(res.json(), path).toEqual({ error: 'Recording not found.' });
       }
     }
+  });
+
+  it('the rest of the data folder (secrets, TLS key, database files) is never sent; a real recording is', async () => {
+    const { dataDir } = f;
+    expect(f.t.recordingsRoot).toBe(join(dataDir, 'recordings'));
+    // What an embedded product keeps beside its recordings.
+    const secrets = {
+      'token-secret': 'the token secret',
+      'pusher-secret': 'the pusher secret',
+      'tls/key.pem': '-----BEGIN PRIVATE KEY-----',
+      'pglite/PG_VERSION': '17',
+    };
+    for (const [name, content] of Object.entries(secrets)) {
+      mkdirSync(dirname(join(dataDir, name)), { recursive: true });
+      writeFileSync(join(dataDir, name), content);
+    }
+    const { call: recorded } = await f.liveCall(f.agent1);
+    await f.endCall(recorded);
+    const wav = await f.recordCall(recorded);
+    const link = join(f.t.recordingsRoot!, 'token-link.wav');
+    symlinkSync(join(dataDir, 'token-secret'), link);
+    for (const path of [
+      // Relative paths are taken from the recordings folder.
+      '../token-secret',
+      '../tls/key.pem',
+      '../pglite/PG_VERSION',
+      ...Object.keys(secrets).map((name) => join(dataDir, name)),
+      join(f.t.recordingsRoot!, '..', 'pusher-secret'),
+      link,
+    ]) {
+      const call = await recordedAt(path);
+      for (const agent of [f.agent1, f.supervisor]) {
+        const res = await play(agent, call.id);
+        expect(res.statusCode, path).toBe(404);
+        expect(res.json(), path).toEqual({ error: 'Recording not found.' });
+      }
+    }
+    // The engine's recording beside them plays, by its absolute path as the engine reports it
+    // and as a path relative to the folder.
+    const played = await play(f.agent1, recorded.id);
+    expect(played.statusCode).toBe(200);
+    expect(played.rawPayload.equals(wav)).toBe(true);
+    const relative = await recordedAt(`${recorded.sid}.wav`);
+    const again = await play(f.supervisor, relative.id);
+    expect(again.statusCode).toBe(200);
+    expect(again.rawPayload.equals(wav)).toBe(true);
   });
 });
 

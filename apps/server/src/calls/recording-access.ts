@@ -7,12 +7,14 @@
  * - A supervisor (the listen, whisper or barge permission) plays every recording of the account,
  *   as they may join any live call of it. The product has no administrator role yet; when it has,
  *   it belongs beside the supervisors here.
- * - A recording the embedded engine wrote is a file; only a file under the data folder
- *   (`DATA_DIR`, resolved with its links) is ever sent. With Twilio no local file is sent at all
- *   (the route serves Twilio's recordings only).
+ * - A recording the embedded engine wrote is a file; only a file under the recordings folder
+ *   (`DATA_DIR/recordings`, where the engine writes them, resolved with its links) is ever sent.
+ *   The rest of the data folder holds the secrets (`token-secret`, `pusher-secret`), the TLS key
+ *   and the PGlite files: none of them is ever a recording, whatever `calls.recording_path` says.
+ *   With Twilio no local file is sent at all (the route serves Twilio's recordings only).
  */
 import { realpath, stat } from 'node:fs/promises';
-import { isAbsolute, relative, sep } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { and, eq, inArray, isNotNull } from 'drizzle-orm';
 import type { DbOrTx } from '../db/database';
 import { callUsers } from '../db/schema';
@@ -65,8 +67,15 @@ export async function mayHearRecording(
 }
 
 /**
+ * The folder the embedded engine writes the calls' recordings to, and the only one they are
+ * served from: `recordings` in the data folder, apart from its secrets and database files.
+ */
+export const recordingsFolderOf = (dataDir: string): string => join(dataDir, 'recordings');
+
+/**
  * The real path of the recording file `path` when it is a file under `root` (both resolved with
- * their links, so neither `..` nor a link leads out); null otherwise, or without a root.
+ * their links, so neither `..` nor a link leads out; a relative `path` is taken from `root`);
+ * null otherwise, or without a root.
  */
 export async function recordingFileUnder(
   root: string | undefined,
@@ -75,7 +84,7 @@ export async function recordingFileUnder(
   if (root === undefined) return null;
   const [realRoot, realFile] = await Promise.all([
     realpath(root).catch(() => null),
-    realpath(path).catch(() => null),
+    realpath(resolve(root, path)).catch(() => null),
   ]);
   if (realRoot === null || realFile === null) return null;
   const inside = relative(realRoot, realFile);

@@ -249,6 +249,26 @@ export const callerNumbers = pgTable(
   ],
 );
 
+/**
+ * Which account may use a number of the telephony provider's account (docs/deployment.md,
+ * Twilio): the operator's record, written by `npm run admin -- assign-number`. With Twilio every
+ * account calls through the operator's one Twilio account, so a tenant's admin makes caller
+ * numbers only of the numbers assigned to it, and an inbound call to a number goes only to its
+ * account. A number is assigned to one account at most.
+ */
+export const numberAssignments = pgTable(
+  'number_assignments',
+  {
+    /** E.164. */
+    phoneNumber: text('phone_number').primaryKey(),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    createdAt: createdAt(),
+  },
+  (t) => [index('number_assignments_account_idx').on(t.accountId)],
+);
+
 /** A person to call. */
 export const leads = pgTable(
   'leads',

@@ -5,13 +5,16 @@
  *
  * Everything an admin could make goes through the admin services (`admin/`), the ones the admin
  * API and `npm run admin` use, with their checks and audit entries (the seed's actor is the
- * system): every embedded start proves them. Leads are not an admin's to make; they are
- * inserted as lead intake would store them.
+ * system): every embedded start proves them. The seed is its accounts' operator too: it
+ * assigns each caller number's number to its account first (`npm run admin -- assign-number`),
+ * so the numbers keep working on a provider whose numbers are assigned (Twilio). Leads are not
+ * an admin's to make; they are inserted as lead intake would store them.
  */
 import { eq, sql } from 'drizzle-orm';
 import type { AccountSettings, PermissionString } from '@leadline/contracts';
 import { createApiKey, apiKeyHash } from '../admin/admin-api-keys';
 import { createCallerNumber } from '../admin/admin-caller-numbers';
+import { assignNumber } from '../admin/number-assignments';
 import { createProfile } from '../admin/admin-profiles';
 import { createAdminTeam } from '../admin/admin-teams';
 import { createAdminUser } from '../admin/admin-users-write';
@@ -155,9 +158,11 @@ async function seedSpecialAccount(
       },
       demoHashing,
     );
+    const line = `+1555015${String(accountId).padStart(4, '0')}`;
+    await assignNumber(tx, SYSTEM_ACTOR, accountId, line);
     await createCallerNumber(tx, SYSTEM_ACTOR, accountId, {
       name: `${special.name.split(' (')[0]} line`,
-      phone_number: `+1555015${String(accountId).padStart(4, '0')}`,
+      phone_number: line,
       profile_id: profile.id,
     });
     await tx.insert(leads).values({
@@ -275,6 +280,7 @@ async function seedDemoAccount(db: Db): Promise<boolean> {
       ['Acme Solar main line', '+15550142000'],
       ['Acme Solar spring campaign', '+15550142010'],
     ] as const) {
+      await assignNumber(tx, SYSTEM_ACTOR, accountId, phone);
       await createCallerNumber(tx, SYSTEM_ACTOR, accountId, {
         name,
         phone_number: phone,

@@ -11,6 +11,7 @@ import { generateTone, writeWavFile } from '@leadline/voice/dsp';
 import { hashPassword } from '../auth/password';
 import { SessionStore } from '../auth/sessions';
 import type { CallRow } from '../calls/calls-repo';
+import { recordingsFolderOf } from '../calls/recording-access';
 import { accounts, calls, callUsers, users } from '../db/schema';
 import { DEMO_PASSWORD } from '../db/seed';
 import { findUserById, type UserRow } from '../users/users-repo';
@@ -24,6 +25,8 @@ export const ACCOUNT_B = 6671;
 export interface Fixture {
   t: TestApp;
   clock: ManualClock;
+  /** The product's data folder (a temporary one); recordings are served from its `recordings`. */
+  dataDir: string;
   agent1: Agent;
   agent2: Agent;
   supervisor: Agent;
@@ -60,9 +63,10 @@ const ROOMY_LIMITS = {
 /** Builds the world on a fresh database. */
 export async function startFixture(): Promise<Fixture> {
   const clock = new ManualClock();
-  // The product's data folder: recordings are served from under it only.
+  // The product's data folder: recordings are served from its recordings folder only.
   const dataDir = mkdtempSync(join(tmpdir(), 'leadline-fixture-'));
-  const t = await startTestApp({ clock, recordingsRoot: dataDir });
+  const recordings = recordingsFolderOf(dataDir);
+  const t = await startTestApp({ clock, recordingsRoot: recordings });
   const { db } = t.database;
   // The endpoint tests place many calls a minute; the dial guard's limits have tests of their own.
   await db
@@ -92,6 +96,7 @@ export async function startFixture(): Promise<Fixture> {
   return {
     t,
     clock,
+    dataDir,
     agent1: agent1,
     agent2: agent2,
     supervisor: supervisor,
@@ -142,8 +147,8 @@ export async function startFixture(): Promise<Fixture> {
       await t.flows.idle();
     },
     async recordCall(call, seconds = 1) {
-      mkdirSync(join(dataDir, 'recordings'), { recursive: true });
-      const path = join(dataDir, 'recordings', `${call.sid}.wav`);
+      mkdirSync(recordings, { recursive: true });
+      const path = join(recordings, `${call.sid}.wav`);
       const sampleRateHz = 8000;
       await writeWavFile(
         path,

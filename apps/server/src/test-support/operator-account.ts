@@ -7,7 +7,15 @@
  */
 import { hashPassword } from '../auth/password';
 import type { Db } from '../db/database';
-import { accounts, callerNumbers, profiles, teamMembers, teams, users } from '../db/schema';
+import {
+  accounts,
+  callerNumbers,
+  numberAssignments,
+  profiles,
+  teamMembers,
+  teams,
+  users,
+} from '../db/schema';
 
 /** The password of every login {@link seedOperatorAccount} creates. */
 export const OPERATOR_PASSWORD = 'operator-password-0123456789';
@@ -41,6 +49,8 @@ export async function seedOperatorAccount(
       .insert(profiles)
       .values({ accountId, name: 'Inbound leads', autoAnswer: true })
       .returning({ id: profiles.id });
+    // The operator assigned the number to the account before its admin made it a caller number.
+    await tx.insert(numberAssignments).values({ phoneNumber: options.callerNumber, accountId });
     await tx.insert(callerNumbers).values({
       accountId,
       profileId: profile!.id,

@@ -2,7 +2,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { formatPhone, type CallerNumber } from '@leadline/contracts';
 import type { Db } from '../db/database';
-import { callerNumbers } from '../db/schema';
+import { callerNumbers, numberAssignments } from '../db/schema';
 
 /** A caller-number row. */
 export type CallerNumberRow = typeof callerNumbers.$inferSelect;
@@ -44,6 +44,29 @@ export async function findCallerNumberByPhone(
     .from(callerNumbers)
     .where(eq(callerNumbers.phoneNumber, phoneNumber));
   return row ?? null;
+}
+
+/**
+ * The caller number with this E.164 number when the number is assigned to the caller number's
+ * own account (`admin/number-assignments.ts`), or null: with Twilio an inbound call to a number
+ * goes to the account the operator assigned it to, and to no other.
+ */
+export async function findAssignedCallerNumber(
+  db: Db,
+  phoneNumber: string,
+): Promise<CallerNumberRow | null> {
+  const [row] = await db
+    .select({ number: callerNumbers })
+    .from(callerNumbers)
+    .innerJoin(
+      numberAssignments,
+      and(
+        eq(numberAssignments.phoneNumber, callerNumbers.phoneNumber),
+        eq(numberAssignments.accountId, callerNumbers.accountId),
+      ),
+    )
+    .where(eq(callerNumbers.phoneNumber, phoneNumber));
+  return row?.number ?? null;
 }
 
 /**

@@ -1,8 +1,9 @@
 /**
  * Admin › Numbers: the account's caller numbers (what leads see calling, and which profile an
- * inbound call to it takes); add, edit, remove (asked first). With Twilio, only numbers the
- * Twilio account holds can be added: the form offers them in a select
- * (`GET …/caller-numbers/available` with `provider_checked`); otherwise any E.164 number.
+ * inbound call to it takes); add, edit, remove (asked first). With Twilio, only the numbers the
+ * operator assigned to the account (and the Twilio account holds) can be added: the form offers
+ * them in a select (`GET …/caller-numbers/available` with `provider_checked`); otherwise any
+ * E.164 number.
  */
 import type { AdminAvailableNumbers, AdminCallerNumber, AdminProfile } from '@leadline/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
