@@ -806,3 +806,35 @@ describe('Retry and Add Lead in the rates', () => {
     );
   });
 });
+
+describe('a caller on the sandbox network (POST /api/v1/sandbox/inbound)', () => {
+  it('is offered whatever their number (nothing is dialled to them); calling them back passes the guard', async () => {
+    const caller = '+44 909 000 0000';
+    const res = await f.t.app.inject({
+      method: 'POST',
+      url: '/api/v1/sandbox/inbound',
+      headers: { authorization: `Bearer ${TEST_API_KEY}` },
+      payload: { from: caller, to: '+15550142000' },
+    });
+    expect(res.json()).toMatchObject({ call: { status: 'ringing' } });
+    const sid = res.json<{ call: { sid: string } }>().call.sid;
+    f.t.telephony.emit({ type: 'agent.answered', callSid: sid, identity: rungFor(sid) });
+    await f.t.flows.idle();
+    const mine = f.t.telephony.commands.filter((c) => c.callSid === sid);
+    expect(mine.filter((c) => c.op === 'dial')).toEqual([]);
+    const [call] = await f.t.database.db.select().from(calls).where(eq(calls.sid, sid));
+    expect(call!.status).toBe('in-progress');
+    await f.endCall(call!);
+    // The callback (Retry from the history or the Call Result view) is a dial like any other.
+    await expectRefused(
+      await inject(f.agent1, 'POST', '/api/v1/calls/twilio', {
+        fname: 'Cal',
+        lname: 'Back',
+        phone_number: caller,
+      }),
+      403,
+      'Calls to premium-rate numbers are not allowed.',
+      await stored(),
+    );
+  });
+});
