@@ -1,5 +1,5 @@
 /**
- * The toll-fraud guard (issue 36 item 2 and item 5): every call placed and every SMS sent passes
+ * The toll-fraud guard (docs/api.md, Dialling rules): every call placed and every SMS sent passes
  * here first, whichever way it was asked for (New Call, Retry, Add Lead, the SDK's `connect`
  * parameters through the embedded gateway or Twilio's `/twilio/voice`, the SMS route, a web
  * lead's intake by API key, and again when an agent takes a lead and its number is dialled) and

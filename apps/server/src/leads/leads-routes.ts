@@ -1,6 +1,6 @@
 /**
  * Lead intake: `POST /api/v1/leads` with `Authorization: Bearer <api key>`. The lead gets the
- * key's profile (set by the admin, issue 37), else the account's first profile. The lead passes
+ * key's profile (set by an admin), else the account's first profile. The lead passes
  * the dial guard as the call it becomes (`CallFlows.intakeLead`): an intake key sits in web
  * forms' back ends, and a lead is dialled when an agent takes it (with Auto Accept, unattended).
  */
