@@ -10,6 +10,7 @@ import Fastify, {
 } from 'fastify';
 import cookie from '@fastify/cookie';
 import { z } from 'zod';
+import type { DialCeiling } from './accounts/account-policy';
 import { adminChangesOf, type AdminChanges } from './admin/admin-changes';
 import { adminRoutes } from './admin/admin-routes';
 import type { NumberInventory } from './admin/number-inventory';
@@ -81,6 +82,8 @@ export interface CommonServices {
   adminChanges?: AdminChanges;
   /** The numbers the telephony account holds (Twilio's); absent: any number (embedded). */
   numbers?: NumberInventory;
+  /** What no account's dial policy may exceed (`DIAL_*`); absent: `DEFAULT_DIAL_CEILING`. */
+  dialCeiling?: DialCeiling;
 }
 
 /** The call services, on the instance that runs the calls (the voice engine's). */

@@ -280,3 +280,52 @@ describe('RATE_LIMIT_*_PER_MINUTE (issue 36 item 6)', () => {
     );
   });
 });
+
+describe("DIAL_* (the operator's dialling ceiling)", () => {
+  it('by default: the United States, Canada and the United Kingdom; 10 and 120 calls a minute; 600 texts an hour', () => {
+    expect(loadConfig({}).dialCeiling).toEqual({
+      countries: new Set(['US', 'CA', 'GB']),
+      callsPerMinutePerAgent: 10,
+      callsPerMinutePerAccount: 120,
+      smsPerHour: 600,
+    });
+  });
+
+  it('the settings: countries in any case, comma- or space-separated, or * for every one', () => {
+    expect(
+      loadConfig({
+        DIAL_ALLOWED_COUNTRIES: 'us, gb FR',
+        DIAL_MAX_CALLS_PER_MINUTE_PER_AGENT: '4',
+        DIAL_MAX_CALLS_PER_MINUTE_PER_ACCOUNT: '400',
+        DIAL_MAX_SMS_PER_HOUR: '2000',
+      }).dialCeiling,
+    ).toEqual({
+      countries: new Set(['US', 'GB', 'FR']),
+      callsPerMinutePerAgent: 4,
+      callsPerMinutePerAccount: 400,
+      smsPerHour: 2000,
+    });
+    expect(loadConfig({ DIAL_ALLOWED_COUNTRIES: '*' }).dialCeiling.countries).toBe('any');
+  });
+
+  it.each([
+    ['US,XX', "'XX' is not a country code"],
+    ['USA', "'USA' is not a country code"],
+    [' , ', 'no country given'],
+  ])('refuses DIAL_ALLOWED_COUNTRIES=%j, saying what it takes', (value, why) => {
+    expect(() => loadConfig({ DIAL_ALLOWED_COUNTRIES: value })).toThrow(
+      `Invalid setting DIAL_ALLOWED_COUNTRIES: ${why}: list the ISO 3166-1 codes of the countries any account may call (e.g. DIAL_ALLOWED_COUNTRIES=US,CA,GB), or * for every country.`,
+    );
+  });
+
+  it.each([
+    ['0', 'must be at least 1'],
+    ['2.5', 'must be a whole number'],
+    ['many', 'must be a whole number'],
+    ['100001', "may be at most 100000 (an account's policy cannot set more)"],
+  ])('refuses %s as a ceiling: %s', (value, why) => {
+    expect(() => loadConfig({ DIAL_MAX_SMS_PER_HOUR: value })).toThrow(
+      `Invalid setting DIAL_MAX_SMS_PER_HOUR: ${why}`,
+    );
+  });
+});

@@ -6,7 +6,13 @@ import { networkInterfaces } from 'node:os';
 import { resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
-import { SESSION_IDLE_MINUTES_RANGE } from './accounts/account-policy';
+import { isSupportedCountry } from 'libphonenumber-js/max';
+import {
+  DEFAULT_DIAL_CEILING,
+  DIAL_LIMIT_MAX,
+  SESSION_IDLE_MINUTES_RANGE,
+  type DialCeiling,
+} from './accounts/account-policy';
 import {
   allowedInstancesOf,
   instanceUrlEntryProblem,
@@ -77,6 +83,38 @@ const TrustProxy = z
       return z.NEVER;
     }
     return entries;
+  });
+
+/** One of the operator's dialling ceilings: a whole number from 1 to `DIAL_LIMIT_MAX`. */
+const dialMax = (fallback: number) =>
+  z.coerce
+    .number({ error: 'must be a whole number' })
+    .int({ error: 'must be a whole number' })
+    .min(1, { error: 'must be at least 1' })
+    .max(DIAL_LIMIT_MAX, {
+      error: `may be at most ${DIAL_LIMIT_MAX} (an account's policy cannot set more)`,
+    })
+    .default(fallback);
+
+/** The countries any account may call: ISO codes, comma- or space-separated, or `*` (any). */
+const DialCountries = z
+  .string()
+  .trim()
+  .transform((value, ctx): DialCeiling['countries'] => {
+    if (value === '*') return 'any';
+    const codes = value
+      .split(/[\s,]+/)
+      .filter(Boolean)
+      .map((code) => code.toUpperCase());
+    const wrong = codes.find((code) => !isSupportedCountry(code));
+    if (codes.length === 0 || wrong !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `${wrong === undefined ? 'no country given' : `'${wrong}' is not a country code`}: list the ISO 3166-1 codes of the countries any account may call (e.g. DIAL_ALLOWED_COUNTRIES=US,CA,GB), or * for every country.`,
+      });
+      return z.NEVER;
+    }
+    return new Set(codes);
   });
 
 const Env = z.object({
@@ -179,6 +217,11 @@ const Env = z.object({
   RATE_LIMIT_INTAKE_PER_MINUTE: perMinute(DEFAULT_RATE_LIMITS.intake),
   RATE_LIMIT_WEBHOOKS_PER_MINUTE: perMinute(DEFAULT_RATE_LIMITS.webhooks),
   RATE_LIMIT_SOCKETS_PER_MINUTE: perMinute(DEFAULT_RATE_LIMITS.sockets),
+  // The operator's dialling ceiling: what no account's dial policy may exceed.
+  DIAL_ALLOWED_COUNTRIES: DialCountries.default(DEFAULT_DIAL_CEILING.countries),
+  DIAL_MAX_CALLS_PER_MINUTE_PER_AGENT: dialMax(DEFAULT_DIAL_CEILING.callsPerMinutePerAgent),
+  DIAL_MAX_CALLS_PER_MINUTE_PER_ACCOUNT: dialMax(DEFAULT_DIAL_CEILING.callsPerMinutePerAccount),
+  DIAL_MAX_SMS_PER_HOUR: dialMax(DEFAULT_DIAL_CEILING.smsPerHour),
 });
 
 /** The server's settings, parsed from the environment. */
@@ -244,6 +287,8 @@ export interface Config {
   sso: SsoProviderSettings | undefined;
   /** Requests per client address per minute on the anonymous routes and sockets, by group. */
   rateLimits: AnonymousRateLimits;
+  /** What no account's dial policy may exceed (countries, calls and SMS rates). */
+  dialCeiling: DialCeiling;
 }
 
 /**
@@ -370,6 +415,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       intake: e.RATE_LIMIT_INTAKE_PER_MINUTE,
       webhooks: e.RATE_LIMIT_WEBHOOKS_PER_MINUTE,
       sockets: e.RATE_LIMIT_SOCKETS_PER_MINUTE,
+    },
+    dialCeiling: {
+      countries: e.DIAL_ALLOWED_COUNTRIES,
+      callsPerMinutePerAgent: e.DIAL_MAX_CALLS_PER_MINUTE_PER_AGENT,
+      callsPerMinutePerAccount: e.DIAL_MAX_CALLS_PER_MINUTE_PER_ACCOUNT,
+      smsPerHour: e.DIAL_MAX_SMS_PER_HOUR,
     },
   };
 }

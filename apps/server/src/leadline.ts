@@ -218,6 +218,7 @@ export async function startLeadline(
     dialGuard: new DialGuard({
       db,
       log: logger,
+      ceiling: config.dialCeiling,
       requireOwnCallerNumber: config.telephony.provider === 'twilio',
       hasLiveLogin: async (userId) =>
         (await liveSessionTags(db, [userId], new Date(), config.sessionIdleMs)).size > 0,
@@ -289,6 +290,7 @@ export async function startLeadline(
       sockets,
       adminChanges,
       numbers: twilioProvider?.inventory,
+      dialCeiling: config.dialCeiling,
       tokens: twilioProvider?.tokens ?? accessTokens,
       loginThrottle: new LoginThrottle(db),
       flows,

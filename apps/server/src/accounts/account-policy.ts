@@ -4,6 +4,10 @@
  * field is checked on its own: a field of the wrong shape is applied as its strictest value and
  * named in `problems` for the log, never ignored (a typo must not open what it meant to close)
  * and never a 500.
+ *
+ * The dialling part lives under the operator's ceiling (`DialCeiling`, from the environment):
+ * a tenant's policy only narrows it, and a policy stored before the ceiling was lowered is
+ * applied as the narrower of the two (`withinCeiling`).
  */
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
@@ -199,4 +203,109 @@ export function dialPolicyOf(policy: unknown, ownCountry: string): DialPolicy {
     ),
     problems,
   };
+}
+
+// ── The operator's ceiling (DIAL_* settings, config.ts) ──────────────────────────────────────
+
+/**
+ * What no account may exceed, whatever its admin sets: the operator's, from the environment
+ * (`DIAL_ALLOWED_COUNTRIES`, `DIAL_MAX_CALLS_PER_MINUTE_PER_AGENT`,
+ * `DIAL_MAX_CALLS_PER_MINUTE_PER_ACCOUNT`, `DIAL_MAX_SMS_PER_HOUR`). Every Leadline account
+ * calls and texts on the operator's bill (with Twilio, through one account), so a tenant admin
+ * (or a stolen admin login) must not be able to open what the operator closed.
+ */
+export interface DialCeiling {
+  /** The countries any account may call and text (ISO 3166-1 alpha-2, upper case), or any. */
+  countries: ReadonlySet<string> | 'any';
+  /** The most calls a minute one agent may place. */
+  callsPerMinutePerAgent: number;
+  /** The most calls a minute one account may place (its agents' and its web leads'). */
+  callsPerMinutePerAccount: number;
+  /** The most SMS an hour one account may send (so also any one agent of it). */
+  smsPerHour: number;
+}
+
+/**
+ * The ceiling when the operator sets none: the countries New Call allowed the demo account
+ * before there was a ceiling (the United States, Canada and the United Kingdom: the seed's
+ * `call_countries`), and the limits an account has when its policy sets none, so that out of the
+ * box no tenant may go beyond the defaults, only below them.
+ */
+export const DEFAULT_DIAL_CEILING: DialCeiling = {
+  countries: new Set(['US', 'CA', 'GB']),
+  callsPerMinutePerAgent: DIAL_POLICY_DEFAULTS.callsPerMinutePerAgent,
+  callsPerMinutePerAccount: DIAL_POLICY_DEFAULTS.callsPerMinutePerAccount,
+  smsPerHour: DIAL_POLICY_DEFAULTS.smsPerHourPerAccount,
+};
+
+/** A ceiling above anything a policy may set (tests of other things; `*` and the maxima). */
+export const NO_DIAL_CEILING: DialCeiling = {
+  countries: 'any',
+  callsPerMinutePerAgent: DIAL_LIMIT_MAX,
+  callsPerMinutePerAccount: DIAL_LIMIT_MAX,
+  smsPerHour: DIAL_LIMIT_MAX,
+};
+
+/** The account's dialling policy as applied: each field the narrower of it and the ceiling. */
+export function withinCeiling(policy: DialPolicy, ceiling: DialCeiling): DialPolicy {
+  const { countries } = ceiling;
+  return {
+    callCountries:
+      countries === 'any'
+        ? policy.callCountries
+        : new Set([...policy.callCountries].filter((code) => countries.has(code))),
+    callsPerMinutePerAgent: Math.min(policy.callsPerMinutePerAgent, ceiling.callsPerMinutePerAgent),
+    callsPerMinutePerAccount: Math.min(
+      policy.callsPerMinutePerAccount,
+      ceiling.callsPerMinutePerAccount,
+    ),
+    smsPerHourPerAgent: Math.min(policy.smsPerHourPerAgent, ceiling.smsPerHour),
+    smsPerHourPerAccount: Math.min(policy.smsPerHourPerAccount, ceiling.smsPerHour),
+    problems: policy.problems,
+  };
+}
+
+/** The dialling fields an admin may set, as `PATCH /api/v1/admin/account` carries them. */
+export interface DialPolicyChange {
+  call_countries?: string[] | undefined;
+  calls_per_minute_per_agent?: number | undefined;
+  calls_per_minute_per_account?: number | undefined;
+  sms_per_hour_per_agent?: number | undefined;
+  sms_per_hour_per_account?: number | undefined;
+}
+
+/** "A, B and C". */
+const listed = (items: readonly string[]): string =>
+  items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+
+/**
+ * Why an admin's change to the dialling policy goes beyond the ceiling (the sentence the 422
+ * answers, naming the ceiling), or null when it stays within it.
+ */
+export function ceilingRefusal(change: DialPolicyChange, ceiling: DialCeiling): string | null {
+  const { countries } = ceiling;
+  if (change.call_countries && countries !== 'any') {
+    const beyond = change.call_countries.filter((code) => !countries.has(code.toUpperCase()));
+    if (beyond.length > 0) {
+      const allowed = listed([...countries].sort());
+      return `${listed(beyond.map((code) => code.toUpperCase()))} ${beyond.length === 1 ? 'is' : 'are'} beyond this server's limit: the call countries may only be among ${allowed}.`;
+    }
+  }
+  const limits: Array<[keyof DialPolicyChange, string, number]> = [
+    ['calls_per_minute_per_agent', 'calls per minute per agent', ceiling.callsPerMinutePerAgent],
+    [
+      'calls_per_minute_per_account',
+      'calls per minute per account',
+      ceiling.callsPerMinutePerAccount,
+    ],
+    ['sms_per_hour_per_agent', 'texts per hour per agent', ceiling.smsPerHour],
+    ['sms_per_hour_per_account', 'texts per hour per account', ceiling.smsPerHour],
+  ];
+  for (const [key, name, most] of limits) {
+    const value = change[key];
+    if (typeof value === 'number' && value > most) {
+      return `The ${name} may be at most ${most.toLocaleString('en-US')}, this server's limit.`;
+    }
+  }
+  return null;
 }

@@ -6,13 +6,21 @@
  * floor's service level threshold (`service_level_seconds`).
  *
  * What is read back is the effective value: the dial policy with the server's defaults filled
- * in (`accounts/account-policy.ts`). The readers of these columns (sessions, the dial guard,
+ * in, within the operator's ceiling (`accounts/account-policy.ts`: a policy stored before the
+ * ceiling was lowered is shown, and applied, as the narrower of the two). A change beyond the
+ * ceiling is refused (422, naming it) and stores nothing. The readers of these columns (sessions, the dial guard,
  * single sign-on, the user resource) read them from the database at each use, so a change holds
  * on every instance from the next request; the caller still announces it (`admin-changes.ts`).
  */
 import { eq } from 'drizzle-orm';
 import type { AdminAccount, AdminAccountUpdateBody } from '@leadline/contracts';
-import { dialPolicyOf, ssoPolicyOf } from '../accounts/account-policy';
+import {
+  ceilingRefusal,
+  dialPolicyOf,
+  ssoPolicyOf,
+  withinCeiling,
+  type DialCeiling,
+} from '../accounts/account-policy';
 import type { DbOrTx } from '../db/database';
 import { accounts, type AccountPolicy } from '../db/schema';
 import { AppError } from '../http/errors';
@@ -24,10 +32,10 @@ type AccountRow = typeof accounts.$inferSelect;
 const policyObject = (policy: unknown): AccountPolicy =>
   typeof policy === 'object' && policy !== null && !Array.isArray(policy) ? policy : {};
 
-/** An account row as the admin API shows it. */
-export function toAdminAccount(row: AccountRow): AdminAccount {
+/** An account row as the admin API shows it, its dial policy as applied under `ceiling`. */
+export function toAdminAccount(row: AccountRow, ceiling: DialCeiling): AdminAccount {
   const policy = policyObject(row.policy);
-  const dial = dialPolicyOf(row.policy, row.countryCode);
+  const dial = withinCeiling(dialPolicyOf(row.policy, row.countryCode), ceiling);
   const idle = policy.session_idle_minutes;
   const crm = policy.crm_defaults ?? {};
   return {
@@ -66,8 +74,12 @@ async function accountRow(db: DbOrTx, accountId: number, lock: boolean): Promise
 }
 
 /** The account as GET /api/v1/admin/account shows it. */
-export async function getAdminAccount(db: DbOrTx, accountId: number): Promise<AdminAccount> {
-  return toAdminAccount(await accountRow(db, accountId, false));
+export async function getAdminAccount(
+  db: DbOrTx,
+  accountId: number,
+  ceiling: DialCeiling,
+): Promise<AdminAccount> {
+  return toAdminAccount(await accountRow(db, accountId, false), ceiling);
 }
 
 /** The policy with the dial, session and CRM fields of `body` written over it. */
@@ -87,14 +99,18 @@ function nextPolicy(policy: AccountPolicy, body: AdminAccountUpdateBody): Accoun
 /**
  * Changes the account (PATCH /api/v1/admin/account): only the fields given; `settings`,
  * `single_sign_on`, `dial_policy` and `crm_defaults` change the keys they carry and keep the
- * others. Resolves with the account as it is now.
+ * others. A dial policy beyond the operator's `ceiling` is refused (422) and nothing changes.
+ * Resolves with the account as it is now.
  */
 export async function updateAdminAccount(
   db: DbOrTx,
   actor: AuditActor,
   accountId: number,
   body: AdminAccountUpdateBody,
+  ceiling: DialCeiling,
 ): Promise<AdminAccount> {
+  const beyond = body.dial_policy ? ceilingRefusal(body.dial_policy, ceiling) : null;
+  if (beyond !== null) throw new AppError('VALIDATION_FAILED', beyond);
   return db.transaction(async (tx) => {
     const row = await accountRow(tx, accountId, true);
     const sso = body.single_sign_on;
@@ -115,8 +131,8 @@ export async function updateAdminAccount(
       })
       .where(eq(accounts.id, accountId))
       .returning();
-    const before = toAdminAccount(row);
-    const after = toAdminAccount(updated!);
+    const before = toAdminAccount(row, ceiling);
+    const after = toAdminAccount(updated!, ceiling);
     const changes = diffFields({ ...before }, { ...after });
     if (Object.keys(changes).length > 0) {
       await appendAudit(tx, {

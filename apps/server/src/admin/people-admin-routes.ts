@@ -29,6 +29,7 @@ import type { CommonServices } from '../app';
 import { sessionOf } from '../auth/auth-plugin';
 import type { RouteDocs } from '../http/api-docs';
 import { parseRequest } from '../http/validate';
+import { DEFAULT_DIAL_CEILING } from '../accounts/account-policy';
 import { getAdminAccount, updateAdminAccount } from './admin-account';
 import { listAdminAudit } from './admin-audit';
 import { adminChangesOf, type AdminChangeKind } from './admin-changes';
@@ -49,6 +50,8 @@ const DeletedSchema = z.strictObject({ data: z.strictObject({ id: z.int() }) });
 export function peopleAdminRoutes(deps: CommonServices) {
   return async (app: FastifyInstance): Promise<void> => {
     const { db } = deps;
+    // The operator's ceiling over every account's dial policy (absent: the default one).
+    const dialCeiling = deps.dialCeiling ?? DEFAULT_DIAL_CEILING;
     const changes = adminChangesOf(deps);
     const announce = (admin: AdminActor, what: AdminChangeKind) =>
       changes.announce({ accountId: admin.accountId, what });
@@ -194,19 +197,19 @@ export function peopleAdminRoutes(deps: CommonServices) {
     const account = {
       summary: 'Admin: the account’s settings',
       description:
-        "Its name, country and time zone; the account behaviours (by name); single sign-on (domain, single-sign-on-only); the toll-fraud guard's countries and limits; CRM integration defaults. Admins only.",
+        "Its name, country and time zone; the account behaviours (by name); single sign-on (domain, single-sign-on-only); the toll-fraud guard's countries and limits as applied (each the narrower of the account's and the operator's ceiling, the `DIAL_*` settings: an empty country list calls nowhere); CRM integration defaults. Admins only.",
       tags: TAGS,
       response: { 200: AdminAccountResponseSchema, ...ADMIN_ONLY },
     } satisfies RouteDocs;
     app.get('/api/v1/admin/account', { schema: account }, async (request) => {
       const admin = requireAdmin(request);
-      return { data: await getAdminAccount(db, admin.accountId) };
+      return { data: await getAdminAccount(db, admin.accountId, dialCeiling) };
     });
 
     const updateAccount = {
       summary: 'Admin: changes the account’s settings',
       description:
-        'The fields given change, on every instance at the next request, without a restart. Audited as `account.update` with what changed.',
+        "The fields given change, on every instance at the next request, without a restart. Audited as `account.update` with what changed. A dial policy beyond the operator's ceiling (countries, calls per minute per agent and per account, texts per hour: the `DIAL_*` settings) is refused with 422 naming the ceiling, and nothing changes.",
       tags: TAGS,
       body: AdminAccountUpdateBody,
       response: { 200: AdminAccountResponseSchema, ...ADMIN_ONLY },
@@ -214,7 +217,7 @@ export function peopleAdminRoutes(deps: CommonServices) {
     app.patch('/api/v1/admin/account', { schema: updateAccount }, async (request) => {
       const admin = requireAdmin(request);
       const body = parseRequest(request, 'body', updateAccount.body);
-      const data = await updateAdminAccount(db, actorOf(admin), admin.accountId, body);
+      const data = await updateAdminAccount(db, actorOf(admin), admin.accountId, body, dialCeiling);
       await announce(admin, 'account');
       return { data };
     });

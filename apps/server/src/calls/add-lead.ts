@@ -80,7 +80,7 @@ export class AddLeadFlow {
       if (!mine) throw new AppError('NOT_ON_CALL');
       if (fresh.leadId !== null) throw new AppError('CALL_HAS_LEAD');
       const from = await this.#host.callerNumberOf(fresh);
-      // Checked against the limits, not counted: the call it joins was.
+      // A dial of its own: checked and counted as the agent's, like New Call.
       const added = await this.#host.dialGuard.admit(
         user,
         { kind: 'call', to: body.phone_number, from, oneAtATime: true },
@@ -93,6 +93,7 @@ export class AddLeadFlow {
           await updateCall(tx, fresh.id, { leadId: added.id });
           return added;
         },
+        () => fresh.id,
       );
       const dialled = await this.#host.dial(fresh, added.phoneNumber);
       const outcome = new Promise<AddLeadOutcome>((resolve) =>

@@ -264,6 +264,7 @@ export class CallFlows {
       afterLeave: (call, offerAgain) => this.#endings.afterLeave(call, offerAgain),
       wrapUp: (call, participants) => this.#endings.wrapUp(call, participants),
       dial: (call, number) => this.#dial(call, number),
+      dialRefusal: (call, number) => this.#dialRefusal(call, number),
       callerNumberOf: (call) => this.#callerNumberOf(call),
       transaction: (work) => this.#transaction(work),
       floorChanged: this.#floorChanged,
@@ -418,8 +419,9 @@ export class CallFlows {
     const profile =
       own?.accountId === accountId ? own : await this.settings.defaultProfile(accountId);
     const leadProfileId = profile?.id ?? null;
-    const callerNumberId =
-      (await this.settings.defaultCallerNumber(accountId, leadProfileId))?.id ?? null;
+    const callerNumber = await this.settings.defaultCallerNumber(accountId, leadProfileId);
+    const callerNumberId = callerNumber?.id ?? null;
+    await this.#admitIntake(accountId, body.phone_number, callerNumber?.phoneNumber ?? null);
     const sid = newCallSid();
     return this.exclusive(sid, async () => {
       // An agent freed from here on wakes the queue; if that happened before this lead is
@@ -493,8 +495,30 @@ export class CallFlows {
   }
 
   /**
+   * A web lead passes the dial guard as the call it will become (it is dialled when an agent
+   * takes it, with Auto Accept without anyone deciding): where it goes, from a number of the
+   * account's own, and the account's calls per minute, counted now (the account's; no agent
+   * asked for it). A number the account may not call is the lead's invalid data: 422 with the
+   * guard's sentence, as New Call words it; nothing is stored.
+   */
+  async #admitIntake(accountId: number, to: string, from: string | null): Promise<void> {
+    try {
+      await this.dialGuard.admit({ id: null, accountId }, { kind: 'call', to, from }, () =>
+        Promise.resolve(),
+      );
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'DIAL_REFUSED') {
+        throw new AppError('VALIDATION_FAILED', error.message, { cause: error });
+      }
+      throw error;
+    }
+  }
+
+  /**
    * Retry (spec section 4): a new call to the same lead from the agent who asked, offered to
-   * them first (they are done wrapping up: they asked), else to whoever can take it.
+   * them first (they are done wrapping up: they asked), else to whoever can take it. It is the
+   * asking agent's dial from the start (their one call being placed, and counted in their
+   * rate), whoever takes it.
    */
   async retry(
     user: UserRow,
@@ -514,6 +538,7 @@ export class CallFlows {
         });
         return { lead, call };
       },
+      ({ call }) => call.id,
     );
     routingChanged();
     await this.presence.endWrapUpQuietly(user.id);
@@ -841,6 +866,21 @@ export class CallFlows {
       fromNumber: from,
     });
     return participantId;
+  }
+
+  /** Why the call may not dial `number` now (the guard's sentence), or null when it may. */
+  async #dialRefusal(call: CallRow, number: string): Promise<string | null> {
+    try {
+      const from = await this.#callerNumberOf(call);
+      await this.dialGuard.check(
+        { id: call.userId, accountId: call.accountId },
+        { kind: 'call', to: number, from },
+      );
+      return null;
+    } catch (error) {
+      if (error instanceof AppError) return error.message;
+      throw error;
+    }
   }
 
   /** The number a call dials from: its caller number, else the account's default. */

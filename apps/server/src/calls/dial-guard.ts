@@ -1,40 +1,50 @@
 /**
- * The toll-fraud guard (issue 36 item 2 and item 5): every call an agent places and every SMS
- * they send passes here first, whichever way it was asked for (New Call, Retry, Add Lead, the
- * SDK's `connect` parameters through the embedded gateway or Twilio's `/twilio/voice`, the SMS
- * route) and whichever provider carries it.
+ * The toll-fraud guard (docs/api.md, Dialling rules): every call placed and every SMS sent passes
+ * here first, whichever way it was asked for (New Call, Retry, Add Lead, the SDK's `connect`
+ * parameters through the embedded gateway or Twilio's `/twilio/voice`, the SMS route, a web
+ * lead's intake by API key, and again when an agent takes a lead and its number is dialled) and
+ * whichever provider carries it.
  *
  * - Where: the number's type and country (`dial-destination.ts`) against the account's policy
- *   (`call_countries`, default its own country).
+ *   (`call_countries`, default its own country), within the operator's ceiling (`DialCeiling`,
+ *   `DIAL_ALLOWED_COUNTRIES`): a policy is applied as the narrower of the two.
  * - From: an account without a caller number of its own never calls or texts from another
  *   number of the provider's account (`requireOwnCallerNumber`, on with Twilio, whose account is
  *   shared by every Leadline account).
  * - How often: calls per minute and SMS per hour, per agent and per account (the policy's limits,
- *   `DIAL_POLICY_DEFAULTS` otherwise), and one outbound call being placed at a time per agent.
- *   Counted from the `calls` and `sms_messages` rows, in the database's time (their
- *   `created_at`), so every instance counts the same.
+ *   `DIAL_POLICY_DEFAULTS` otherwise, never above the ceiling's), and one call being placed at a
+ *   time per agent (a New Call not yet connected, a Retry not yet taken). Calls are counted from
+ *   the `dials` rows each admission writes (the asking agent's, or for a web lead the account's
+ *   only), SMS from `sms_messages`, in the database's time (their `created_at`), so every
+ *   instance counts the same.
  * - Who: a device dials only while its user has a login session that has not ended (a Twilio
  *   access token outlives a logout by up to an hour).
  *
  * An admission is one transaction that holds the account's dial lock (a PostgreSQL advisory
  * lock, so two instances do not both admit the last call of a minute), checks, and stores what
- * the next admission counts (the call, the SMS) before the lock is let go. A refusal is an
- * `AppError` with the sentence the agent reads, and changes nothing.
+ * the next admission counts (the call and its `dials` row, the SMS) before the lock is let go. A
+ * refusal is an `AppError` with the sentence the agent reads, and changes nothing.
  */
 import { eq, sql, type SQL } from 'drizzle-orm';
-import { dialPolicyOf, type DialPolicy } from '../accounts/account-policy';
+import {
+  DEFAULT_DIAL_CEILING,
+  dialPolicyOf,
+  withinCeiling,
+  type DialCeiling,
+  type DialPolicy,
+} from '../accounts/account-policy';
 import { liveSessionTags } from '../auth/socket-access';
 import type { Db, DbOrTx } from '../db/database';
-import { accounts } from '../db/schema';
+import { accounts, dials } from '../db/schema';
 import { AppError } from '../http/errors';
-import { QUEUED, statusListSql } from './call-status';
+import { QUEUED, RINGING, statusListSql } from './call-status';
 import { destinationRefusal, type DialKind } from './dial-destination';
 
 export type { DialKind };
 
-/** The user who dials. */
+/** Who dials: an agent, or (`id` null) the account itself, for a web lead posted by API key. */
 export interface Dialer {
-  id: number;
+  id: number | null;
   accountId: number;
 }
 
@@ -49,8 +59,9 @@ export const NO_OWN_NUMBER_FOR_TEXTS =
 export const DIAL_LOCK_NAMESPACE = 36_002;
 
 /**
- * An outbound call still `queued` this long after it was placed is not "being placed" any more
- * (the flows withdraw one the console did not connect within 30 s; a crash's are recovered).
+ * A call still `queued` or `ringing` this long after it was admitted is not "being placed" any
+ * more (the flows withdraw a New Call the console did not connect within 30 s, a Retry nobody
+ * took is over after its rings; a crash's are recovered).
  */
 export const PLACING_WINDOW_MS = 10 * 60_000;
 
@@ -73,6 +84,8 @@ export interface DialGuardOptions {
    * has not expired (`liveSessionTags`).
    */
   hasLiveLogin?: (userId: number) => Promise<boolean>;
+  /** What no account may exceed (`DIAL_*` settings); default `DEFAULT_DIAL_CEILING`. */
+  ceiling?: DialCeiling;
   log?: Log;
 }
 
@@ -84,8 +97,8 @@ export interface DialRequest {
   /** The account's number it goes out from; null when the account has none. */
   from: string | null;
   /**
-   * Refused while an outbound call of the agent's is still being placed (New Call, a device's
-   * call with only `To`, Add Lead, Retry; not an SMS).
+   * Refused while a call the agent asked for is still being placed, not yet connected or taken
+   * (New Call, a device's call with only `To`, Add Lead, Retry; not an SMS nor a web lead).
    */
   oneAtATime?: boolean;
 }
@@ -105,9 +118,12 @@ export class DialGuard {
   readonly #requireOwnCallerNumber: boolean;
   readonly #hasLiveLogin: (userId: number) => Promise<boolean>;
   readonly #log: Log | undefined;
+  /** What no account may exceed. */
+  readonly ceiling: DialCeiling;
 
   constructor(options: DialGuardOptions) {
     this.#db = options.db;
+    this.ceiling = options.ceiling ?? DEFAULT_DIAL_CEILING;
     this.#requireOwnCallerNumber = options.requireOwnCallerNumber ?? false;
     this.#hasLiveLogin =
       options.hasLiveLogin ??
@@ -133,10 +149,16 @@ export class DialGuard {
    * Admits a dial: under the account's dial lock, in one transaction, checks where it goes, that
    * the account has a number of its own to send it from, one at a time and the rate limits; then
    * `store` writes, in the same transaction (`tx`, never the database itself: PGlite has one
-   * connection), what the next admission counts. Resolves with what `store` returned; a refusal
+   * connection), what it stores, and a call is counted (its `dials` row, linked to the call
+   * `callOf` names in what `store` returned). Resolves with what `store` returned; a refusal
    * throws and nothing is stored.
    */
-  admit<T>(dialer: Dialer, request: DialRequest, store: (tx: DbOrTx) => Promise<T>): Promise<T> {
+  admit<T>(
+    dialer: Dialer,
+    request: DialRequest,
+    store: (tx: DbOrTx) => Promise<T>,
+    callOf?: (stored: T) => number | null,
+  ): Promise<T> {
     return this.#db.transaction(async (tx) => {
       await tx.execute(
         sql`select pg_advisory_xact_lock(${DIAL_LOCK_NAMESPACE}::int, ${dialer.accountId}::int)`,
@@ -147,7 +169,15 @@ export class DialGuard {
         throw new AppError('DIAL_IN_PROGRESS');
       }
       await this.#checkRate(tx, dialer, policy, request.kind);
-      return store(tx);
+      const stored = await store(tx);
+      if (request.kind === 'call') {
+        await tx.insert(dials).values({
+          accountId: dialer.accountId,
+          userId: dialer.id,
+          callId: callOf?.(stored) ?? null,
+        });
+      }
+      return stored;
     });
   }
 
@@ -166,7 +196,10 @@ export class DialGuard {
       .select({ countryCode: accounts.countryCode, policy: accounts.policy })
       .from(accounts)
       .where(eq(accounts.id, accountId));
-    const policy = dialPolicyOf(account?.policy ?? {}, account?.countryCode ?? 'US');
+    const policy = withinCeiling(
+      dialPolicyOf(account?.policy ?? {}, account?.countryCode ?? 'US'),
+      this.ceiling,
+    );
     if (policy.problems.length > 0) {
       this.#log?.warn(
         { accountId, problems: policy.problems },
@@ -176,15 +209,19 @@ export class DialGuard {
     return policy;
   }
 
-  /** Whether an outbound call of the agent's is still being placed (not yet connected). */
+  /**
+   * Whether a call the agent asked for is still being placed: admitted, and not yet connected
+   * (a New Call), taken (a Retry) or over.
+   */
   async #placing(tx: DbOrTx, dialer: Dialer): Promise<boolean> {
+    if (dialer.id === null) return false;
     const [row] = await rowsOf<{ placing: boolean }>(
       tx,
       sql`select exists (
-        select 1 from calls
-        where account_id = ${dialer.accountId} and user_id = ${dialer.id}
-          and source = 'outbound' and status in ${sql.raw(statusListSql([QUEUED]))}
-          and created_at > now() - ${PLACING_WINDOW_MS / 1000} * interval '1 second'
+        select 1 from dials d join calls c on c.id = d.call_id
+        where d.account_id = ${dialer.accountId} and d.user_id = ${dialer.id}
+          and d.created_at > now() - ${PLACING_WINDOW_MS / 1000} * interval '1 second'
+          and c.status in ${sql.raw(statusListSql([QUEUED, RINGING]))}
       ) as placing`,
     );
     return row?.placing === true;
@@ -199,7 +236,8 @@ export class DialGuard {
     const [verb, noun, per] =
       kind === 'call' ? ['place', 'call', 'a minute'] : ['send', 'text', 'an hour'];
     const most = (n: number) => `${n} ${noun}${n === 1 ? '' : 's'} ${per}`;
-    if (counted.agent_count >= limits.agent) {
+    // A web lead has no agent: only the account's limit counts it.
+    if (dialer.id !== null && counted.agent_count >= limits.agent) {
       throw new AppError(
         'DIAL_RATE_LIMITED',
         `You may ${verb} at most ${most(limits.agent)}: try again in ${wait(counted.agent_wait_s)}.`,
@@ -215,20 +253,17 @@ export class DialGuard {
 }
 
 /**
- * The calls placed in the last minute: the account's outbound calls an agent asked for (New
- * Call, a device's call, Retry; not the web leads an API posted), and of those the agent's (the
- * call is theirs, or they were rung for it: a Retry is offered to the agent who asked first).
+ * The calls admitted in the last minute (`dials`): the account's, whoever asked (its agents,
+ * its web leads), and of those the agent's (the ones they asked for: New Call, a device's call,
+ * Retry from the moment it is asked for, Add Lead).
  */
 async function countCalls(tx: DbOrTx, dialer: Dialer): Promise<WindowCount> {
-  const mine = sql`(c.user_id = ${dialer.id} or exists (
-    select 1 from call_users cu where cu.call_id = c.id and cu.user_id = ${dialer.id}))`;
   return windowCount(
     tx,
-    sql`from calls c
-      where c.account_id = ${dialer.accountId} and c.direction = 'outbound'
-        and c.source in ('outbound', 'retry')
+    sql`from dials c
+      where c.account_id = ${dialer.accountId}
         and c.created_at > now() - ${sql.raw(CALL_WINDOW)}`,
-    mine,
+    dialer.id === null ? sql`false` : sql`c.user_id = ${dialer.id}`,
     sql.raw(CALL_WINDOW),
   );
 }

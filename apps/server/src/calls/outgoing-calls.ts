@@ -136,6 +136,7 @@ export class OutgoingCalls {
         });
         return { lead, call, callUser };
       },
+      ({ call }) => call.id,
     );
     routingChanged();
     await this.#host.presence.endWrapUpQuietly(user.id);
@@ -245,6 +246,7 @@ export class OutgoingCalls {
           });
           return placed;
         },
+        (placed) => placed.id,
       );
     } catch (error) {
       if (error instanceof AppError) return declined(error);

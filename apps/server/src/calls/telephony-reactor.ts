@@ -89,6 +89,11 @@ export interface ReactorHost {
   wrapUp(call: CallRow, participants: CallUserRow[]): Promise<void>;
   /** Dials a number into the call from its caller number; resolves with the party's id. */
   dial(call: CallRow, number: string): Promise<string>;
+  /**
+   * Why the call may not dial `number` now (the dial guard's sentence: the policy or the
+   * ceiling may have changed since the call was asked for), or null when it may.
+   */
+  dialRefusal(call: CallRow, number: string): Promise<string | null>;
   /** The number a call dials from. */
   callerNumberOf(call: CallRow): Promise<string | null>;
   /** Runs `work` in a transaction whose writes routing then sees. */
@@ -237,6 +242,11 @@ export class TelephonyReactor {
     this.#host.router.cancelRingTimer(callUser.id);
     const now = this.#host.clock.now();
     if (callUser.type === 'lead' && isRinging(call.status)) {
+      // The lead's number passes the dial guard again before it is dialled: a web lead was
+      // checked at intake, a Retry when asked for, and the policy may have changed since.
+      const number = await this.#numberToDial(call);
+      const refusal = number === null ? null : await this.#host.dialRefusal(call, number);
+      if (refusal !== null) return this.#dialRefused(call, refusal);
       // The ring accepted and the call answered together: an instance that dies in between must
       // not leave an agent on a call that is still ringing.
       await this.#leadTaken(call, callUser, now);
@@ -279,10 +289,8 @@ export class TelephonyReactor {
           ...(inbound ? { answeredAt: now } : {}),
         });
       });
-      const phones = await livePhones(this.#host.db, call.id);
-      if (!inbound && phones.length === 0 && call.phoneNumber) {
-        await this.#host.dial(call, call.phoneNumber);
-      }
+      const number = await this.#numberToDial(call);
+      if (number !== null) await this.#host.dial(call, number);
       return;
     }
     if (isConnected(call.status)) {
@@ -290,6 +298,32 @@ export class TelephonyReactor {
       await updateCall(this.#host.db, call.id, { userId, held: false });
       if (call.held) this.#host.telephony.unhold(call.sid);
     }
+  }
+
+  /** The number a lead call taken now dials: its lead's, unless inbound or on the line already. */
+  async #numberToDial(call: CallRow): Promise<string | null> {
+    if (call.direction === 'inbound' || !call.phoneNumber) return null;
+    const phones = await livePhones(this.#host.db, call.id);
+    return phones.length === 0 ? call.phoneNumber : null;
+  }
+
+  /**
+   * The lead's number may not be dialled (`refusal`, the guard's sentence): nothing is dialled,
+   * the call ends for everyone (`canceled`, reason `dial-refused`), the agents rung for it are
+   * free again and not wrapping up, and the agent's device is told why (the hangup's error).
+   */
+  async #dialRefused(call: CallRow, refusal: string): Promise<void> {
+    const rung = await ringingCallUsers(this.#host.db, call.id);
+    for (const ring of rung) this.#host.router.cancelRingTimer(ring.id);
+    this.#host.telephony.hangup(call.sid, { code: SignallingErrorCode.Declined, message: refusal });
+    const now = this.#host.clock.now();
+    await this.#host.transaction(async (tx) => {
+      await closeCallUsers(tx, call.id, now);
+      await transitionCall(tx, call, 'cancel', { reason: 'dial-refused', endedAt: now });
+    });
+    this.#host.floorChanged(call, 'ended');
+    for (const ring of rung) await this.#host.presence.refresh(ring.userId);
+    this.#host.log.info({ callId: call.id, refusal }, 'the lead was not dialled: refused');
   }
 
   /** The transfer's target answered: the agent who asked leaves, the lead is theirs. */

@@ -320,7 +320,9 @@ export type CallReason =
   | 'lead-busy'
   | 'lead-no-answer'
   | 'lead-failed'
-  | 'server-restart';
+  | 'server-restart'
+  /** The dial guard refused the number when the agent took the call (the policy changed). */
+  | 'dial-refused';
 
 /** Where a call came from: a web lead (which may wait in the queue), or an agent or caller. */
 export type CallSource = 'web' | 'retry' | 'check' | 'inbound' | 'outbound';
@@ -389,6 +391,30 @@ export const calls = pgTable(
     index('calls_wrap_up_end_idx')
       .on(t.accountId, t.wrapUpEndedAt)
       .where(sql`${t.wrapUpEndedAt} is not null`),
+  ],
+);
+
+/**
+ * The calls the dial guard admitted (`calls/dial-guard.ts`), one row each, written in the
+ * admission's transaction: what the calls-per-minute limits count, whichever way the call was
+ * asked for (New Call, a device's call, Retry, Add Lead, a web lead's intake). `user_id` is the
+ * agent who asked (null: a web lead, counted for the account only); `call_id` the call it placed
+ * or joined (null until known, for intake), so an agent's call still being placed is found.
+ */
+export const dials = pgTable(
+  'dials',
+  {
+    id: serial('id').primaryKey(),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    userId: integer('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    callId: integer('call_id').references(() => calls.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('dials_account_idx').on(t.accountId, t.createdAt),
+    index('dials_user_idx').on(t.userId, t.createdAt),
   ],
 );
 

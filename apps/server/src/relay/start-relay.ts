@@ -87,6 +87,8 @@ export async function startRelay(config: Config, options: RelayOptions): Promise
       sockets,
       // Admin writes here reach the media instance's caches over the bus.
       adminChanges: new AdminChanges({ bus, log: logger }),
+      // Admin writes here are held to the same ceiling as on the media instance.
+      dialCeiling: config.dialCeiling,
       sessions: new SessionStore(db, config.sessionTtlMs, { idleMs: config.sessionIdleMs }),
       tokens: new AccessTokens(tokenSecret, config.tokenTtlSeconds),
       loginThrottle: new LoginThrottle(db),

@@ -300,6 +300,16 @@ export class AgentClient {
    * DTLS are up.
    */
   async accept(invite: Invite, timeoutMs = this.timeoutMs): Promise<AgentCall> {
+    const call = await this.answer(invite);
+    await within(call.peer.connected(), timeoutMs, `the media of ${invite.callsid} to connect`);
+    return call;
+  }
+
+  /**
+   * Sends the answer as `accept` does, without waiting for the media: for a call the server may
+   * end as soon as it is answered (`waitForHangup` then waits for that end).
+   */
+  async answer(invite: Invite): Promise<AgentCall> {
     const peer = this.#newPeer();
     const sdp = await peer.answer(invite.sdp);
     this.signal.send('answer', { callsid: invite.callsid, sdp });
@@ -309,7 +319,6 @@ export class AgentClient {
       peer,
       callUserId: invite.callUserId,
     };
-    await within(peer.connected(), timeoutMs, `the media of ${invite.callsid} to connect`);
     return this.#call;
   }
 

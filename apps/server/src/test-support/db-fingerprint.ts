@@ -17,6 +17,7 @@ const SCOPES: Record<string, (accountId: number) => SQL> = {
   caller_numbers: (a) => sql`t.account_id = ${a}`,
   leads: (a) => sql`t.account_id = ${a}`,
   calls: (a) => sql`t.account_id = ${a}`,
+  dials: (a) => sql`t.account_id = ${a}`,
   call_users: (a) => sql`t.call_id in (select id from calls where account_id = ${a})`,
   notes: (a) => sql`t.account_id = ${a}`,
   sms_messages: (a) => sql`t.account_id = ${a}`,

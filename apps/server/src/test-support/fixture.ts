@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { generateTone, writeWavFile } from '@leadline/voice/dsp';
+import type { DialCeiling } from '../accounts/account-policy';
 import { hashPassword } from '../auth/password';
 import { SessionStore } from '../auth/sessions';
 import type { CallRow } from '../calls/calls-repo';
@@ -60,13 +61,20 @@ const ROOMY_LIMITS = {
   sms_per_hour_per_account: 10_000,
 };
 
-/** Builds the world on a fresh database. */
-export async function startFixture(): Promise<Fixture> {
+/**
+ * Builds the world on a fresh database; `dialCeiling` is the operator's (`DIAL_*`), default none
+ * reachable.
+ */
+export async function startFixture(options: { dialCeiling?: DialCeiling } = {}): Promise<Fixture> {
   const clock = new ManualClock();
   // The product's data folder: recordings are served from its recordings folder only.
   const dataDir = mkdtempSync(join(tmpdir(), 'leadline-fixture-'));
   const recordings = recordingsFolderOf(dataDir);
-  const t = await startTestApp({ clock, recordingsRoot: recordings });
+  const t = await startTestApp({
+    clock,
+    recordingsRoot: recordings,
+    ...(options.dialCeiling ? { dialCeiling: options.dialCeiling } : {}),
+  });
   const { db } = t.database;
   // The endpoint tests place many calls a minute; the dial guard's limits have tests of their own.
   await db

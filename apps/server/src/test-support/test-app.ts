@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { SANDBOX_NUMBERS } from '@leadline/voice';
 import type { FastifyInstance, FastifyPluginAsync, RouteOptions } from 'fastify';
 import { RelayReception } from '../relay/relay-reception';
+import { NO_DIAL_CEILING, type DialCeiling } from '../accounts/account-policy';
 import { buildApp } from '../app';
 import type { TrustProxySetting } from '../config';
 import type { ApiDocsAccess } from '../http/api-docs';
@@ -16,6 +17,7 @@ import { LoginThrottle } from '../auth/login-throttle';
 import { SessionStore } from '../auth/sessions';
 import { CallControl } from '../calls/call-control';
 import { CallFlows, type FlowClock } from '../calls/call-flows';
+import { DialGuard } from '../calls/dial-guard';
 import type { RemoteRecordings } from '../calls/calls-routes';
 import type { Database } from '../db/database';
 import { routingChanged } from '../db/routing-changes';
@@ -83,6 +85,11 @@ export async function startTestApp(
     apiDocs?: ApiDocsAccess;
     /** Hears every route as it is registered (`AppOptions.onRoute`). */
     onRoute?: (route: RouteOptions) => void;
+    /**
+     * The operator's dialling ceiling (`DIAL_*`); default none reachable (`NO_DIAL_CEILING`): the
+     * accounts' policies and defaults alone apply, as the tests of other things expect.
+     */
+    dialCeiling?: DialCeiling;
   } = {},
 ): Promise<TestApp> {
   const database = await openTestDatabase();
@@ -91,12 +98,14 @@ export async function startTestApp(
   const telephony = new FakeTelephony();
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const events = new EventBus();
+  const dialCeiling = options.dialCeiling ?? NO_DIAL_CEILING;
   const flows = new CallFlows({
     db: database.db,
     telephony,
     log: logger,
     ringTimeoutMs: options.ringTimeoutMs ?? 30_000,
     events,
+    dialGuard: new DialGuard({ db: database.db, log: logger, ceiling: dialCeiling }),
     ...(options.clock ? { clock: options.clock } : {}),
   });
   await flows.start();
@@ -123,6 +132,7 @@ export async function startTestApp(
       recordings: options.recordings,
       sso: options.sso ? options.sso(database.db) : null,
       webhooks: options.webhooks,
+      dialCeiling,
     },
     {
       logger,

@@ -27,7 +27,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { LeadIntakeResponse } from '@leadline/contracts';
 import { FINAL_STATUSES } from '../calls/call-status';
 import type { Database } from '../db/database';
-import { callUsers, calls, profiles } from '../db/schema';
+import { accounts, callUsers, calls, profiles } from '../db/schema';
 import { ChildLeadline } from '../test-support/child-leadline';
 import { requestJson } from '../test-support/http-json';
 import { HttpSession } from '../test-support/http-session';
@@ -111,6 +111,9 @@ describe.runIf(process.env.DATABASE_URL)('three Twilio instances, one killed mid
     await seedOperatorAccount(db.db, { callerNumber: NUMBER, agents });
     // Agents take the next lead as soon as a call ends (no wrap-up), so leads queue and drain.
     await db.db.update(profiles).set({ wrapUpSeconds: 0 });
+    // The 200 leads come within a minute or two: the account's calls a minute (and the operator's
+    // ceiling, below) let them all in; the dial guard's limits have tests of their own.
+    await db.db.update(accounts).set({ policy: { calls_per_minute_per_account: 100_000 } });
 
     standIn = await startTwilioAccountStandIn([NUMBER]);
     const env = {
@@ -119,6 +122,7 @@ describe.runIf(process.env.DATABASE_URL)('three Twilio instances, one killed mid
       AGENT_RING_TIMEOUT_MS: '4000',
       // Twilio calls back from many addresses; here every callback comes from 127.0.0.1.
       RATE_LIMIT_WEBHOOKS_PER_MINUTE: '100000',
+      DIAL_MAX_CALLS_PER_MINUTE_PER_ACCOUNT: '100000',
     };
     for (let i = 0; i < INSTANCES; i++) {
       products.push(await ChildLeadline.start({ dataDir: join(dataDir, `instance-${i}`), env }));

@@ -6,12 +6,16 @@
  * - `/twilio/voice` refuses a browser whose login has ended (its access token lives on for its
  *   hour) and a number the account may not call, saying the sentence, and dials nothing;
  * - an account without a caller number of its own never calls or texts from a number of the
- *   Twilio account (shared by every account): New Call, the browser's call and the SMS are
- *   refused with a sentence, and nothing reaches Twilio.
+ *   Twilio account (shared by every account): New Call, the browser's call, the SMS and a web
+ *   lead posted with the account's intake key are refused with a sentence, and nothing reaches
+ *   Twilio.
  */
 import { count, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { callerNumbers, calls, smsMessages } from '../db/schema';
+import { createApiKey } from '../admin/admin-api-keys';
+import { SYSTEM_ACTOR } from '../admin/audit';
+import { callerNumbers, calls, leads, smsMessages } from '../db/schema';
+import { requestJson } from '../test-support/http-json';
 import { startTwilioLeadline, type TwilioLeadline } from '../test-support/twilio-leadline';
 
 let product: TwilioLeadline;
@@ -137,6 +141,31 @@ describe('Twilio tenancy: an account without a caller number of its own', () => 
     });
     const [sms] = await product.db.select({ n: count() }).from(smsMessages);
     expect(sms!.n).toBe(0);
+    expect(twilioCreates()).toEqual([]);
+  });
+
+  it('a web lead posted with its intake key is refused at intake (403); nothing stored or dialled', async () => {
+    await numberlessAgent();
+    const key = 'intake-key-of-account-781-0123456789abcdef';
+    await createApiKey(product.db, SYSTEM_ACTOR, 781, { name: 'Web form' }, key);
+    const [leadsBefore] = await product.db.select({ n: count() }).from(leads);
+    const before = await callCount();
+    const res = await requestJson(
+      'POST',
+      `${product.url}/api/v1/leads`,
+      { authorization: `Bearer ${key}` },
+      { fname: 'Wes', lname: 'Form', phone_number: '+15550100973' },
+    );
+    expect(res).toMatchObject({
+      status: 403,
+      body: {
+        success: false,
+        error:
+          'This account has no caller number of its own: an administrator must add one before its agents can call.',
+      },
+    });
+    expect(await callCount()).toBe(before);
+    expect((await product.db.select({ n: count() }).from(leads))[0]).toEqual(leadsBefore);
     expect(twilioCreates()).toEqual([]);
   });
 });

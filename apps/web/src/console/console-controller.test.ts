@@ -386,6 +386,20 @@ describe('ConsoleController: on a call', () => {
     expect(controller.getVolume()).toEqual({ input: 0, output: 0 });
   });
 
+  it('a call the server declined (31603) is logged and reset, its sentence the waiting notice; no alert', async () => {
+    const { controller, platform, ring } = await setup();
+    const call = await ring();
+    controller.accept();
+    const sentence = 'Calls to the United Kingdom are not allowed for this account.';
+    call.fail(31603, sentence, 'Decline');
+    expect(controller.state).toMatchObject({ view: 'waiting', notice: sentence, call: null });
+    expect(call.status()).toBe('closed');
+    expect(platform.alerts).toEqual([]);
+    expect(controller.errorLog.at(-1)).toBe(
+      `[2025-01-06T09:00:00.000Z] softphone call error Decline (31603): ${sentence}`,
+    );
+  });
+
   it("a call error alerts 'Connection error code 8', logs it and resets", async () => {
     const { controller, platform, ring } = await setup();
     const call = await ring();
@@ -804,6 +818,17 @@ describe('ConsoleController: outbound calls (New Call)', () => {
     await controller.placeCall(request());
     phone.device.lastOutgoing.hangUpRemotely();
     expect(controller.state).toMatchObject({ view: 'disposition', banner: 'Call Ended' });
+  });
+
+  it('a dial the server declined when the softphone connected: waiting, with the sentence', async () => {
+    const { controller, phone, platform } = await setup();
+    await controller.placeCall(request());
+    phone.device.lastOutgoing.fail(31603, 'Calls to Russia are not allowed for this account.');
+    expect(controller.state).toMatchObject({
+      view: 'waiting',
+      notice: 'Calls to Russia are not allowed for this account.',
+    });
+    expect(platform.alerts).toEqual([]);
   });
 
   it("a failed dial (call error) alerts 'Connection error code 8' and resets", async () => {

@@ -1002,6 +1002,11 @@ export class ConsoleController implements ConsoleCommands {
         this.#options.alert(CONNECTION_ERROR_ALERT);
         this.#sendIfAllowed({ type: 'connectionError' });
         return;
+      case 'declined':
+        // Not a call that happened: no Call Result; the waiting view says why.
+        this.#sendIfAllowed({ type: 'phoneError' });
+        this.#sendIfAllowed({ type: 'notice', text: phoneErrorText(error) });
+        return;
     }
   }
 

@@ -11,6 +11,8 @@ describe('phoneErrorPolicy (spec section 8)', () => {
     [31401, 'microphone'],
     [31402, 'microphone'],
     [31208, 'microphone'],
+    // Decline: the server refused the call with a sentence for the agent (the dial guard).
+    [31603, 'declined'],
     // "Other errors are logged with a timestamp and reset the call state", the media errors
     // (31000, 31003) among them.
     [31000, 'reset'],

@@ -16,7 +16,13 @@ export type PhoneErrorPolicy =
   /** Alert that the microphone cannot be accessed, log, and reset the call state. */
   | 'microphone'
   /** Log with a timestamp and reset the call state. */
-  | 'reset';
+  | 'reset'
+  /**
+   * The server refused the call with a sentence for the agent (the dial guard: a number the
+   * account may not call, a login that ended): log, reset the call state, and show the sentence
+   * in the waiting view; no connection-error alert, the connection is fine.
+   */
+  | 'declined';
 
 /** Softphone error codes with a policy other than `reset` (spec section 8). */
 export const PHONE_ERROR_POLICIES: Readonly<Record<number, PhoneErrorPolicy>> = {
@@ -36,6 +42,8 @@ export const PHONE_ERROR_POLICIES: Readonly<Record<number, PhoneErrorPolicy>> = 
   31402: 'microphone',
   /** PermissionDeniedError as our SDK raises it (spec section 8, "Microphone"). */
   31208: 'microphone',
+  /** Decline: the server refused the call (its message is the sentence the agent reads). */
+  31603: 'declined',
 };
 
 /** The policy for a softphone error code. */

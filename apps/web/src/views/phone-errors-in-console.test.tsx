@@ -114,6 +114,21 @@ describe('softphone errors on a call (spec section 8)', () => {
   );
 });
 
+describe('a call the server declined (31603, the dial guard)', () => {
+  it('its sentence in the waiting view, logged with a timestamp, no alert, no Call Result', async () => {
+    const { call, platform, errorLines } = await consoleOnACall();
+    const sentence = 'Calls to the United Kingdom are not allowed for this account.';
+    act(() => void call.fail(31603, sentence, 'Decline'));
+    await waitFor(() => expect(waiting()).toBeVisible());
+    expect(screen.getByText(sentence)).toBeVisible();
+    expect(screen.queryByRole('heading', { name: 'Call Result' })).toBeNull();
+    expect(platform.alerts).toEqual([]);
+    expect(errorLines().map((line) => line.message)).toEqual([
+      expect.stringMatching(loggedWith(31603)),
+    ]);
+  });
+});
+
 describe('device errors with no call (spec section 8)', () => {
   async function idleConsole(settings: AccountSettings = {}) {
     const server = new FakeApi([{ user: demoUser({ settings }), password: 'pw' }]).signIn();

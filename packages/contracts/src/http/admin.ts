@@ -420,8 +420,11 @@ export const AdminAccountSchema = z.strictObject({
   /** The account behaviours the spec names by account id (6671, 9920, 9420, 781), by name. */
   settings: AccountSettingsSchema,
   single_sign_on: AdminSingleSignOn,
-  /** The toll-fraud guard: the effective values (defaults filled in). */
-  dial_policy: AdminDialPolicy,
+  /**
+   * The toll-fraud guard: the effective values (defaults filled in, each within the operator's
+   * ceiling); the countries may be none when the account's are all beyond the ceiling.
+   */
+  dial_policy: AdminDialPolicy.extend({ call_countries: z.array(z.string()) }),
   /** A session unused this long ends (minutes); null: the server's SESSION_IDLE_MINUTES. */
   session_idle_minutes: z.int().nullable(),
   /** The floor's and reports' service level: the share of calls answered within this (s). */

@@ -40,6 +40,7 @@ export const CALL_REASON_TEXT = {
   'lead-no-answer': 'No Answer',
   'lead-failed': "The lead's number could not be reached",
   'server-restart': 'Interrupted by a server restart',
+  'dial-refused': 'The account may not call this number',
 } as const;
 
 /** A call's reason code. */
