@@ -60,7 +60,12 @@ beforeAll(async () => {
       // The call routes are not what this test asks about.
       relayTo: 'http://127.0.0.1:9',
     },
-    { logger: pino({ level: 'silent' }), trustProxy: false, webDistDir: '/nonexistent' },
+    {
+      logger: pino({ level: 'silent' }),
+      trustProxy: false,
+      webDistDir: '/nonexistent',
+      relaySecret: 'catalog-admin-twilio-token-secret-0123456789',
+    },
   );
   await db.insert(users).values({
     accountId: 1,

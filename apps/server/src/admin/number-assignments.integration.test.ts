@@ -89,7 +89,12 @@ describe('a tenant admin with Twilio', () => {
         // The call routes are not what this test asks about.
         relayTo: 'http://127.0.0.1:9',
       },
-      { logger: pino({ level: 'silent' }), trustProxy: false, webDistDir: '/nonexistent' },
+      {
+        logger: pino({ level: 'silent' }),
+        trustProxy: false,
+        webDistDir: '/nonexistent',
+        relaySecret: 'number-assignments-token-secret-0123456789',
+      },
     );
     const passwordHash = await hashPassword(DEMO_PASSWORD);
     await db.insert(users).values([

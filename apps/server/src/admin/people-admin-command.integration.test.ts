@@ -47,7 +47,12 @@ async function withApp<T>(
       pusher: TEST_PUSHER,
       relayTo: 'http://127.0.0.1:9',
     },
-    { logger: pino({ level: 'silent' }), trustProxy: false, webDistDir: '/nonexistent' },
+    {
+      logger: pino({ level: 'silent' }),
+      trustProxy: false,
+      webDistDir: '/nonexistent',
+      relaySecret: 'people-admin-command-token-secret-0123456789',
+    },
   );
   try {
     return await use(app, database);

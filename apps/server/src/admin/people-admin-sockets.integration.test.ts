@@ -140,7 +140,13 @@ beforeAll(async () => {
       adminChanges: new AdminChanges({ bus, log }),
       relayTo: 'http://127.0.0.1:9',
     },
-    { logger: log, trustProxy: false, webDistDir: '/nonexistent', sandbox: false },
+    {
+      logger: log,
+      trustProxy: false,
+      webDistDir: '/nonexistent',
+      sandbox: false,
+      relaySecret: 'people-admin-sockets-token-secret-0123456789',
+    },
   );
   admin = await login(app, 'sock.admin@example.com');
 }, 60_000);
