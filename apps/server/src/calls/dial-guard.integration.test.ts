@@ -589,12 +589,15 @@ describe('lead intake by API key', () => {
     await hangUpUnconnected(f.agent2, other.json<{ call: { id: number } }>().call.id);
     // Three this minute: the account's limit.
     await ageRows('dials', 20);
+    const refusedLead = await postLead('+1 555 010 1104');
     await expectRefused(
-      await postLead('+1 555 010 1104'),
+      refusedLead,
       429,
       'Your account may place at most 3 calls a minute: try again in 40 seconds.',
       await stored(),
     );
+    // The lead source's client is told when to try again, as the sentence says.
+    expect(refusedLead.headers['retry-after']).toBe('40');
     await expectRefused(
       await newCall(f.supervisor, '+1 555 010 1105'),
       429,

@@ -241,12 +241,14 @@ export class DialGuard {
       throw new AppError(
         'DIAL_RATE_LIMITED',
         `You may ${verb} at most ${most(limits.agent)}: try again in ${wait(counted.agent_wait_s)}.`,
+        { retryAfterS: counted.agent_wait_s ?? 1 },
       );
     }
     if (counted.account_count >= limits.account) {
       throw new AppError(
         'DIAL_RATE_LIMITED',
         `Your account may ${verb} at most ${most(limits.account)}: try again in ${wait(counted.account_wait_s)}.`,
+        { retryAfterS: counted.account_wait_s ?? 1 },
       );
     }
   }

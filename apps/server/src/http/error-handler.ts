@@ -30,7 +30,12 @@ function fromFastify(error: FastifyError): AppError | null {
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const known = error instanceof AppError ? error : fromFastify(error);
-    if (known) return reply.status(known.status).send(known.body());
+    if (known) {
+      if (known.retryAfterS !== undefined) {
+        void reply.header('retry-after', String(Math.max(1, Math.ceil(known.retryAfterS))));
+      }
+      return reply.status(known.status).send(known.body());
+    }
     if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
       return reply.status(error.statusCode).send({ error: error.message });
     }

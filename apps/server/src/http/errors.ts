@@ -179,15 +179,18 @@ export class AppError extends Error {
   override name = 'AppError';
   readonly status: number;
   readonly shape: BodyShape;
+  /** How long the client should wait before asking again (a 429's `Retry-After`), if known. */
+  readonly retryAfterS: number | undefined;
 
   constructor(
     readonly code: ErrorCode,
     message?: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfterS?: number },
   ) {
     super(message ?? ERRORS[code].message, options);
     this.status = ERRORS[code].status;
     this.shape = ERRORS[code].shape;
+    this.retryAfterS = options?.retryAfterS;
   }
 
   /** The response body for this error. */
