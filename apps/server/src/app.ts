@@ -79,6 +79,11 @@ export interface CommonServices {
   adminChanges?: AdminChanges;
   /** The numbers the telephony account holds (Twilio's); absent: any number (embedded). */
   numbers?: NumberInventory;
+  /**
+   * Production: the demo's published password signs nobody in and is given to nobody
+   * (`auth/demo-password.ts`). Absent: accepted (the embedded trial's logins use it).
+   */
+  refuseDemoPassword?: boolean;
 }
 
 /** The call services, on the instance that runs the calls (the voice engine's). */

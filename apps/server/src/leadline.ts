@@ -303,6 +303,8 @@ export async function startLeadline(
         },
       }),
       sso: config.sso ? new SingleSignOn({ db, provider: config.sso }) : null,
+      // The demo's published password signs nobody in and is given to nobody in production.
+      refuseDemoPassword: config.mode === 'production',
     },
     {
       logger,

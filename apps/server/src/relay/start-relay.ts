@@ -100,6 +100,7 @@ export async function startRelay(
       pusher,
       realtimeTarget: config.realtime,
       sso: config.sso ? new SingleSignOn({ db, provider: config.sso }) : null,
+      refuseDemoPassword: config.mode === 'production',
       relayTo: target,
     },
     {
