@@ -25,6 +25,7 @@ import { connectSourcesOf } from './http/security-headers';
 import { AccessTokens, TokenRefusedError } from './auth/access-token';
 import { LoginThrottle } from './auth/login-throttle';
 import { SocketAccess, liveSessionTags } from './auth/socket-access';
+import { requireTokenLogin } from './twilio/twilio-token-login';
 import { SessionStore } from './auth/sessions';
 import { CallControl } from './calls/call-control';
 import { CallFlows } from './calls/call-flows';
@@ -291,7 +292,10 @@ export async function startLeadline(
       recordingsRoot: engine ? config.dataDir : undefined,
       webhooks: twilioProvider?.webhooks({
         receipts: webhookReceipts,
-        authorizeOutgoing,
+        // A Twilio token dials only while the login it was issued to lasts (it names it).
+        authorizeOutgoing: requireTokenLogin(authorizeOutgoing, async (userId, login) =>
+          (await liveSessionTags(db, [userId], new Date(), config.sessionIdleMs)).has(login),
+        ),
         inbound: async (params) => {
           const number = params.To ? await findCallerNumberByPhone(db, params.To) : null;
           if (!number || !params.From) {
