@@ -170,13 +170,12 @@ export class LoginThrottle {
   }
 
   /**
-   * Counts an attempt of the pair `key` as a failure, unless the pair is locked out (then it is
-   * left as it is); a new window starts when the last one is over, or once a lockout earned in it
+   * Counts an attempt of the pair `key` as a failure, unless the pair is locked out (then nothing
+   * is written); a new window starts when the last one is over, or once a lockout earned in it
    * has been served. Resolves with the count and the lockout, after the change.
    */
   async #reserve(key: string, now: Date): Promise<{ failures: number; blockedUntil: Date | null }> {
     const at = sql`${now.toISOString()}::timestamptz`;
-    const locked = sql`(${loginThrottle.blockedUntil} is not null and ${loginThrottle.blockedUntil} > ${at})`;
     const fresh = sql`(${this.#windowOver(now)} or (${loginThrottle.failures} >= ${this.#limits.maxFailures}
       and ${loginThrottle.blockedUntil} <= ${at}))`;
     const [row] = await this.#db
@@ -185,16 +184,22 @@ export class LoginThrottle {
       .onConflictDoUpdate({
         target: loginThrottle.key,
         set: {
-          failures: sql`case when ${locked} then ${loginThrottle.failures} when ${fresh} then 1
-            else ${loginThrottle.failures} + 1 end`,
-          windowStartedAt: sql`case when ${locked} then ${loginThrottle.windowStartedAt}
-            when ${fresh} then ${at} else ${loginThrottle.windowStartedAt} end`,
-          blockedUntil: sql`case when ${locked} then ${loginThrottle.blockedUntil}
-            when ${fresh} then null else ${loginThrottle.blockedUntil} end`,
+          failures: sql`case when ${fresh} then 1 else ${loginThrottle.failures} + 1 end`,
+          windowStartedAt: sql`case when ${fresh} then ${at}
+            else ${loginThrottle.windowStartedAt} end`,
+          blockedUntil: sql`case when ${fresh} then null else ${loginThrottle.blockedUntil} end`,
         },
+        // Locked out: the attempt changes nothing.
+        setWhere: sql`${loginThrottle.blockedUntil} is null or ${loginThrottle.blockedUntil} <= ${at}`,
       })
       .returning({ failures: loginThrottle.failures, blockedUntil: loginThrottle.blockedUntil });
-    return { failures: row?.failures ?? 1, blockedUntil: row?.blockedUntil ?? null };
+    if (row) return row;
+    const [locked] = await this.#db
+      .select({ failures: loginThrottle.failures, blockedUntil: loginThrottle.blockedUntil })
+      .from(loginThrottle)
+      .where(eq(loginThrottle.key, key));
+    // Gone meanwhile (a success elsewhere cleared it): nothing holds this attempt back.
+    return locked ?? { failures: 0, blockedUntil: null };
   }
 
   /** Takes one reserved failure off the pair `key` (its attempt was not tried). */
