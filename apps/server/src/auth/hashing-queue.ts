@@ -1,6 +1,6 @@
 /**
- * The password hashes a process computes at once, and the sign-ins waiting for one (the security
- * review's sign-in starvation; `docs/security.md`, Sign-in).
+ * The password hashes a process computes at once, and the sign-ins waiting for one
+ * (`docs/deployment.md`, Sign-in: throttle, passwords, sessions).
  *
  * - At most `slots` hashes run at a time: each holds 128 MiB and most of a core while it runs.
  * - A sign-in waits for a slot only while fewer than `maxWaiting` wait already; past that it is
