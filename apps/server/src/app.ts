@@ -84,6 +84,11 @@ export interface CommonServices {
   numbers?: NumberInventory;
   /** What no account's dial policy may exceed (`DIAL_*`); absent: `DEFAULT_DIAL_CEILING`. */
   dialCeiling?: DialCeiling;
+  /**
+   * Production: the demo's published password signs nobody in and is given to nobody
+   * (`auth/demo-password.ts`). Absent: accepted (the embedded trial's logins use it).
+   */
+  refuseDemoPassword?: boolean;
 }
 
 /** The call services, on the instance that runs the calls (the voice engine's). */

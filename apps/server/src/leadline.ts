@@ -26,6 +26,7 @@ import { connectSourcesOf } from './http/security-headers';
 import { AccessTokens, TokenRefusedError } from './auth/access-token';
 import { LoginThrottle } from './auth/login-throttle';
 import { SocketAccess, liveSessionTags } from './auth/socket-access';
+import { requireTokenLogin } from './twilio/twilio-token-login';
 import { SessionStore } from './auth/sessions';
 import { CallControl } from './calls/call-control';
 import { CallFlows } from './calls/call-flows';
@@ -305,7 +306,10 @@ export async function startLeadline(
       recordingsRoot: engine ? recordingsFolderOf(config.dataDir) : undefined,
       webhooks: twilioProvider?.webhooks({
         receipts: webhookReceipts,
-        authorizeOutgoing,
+        // A Twilio token dials only while the login it was issued to lasts (it names it).
+        authorizeOutgoing: requireTokenLogin(authorizeOutgoing, async (userId, login) =>
+          (await liveSessionTags(db, [userId], new Date(), config.sessionIdleMs)).has(login),
+        ),
         inbound: async (params) => {
           // Only the account the operator assigned the number to receives its calls.
           const number = params.To ? await findAssignedCallerNumber(db, params.To) : null;
@@ -321,6 +325,8 @@ export async function startLeadline(
         },
       }),
       sso: config.sso ? new SingleSignOn({ db, provider: config.sso }) : null,
+      // The demo's published password signs nobody in and is given to nobody in production.
+      refuseDemoPassword: config.mode === 'production',
     },
     {
       logger,

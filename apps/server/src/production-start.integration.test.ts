@@ -8,14 +8,19 @@
  * - On PostgreSQL (`DATABASE_URL`, CI's second pass; production refuses PGlite): a database an
  *   embedded start seeded is refused with the demo's logins and key named and the command that
  *   removes them; `npm run remove-demo` removes them; then production starts, its session cookie
- *   `__Host-` and `Secure` over plain HTTP, HSTS on every answer.
+ *   `__Host-` and `Secure` over plain HTTP, HSTS on every answer. A tenant admin then gives users
+ *   the demo's e-mail addresses (a new one, a renamed one) and production starts again; the
+ *   demo's password signs nobody in (the operator is told how to reset it) and is given to nobody.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword } from './auth/password';
 import { DEMO_API_KEY } from './db/demo-logins';
+import { users } from './db/schema';
 import { ensureApiKey, seedDemo } from './db/seed';
 import { serverRoot } from './lib/app-root';
 import { ChildLeadline, runUntilRefused } from './test-support/child-leadline';
@@ -24,6 +29,7 @@ import { HttpSession } from './test-support/http-session';
 import { OPERATOR_PASSWORD, seedOperatorAccount } from './test-support/operator-account';
 import { createPersistedDatabase, type PersistedDatabase } from './test-support/persisted-database';
 import { TWILIO_TEST_ENV } from './test-support/twilio-leadline';
+import { waitUntil } from './test-support/wait-until';
 
 /** A production start's settings with nothing wrong (the database is the test's). */
 const PRODUCTION = {
@@ -124,6 +130,7 @@ describe('production', () => {
 
   describe.runIf(process.env.DATABASE_URL)('on a database an embedded start seeded', () => {
     let database: PersistedDatabase;
+    let product: ChildLeadline;
 
     it('is refused with the demo logins, the demo key and the command that removes them', async () => {
       database = await createPersistedDatabase(join(dataDir, 'seeded'));
@@ -134,6 +141,7 @@ describe('production', () => {
       await seedOperatorAccount(seeded.db, {
         callerNumber: '+15550100999',
         agents: ['pat@operator.example'],
+        admins: ['olive@operator.example'],
       });
       await seeded.close();
 
@@ -157,17 +165,18 @@ describe('production', () => {
         'Removed the demo API key from the database at DATABASE_URL.',
       ]);
 
-      const product = await ChildLeadline.start({
+      product = await ChildLeadline.start({
         dataDir,
         env: { ...PRODUCTION, ...database.env },
       });
       cleanups.push(() => product.dispose());
-      // The demo's login and key are gone; the operator's login works.
+      // The demo's login and key are gone (and the demo's password signs nobody in anyway); the
+      // operator's login works.
       const demo = await requestJson('POST', `${product.url}/api/v1/user/login`, undefined, {
         email: 'agent1@example.com',
         password: 'leadline-demo',
       });
-      expect(demo.status).toBe(401);
+      expect(demo.status).toBe(403);
       const lead = await requestJson(
         'POST',
         `${product.url}/api/v1/leads`,
@@ -200,8 +209,91 @@ describe('production', () => {
         'max-age=31536000; includeSubDomains',
       );
     }, 240_000);
+
+    it('a tenant admin gives users the demo’s e-mails, and production still starts; the demo’s password signs nobody in and is given to nobody', async () => {
+      const admin = await HttpSession.login(
+        product.url,
+        'olive@operator.example',
+        OPERATOR_PASSWORD,
+      );
+      const created = await admin.api<{ data: { id: number } }>('POST', '/api/v1/admin/users', {
+        full_name: 'Their Own Admin',
+        email: 'admin@example.com',
+        password: 'violet harbour lantern 42',
+        role: 'admin',
+        permissions: [],
+        team_ids: [],
+      });
+      expect(created.status).toBe(201);
+      const pat = await userIdOf(admin, 'pat@operator.example');
+      const renamed = await admin.api('PATCH', `/api/v1/admin/users/${pat}`, {
+        email: 'agent1@example.com',
+      });
+      expect(renamed.status).toBe(200);
+
+      // The demo's password, given by an admin: refused, with the sentence.
+      const demoSet = await admin.api('PATCH', `/api/v1/admin/users/${created.body.data.id}`, {
+        password: 'leadline-demo',
+      });
+      expect(demoSet).toMatchObject({
+        status: 422,
+        body: {
+          error: "The password may not be the public demo's (leadline-demo): choose another.",
+        },
+      });
+      // A user whose stored hash is of the demo's password (as a demo login renamed before the
+      // seed marked its rows would be): refused at sign-in, and the operator told what to do.
+      const seeded = await database.open();
+      await seeded.db
+        .update(users)
+        .set({ passwordHash: await hashPassword('leadline-demo') })
+        .where(eq(users.id, pat));
+      await seeded.close();
+      const demoLogin = await requestJson('POST', `${product.url}/api/v1/user/login`, undefined, {
+        email: 'agent1@example.com',
+        password: 'leadline-demo',
+      });
+      expect(demoLogin).toMatchObject({
+        status: 403,
+        body: {
+          success: false,
+          error:
+            "This password is the public demo's: it signs nobody in here. Ask your administrator for a new one.",
+        },
+      });
+      await waitUntil(
+        () =>
+          product
+            .output()
+            .includes(
+              "The user agent1@example.com signed in with the demo's published password (leadline-demo), refused in production: give them a new one with npm run admin -- reset-password --email agent1@example.com --password-stdin",
+            ) || undefined,
+        'the operator to be told how to reset the demo password',
+      );
+
+      // The next start of production starts: nothing a tenant did looks like the demo.
+      expect((await product.stop()).code).toBe(0);
+      product = await ChildLeadline.start({ dataDir, env: { ...PRODUCTION, ...database.env } });
+      cleanups.push(() => product.dispose());
+      const again = await requestJson('POST', `${product.url}/api/v1/user/login`, undefined, {
+        email: 'admin@example.com',
+        password: 'violet harbour lantern 42',
+      });
+      expect(again.status).toBe(200);
+    }, 240_000);
   });
 });
+
+/** The id of the user with `email`, as the admin's list shows it. */
+async function userIdOf(admin: HttpSession, email: string): Promise<number> {
+  const list = await admin.api<{ data: Array<{ id: number; email: string }> }>(
+    'GET',
+    `/api/v1/admin/users?search=${encodeURIComponent(email)}`,
+  );
+  const found = list.body.data.find((user) => user.email === email);
+  if (!found) throw new Error(`${email} is not in the admin's list`);
+  return found.id;
+}
 
 /** Runs `npm <args>` at the repository's root with `env` over the test's; its exit and output. */
 function npmRun(

@@ -15,7 +15,9 @@
  *   a sentence, then JSON as its last line.
  *
  * Passwords come from standard input (never the command line, which other users of the machine
- * can read), one line, checked for strength. Any problem exits 1 with one sentence on stderr.
+ * can read), one line, checked for strength; the demo's published password is refused whatever
+ * the mode (the command is the operator's, and its shell may not say LEADLINE_MODE=production).
+ * Any problem exits 1 with one sentence on stderr.
  */
 import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -59,6 +61,9 @@ Commands:
       The numbers assigned (to that account), each with its account and caller number.
 
 The database is DATABASE_URL's, or without it the embedded one under DATA_DIR.`;
+
+/** What a password the command sets must be: never the demo's (see the file's comment). */
+const OPERATOR_PASSWORDS = { refuseDemoPassword: true } as const;
 
 /** A problem the command reports as one sentence (exit 1). */
 export class CommandError extends Error {
@@ -208,13 +213,18 @@ export async function runAdminCommand(
       const password = await readPassword(stdin());
       const { database, where } = await open();
       try {
-        const created = await createAccount(database.db, SYSTEM_ACTOR, {
-          name,
-          admin_email: email,
-          admin_password: password,
-          ...(typeof values['country'] === 'string' ? { country_code: values['country'] } : {}),
-          ...(typeof values['time-zone'] === 'string' ? { time_zone: values['time-zone'] } : {}),
-        });
+        const created = await createAccount(
+          database.db,
+          SYSTEM_ACTOR,
+          {
+            name,
+            admin_email: email,
+            admin_password: password,
+            ...(typeof values['country'] === 'string' ? { country_code: values['country'] } : {}),
+            ...(typeof values['time-zone'] === 'string' ? { time_zone: values['time-zone'] } : {}),
+          },
+          OPERATOR_PASSWORDS,
+        );
         output.out(
           `Created the account ${JSON.stringify(name.trim())} and its admin ${email.trim()} in ${where}.`,
         );
@@ -234,14 +244,18 @@ export async function runAdminCommand(
       const password = await readPassword(stdin());
       const { database, where } = await open();
       try {
-        const reset = await resetUserPassword(database.db, SYSTEM_ACTOR, email, password).catch(
-          (error: unknown) => {
-            if (error instanceof AppError && error.code === 'NOT_FOUND') {
-              throw new CommandError(`No user has the email ${email} in ${where}.`);
-            }
-            throw error;
-          },
-        );
+        const reset = await resetUserPassword(
+          database.db,
+          SYSTEM_ACTOR,
+          email,
+          password,
+          OPERATOR_PASSWORDS,
+        ).catch((error: unknown) => {
+          if (error instanceof AppError && error.code === 'NOT_FOUND') {
+            throw new CommandError(`No user has the email ${email} in ${where}.`);
+          }
+          throw error;
+        });
         const ended = reset.endedSessionIds.length;
         output.out(
           `Changed the password of ${email} (user ${reset.userId}); ${ended === 1 ? '1 session' : `${ended} sessions`} ended.`,

@@ -17,6 +17,7 @@ import {
   type AdminUserCreateBody,
   type AdminUserUpdateBody,
 } from '@leadline/contracts';
+import { DEMO_PASSWORD_NOT_ALLOWED, isDemoPassword } from '../auth/demo-password';
 import { hashPassword } from '../auth/password';
 import { endSessionsOf } from '../auth/sessions';
 import type { DbOrTx } from '../db/database';
@@ -26,9 +27,18 @@ import { appendAudit, diffFields, REDACTED, type AuditActor } from './audit';
 import { EMAIL_TAKEN, getAdminUser, toAdminUser } from './admin-users';
 import { refuseDuplicates } from './admin-users-unique';
 
-/** How passwords are hashed (the seed passes one that hashes its shared password once). */
-export interface PasswordHashing {
+/**
+ * How passwords are hashed (the seed passes one that hashes its shared password once), and
+ * whether the demo's published password is refused (production, and the command line).
+ */
+export interface PasswordHashing extends PasswordRules {
   hashPassword?: (password: string) => Promise<string>;
+}
+
+/** What a password being set must be beyond its strength. */
+export interface PasswordRules {
+  /** Refuse the demo's published password (`auth/demo-password.ts`): production. */
+  refuseDemoPassword?: boolean | undefined;
 }
 
 /** What {@link updateAdminUser} did. */
@@ -49,8 +59,18 @@ export const teamMissing = (teamId: number): string => `The team ${teamId} does 
 
 const emailTaken = () => new AppError('ALREADY_EXISTS', EMAIL_TAKEN);
 
-/** Throws 422 with the sentence when `password` is too weak for `email`. */
-export function checkPasswordStrength(password: string, email: string): void {
+/**
+ * Throws 422 with the sentence when `password` is too weak for `email`, or is the demo's published
+ * password where `rules` refuse it.
+ */
+export function checkPasswordStrength(
+  password: string,
+  email: string,
+  rules: PasswordRules = {},
+): void {
+  if (rules.refuseDemoPassword && isDemoPassword(password)) {
+    throw new AppError('VALIDATION_FAILED', DEMO_PASSWORD_NOT_ALLOWED);
+  }
   const weakness = passwordWeakness(password, email);
   if (weakness) throw new AppError('VALIDATION_FAILED', weakness);
 }
@@ -156,7 +176,7 @@ export async function createAdminUser(
   body: AdminUserCreateBody,
   options: PasswordHashing = {},
 ): Promise<AdminUser> {
-  if (body.password !== undefined) checkPasswordStrength(body.password, body.email);
+  if (body.password !== undefined) checkPasswordStrength(body.password, body.email, options);
   const passwordHash =
     body.password === undefined
       ? unusablePasswordHash()
@@ -220,7 +240,7 @@ export async function updateAdminUser(
   let passwordHash: string | undefined;
   if (body.password !== undefined) {
     const email = body.email ?? (await getAdminUser(db, accountId, userId)).email;
-    checkPasswordStrength(body.password, email);
+    checkPasswordStrength(body.password, email, options);
     passwordHash = await (options.hashPassword ?? hashPassword)(body.password);
   }
   return db.transaction(async (tx) => {
@@ -303,7 +323,7 @@ export async function resetUserPassword(
   password: string,
   options: PasswordHashing = {},
 ): Promise<PasswordReset> {
-  checkPasswordStrength(password, email);
+  checkPasswordStrength(password, email, options);
   const passwordHash = await (options.hashPassword ?? hashPassword)(password);
   return db.transaction(async (tx) => {
     const [user] = await tx

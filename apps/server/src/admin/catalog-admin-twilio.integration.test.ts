@@ -22,6 +22,7 @@ import { NUMBER_NOT_ASSIGNED, assignNumber } from './number-assignments';
 import { DEMO_PASSWORD } from '../db/seed';
 import { HttpSession } from '../test-support/http-session';
 import { TwilioApiStandIn, standInClient } from '../test-support/twilio-api-stand-in';
+import { PRODUCTION_TEST_PASSWORD } from '../test-support/production-logins';
 import { startTwilioLeadline } from '../test-support/twilio-leadline';
 import {
   TEST_PUSHER,
@@ -210,7 +211,7 @@ describe('the product started with TELEPHONY_PROVIDER=twilio', () => {
       await product.db.insert(users).values({
         accountId: 1,
         email: 'catalog.admin@example.com',
-        passwordHash: await hashPassword(DEMO_PASSWORD),
+        passwordHash: await hashPassword(PRODUCTION_TEST_PASSWORD),
         fullName: 'Ada Admin',
         role: 'admin',
       });
@@ -218,7 +219,12 @@ describe('the product started with TELEPHONY_PROVIDER=twilio', () => {
       for (const number of product.standIn.numbers) {
         await assignNumber(product.db, SYSTEM_ACTOR, 1, number, product.leadline.twilio!.inventory);
       }
-      const session = await HttpSession.login(product.url, 'catalog.admin@example.com');
+      // Production: the demo's password signs nobody in.
+      const session = await HttpSession.login(
+        product.url,
+        'catalog.admin@example.com',
+        PRODUCTION_TEST_PASSWORD,
+      );
       const available = await session.api('GET', '/api/v1/admin/caller-numbers/available');
       expect(available.status).toBe(200);
       expect(available.body).toMatchObject({

@@ -107,7 +107,7 @@ export async function createAccount(
   options: PasswordHashing = {},
 ): Promise<{ accountId: number; userId: number }> {
   const parsed = parseWith(NewAccountWithAdmin, input);
-  checkPasswordStrength(parsed.admin_password, parsed.admin_email);
+  checkPasswordStrength(parsed.admin_password, parsed.admin_email, options);
   // Hashed before the transaction: it takes half a second, and holds nothing meanwhile.
   const hash = await (options.hashPassword ?? hashPassword)(parsed.admin_password);
   return db.transaction(async (tx) => {

@@ -189,6 +189,23 @@ function commandSuite(kind: 'pglite' | 'pg') {
       '12345\n',
     );
     expectRefused(weak, 'The password must be at least 12 characters.');
+    // The demo's published password, whatever the mode this shell runs in.
+    const demo = await admin(
+      [
+        'create-account',
+        '--name',
+        'Demo Copy',
+        '--admin-email',
+        'demo.copy@newco.example',
+        '--password-stdin',
+      ],
+      env,
+      'leadline-demo\n',
+    );
+    expectRefused(
+      demo,
+      "The password may not be the public demo's (leadline-demo): choose another.",
+    );
     const missing = await admin(['create-account', '--name', 'Nameless', '--password-stdin'], env);
     expectRefused(missing, 'The --admin-email option is required.');
     const noStdin = await admin(
@@ -212,6 +229,15 @@ function commandSuite(kind: 'pglite' | 'pg') {
       'owner-newco-example-x\n',
     );
     expectRefused(weak, 'The password may not contain the e-mail address.');
+    const demo = await admin(
+      ['reset-password', '--email', EMAIL, '--password-stdin'],
+      env,
+      'leadline-demo\n',
+    );
+    expectRefused(
+      demo,
+      "The password may not be the public demo's (leadline-demo): choose another.",
+    );
     const unknown = await admin(
       ['reset-password', '--email', 'nobody@newco.example', '--password-stdin'],
       env,

@@ -76,7 +76,7 @@ export function peopleAdminRoutes(deps: CommonServices) {
     const createUser = {
       summary: 'Admin: adds a user',
       description:
-        '`{ full_name, email, password, role, permissions[], team_ids[], country_code?, phone_number?, integrations? }`: role `admin`, `supervisor` or `agent`; the password is checked for strength; e-mails are unique without regard to case (409). Audited as `user.create`; the password is never stored or audited as given.',
+        '`{ full_name, email, password, role, permissions[], team_ids[], country_code?, phone_number?, integrations? }`: role `admin`, `supervisor` or `agent`; the password is checked for strength (and in production may not be the demo’s `leadline-demo`, 422); e-mails are unique without regard to case (409). Audited as `user.create`; the password is never stored or audited as given.',
       tags: TAGS,
       body: AdminUserCreateBody,
       response: { 201: AdminUserCreatedSchema, ...ADMIN_ONLY, 409: ErrorResponseSchema },
@@ -84,7 +84,9 @@ export function peopleAdminRoutes(deps: CommonServices) {
     app.post('/api/v1/admin/users', { schema: createUser }, async (request, reply) => {
       const admin = requireAdmin(request);
       const body = parseRequest(request, 'body', createUser.body);
-      const data = await createAdminUser(db, actorOf(admin), admin.accountId, body);
+      const data = await createAdminUser(db, actorOf(admin), admin.accountId, body, {
+        refuseDemoPassword: deps.refuseDemoPassword,
+      });
       await announce(admin, 'users');
       return reply.status(201).send({ data });
     });
@@ -113,7 +115,10 @@ export function peopleAdminRoutes(deps: CommonServices) {
         admin.accountId,
         id,
         body,
-        { keepSessionId: sessionOf(request).sessionId },
+        {
+          keepSessionId: sessionOf(request).sessionId,
+          refuseDemoPassword: deps.refuseDemoPassword,
+        },
       );
       // Their consoles and softphones close now, here and on the other instances.
       await deps.sockets?.sessionsEnded(endedSessionIds);

@@ -25,7 +25,8 @@ import {
 import type { LoginThrottle } from './login-throttle';
 import { PERMISSION, requirePermission } from './permissions';
 import { clearSessionCookie, sessionCookieOf, sessionOf, setSessionCookie } from './auth-plugin';
-import { hashPassword, needsRehash, verifyPassword } from './password';
+import { demoPasswordInUse, isDemoPassword } from './demo-password';
+import { HashingBusyError, hashPassword, needsRehash, verifyPassword } from './password';
 import { refusePasswordLoginIfSsoOnly } from './sso-only';
 import type { SessionStore } from './sessions';
 import { sessionTagOf, type SocketAccess } from './socket-access';
@@ -81,6 +82,8 @@ export function authRoutes(deps: {
   now?: () => Date;
   /** The sockets each login let in, closed when it logs out. */
   sockets?: SocketAccess | undefined;
+  /** Production: the demo's published password signs nobody in (`demo-password.ts`). */
+  refuseDemoPassword?: boolean | undefined;
 }) {
   const now = deps.now ?? (() => new Date());
   const softphone = {
@@ -92,20 +95,25 @@ export function authRoutes(deps: {
     const login = {
       summary: 'Signs in with e-mail and password',
       description:
-        "Signs in with e-mail and password; sets the `leadline_session` cookie (httpOnly, SameSite=Lax, Secure behind TLS) and starts a new session. Failures: 422 for a malformed body, 401 `{ success: false, error: 'Your login credentials are invalid.' }`, 403 `{ success: false, error: 'Your account signs in with single sign-on only. Use Log in with Google.' }` for a user of an account whose policy is single sign-on only (`sso_only`; the password is not checked), 429 `{ success: false, error: 'Too many login attempts. Try again in 15 minutes.' }` (with `Retry-After`) to an address with 10 failures for that e-mail in 15 minutes, for 15 minutes, whatever the password. Failures of one e-mail from anywhere only slow its next attempts (250 ms after the 3rd, doubling up to 5 s), so the right password from an address without failures always gets in (`docs/deployment.md`). A password hash of an older cost is replaced on success. The console reloads the page on success.",
+        "Signs in with e-mail and password; sets the `leadline_session` cookie (httpOnly, SameSite=Lax, Secure behind TLS) and starts a new session. Failures: 422 for a malformed body, 401 `{ success: false, error: 'Your login credentials are invalid.' }`, 403 `{ success: false, error: 'Your account signs in with single sign-on only. Use Log in with Google.' }` for a user of an account whose policy is single sign-on only (`sso_only`; the password is not checked), 429 `{ success: false, error: 'Too many login attempts. Try again in 15 minutes.' }` (with `Retry-After`) to an address with 10 failures for that e-mail in 15 minutes, for 15 minutes, whatever the password; an attempt counts against those 10 from the moment it arrives, so of a burst only the first 10 are checked. Failures of one e-mail from anywhere only slow its next attempts (250 ms after the 3rd, doubling up to 5 s), so the right password from an address without failures gets in (`docs/deployment.md`). 429 `{ success: false, error: 'Too many sign-ins at once just now. Try again in a few seconds.' }` (with `Retry-After`) when 8 sign-ins already wait for a password check (2 run at a time): nobody waits behind an unbounded queue. An e-mail nobody has is answered as late as a check would be, without one. In production, the demo's published password `leadline-demo` signs nobody in: 403 `{ success: false, error: \"This password is the public demo's: it signs nobody in here. Ask your administrator for a new one.\" }` whoever the e-mail. A password hash of an older cost is replaced on success. The console reloads the page on success.",
       tags: TAGS,
       body: LoginBody,
       response: {
         200: LoginResponseSchema,
         401: RefusalSchema.describe('Wrong e-mail or password'),
-        403: RefusalSchema.describe('The account signs in with single sign-on only'),
-        429: RefusalSchema.describe('Too many failed logins from this address for this e-mail'),
+        403: RefusalSchema.describe(
+          "The account signs in with single sign-on only, or (production) the demo's password",
+        ),
+        429: RefusalSchema.describe(
+          'Too many failed logins from this address for this e-mail, or too many sign-ins at once',
+        ),
       },
     } satisfies RouteDocs;
     const loginRoute = { config: { auth: 'public' as const }, schema: login };
     app.post('/api/v1/user/login', loginRoute, async (request, reply) => {
       const body = parseRequest(request, 'body', login.body);
-      // Refused while this address is locked out of this e-mail; else it may wait a moment.
+      // Refused while this address is locked out of this e-mail; else it may wait a moment. The
+      // attempt counts as a failure from here on, until it succeeds or is given back.
       const verdict = await deps.loginThrottle.admit(body.email, request.ip);
       if ('refusedForMs' in verdict) {
         const minutes = Math.ceil(verdict.refusedForMs / 60_000);
@@ -119,11 +127,28 @@ export function authRoutes(deps: {
       // apart, not even the single-sign-on-only refusal.
       const found = await findUserByEmail(deps.db, body.email);
       const user = found?.active ? found : null;
-      await refusePasswordLoginIfSsoOnly(deps.db, user, request.log);
-      const ok = await verifyPassword(body.password, found?.passwordHash ?? null);
+      let ok: boolean;
+      try {
+        await refusePasswordLoginIfSsoOnly(deps.db, user, request.log);
+        ok = await verifyPassword(body.password, found?.passwordHash ?? null);
+      } catch (error) {
+        // Not tried: the failure reserved for it is given back.
+        await deps.loginThrottle.release(body.email, request.ip);
+        if (!(error instanceof HashingBusyError)) throw error;
+        reply.header('retry-after', Math.ceil(error.retryAfterMs / 1000));
+        throw new AppError('SIGN_IN_BUSY');
+      }
+      // Production: the demo's published password signs nobody in, whoever has it. Every
+      // attempt with it gets the same answer, so the answer tells nothing of the account.
+      const demo = deps.refuseDemoPassword === true && isDemoPassword(body.password);
       if (!user || !ok) {
         await deps.loginThrottle.failed(body.email, request.ip);
-        throw new AppError('LOGIN_FAILED');
+        throw new AppError(demo ? 'DEMO_PASSWORD' : 'LOGIN_FAILED');
+      }
+      if (demo) {
+        await deps.loginThrottle.release(body.email, request.ip);
+        request.log.warn({ userId: user.id }, demoPasswordInUse(user.email));
+        throw new AppError('DEMO_PASSWORD');
       }
       await deps.loginThrottle.succeeded(body.email, request.ip);
       // A hash made at an older cost is replaced now, while the password is at hand.

@@ -486,3 +486,83 @@ describe('Log out everywhere', () => {
     expect(left).toEqual([]);
   });
 });
+
+describe('production: the demo’s published password', () => {
+  /** A password of the operator's choosing, not the demo's. */
+  const OWN_PASSWORD = 'violet harbour lantern 42';
+  let production: TestApp;
+  let admin: Agent;
+  beforeAll(async () => {
+    production = await startTestApp({ refuseDemoPassword: true });
+    await production.database.db
+      .update(users)
+      .set({ passwordHash: await hashPassword(OWN_PASSWORD) })
+      .where(eq(users.email, 'admin@example.com'));
+    admin = await login(production.app, 'admin@example.com', OWN_PASSWORD);
+  }, 60_000);
+  afterAll(() => production?.close());
+
+  const DEMO_REFUSAL = {
+    success: false,
+    error:
+      "This password is the public demo's: it signs nobody in here. Ask your administrator for a new one.",
+  };
+
+  it('signs nobody in, though the user’s stored hash is of it; an e-mail nobody has gets the same answer', async () => {
+    for (const email of ['agent1@example.com', 'nobody@example.com']) {
+      const res = await production.app.inject({
+        method: 'POST',
+        url: '/api/v1/user/login',
+        payload: { email, password: 'leadline-demo' },
+      });
+      expect(res.statusCode, email).toBe(403);
+      expect(res.json()).toEqual(DEMO_REFUSAL);
+      expect(res.cookies).toHaveLength(0);
+    }
+    // No session began: the admin's is the only one.
+    const started = await production.database.db.select().from(sessions);
+    expect(started.map((s) => s.userId)).toEqual([admin.userId]);
+    // Any other wrong password is the usual refusal.
+    const wrong = await production.app.inject({
+      method: 'POST',
+      url: '/api/v1/user/login',
+      payload: { email: 'agent1@example.com', password: 'not-the-password' },
+    });
+    expect(wrong.statusCode).toBe(401);
+  });
+
+  it('is refused when an admin gives it, to a new user or an existing one: 422, nothing changes', async () => {
+    const headers = { cookie: admin.cookie, 'x-csrf-token': admin.csrf };
+    const before = await fingerprint(production.database.db);
+    const created = await production.app.inject({
+      method: 'POST',
+      url: '/api/v1/admin/users',
+      headers,
+      payload: {
+        full_name: 'Demo Copy',
+        email: 'demo.copy@example.org',
+        password: 'leadline-demo',
+        role: 'agent',
+        permissions: [],
+        team_ids: [],
+      },
+    });
+    expect(created.statusCode).toBe(422);
+    expect(created.json()).toEqual({
+      error: "The password may not be the public demo's (leadline-demo): choose another.",
+    });
+    const [agent2] = await production.database.db
+      .select({ id: users.id })
+      .from(users)
+      .where(eq(users.email, 'agent2@example.com'));
+    const changed = await production.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/admin/users/${agent2!.id}`,
+      headers,
+      payload: { password: 'leadline-demo' },
+    });
+    expect(changed.statusCode).toBe(422);
+    expect(changed.json()).toEqual(created.json());
+    expect(await fingerprint(production.database.db)).toBe(before);
+  });
+});

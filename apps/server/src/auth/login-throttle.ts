@@ -11,6 +11,12 @@
  *   `maxDelayMs`) before its password is checked. It is never refused: an attacker failing from
  *   other addresses slows the owner's login by a few seconds but cannot lock them out.
  *
+ * An attempt's failure is reserved before its password is checked (`admit`): the pair's count
+ * goes up first and comes back down only for an attempt that was not tried (`release`), or starts
+ * again with a success. Attempts in flight at once are thus counted as they come, and a burst
+ * against one e-mail from one address has at most `maxFailures` passwords checked before the
+ * lockout; the rest are refused without a check.
+ *
  * An address trying many e-mails is the anonymous routes' rate limit's to stop. An IPv6 client is
  * keyed by its /64 (one subscriber's whole network). A successful login clears both keys. Rows
  * whose window and lockout are over are deleted (at most once a minute per instance), so the
@@ -94,41 +100,66 @@ export class LoginThrottle {
   }
 
   /**
-   * Decides an attempt at `email` from `address` before its password is checked: refused while
-   * the pair is locked out; otherwise it waits the e-mail's delay here, and is let through.
+   * Decides an attempt at `email` from `address` before its password is checked, and reserves its
+   * failure. Refused while the pair is locked out, or when the attempts already counted (those
+   * in flight too) have used the pair's `maxFailures` (its lockout begins when the last of them
+   * fails). Otherwise it waits the e-mail's delay here, and is let through counted as a failure
+   * until `succeeded` (or `release`).
    */
   async admit(email: string, address: string): Promise<LoginVerdict> {
+    await this.#sweep();
     const pairKey = pairKeyOf(email, address);
-    const emailKey = emailKeyOf(email);
-    const rows = await this.#db
-      .select({ key: loginThrottle.key, blockedUntil: loginThrottle.blockedUntil })
+    const { maxFailures, lockoutMs, maxDelayMs } = this.#limits;
+    const now = this.#now();
+    const reserved = await this.#reserve(pairKey, now);
+    const lockedForMs = (reserved.blockedUntil?.getTime() ?? 0) - now.getTime();
+    if (lockedForMs > 0) return { refusedForMs: lockedForMs };
+    if (reserved.failures > maxFailures) {
+      // The budget went to attempts still in flight: this one is not tried, and not counted.
+      await this.#giveBack(pairKey);
+      return { refusedForMs: lockoutMs };
+    }
+    const [emailRow] = await this.#db
+      .select({ blockedUntil: loginThrottle.blockedUntil })
       .from(loginThrottle)
-      .where(inArray(loginThrottle.key, [pairKey, emailKey]));
-    const now = this.#now().getTime();
-    const until = (key: string) =>
-      rows.find((row) => row.key === key)?.blockedUntil?.getTime() ?? Number.NEGATIVE_INFINITY;
-    const refusedForMs = until(pairKey) - now;
-    if (refusedForMs > 0) return { refusedForMs };
-    const waitedMs = Math.min(this.#limits.maxDelayMs, Math.max(0, until(emailKey) - now));
+      .where(eq(loginThrottle.key, emailKeyOf(email)));
+    const emailUntil = emailRow?.blockedUntil?.getTime() ?? Number.NEGATIVE_INFINITY;
+    const waitedMs = Math.min(maxDelayMs, Math.max(0, emailUntil - now.getTime()));
     if (waitedMs > 0) await this.#sleep(waitedMs);
     return { waitedMs };
   }
 
-  /** Records a failed attempt at `email` from `address`. */
+  /**
+   * Records a failed attempt at `email` from `address` (admitted before: the pair's failure was
+   * counted then). With the pair's `maxFailures` used, its lockout begins; the e-mail's count
+   * grows, and with it the delay of its next attempts from anywhere.
+   */
   async failed(email: string, address: string): Promise<void> {
     const { maxFailures, lockoutMs, freeFailures, firstDelayMs, maxDelayMs } = this.#limits;
     await this.#sweep();
     const now = this.#now();
-    const pairFailures = await this.#count(pairKeyOf(email, address), maxFailures);
-    if (pairFailures >= maxFailures) {
-      await this.#block(pairKeyOf(email, address), new Date(now.getTime() + lockoutMs));
+    const pairKey = pairKeyOf(email, address);
+    const [pair] = await this.#db
+      .select({ failures: loginThrottle.failures })
+      .from(loginThrottle)
+      .where(eq(loginThrottle.key, pairKey));
+    if (pair && pair.failures >= maxFailures) {
+      await this.#block(pairKey, new Date(now.getTime() + lockoutMs));
     }
     const emailKey = emailKeyOf(email);
-    const emailFailures = await this.#count(emailKey, null);
+    const emailFailures = await this.#count(emailKey);
     if (emailFailures > freeFailures) {
       const delayMs = Math.min(maxDelayMs, firstDelayMs * 2 ** (emailFailures - freeFailures - 1));
       await this.#block(emailKey, new Date(now.getTime() + delayMs));
     }
+  }
+
+  /**
+   * An attempt admitted and then not tried (the password check was refused as too busy, or the
+   * account signs in with single sign-on only): its reserved failure is given back.
+   */
+  async release(email: string, address: string): Promise<void> {
+    await this.#giveBack(pairKeyOf(email, address));
   }
 
   /** A successful login at `email` from `address`: both its keys start again. */
@@ -139,19 +170,51 @@ export class LoginThrottle {
   }
 
   /**
-   * Adds a failure to `key`'s window, or starts a new window when the last one is over (or, for a
-   * key with a `limit`, when the lockout it earned has been served); resolves with the count.
+   * Counts an attempt of the pair `key` as a failure, unless the pair is locked out (then nothing
+   * is written); a new window starts when the last one is over, or once a lockout earned in it
+   * has been served. Resolves with the count and the lockout, after the change.
    */
-  async #count(key: string, limit: number | null): Promise<number> {
+  async #reserve(key: string, now: Date): Promise<{ failures: number; blockedUntil: Date | null }> {
+    const at = sql`${now.toISOString()}::timestamptz`;
+    const fresh = sql`(${this.#windowOver(now)} or (${loginThrottle.failures} >= ${this.#limits.maxFailures}
+      and ${loginThrottle.blockedUntil} <= ${at}))`;
+    const [row] = await this.#db
+      .insert(loginThrottle)
+      .values({ key, failures: 1, windowStartedAt: now, blockedUntil: null })
+      .onConflictDoUpdate({
+        target: loginThrottle.key,
+        set: {
+          failures: sql`case when ${fresh} then 1 else ${loginThrottle.failures} + 1 end`,
+          windowStartedAt: sql`case when ${fresh} then ${at}
+            else ${loginThrottle.windowStartedAt} end`,
+          blockedUntil: sql`case when ${fresh} then null else ${loginThrottle.blockedUntil} end`,
+        },
+        // Locked out: the attempt changes nothing.
+        setWhere: sql`${loginThrottle.blockedUntil} is null or ${loginThrottle.blockedUntil} <= ${at}`,
+      })
+      .returning({ failures: loginThrottle.failures, blockedUntil: loginThrottle.blockedUntil });
+    if (row) return row;
+    const [locked] = await this.#db
+      .select({ failures: loginThrottle.failures, blockedUntil: loginThrottle.blockedUntil })
+      .from(loginThrottle)
+      .where(eq(loginThrottle.key, key));
+    // Gone meanwhile (a success elsewhere cleared it): nothing holds this attempt back.
+    return locked ?? { failures: 0, blockedUntil: null };
+  }
+
+  /** Takes one reserved failure off the pair `key` (its attempt was not tried). */
+  async #giveBack(key: string): Promise<void> {
+    await this.#db
+      .update(loginThrottle)
+      .set({ failures: sql`greatest(${loginThrottle.failures} - 1, 0)` })
+      .where(eq(loginThrottle.key, key));
+  }
+
+  /** Adds a failure to the e-mail's `key`, or starts a new window; resolves with the count. */
+  async #count(key: string): Promise<number> {
     const now = this.#now();
     const at = sql`${now.toISOString()}::timestamptz`;
-    const windowStart = new Date(now.getTime() - this.#limits.windowMs).toISOString();
-    const windowOver = sql`${loginThrottle.windowStartedAt} <= ${windowStart}::timestamptz`;
-    const served =
-      limit === null
-        ? sql`false`
-        : sql`(${loginThrottle.failures} >= ${limit} and ${loginThrottle.blockedUntil} <= ${at})`;
-    const fresh = sql`(${windowOver} or ${served})`;
+    const fresh = this.#windowOver(now);
     const [row] = await this.#db
       .insert(loginThrottle)
       .values({ key, failures: 1, windowStartedAt: now, blockedUntil: null })
@@ -166,6 +229,12 @@ export class LoginThrottle {
       })
       .returning({ failures: loginThrottle.failures });
     return row?.failures ?? 1;
+  }
+
+  /** Whether a row's window started `windowMs` or more before `now`. */
+  #windowOver(now: Date) {
+    const windowStart = new Date(now.getTime() - this.#limits.windowMs).toISOString();
+    return sql`${loginThrottle.windowStartedAt} <= ${windowStart}::timestamptz`;
   }
 
   async #block(key: string, until: Date): Promise<void> {

@@ -5,6 +5,9 @@
  * to store a new one (issue 36 item 3).
  */
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { HashingQueue, type HashingPriority } from './hashing-queue';
+
+export { HashingBusyError } from './hashing-queue';
 
 /** scrypt's parameters: CPU/memory cost `N` (a power of two), block size `r`, parallelism `p`. */
 export interface ScryptCost {
@@ -34,32 +37,38 @@ const memoryOf = (cost: ScryptCost): number => 128 * cost.N * cost.r * (cost.p +
  * How many hashes are computed at once. Each holds 128 MiB while it runs; Node's thread pool
  * (4 threads) would run 4, and leave nothing for file and DNS work meanwhile.
  */
-const CONCURRENT_HASHES = 2;
-let running = 0;
-const waiting: Array<() => void> = [];
+export const CONCURRENT_HASHES = 2;
 
-/** Runs `work` in one of the {@link CONCURRENT_HASHES} slots (a finished one hands it on). */
-async function inSlot<T>(work: () => Promise<T>): Promise<T> {
-  if (running < CONCURRENT_HASHES) running += 1;
-  else await new Promise<void>((go) => waiting.push(go));
-  try {
-    return await work();
-  } finally {
-    const next = waiting.shift();
-    if (next) next();
-    else running -= 1;
-  }
-}
+/**
+ * How many sign-ins may wait for a hash; one more is refused (429, `Retry-After`). With 2 slots of
+ * about half a second, the last in line is answered within a few seconds.
+ */
+export const MAX_WAITING_SIGN_INS = 8;
 
-function derive(password: string, salt: Buffer, cost: ScryptCost): Promise<Buffer> {
+/** This process's hashing slots and queue (`hashing-queue.ts`), shared by every caller. */
+export const passwordHashing = new HashingQueue({
+  slots: CONCURRENT_HASHES,
+  maxWaiting: MAX_WAITING_SIGN_INS,
+});
+
+const sameCost = (a: ScryptCost, b: ScryptCost) => a.N === b.N && a.r === b.r && a.p === b.p;
+
+function derive(
+  password: string,
+  salt: Buffer,
+  cost: ScryptCost,
+  priority: HashingPriority,
+): Promise<Buffer> {
   const options: ScryptOptions = { ...cost, maxmem: memoryOf(cost) };
-  return inSlot(
+  return passwordHashing.run(
     () =>
       new Promise<Buffer>((resolve, reject) => {
         scrypt(password.normalize('NFKC'), salt, KEY_BYTES, options, (error, key) =>
           error ? reject(error) : resolve(key),
         );
       }),
+    // A hash at today's cost: what a sign-in for an unknown e-mail is made to wait like.
+    { priority, timed: sameCost(cost, PASSWORD_COST) },
   );
 }
 
@@ -82,28 +91,40 @@ function parse(stored: string): { cost: ScryptCost; salt: Buffer; key: Buffer } 
   return { cost, salt: Buffer.from(salt, 'base64'), key: expected };
 }
 
-/** Hashes a password for storage, at {@link PASSWORD_COST} unless told otherwise. */
+/**
+ * Hashes a password for storage, at {@link PASSWORD_COST} unless told otherwise. It waits for a
+ * slot however long the queue (its callers are signed in, or the command line).
+ */
 export async function hashPassword(
   password: string,
   cost: ScryptCost = PASSWORD_COST,
 ): Promise<string> {
   const salt = randomBytes(SALT_BYTES);
-  const key = await derive(password, salt, cost);
+  const key = await derive(password, salt, cost, 'authenticated');
   return ['scrypt', cost.N, cost.r, cost.p, salt.toString('base64'), key.toString('base64')].join(
     '$',
   );
 }
 
-/** A hash to compare against when the user does not exist, so timing does not tell. */
-let decoy: Promise<string> | undefined;
+/** The salt of the one real verification that times an unknown e-mail's answer. */
+const DECOY_SALT = Buffer.alloc(SALT_BYTES, 7);
 
-/** Checks a password against a stored hash (or against a decoy when `stored` is null). */
+/**
+ * Checks a sign-in's password against a stored hash. Without one it can check (`stored` null: no
+ * such user; or a hash it does not read, such as a user created without a password) it answers
+ * false as late as a check would have, without taking a hashing slot (`HashingQueue.imitate`).
+ * Throws {@link HashingBusyError} when too many sign-ins wait already.
+ */
 export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
-  const hash = stored ?? (await (decoy ??= hashPassword('decoy password')));
-  const parsed = parse(hash);
-  if (!parsed) return false;
-  const actual = await derive(password, parsed.salt, parsed.cost);
-  return timingSafeEqual(actual, parsed.key) && stored !== null;
+  const parsed = stored === null ? null : parse(stored);
+  if (!parsed) {
+    await passwordHashing.imitate(async () => {
+      await derive('decoy password', DECOY_SALT, PASSWORD_COST, 'sign-in');
+    });
+    return false;
+  }
+  const actual = await derive(password, parsed.salt, parsed.cost, 'sign-in');
+  return timingSafeEqual(actual, parsed.key);
 }
 
 /**

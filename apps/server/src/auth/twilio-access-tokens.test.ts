@@ -6,7 +6,7 @@
  */
 import { decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { TwilioAccessTokens } from './twilio-access-tokens';
+import { TWILIO_LOGIN_PARAM, TwilioAccessTokens } from './twilio-access-tokens';
 
 const settings = {
   accountSid: `AC${'a'.repeat(32)}`,
@@ -59,5 +59,23 @@ describe('Twilio access tokens', () => {
         currentDate: new Date(NOW_MS + 61_000),
       }),
     ).rejects.toThrow(/exp/);
+  });
+
+  it('name the login they were issued to in the outgoing parameters Twilio adds to each call', async () => {
+    const token = await new TwilioAccessTokens(settings, 600).issue(7, 1, 'login-tag-of-session');
+    const { payload } = await jwtVerify(token, new TextEncoder().encode(settings.apiSecret), {
+      currentDate: new Date(NOW_MS + 1000),
+    });
+    expect(payload.grants).toEqual({
+      identity: '7',
+      voice: {
+        incoming: { allow: true },
+        outgoing: {
+          application_sid: settings.twimlAppSid,
+          params: { [TWILIO_LOGIN_PARAM]: 'login-tag-of-session' },
+        },
+      },
+    });
+    expect(TWILIO_LOGIN_PARAM).toBe('leadline_login');
   });
 });

@@ -5,6 +5,9 @@
  * (`demo-removal.ts`).
  */
 
+/** The demo logins' password, published in the README. */
+export const DEMO_PASSWORD = 'leadline-demo';
+
 /** The demo's lead-intake API key (embedded mode's default `LEADLINE_API_KEY`). */
 export const DEMO_API_KEY = 'demo-api-key';
 

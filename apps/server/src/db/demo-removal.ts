@@ -1,6 +1,8 @@
 /**
  * The demo seed's logins and API key in a database: found (a production start refuses them) and
- * removed (`npm run remove-demo`, for a database an embedded start once seeded).
+ * removed (`npm run remove-demo`, for a database an embedded start once seeded). They are the
+ * rows the seed marked (`demo`), whatever their e-mail is now: a user an admin created or renamed
+ * to a demo address is not one of them, and a demo user an admin renamed still is.
  *
  * Removal takes the demo's users (their sessions, team memberships and idempotency keys go with
  * them) and the demo API key. What they did stays as history without them: calls they took keep
@@ -8,10 +10,8 @@
  * events, notes and SMS they wrote) are deleted, since those rows cannot name nobody. Accounts,
  * profiles, caller numbers and leads are the operator's to keep or delete.
  */
-import { createHash } from 'node:crypto';
-import { eq, inArray, sql } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import type { Db } from './database';
-import { DEMO_API_KEY, DEMO_USER_EMAILS } from './demo-logins';
 import {
   apiKeys,
   callUsers,
@@ -37,13 +37,8 @@ export interface DemoRemoval extends DemoLeftovers {
   sessions: number;
 }
 
-const demoKeyHash = (): string => createHash('sha256').update(DEMO_API_KEY).digest('hex');
-
-const isDemoUser = () =>
-  inArray(
-    sql`lower(${users.email})`,
-    DEMO_USER_EMAILS.map((email) => email.toLowerCase()),
-  );
+const isDemoUser = () => eq(users.demo, true);
+const isDemoKey = () => eq(apiKeys.demo, true);
 
 /** The demo seed's users and key in `db`, if any. */
 export async function findDemoLeftovers(db: Db): Promise<DemoLeftovers> {
@@ -52,11 +47,7 @@ export async function findDemoLeftovers(db: Db): Promise<DemoLeftovers> {
     .from(users)
     .where(isDemoUser())
     .orderBy(users.id);
-  const [key] = await db
-    .select({ id: apiKeys.id })
-    .from(apiKeys)
-    .where(eq(apiKeys.keyHash, demoKeyHash()))
-    .limit(1);
+  const [key] = await db.select({ id: apiKeys.id }).from(apiKeys).where(isDemoKey()).limit(1);
   return { users: demoUsers.map((row) => row.email), apiKey: key !== undefined };
 }
 
@@ -86,10 +77,7 @@ export async function removeDemoLogins(db: Db): Promise<DemoRemoval> {
       // Sessions, team memberships and idempotency keys go with the user (on delete cascade).
       await tx.delete(users).where(inArray(users.id, ids));
     }
-    const removedKeys = await tx
-      .delete(apiKeys)
-      .where(eq(apiKeys.keyHash, demoKeyHash()))
-      .returning({ id: apiKeys.id });
+    const removedKeys = await tx.delete(apiKeys).where(isDemoKey()).returning({ id: apiKeys.id });
     return {
       users: demoUsers.map((row) => row.email),
       apiKey: removedKeys.length > 0,

@@ -66,6 +66,11 @@ export const accounts = pgTable('accounts', {
   ssoEnabled: boolean('sso_enabled').notNull().default(false),
   /** With single sign-on: only e-mail addresses of this domain (none: any). */
   ssoDomain: text('sso_domain'),
+  /**
+   * Made by the embedded demo seed (`db/seed.ts`). Set by the seed only, never by an admin or the
+   * API: `LEADLINE_API_KEY` goes to an account of the operator's before a demo one.
+   */
+  demo: boolean('demo').notNull().default(false),
   createdAt: createdAt(),
 });
 
@@ -115,6 +120,12 @@ export const users = pgTable(
      */
     ssoIssuer: text('sso_issuer'),
     ssoSubject: text('sso_subject'),
+    /**
+     * One of the embedded demo seed's logins (`db/seed.ts`), whatever its e-mail has become. Set by
+     * the seed only, never by an admin or the API: a production start refuses these users and
+     * `remove-demo` removes them (`db/demo-removal.ts`), and nothing a tenant does makes another.
+     */
+    demo: boolean('demo').notNull().default(false),
     /** When the agent last took a call. */
     lastCallAt: timestamp('last_call_at', { withTimezone: true }),
     /**
@@ -766,6 +777,11 @@ export const apiKeys = pgTable(
     prefix: text('prefix'),
     /** Leads posted with this key get this profile (none: the account's first profile). */
     profileId: integer('profile_id').references(() => profiles.id, { onDelete: 'set null' }),
+    /**
+     * The demo's published key (`demo-api-key`), registered by an embedded start. Set there only:
+     * a production start refuses it and `remove-demo` removes it.
+     */
+    demo: boolean('demo').notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [

@@ -3,6 +3,11 @@
  * caller numbers and leads (README lists the logins). Idempotent: it seeds only an empty
  * database, and makes sure the configured lead-intake API key exists.
  *
+ * The seed marks what it makes that the public demo gives away (`demo` on its accounts, its users
+ * and the demo API key): a production start refuses the marked users and key, and `remove-demo`
+ * removes them (`demo-removal.ts`). Only this file sets the marker; no admin action or API can,
+ * so nothing a tenant does looks like the demo.
+ *
  * Everything an admin could make goes through the admin services (`admin/`), the ones the admin
  * API and `npm run admin` use, with their checks and audit entries (the seed's actor is the
  * system): every embedded start proves them. The seed is its accounts' operator too: it
@@ -10,7 +15,7 @@
  * so the numbers keep working on a provider whose numbers are assigned (Twilio). Leads are not
  * an admin's to make; they are inserted as lead intake would store them.
  */
-import { eq, sql } from 'drizzle-orm';
+import { desc, eq, inArray, sql } from 'drizzle-orm';
 import type { AccountSettings, PermissionString } from '@leadline/contracts';
 import { createApiKey, apiKeyHash } from '../admin/admin-api-keys';
 import { createCallerNumber } from '../admin/admin-caller-numbers';
@@ -22,10 +27,10 @@ import { SYSTEM_ACTOR } from '../admin/audit';
 import { insertAccount } from '../admin/create-account';
 import { hashPassword } from '../auth/password';
 import type { Db, DbOrTx } from './database';
-import { accounts, apiKeys, leads } from './schema';
+import { DEMO_API_KEY, DEMO_PASSWORD } from './demo-logins';
+import { accounts, apiKeys, leads, users } from './schema';
 
-/** The demo logins' password. */
-export const DEMO_PASSWORD = 'leadline-demo';
+export { DEMO_PASSWORD };
 
 /**
  * The demo password's hash, made once per process (each costs half a second): the demo logins
@@ -144,7 +149,7 @@ async function seedSpecialAccount(
     }
     if (fixedId !== undefined) await profileSequenceAtMax(tx);
     const team = await createAdminTeam(tx, SYSTEM_ACTOR, accountId, { name: 'Agents' });
-    await createAdminUser(
+    const agent = await createAdminUser(
       tx,
       SYSTEM_ACTOR,
       accountId,
@@ -160,6 +165,7 @@ async function seedSpecialAccount(
     );
     const line = `+1555015${String(accountId).padStart(4, '0')}`;
     await assignNumber(tx, SYSTEM_ACTOR, accountId, line);
+    await markDemo(tx, accountId, [agent.id]);
     await createCallerNumber(tx, SYSTEM_ACTOR, accountId, {
       name: `${special.name.split(' (')[0]} line`,
       phone_number: line,
@@ -176,6 +182,12 @@ async function seedSpecialAccount(
     });
   });
   return true;
+}
+
+/** Marks the seed's account and its logins as the demo's (see the file's comment). */
+async function markDemo(tx: DbOrTx, accountId: number, userIds: number[]): Promise<void> {
+  await tx.update(accounts).set({ demo: true }).where(eq(accounts.id, accountId));
+  await tx.update(users).set({ demo: true }).where(inArray(users.id, userIds));
 }
 
 /** Moves the profiles' sequence so the next profile gets `id` (free: checked by the caller's insert). */
@@ -258,8 +270,9 @@ async function seedDemoAccount(db: Db): Promise<boolean> {
     for (const name of ['Sales', 'Support']) {
       teamIds.set(name, (await createAdminTeam(tx, SYSTEM_ACTOR, accountId, { name })).id);
     }
+    const people: number[] = [];
     for (const person of DEMO_PEOPLE) {
-      await createAdminUser(
+      const user = await createAdminUser(
         tx,
         SYSTEM_ACTOR,
         accountId,
@@ -275,7 +288,9 @@ async function seedDemoAccount(db: Db): Promise<boolean> {
         },
         demoHashing,
       );
+      people.push(user.id);
     }
+    await markDemo(tx, accountId, people);
     for (const [name, phone] of [
       ['Acme Solar main line', '+15550142000'],
       ['Acme Solar spring campaign', '+15550142010'],
@@ -314,8 +329,12 @@ async function seedDemoAccount(db: Db): Promise<boolean> {
 }
 
 /**
- * Makes sure the lead-intake API key `key` (`LEADLINE_API_KEY`) exists, for the first account,
- * through the admin service (an audit entry says the system made it).
+ * Makes sure the lead-intake API key `key` (`LEADLINE_API_KEY`) exists, through the admin service
+ * (an audit entry says the system made it). A new key goes to the first account of the operator's
+ * (one the demo seed did not make), so that after `remove-demo` it does not land on the leftover
+ * demo account; on a database of demo accounts only (an embedded trial, or an operator who kept
+ * the demo account as theirs), to the first of those. The demo's own key (`demo-api-key`) goes to
+ * the demo account and is marked as the demo's. A key already registered stays where it is.
  */
 export async function ensureApiKey(db: Db, key: string): Promise<void> {
   const [existing] = await db
@@ -324,11 +343,15 @@ export async function ensureApiKey(db: Db, key: string): Promise<void> {
     .where(eq(apiKeys.keyHash, apiKeyHash(key)))
     .limit(1);
   if (existing) return;
+  const demo = key === DEMO_API_KEY;
   const [account] = await db
     .select({ id: accounts.id })
     .from(accounts)
-    .orderBy(accounts.id)
+    .orderBy(desc(sql`${accounts.demo} = ${demo}`), accounts.id)
     .limit(1);
   if (!account) return;
-  await createApiKey(db, SYSTEM_ACTOR, account.id, { name: 'Lead intake' }, key);
+  await db.transaction(async (tx) => {
+    const created = await createApiKey(tx, SYSTEM_ACTOR, account.id, { name: 'Lead intake' }, key);
+    if (demo) await tx.update(apiKeys).set({ demo: true }).where(eq(apiKeys.id, created.id));
+  });
 }

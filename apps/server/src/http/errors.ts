@@ -124,6 +124,17 @@ export const ERRORS = {
     message: 'Too many login attempts. Try again in 15 minutes.',
     shape: 'refusal',
   },
+  SIGN_IN_BUSY: {
+    status: 429,
+    message: 'Too many sign-ins at once just now. Try again in a few seconds.',
+    shape: 'refusal',
+  },
+  DEMO_PASSWORD: {
+    status: 403,
+    message:
+      "This password is the public demo's: it signs nobody in here. Ask your administrator for a new one.",
+    shape: 'refusal',
+  },
   RATE_LIMITED: {
     status: 429,
     message: 'Too many requests from your address. Try again in a minute.',

@@ -95,6 +95,7 @@ export async function startRelay(config: Config, options: RelayOptions): Promise
       pusher,
       realtimeTarget: config.realtime,
       sso: config.sso ? new SingleSignOn({ db, provider: config.sso }) : null,
+      refuseDemoPassword: config.mode === 'production',
       relayTo: target,
     },
     {

@@ -31,6 +31,8 @@ export interface OperatorAccountOptions {
   agents: string[];
   /** The supervisors' e-mail addresses (listen, whisper, barge). */
   supervisors?: string[];
+  /** The admins' e-mail addresses (role admin, no call permissions; in no team). */
+  admins?: string[];
 }
 
 /** Creates the account and its users; resolves with the account's id. */
@@ -76,6 +78,18 @@ export async function seedOperatorAccount(
         })),
       )
       .returning({ id: users.id });
+    const admins = options.admins ?? [];
+    if (admins.length > 0) {
+      await tx.insert(users).values(
+        admins.map((email) => ({
+          accountId,
+          email,
+          passwordHash,
+          fullName: email.split('@')[0]!,
+          role: 'admin' as const,
+        })),
+      );
+    }
     const [team] = await tx
       .insert(teams)
       .values({ accountId, name: 'Floor' })

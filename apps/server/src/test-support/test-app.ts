@@ -79,6 +79,8 @@ export async function startTestApp(
     sso?: (db: Database['db']) => SingleSignOn;
     /** Production's cookies and HSTS (`AppOptions.httpsOnly`). */
     httpsOnly?: boolean;
+    /** Production's refusal of the demo's password (`CommonServices.refuseDemoPassword`). */
+    refuseDemoPassword?: boolean;
     /** The telephony provider's webhooks (`CallServices.webhooks`). */
     webhooks?: FastifyPluginAsync;
     /** Who may read `/api/docs` (`AppOptions.apiDocs`; default anyone). */
@@ -133,6 +135,7 @@ export async function startTestApp(
       sso: options.sso ? options.sso(database.db) : null,
       webhooks: options.webhooks,
       dialCeiling,
+      ...(options.refuseDemoPassword ? { refuseDemoPassword: true } : {}),
     },
     {
       logger,
@@ -179,12 +182,16 @@ export interface Agent {
   accountId: number;
 }
 
-/** Logs a demo user in through the API. */
-export async function login(app: FastifyInstance, email = 'agent1@example.com'): Promise<Agent> {
+/** Logs a demo user in through the API (with the demo's password unless told another). */
+export async function login(
+  app: FastifyInstance,
+  email = 'agent1@example.com',
+  password = DEMO_PASSWORD,
+): Promise<Agent> {
   const res = await app.inject({
     method: 'POST',
     url: '/api/v1/user/login',
-    payload: { email, password: DEMO_PASSWORD },
+    payload: { email, password },
   });
   if (res.statusCode !== 200) throw new Error(`login failed: ${res.statusCode} ${res.body}`);
   const setCookie = res.cookies.find((c) => c.name === 'leadline_session');

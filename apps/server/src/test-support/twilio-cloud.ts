@@ -11,6 +11,7 @@
  * Every callback is posted in order, one after another, after the REST answer that caused it;
  * `settled()` resolves once every callback so far has been answered by the product.
  */
+import { jwtVerify } from 'jose';
 import twilio from 'twilio';
 import { waitUntil } from './wait-until';
 import {
@@ -72,6 +73,11 @@ export class TwilioCloud {
     readonly standIn: TwilioApiStandIn,
     private readonly options: {
       authToken: string;
+      /**
+       * The API key's secret access tokens are signed with (`TWILIO_API_SECRET`): what
+       * {@link TwilioCloud.connect} checks a browser's token with, as Twilio does.
+       */
+      apiSecret?: string;
       /** `PUBLIC_BASE_URL`: what Twilio signs over. */
       publicBaseUrl: string;
       /**
@@ -182,6 +188,38 @@ export class TwilioCloud {
    */
   repeat(callback: { url: string; params: Record<string, string> }): Promise<void> {
     return this.#queue(callback.url, { ...callback.params });
+  }
+
+  /**
+   * A browser places a call with its access token (`device.connect({ params })`): Twilio checks
+   * the token (signed with the API key's secret, not expired, a Voice grant with outgoing calls)
+   * and asks the voice webhook with `From: client:<identity>`, the browser's `params` and the
+   * token's outgoing parameters (`grants.voice.outgoing.params`; here they win a clash of names).
+   * Resolves with the TwiML answered; rejects a token Twilio would refuse.
+   */
+  async connect(token: string, params: Record<string, string>): Promise<string> {
+    if (this.options.apiSecret === undefined) {
+      throw new Error('The cloud was made without the API secret to check tokens with.');
+    }
+    const { payload } = await jwtVerify(token, new TextEncoder().encode(this.options.apiSecret), {
+      algorithms: ['HS256'],
+    });
+    const grants = payload.grants as
+      | {
+          identity?: string;
+          voice?: { outgoing?: { application_sid?: string; params?: Record<string, string> } };
+        }
+      | undefined;
+    const outgoing = grants?.voice?.outgoing;
+    if (!grants?.identity || !outgoing?.application_sid) {
+      throw new Error('The token grants no outgoing calls.');
+    }
+    return this.voice({
+      ...params,
+      ...outgoing.params,
+      From: `client:${grants.identity}`,
+      ApplicationSid: outgoing.application_sid,
+    });
   }
 
   /** Twilio's voice webhook for a call (`From`, `To`, …); resolves with the TwiML answered. */

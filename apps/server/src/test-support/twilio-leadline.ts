@@ -2,7 +2,8 @@
  * The whole product with `TELEPHONY_PROVIDER=twilio` (so `LEADLINE_MODE=production`: Twilio runs
  * only there), started through the composition root (`startLeadline`) on a fresh test database
  * holding the demo seed's account and users (the tests' cast; `main.ts`'s start-up check, which
- * refuses those in production, is tested apart in `production-start.integration.test.ts`), its
+ * refuses those in production, is tested apart in `production-start.integration.test.ts`; they
+ * sign in with {@link PRODUCTION_TEST_PASSWORD}, production refusing the demo's), its
  * `twilio` client pointed at a REST stand-in on
  * loopback (`TWILIO_API_BASE_URL`), and a simulated Twilio (`TwilioCloud`) posting the signed
  * callbacks Twilio would send to the product's real webhooks. Agents log in over HTTP and open
@@ -24,6 +25,7 @@ import { TwilioCloud } from './twilio-cloud';
 import { FINAL_STATUSES, type CallRow } from '../calls/calls-repo';
 import { requestJson, type HttpResult } from './http-json';
 import { HttpSession } from './http-session';
+import { givePasswordToAll, PRODUCTION_TEST_PASSWORD } from './production-logins';
 import { openRealtimeClient, type RealtimeClient } from './realtime-client';
 import { openTestDatabase } from './test-database';
 import { waitUntil } from './wait-until';
@@ -48,6 +50,13 @@ export interface TwilioAgent {
   realtime: RealtimeClient;
   /** Their Twilio identity (`client:<identity>`). */
   identity: string;
+  /** A Twilio access token their console fetches now (`GET /api/v1/twilio/token2`). */
+  token(): Promise<string>;
+  /**
+   * Their browser places a call (`device.connect({ params })`) with a token fetched now, as
+   * Twilio asks the voice webhook; resolves with the TwiML answered.
+   */
+  connect(params: Record<string, string>): Promise<string>;
   close(): void;
 }
 
@@ -120,6 +129,7 @@ export async function startTwilioLeadline(
   try {
     // Production starts no demo seed of its own: the tests' cast is put in first.
     await seedDemo(database.db);
+    await givePasswordToAll(database.db);
     const loaded = loadConfig({
       LEADLINE_MODE: 'production',
       // Production's required settings; the database is the test's own (`overrides.database`).
@@ -151,6 +161,7 @@ export async function startTwilioLeadline(
   }
   const cloud = new TwilioCloud(standIn, {
     authToken: TWILIO_TEST_ENV.TWILIO_AUTH_TOKEN,
+    apiSecret: TWILIO_TEST_ENV.TWILIO_API_SECRET,
     publicBaseUrl: TWILIO_TEST_ENV.PUBLIC_BASE_URL,
     productUrl: () => leadline.url,
   });
@@ -161,17 +172,24 @@ export async function startTwilioLeadline(
     return row;
   };
   const login = async (email: string): Promise<TwilioAgent> => {
-    const session = await HttpSession.login(leadline.url, email);
+    const session = await HttpSession.login(leadline.url, email, PRODUCTION_TEST_PASSWORD);
     const realtime = await openRealtimeClient(session);
     const identity = String(session.userId);
     await waitUntil(
       () => (leadline.telephony.isOnline(identity) ? true : undefined),
       `${email} to be online with Twilio`,
     );
+    const token = async () => {
+      const res = await session.api<{ token: string }>('GET', '/api/v1/twilio/token2');
+      if (res.status !== 200) throw new Error(`token2 for ${email} failed: ${res.status}`);
+      return res.body.token;
+    };
     const agent: TwilioAgent = {
       session,
       realtime,
       identity,
+      token,
+      connect: async (params) => cloud.connect(await token(), params),
       close() {
         agents.delete(agent);
         realtime.close();

@@ -289,8 +289,7 @@ describe('outgoing calls (click to call)', () => {
       const { sid } = (await product.callRow(call.id))!;
 
       // The browser connects (`device.connect({params})`): Twilio asks the voice webhook.
-      const twiml = await product.cloud.voice({
-        From: `client:${agent1!.identity}`,
+      const twiml = await agent1!.connect({
         To: phone,
         call_user_id: String(callUserId),
         CallSid: nextCallSid(),
@@ -334,8 +333,7 @@ describe('outgoing calls (click to call)', () => {
   it('a browser call for a call user that does not exist is refused: the TwiML says why and hangs up', async () => {
     const [agent1] = await login('agent1@example.com');
     const before = product.standIn.requests.length;
-    const twiml = await product.cloud.voice({
-      From: `client:${agent1!.identity}`,
+    const twiml = await agent1!.connect({
       To: nextLead(),
       call_user_id: '999999',
       CallSid: nextCallSid(),

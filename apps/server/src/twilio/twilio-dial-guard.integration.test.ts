@@ -4,7 +4,9 @@
  * REST client pointed at the stand-in on loopback and a simulated Twilio posting signed webhooks:
  *
  * - `/twilio/voice` refuses a browser whose login has ended (its access token lives on for its
- *   hour) and a number the account may not call, saying the sentence, and dials nothing;
+ *   hour, and names that login: another login of the user does not keep it dialling, nor does a
+ *   call without the name) and a number the account may not call, saying the sentence, and
+ *   dials nothing;
  * - an account without a caller number of its own never calls or texts from a number of the
  *   Twilio account (shared by every account): New Call, the browser's call, the SMS and a web
  *   lead posted with the account's intake key are refused with a sentence, and nothing reaches
@@ -15,7 +17,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../admin/admin-api-keys';
 import { SYSTEM_ACTOR } from '../admin/audit';
 import { callerNumbers, calls, leads, smsMessages } from '../db/schema';
+import { TWILIO_LOGIN_PARAM } from '../auth/twilio-access-tokens';
 import { requestJson } from '../test-support/http-json';
+import { HttpSession } from '../test-support/http-session';
+import { PRODUCTION_TEST_PASSWORD } from '../test-support/production-logins';
 import { startTwilioLeadline, type TwilioLeadline } from '../test-support/twilio-leadline';
 
 let product: TwilioLeadline;
@@ -37,6 +42,23 @@ const twilioCreates = () =>
     (r) => r.method === 'POST' && /\/(Participants|Messages|Calls)\.json$/.test(r.path),
   );
 
+/** The sentence a browser whose login ended hears. */
+const LOGIN_ENDED = 'Your login has ended: log in again to place calls.';
+
+/** A Twilio access token of `session`'s login (`GET /api/v1/twilio/token2`). */
+async function tokenOf(session: HttpSession): Promise<string> {
+  const res = await session.api<{ token: string }>('GET', '/api/v1/twilio/token2');
+  expect(res.status).toBe(200);
+  return res.body.token;
+}
+
+/** The call placed to `phone` is over (so that only the login can stop the next one). */
+async function callOver(phone: string): Promise<void> {
+  const [live] = await product.db.select().from(calls).where(eq(calls.phoneNumber, phone));
+  expect(live!.status).toBe('in-progress');
+  await product.db.update(calls).set({ status: 'completed' }).where(eq(calls.id, live!.id));
+}
+
 /** The TwiML refusing a browser's call with `sentence` spoken. */
 const refusal = (sentence: string) =>
   `<?xml version="1.0" encoding="UTF-8"?><Response><Say>${sentence}</Say><Hangup/></Response>`;
@@ -44,29 +66,73 @@ const refusal = (sentence: string) =>
 describe('/twilio/voice', () => {
   it('refuses a browser whose login has ended: its token outlives the logout', async () => {
     const [agent] = await product.loginInOrder('agent2@example.com');
+    const token = await agent!.token();
     // While the login lasts, the browser's call is placed (joined to its conference).
-    const placed = await product.cloud.voice({
-      From: `client:${agent!.identity}`,
-      To: '+15550100960',
-    });
+    const placed = await product.cloud.connect(token, { To: '+15550100960' });
     expect(placed).toContain('<Conference');
-    const [live] = await product.db
-      .select()
-      .from(calls)
-      .where(eq(calls.phoneNumber, '+15550100960'));
-    expect(live!.status).toBe('in-progress');
-    // That call over (so only the login can stop the next one), the agent logs out.
-    await product.db.update(calls).set({ status: 'completed' }).where(eq(calls.id, live!.id));
+    await callOver('+15550100960');
 
     const out = await agent!.session.api('POST', '/api/v1/user/logout');
     expect(out.status).toBe(200);
     const before = await callCount();
     product.standIn.reset();
-    const twiml = await product.cloud.voice({
-      From: `client:${agent!.identity}`,
-      To: '+15550100961',
-    });
-    expect(twiml).toBe(refusal('Your login has ended: log in again to place calls.'));
+    const twiml = await product.cloud.connect(token, { To: '+15550100961' });
+    expect(twiml).toBe(refusal(LOGIN_ENDED));
+    expect(await callCount()).toBe(before);
+    expect(twilioCreates()).toEqual([]);
+  });
+
+  it('a token dials only while its own login lasts: the user’s other logins do not keep it on', async () => {
+    const [agent] = await product.loginInOrder('agent2@example.com');
+    const first = await agent!.token();
+    const other = await HttpSession.login(
+      product.url,
+      'agent2@example.com',
+      PRODUCTION_TEST_PASSWORD,
+    );
+    const second = await tokenOf(other);
+
+    // The first login ends; the second lasts. The first login's token is refused, the second's dials.
+    expect((await agent!.session.api('POST', '/api/v1/user/logout')).status).toBe(200);
+    product.standIn.reset();
+    expect(await product.cloud.connect(first, { To: '+15550100962' })).toBe(refusal(LOGIN_ENDED));
+    expect(twilioCreates()).toEqual([]);
+    expect(await product.cloud.connect(second, { To: '+15550100963' })).toContain('<Conference');
+    await callOver('+15550100963');
+
+    // "Log out everywhere", then the user logs in again: no earlier token dials for the new login.
+    expect((await other.api('POST', '/api/v1/user/logout-everywhere')).status).toBe(200);
+    const again = await HttpSession.login(
+      product.url,
+      'agent2@example.com',
+      PRODUCTION_TEST_PASSWORD,
+    );
+    const before = await callCount();
+    product.standIn.reset();
+    for (const stale of [first, second]) {
+      expect(await product.cloud.connect(stale, { To: '+15550100964' })).toBe(refusal(LOGIN_ENDED));
+    }
+    expect(await callCount()).toBe(before);
+    expect(twilioCreates()).toEqual([]);
+    expect(await product.cloud.connect(await tokenOf(again), { To: '+15550100965' })).toContain(
+      '<Conference',
+    );
+    await callOver('+15550100965');
+    await again.api('POST', '/api/v1/user/logout');
+  });
+
+  it('refuses a browser call that names no login (a token without one, or a form made up)', async () => {
+    const [agent] = await product.loginInOrder('agent2@example.com');
+    const before = await callCount();
+    product.standIn.reset();
+    for (const login of [undefined, '', 'not-a-login-of-theirs']) {
+      const twiml = await product.cloud.voice({
+        From: `client:${agent!.identity}`,
+        To: '+15550100966',
+        ...(login === undefined ? {} : { [TWILIO_LOGIN_PARAM]: login }),
+      });
+      expect(twiml).toBe(refusal(LOGIN_ENDED));
+    }
     expect(await callCount()).toBe(before);
     expect(twilioCreates()).toEqual([]);
   });
@@ -78,7 +144,7 @@ describe('/twilio/voice', () => {
       ['+74951234567', 'Calls to Russia are not allowed for this account.'],
     ] as const) {
       const before = await callCount();
-      const twiml = await product.cloud.voice({ From: `client:${agent!.identity}`, To: to });
+      const twiml = await agent!.connect({ To: to });
       expect(twiml).toBe(refusal(sentence));
       expect(await callCount()).toBe(before);
     }
@@ -107,10 +173,7 @@ describe('Twilio tenancy: an account without a caller number of its own', () => 
       agent_id: agent.session.userId,
     });
     expect(res).toMatchObject({ status: 403, body: { success: false, error: sentence } });
-    const twiml = await product.cloud.voice({
-      From: `client:${agent.identity}`,
-      To: '+15550100971',
-    });
+    const twiml = await agent.connect({ To: '+15550100971' });
     expect(twiml).toBe(refusal(sentence));
     expect(await callCount()).toBe(before);
     expect(twilioCreates()).toEqual([]);

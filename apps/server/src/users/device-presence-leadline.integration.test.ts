@@ -22,6 +22,7 @@ import { startLeadline, type Leadline } from '../leadline';
 import { HttpSession } from '../test-support/http-session';
 import { openRealtimeClient } from '../test-support/realtime-client';
 import type { TwilioApiStandIn } from '../test-support/twilio-api-stand-in';
+import { givePasswordToAll, PRODUCTION_TEST_PASSWORD } from '../test-support/production-logins';
 import { startTwilioAccountStandIn, twilioProductionEnv } from '../test-support/twilio-leadline';
 import { waitUntil } from '../test-support/wait-until';
 
@@ -73,7 +74,11 @@ describe.runIf(url)('device presence of two Twilio instances on one PostgreSQL d
     const config: Config = loaded;
     const database = await openDatabase({ url: scratchUrl });
     databases.push(database);
-    if (products.length === 0) await seedDemo(database.db);
+    if (products.length === 0) {
+      await seedDemo(database.db);
+      // Production: the demo's password signs nobody in.
+      await givePasswordToAll(database.db);
+    }
     const product = await startLeadline(config, { database });
     products.push(product);
     return product;
@@ -81,7 +86,7 @@ describe.runIf(url)('device presence of two Twilio instances on one PostgreSQL d
 
   it('the second instance’s start leaves the first one’s agent online; both know it; the console closed, both know them offline', async () => {
     const a = await startInstance();
-    const session = await HttpSession.login(a.url, 'agent1@example.com');
+    const session = await HttpSession.login(a.url, 'agent1@example.com', PRODUCTION_TEST_PASSWORD);
     const identity = String(session.userId);
     const console = await openRealtimeClient(session);
     await waitUntil(
