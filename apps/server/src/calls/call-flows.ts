@@ -33,8 +33,8 @@ import { KeyedQueue } from '../lib/keyed-queue';
 import type { ClusterLock } from '../cluster/call-locks';
 import type { Telephony } from '../telephony/telephony';
 import { AgentPresence } from '../users/agent-presence';
-import { findCallerNumber } from '../users/caller-numbers-repo';
 import { SettingsCache } from '../profiles/settings-cache';
+import { OutgoingNumbers } from './outgoing-numbers';
 import type { UserRow } from '../users/users-repo';
 import { isConnected, isFinal, isQueued, isRinging } from './call-status';
 import {
@@ -149,6 +149,7 @@ export class CallFlows {
   readonly #db: Db;
   /** Profiles and caller numbers as routing reads them; `forget()` after changing them. */
   readonly settings: SettingsCache;
+  readonly #numbers: OutgoingNumbers;
   readonly #telephony: Telephony;
   readonly #log: FlowLogger;
   readonly #clock: FlowClock;
@@ -182,6 +183,7 @@ export class CallFlows {
       options.clusterLock,
     );
     this.settings = new SettingsCache({ db: this.#db });
+    this.#numbers = new OutgoingNumbers(this.#db, this.settings);
     this.#router = new Router({
       db: this.#db,
       profileOf: (profileId) => this.settings.profile(profileId),
@@ -230,7 +232,7 @@ export class CallFlows {
       timeoutMs: options.addLeadTimeoutMs ?? ADD_LEAD_TIMEOUT_MS,
       exclusive: (callSid, task) => this.exclusive(callSid, task),
       dial: (call, number) => this.#dial(call, number),
-      callerNumberOf: (call) => this.#callerNumberOf(call),
+      callerNumberOf: (call) => this.#numbers.numberOf(call),
     });
     this.#outgoing = new OutgoingCalls({
       db: this.#db,
@@ -243,11 +245,11 @@ export class CallFlows {
       exclusive: (callSid, task) => this.exclusive(callSid, task),
       run: (key, task) => this.#queue.run(key, task),
       transaction: (work) => this.#transaction(work),
-      callerNumberOf: (call) => this.#callerNumberOf(call),
-      callerNumberId: (user, callerId) => this.#callerNumberId(user, callerId),
+      callerNumberOf: (call) => this.#numbers.numberOf(call),
+      callerNumberId: (user, callerId) => this.#numbers.chosenId(user, callerId),
       leadProfile: (accountId, phoneNumber) => this.#leadProfile(accountId, phoneNumber),
       fromNumber: (accountId, callerNumberId, profileId) =>
-        this.#fromNumber(accountId, callerNumberId, profileId),
+        this.#numbers.from(accountId, callerNumberId, profileId),
       floorChanged: this.#floorChanged,
     });
     this.#reactor = new TelephonyReactor({
@@ -264,8 +266,12 @@ export class CallFlows {
       afterLeave: (call, offerAgain) => this.#endings.afterLeave(call, offerAgain),
       wrapUp: (call, participants) => this.#endings.wrapUp(call, participants),
       dial: (call, number) => this.#dial(call, number),
-      dialRefusal: (call, number) => this.#dialRefusal(call, number),
-      callerNumberOf: (call) => this.#callerNumberOf(call),
+      dialRefusal: async (call, number) =>
+        this.dialGuard.refusal(
+          { id: call.userId, accountId: call.accountId },
+          { kind: 'call', to: number, from: await this.#numbers.numberOf(call) },
+        ),
+      callerNumberOf: (call) => this.#numbers.numberOf(call),
       transaction: (work) => this.#transaction(work),
       floorChanged: this.#floorChanged,
     });
@@ -421,7 +427,7 @@ export class CallFlows {
     const leadProfileId = profile?.id ?? null;
     const callerNumber = await this.settings.defaultCallerNumber(accountId, leadProfileId);
     const callerNumberId = callerNumber?.id ?? null;
-    await this.#admitIntake(accountId, body.phone_number, callerNumber?.phoneNumber ?? null);
+    await this.dialGuard.admitLead(accountId, body.phone_number, callerNumber?.phoneNumber ?? null);
     const sid = newCallSid();
     return this.exclusive(sid, async () => {
       // An agent freed from here on wakes the queue; if that happened before this lead is
@@ -495,26 +501,6 @@ export class CallFlows {
   }
 
   /**
-   * A web lead passes the dial guard as the call it will become (it is dialled when an agent
-   * takes it, with Auto Accept without anyone deciding): where it goes, from a number of the
-   * account's own, and the account's calls per minute, counted now (the account's; no agent
-   * asked for it). A number the account may not call is the lead's invalid data: 422 with the
-   * guard's sentence, as New Call words it; nothing is stored.
-   */
-  async #admitIntake(accountId: number, to: string, from: string | null): Promise<void> {
-    try {
-      await this.dialGuard.admit({ id: null, accountId }, { kind: 'call', to, from }, () =>
-        Promise.resolve(),
-      );
-    } catch (error) {
-      if (error instanceof AppError && error.code === 'DIAL_REFUSED') {
-        throw new AppError('VALIDATION_FAILED', error.message, { cause: error });
-      }
-      throw error;
-    }
-  }
-
-  /**
    * Retry (spec section 4): a new call to the same lead from the agent who asked, offered to
    * them first (they are done wrapping up: they asked), else to whoever can take it. It is the
    * asking agent's dial from the start (their one call being placed, and counted in their
@@ -524,9 +510,9 @@ export class CallFlows {
     user: UserRow,
     body: RetryCallBody & { caller_id?: number | undefined },
   ): Promise<{ call: CallRow; lead: LeadRow; outcome: OfferOutcome }> {
-    const callerNumberId = await this.#callerNumberId(user, body.caller_id);
+    const callerNumberId = await this.#numbers.chosenId(user, body.caller_id);
     const profileId = await this.#leadProfile(user.accountId, body.phone_number);
-    const from = await this.#fromNumber(user.accountId, callerNumberId, profileId);
+    const from = await this.#numbers.from(user.accountId, callerNumberId, profileId);
     const { lead, call } = await this.dialGuard.admit(
       user,
       { kind: 'call', to: body.phone_number, from: from?.phoneNumber ?? null, oneAtATime: true },
@@ -856,7 +842,7 @@ export class CallFlows {
 
   /** Dials a number into the call from its caller number; records the phone party. */
   async #dial(call: CallRow, number: string): Promise<string> {
-    const from = await this.#callerNumberOf(call);
+    const from = await this.#numbers.numberOf(call);
     const participantId = this.#telephony.dial(call.sid, number, from ? { from } : {});
     await insertCallPhone(this.#db, {
       callId: call.id,
@@ -866,58 +852,6 @@ export class CallFlows {
       fromNumber: from,
     });
     return participantId;
-  }
-
-  /** Why the call may not dial `number` now (the guard's sentence), or null when it may. */
-  async #dialRefusal(call: CallRow, number: string): Promise<string | null> {
-    try {
-      const from = await this.#callerNumberOf(call);
-      await this.dialGuard.check(
-        { id: call.userId, accountId: call.accountId },
-        { kind: 'call', to: number, from },
-      );
-      return null;
-    } catch (error) {
-      if (error instanceof AppError) return error.message;
-      throw error;
-    }
-  }
-
-  /** The number a call dials from: its caller number, else the account's default. */
-  async #callerNumberOf(call: CallRow): Promise<string | null> {
-    if (call.callerNumberId !== null) {
-      const chosen = await findCallerNumber(this.#db, call.accountId, call.callerNumberId);
-      if (chosen) return chosen.phoneNumber;
-    }
-    return (
-      (await this.settings.defaultCallerNumber(call.accountId, call.profileId))?.phoneNumber ?? null
-    );
-  }
-
-  /** A caller number the user chose, checked against their account (422 otherwise). */
-  async #callerNumberId(user: UserRow, callerId: number | undefined): Promise<number | null> {
-    if (callerId === undefined) return null;
-    const number = await findCallerNumber(this.#db, user.accountId, callerId);
-    if (!number) {
-      throw new AppError('VALIDATION_FAILED', 'The caller id is not one of your caller numbers.');
-    }
-    return number.id;
-  }
-
-  /**
-   * The number a call placed for a lead of `profileId` goes out from: the agent's choice, else
-   * the account's default for the profile; null when the account has none.
-   */
-  async #fromNumber(
-    accountId: number,
-    callerNumberId: number | null,
-    profileId: number | null,
-  ): Promise<{ id: number; phoneNumber: string } | null> {
-    if (callerNumberId !== null) {
-      const chosen = await findCallerNumber(this.#db, accountId, callerNumberId);
-      if (chosen) return chosen;
-    }
-    return (await this.settings.defaultCallerNumber(accountId, profileId)) ?? null;
   }
 
   /** The profile of the account's lead with this number, or the account's default profile. */

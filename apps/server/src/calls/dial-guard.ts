@@ -145,6 +145,35 @@ export class DialGuard {
     this.#checkWhere(policy, request);
   }
 
+  /** Why `dialer` may not dial `request` now (the guard's sentence, not counted), or null. */
+  async refusal(dialer: Dialer, request: Omit<DialRequest, 'oneAtATime'>): Promise<string | null> {
+    try {
+      await this.check(dialer, request);
+      return null;
+    } catch (error) {
+      if (error instanceof AppError) return error.message;
+      throw error;
+    }
+  }
+
+  /**
+   * Admits a web lead of `accountId` as the call it will become (it is dialled when an agent
+   * takes it, with Auto Accept without anyone deciding): where it goes, from a number of the
+   * account's own, and the account's calls a minute, counted now (no agent asked for it). A
+   * number the account may not call is the lead's invalid data: 422 with the guard's sentence, as
+   * New Call words it.
+   */
+  async admitLead(accountId: number, to: string, from: string | null): Promise<void> {
+    try {
+      await this.admit({ id: null, accountId }, { kind: 'call', to, from }, async () => undefined);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'DIAL_REFUSED') {
+        throw new AppError('VALIDATION_FAILED', error.message, { cause: error });
+      }
+      throw error;
+    }
+  }
+
   /**
    * Admits a dial: under the account's dial lock, in one transaction, checks where it goes, that
    * the account has a number of its own to send it from, one at a time and the rate limits; then
