@@ -138,8 +138,10 @@ const whereOf = (databaseUrl: string | undefined, dataDir: string) =>
   databaseUrl ? 'the database at DATABASE_URL' : `the embedded database in ${dataDir}`;
 
 /** Opens the configured database, or a sentence saying why it cannot. */
-async function open(): Promise<{ database: Database; where: string; config: Config }> {
-  const config = loadConfig();
+async function open(
+  env: NodeJS.ProcessEnv,
+): Promise<{ database: Database; where: string; config: Config }> {
+  const config = loadConfig(env);
   const where = whereOf(config.databaseUrl, config.dataDir);
   try {
     const database = await openDatabase(
@@ -191,11 +193,15 @@ const assignmentJson = (assignment: NumberAssignment) =>
     caller_number: assignment.caller_number,
   });
 
-/** Runs one command; resolves once it is done (its problems throw). */
+/**
+ * Runs one command with the server's settings from `env`; resolves once it is done (its problems
+ * throw).
+ */
 export async function runAdminCommand(
   argv: string[],
   stdin: () => NodeJS.ReadableStream,
   output: CommandOutput,
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
   const [command, ...args] = argv;
   switch (command) {
@@ -211,7 +217,7 @@ export async function runAdminCommand(
       const email = required(values, 'admin-email');
       requirePasswordStdin(values);
       const password = await readPassword(stdin());
-      const { database, where } = await open();
+      const { database, where } = await open(env);
       try {
         const created = await createAccount(
           database.db,
@@ -242,7 +248,7 @@ export async function runAdminCommand(
       const email = required(values, 'email').trim();
       requirePasswordStdin(values);
       const password = await readPassword(stdin());
-      const { database, where } = await open();
+      const { database, where } = await open(env);
       try {
         const reset = await resetUserPassword(
           database.db,
@@ -267,7 +273,7 @@ export async function runAdminCommand(
     }
     case 'remove-demo': {
       parse(args, {});
-      const { database, where } = await open();
+      const { database, where } = await open(env);
       try {
         const removed = await removeDemoLogins(database.db);
         if (removed.users.length === 0 && !removed.apiKey) {
@@ -292,7 +298,7 @@ export async function runAdminCommand(
       const values = parse(args, { account: { type: 'string' }, number: { type: 'string' } });
       const accountId = accountIdOf(required(values, 'account'));
       const phoneNumber = numberOf(required(values, 'number'));
-      const { database, where, config } = await open();
+      const { database, where, config } = await open(env);
       try {
         const { assignment, created } = await assignNumber(
           database.db,
@@ -316,7 +322,7 @@ export async function runAdminCommand(
     case 'unassign-number': {
       const values = parse(args, { number: { type: 'string' } });
       const phoneNumber = numberOf(required(values, 'number'));
-      const { database, where } = await open();
+      const { database, where } = await open(env);
       try {
         const before = await unassignNumber(database.db, SYSTEM_ACTOR, phoneNumber);
         output.out(
@@ -332,7 +338,7 @@ export async function runAdminCommand(
       const values = parse(args, { account: { type: 'string' } });
       const accountId =
         typeof values['account'] === 'string' ? accountIdOf(values['account']) : undefined;
-      const { database, where } = await open();
+      const { database, where } = await open(env);
       try {
         const assignments = await listAssignments(
           database.db,

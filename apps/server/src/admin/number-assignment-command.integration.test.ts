@@ -1,6 +1,7 @@
 /**
- * `npm run admin -- assign-number | unassign-number | list-numbers` as an operator runs them (a
- * child process of npm at the repository's root) on a database holding the demo seed: the
+ * `npm run admin -- assign-number | unassign-number | list-numbers` on a database holding the
+ * demo seed (the first run and a refusal as an operator runs them, a child process of npm at the
+ * repository's root; the rest the same command in this process, `runAdminHere`): the
  * embedded PGlite under a new DATA_DIR, and with `DATABASE_URL` (the PostgreSQL pass) a scratch
  * database on that server, first with the embedded engine (no inventory: any number), then with
  * `TELEPHONY_PROVIDER=twilio` against the REST stand-in (production mode, which needs
@@ -18,7 +19,13 @@ import { asc, eq, like } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog, numberAssignments } from '../db/schema';
 import { seedDemo } from '../db/seed';
-import { expectRefused, lastLineOf, runAdmin, type AdminRun } from '../test-support/admin-cli';
+import {
+  expectRefused,
+  lastLineOf,
+  runAdmin,
+  runAdminHere,
+  type AdminRun,
+} from '../test-support/admin-cli';
 import {
   createPersistedDatabase,
   type PersistedDatabase,
@@ -118,7 +125,7 @@ function embeddedSuite(kind: 'pglite' | 'pg') {
     expect(run.stdout).toContain(
       `Assigned ${NEW_NUMBER} to the account ${OTHER_ACCOUNT} (${JSON.stringify(OTHER_NAME)}) in ${where}.`,
     );
-    const again = await runAdmin(
+    const again = await runAdminHere(
       ['assign-number', '--account', String(OTHER_ACCOUNT), '--number', NEW_NUMBER],
       env,
     );
@@ -153,24 +160,24 @@ function embeddedSuite(kind: 'pglite' | 'pg') {
       'There is no account 4242.',
     );
     expectRefused(
-      await runAdmin(['assign-number', '--account', 'acme', '--number', '+15550107002'], env),
+      await runAdminHere(['assign-number', '--account', 'acme', '--number', '+15550107002'], env),
       'The --account option must be an account id, such as 2: not acme.',
     );
     expectRefused(
-      await runAdmin(['assign-number', '--account', '1', '--number', '12'], env),
+      await runAdminHere(['assign-number', '--account', '1', '--number', '12'], env),
       'The --number option: 12 is not a valid phone number.',
     );
     expectRefused(
-      await runAdmin(['assign-number', '--number', '+15550107002'], env),
+      await runAdminHere(['assign-number', '--number', '+15550107002'], env),
       'The --account option is required.',
     );
     // Assigned to another account: moved only by unassigning it first.
     expectRefused(
-      await runAdmin(['assign-number', '--account', '1', '--number', NEW_NUMBER], env),
+      await runAdminHere(['assign-number', '--account', '1', '--number', NEW_NUMBER], env),
       `${NEW_NUMBER} is assigned to account ${OTHER_ACCOUNT} (${JSON.stringify(OTHER_NAME)}): to move it, run unassign-number --number ${NEW_NUMBER} first.`,
     );
     expectRefused(
-      await runAdmin(['assign-number', '--account', '6671', '--number', MAIN_LINE], env),
+      await runAdminHere(['assign-number', '--account', '6671', '--number', MAIN_LINE], env),
       `${MAIN_LINE} is assigned to account 1 ("Acme Solar (demo)"): to move it, run unassign-number --number ${MAIN_LINE} first.`,
     );
     expect(await stateOf(persisted)).toEqual(before);
@@ -179,18 +186,18 @@ function embeddedSuite(kind: 'pglite' | 'pg') {
   it('unassign-number refuses a number its account uses as a caller number, and one assigned to nobody', async () => {
     const before = await stateOf(persisted);
     expectRefused(
-      await runAdmin(['unassign-number', '--number', MAIN_LINE], env),
+      await runAdminHere(['unassign-number', '--number', MAIN_LINE], env),
       `${MAIN_LINE} is the caller number "Acme Solar main line" of account 1 ("Acme Solar (demo)"): its admin must remove that caller number, or change its number, before it is unassigned.`,
     );
     expectRefused(
-      await runAdmin(['unassign-number', '--number', '+15550107099'], env),
+      await runAdminHere(['unassign-number', '--number', '+15550107099'], env),
       '+15550107099 is not assigned to any account.',
     );
     expect(await stateOf(persisted)).toEqual(before);
   }, 120_000);
 
   it('list-numbers lists the assignments with their caller numbers; unassign-number then assign-number moves one', async () => {
-    const listed = await runAdmin(['list-numbers', '--account', String(DEMO_ACCOUNT)], env);
+    const listed = await runAdminHere(['list-numbers', '--account', String(DEMO_ACCOUNT)], env);
     const { numbers } = jsonOf(listed) as { numbers: Array<Record<string, unknown>> };
     expect(
       numbers.map(({ assigned_at: _at, caller_number: _callerNumber, ...rest }) => rest),
@@ -204,9 +211,9 @@ function embeddedSuite(kind: 'pglite' | 'pg') {
     ]);
     expect(listed.stdout).toContain(`2 numbers are assigned to the account 1 in ${where}.`);
 
-    const unassigned = await runAdmin(['unassign-number', '--number', NEW_NUMBER], env);
+    const unassigned = await runAdminHere(['unassign-number', '--number', NEW_NUMBER], env);
     expect(jsonOf(unassigned)).toEqual({ phone_number: NEW_NUMBER, account_id: OTHER_ACCOUNT });
-    const moved = await runAdmin(
+    const moved = await runAdminHere(
       ['assign-number', '--account', String(DEMO_ACCOUNT), '--number', NEW_NUMBER],
       env,
     );
@@ -255,13 +262,13 @@ describe.runIf(process.env.DATABASE_URL)(
     it('assigns only a number the Twilio account holds, asked when the command runs; says so when Twilio cannot be asked', async () => {
       const before = await stateOf(persisted);
       expectRefused(
-        await runAdmin(['assign-number', '--account', '1', '--number', '+15005550009'], env),
+        await runAdminHere(['assign-number', '--account', '1', '--number', '+15005550009'], env),
         "+15005550009 is not one of the Twilio account's numbers: buy it or port it in first (Phone Numbers → Manage → Active numbers).",
       );
       standIn.apiKey = 'SK-someone-else';
       try {
         expectRefused(
-          await runAdmin(['assign-number', '--account', '1', '--number', HELD], env),
+          await runAdminHere(['assign-number', '--account', '1', '--number', HELD], env),
           "Twilio could not be asked for the account's numbers just now. Try again in a moment.",
         );
       } finally {
@@ -269,7 +276,7 @@ describe.runIf(process.env.DATABASE_URL)(
       }
       expect(await stateOf(persisted)).toEqual(before);
 
-      const run = await runAdmin(['assign-number', '--account', '1', '--number', HELD], env);
+      const run = await runAdminHere(['assign-number', '--account', '1', '--number', HELD], env);
       expect(jsonOf(run)).toEqual({ phone_number: HELD, account_id: 1, caller_number: null });
       const asked = standIn.requests.filter((request) =>
         request.path.endsWith('/IncomingPhoneNumbers.json'),

@@ -1,6 +1,7 @@
 /**
- * `npm run admin -- …` (issue 37) as an operator runs it: a child process of npm at the
- * repository's root, the password on standard input, on a fresh database — the embedded PGlite
+ * `npm run admin -- …`, the first account made and an unknown command as an operator runs it (a
+ * child process of npm at the repository's root), the rest the same command in this process;
+ * the password on standard input, on a fresh database — the embedded PGlite
  * under a new DATA_DIR, and (with `DATABASE_URL`, the PostgreSQL pass) a new scratch database on
  * that server. create-account prints `{"account_id":N,"user_id":M}` last and its admin logs in;
  * an e-mail taken (in another case), a weak password, a missing option, an unknown command and
@@ -26,9 +27,14 @@ import {
   type PersistedDatabase,
 } from '../test-support/persisted-database';
 import { TEST_PUSHER, TEST_TOKEN_SECRET } from '../test-support/test-app';
-import { expectRefused, lastLineOf, runAdmin } from '../test-support/admin-cli';
+import { expectRefused, lastLineOf, runAdmin, runAdminHere } from '../test-support/admin-cli';
 
-const admin = runAdmin;
+/**
+ * The command in this process (`runAdminHere`): the same code as the script runs. The script's
+ * own wiring (its exit code, its sentence on stderr, npm's folder) is shown by the runs of
+ * `runAdmin` below: the first account made and an unknown command.
+ */
+const admin = runAdminHere;
 const lastLine = lastLineOf;
 
 /** Opens the database (PGlite: no command may run meanwhile) with an app on it, then closes. */
@@ -95,7 +101,7 @@ function commandSuite(kind: 'pglite' | 'pg') {
   });
 
   it('create-account makes the account and its admin; the last line is {"account_id":N,"user_id":M}', async () => {
-    const run = await admin(
+    const run = await runAdmin(
       [
         'create-account',
         '--name',
@@ -280,7 +286,7 @@ describe.runIf(process.env.DATABASE_URL)('on a fresh PostgreSQL database (DATABA
 
 describe('whatever the database', () => {
   it('an unknown command exits 1 with the usage', async () => {
-    const run = await admin(['make-coffee'], {});
+    const run = await runAdmin(['make-coffee'], {});
     expectRefused(run, 'Unknown command make-coffee.');
     expect(run.stderr).toContain('Usage: npm run admin -- <command>');
   }, 120_000);

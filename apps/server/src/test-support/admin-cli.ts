@@ -5,7 +5,9 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { expect } from 'vitest';
+import { runAdminCommand, sentenceOf } from '../admin/admin-command';
 import { serverRoot } from '../lib/app-root';
 
 /** A run of `npm run admin -- <args>`: its exit code and output. */
@@ -33,6 +35,39 @@ export function runAdmin(
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   child.stdin.end(input);
   return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+/**
+ * The same command run in this process (`runAdminCommand`, what the script's `main` calls) with
+ * `env` as its environment: a failure is exit code 1 and its sentence on stderr, as the script
+ * reports it. Seconds faster than a child of npm and tsx; {@link runAdmin} shows the script's
+ * own wiring.
+ */
+export async function runAdminHere(
+  args: string[],
+  env: Record<string, string>,
+  input = '',
+): Promise<AdminRun> {
+  const { DATABASE_URL: _inherited, ...ours } = process.env;
+  const lines: string[] = [];
+  try {
+    await runAdminCommand(
+      args,
+      () => Readable.from([input]),
+      { out: (line) => lines.push(line) },
+      {
+        ...ours,
+        ...env,
+      },
+    );
+    return { code: 0, stdout: lines.map((line) => `${line}\n`).join(''), stderr: '' };
+  } catch (error) {
+    return {
+      code: 1,
+      stdout: lines.map((line) => `${line}\n`).join(''),
+      stderr: `${sentenceOf(error)}\n`,
+    };
+  }
 }
 
 /** The last line a run printed (the commands print their JSON there). */
