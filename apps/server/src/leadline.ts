@@ -31,7 +31,7 @@ import { SessionStore } from './auth/sessions';
 import { CallControl } from './calls/call-control';
 import { CallFlows } from './calls/call-flows';
 import { recordingsFolderOf } from './calls/recording-access';
-import { DialGuard } from './calls/dial-guard';
+import { DialGuard, callingNowhereWarning } from './calls/dial-guard';
 import { lanAddresses, type Config } from './config';
 import { openDatabase, type Database } from './db/database';
 import { keepPlannerStatistics } from './db/planner-statistics';
@@ -395,6 +395,10 @@ export async function startLeadline(
     await devicePresence?.start();
     // Before any device can register: close what a crash left open.
     await flows.start();
+    // An account the operator's ceiling leaves nowhere to call: said at every start.
+    for (const account of await flows.dialGuard.accountsCallingNowhere()) {
+      logger.warn({ accountId: account.id }, callingNowhereWarning(account));
+    }
     // Twilio: what a dead instance's callbacks moved but its flows never reacted to.
     twilioProvider?.telephony.startSweeping();
     await app.listen({ port: config.port, host: config.host });

@@ -6,7 +6,7 @@
  * policy stored before the ceiling was lowered (the fixture's: the United States, Canada and the
  * United Kingdom, 10,000 of everything) is applied, and shown, as the narrower of the two.
  */
-import { count, eq, sql } from 'drizzle-orm';
+import { count, eq, inArray, sql } from 'drizzle-orm';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AdminAccount } from '@leadline/contracts';
@@ -16,6 +16,7 @@ import { accounts, auditLog, calls, dials, smsMessages, users } from '../db/sche
 import { DEMO_PASSWORD } from '../db/seed';
 import { fingerprint } from '../test-support/db-fingerprint';
 import { startFixture, type Fixture } from '../test-support/fixture';
+import { DialGuard, callingNowhereWarning } from './dial-guard';
 import { login, TEST_API_KEY, type Agent } from '../test-support/test-app';
 
 /** The operator's ceiling in these tests: lower than the account's stored policy everywhere. */
@@ -250,5 +251,37 @@ describe('SMS per hour (DIAL_MAX_SMS_PER_HOUR)', () => {
       },
     });
     expect(await fingerprint(f.t.database.db)).toEqual(before);
+  });
+});
+
+describe('an account the ceiling leaves no country', () => {
+  it('is named, with the countries it would call, so the start can tell the operator', async () => {
+    const { db } = f.t.database;
+    const made = await db
+      .insert(accounts)
+      .values([
+        { name: 'Berlin Sales', countryCode: 'DE' },
+        { name: 'Paris and Boston', countryCode: 'FR', policy: { call_countries: ['FR', 'US'] } },
+        { name: 'Lyon only', countryCode: 'US', policy: { call_countries: ['FR'] } },
+      ])
+      .returning({ id: accounts.id });
+    const [berlin, , lyon] = made.map((row) => row.id);
+    const nowhere = await new DialGuard({ db, ceiling: CEILING }).accountsCallingNowhere();
+    expect(nowhere).toEqual([
+      { id: berlin, name: 'Berlin Sales', countries: ['DE'] },
+      { id: lyon, name: 'Lyon only', countries: ['FR'] },
+    ]);
+    expect(callingNowhereWarning(nowhere[0]!)).toBe(
+      `The account ${berlin} (Berlin Sales) calls DE, which DIAL_ALLOWED_COUNTRIES does not allow: its agents can call and text nobody. Add its countries to DIAL_ALLOWED_COUNTRIES on every instance (docs/deployment.md), or change its policy's call countries.`,
+    );
+    // With the countries allowed, nobody is left out.
+    const wider = { ...CEILING, countries: new Set(['US', 'GB', 'DE', 'FR']) };
+    expect(await new DialGuard({ db, ceiling: wider }).accountsCallingNowhere()).toEqual([]);
+    await db.delete(accounts).where(
+      inArray(
+        accounts.id,
+        made.map((row) => row.id),
+      ),
+    );
   });
 });

@@ -145,6 +145,32 @@ export class DialGuard {
     this.#checkWhere(policy, request);
   }
 
+  /**
+   * The accounts the ceiling leaves no country to call (their own policy's countries, or their
+   * own country, all outside it): an install upgraded to a ceiling, or a tenant of another
+   * country on an install that kept the default one. The start names them to the operator.
+   */
+  async accountsCallingNowhere(): Promise<
+    Array<{ id: number; name: string; countries: string[] }>
+  > {
+    const rows = await this.#db
+      .select({
+        id: accounts.id,
+        name: accounts.name,
+        countryCode: accounts.countryCode,
+        policy: accounts.policy,
+      })
+      .from(accounts);
+    return rows
+      .map((row) => ({ row, policy: dialPolicyOf(row.policy ?? {}, row.countryCode ?? 'US') }))
+      .filter(({ policy }) => withinCeiling(policy, this.ceiling).callCountries.size === 0)
+      .map(({ row, policy }) => ({
+        id: row.id,
+        name: row.name,
+        countries: [...policy.callCountries].sort(),
+      }));
+  }
+
   /** Why `dialer` may not dial `request` now (the guard's sentence, not counted), or null. */
   async refusal(dialer: Dialer, request: Omit<DialRequest, 'oneAtATime'>): Promise<string | null> {
     try {
@@ -337,4 +363,16 @@ function wait(seconds: number | null): string {
 async function rowsOf<T extends Record<string, unknown>>(db: DbOrTx, query: SQL): Promise<T[]> {
   const result = (await db.execute<T>(query)) as { rows: T[] };
   return result.rows;
+}
+
+/**
+ * What a start says of an account the operator's ceiling (`DIAL_ALLOWED_COUNTRIES`) leaves no
+ * country to call.
+ */
+export function callingNowhereWarning(account: {
+  id: number;
+  name: string;
+  countries: string[];
+}): string {
+  return `The account ${account.id} (${account.name}) calls ${account.countries.join(', ') || 'no country'}, which DIAL_ALLOWED_COUNTRIES does not allow: its agents can call and text nobody. Add its countries to DIAL_ALLOWED_COUNTRIES on every instance (docs/deployment.md), or change its policy's call countries.`;
 }
