@@ -23,7 +23,7 @@
  * table holds only the keys that failed recently.
  */
 import ipaddr from 'ipaddr.js';
-import { eq, inArray, lt, sql } from 'drizzle-orm';
+import { eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/database';
 import { loginThrottle } from '../db/schema';
 
@@ -176,9 +176,29 @@ export class LoginThrottle {
    */
   async #reserve(key: string, now: Date): Promise<{ failures: number; blockedUntil: Date | null }> {
     const at = sql`${now.toISOString()}::timestamptz`;
-    const fresh = sql`(${this.#windowOver(now)} or (${loginThrottle.failures} >= ${this.#limits.maxFailures}
-      and ${loginThrottle.blockedUntil} <= ${at}))`;
-    const [row] = await this.#db
+    const [row] = await this.#addFailure(key, now, {
+      fresh: sql`(${this.#windowOver(now)} or (${loginThrottle.failures} >= ${this.#limits.maxFailures}
+        and ${loginThrottle.blockedUntil} <= ${at}))`,
+      // Locked out: the attempt changes nothing.
+      unless: sql`${loginThrottle.blockedUntil} is null or ${loginThrottle.blockedUntil} <= ${at}`,
+    });
+    if (row) return row;
+    const [locked] = await this.#db
+      .select({ failures: loginThrottle.failures, blockedUntil: loginThrottle.blockedUntil })
+      .from(loginThrottle)
+      .where(eq(loginThrottle.key, key));
+    // Gone meanwhile (a success elsewhere cleared it): nothing holds this attempt back.
+    return locked ?? { failures: 0, blockedUntil: null };
+  }
+
+  /**
+   * Adds a failure to the pair or e-mail `key`, or starts its window again where `fresh` holds;
+   * where `unless` is given and does not hold, the row is left as it is (nothing returned).
+   */
+  #addFailure(key: string, now: Date, when: { fresh: SQL; unless?: SQL }) {
+    const at = sql`${now.toISOString()}::timestamptz`;
+    const { fresh } = when;
+    return this.#db
       .insert(loginThrottle)
       .values({ key, failures: 1, windowStartedAt: now, blockedUntil: null })
       .onConflictDoUpdate({
@@ -189,17 +209,9 @@ export class LoginThrottle {
             else ${loginThrottle.windowStartedAt} end`,
           blockedUntil: sql`case when ${fresh} then null else ${loginThrottle.blockedUntil} end`,
         },
-        // Locked out: the attempt changes nothing.
-        setWhere: sql`${loginThrottle.blockedUntil} is null or ${loginThrottle.blockedUntil} <= ${at}`,
+        ...(when.unless ? { setWhere: when.unless } : {}),
       })
       .returning({ failures: loginThrottle.failures, blockedUntil: loginThrottle.blockedUntil });
-    if (row) return row;
-    const [locked] = await this.#db
-      .select({ failures: loginThrottle.failures, blockedUntil: loginThrottle.blockedUntil })
-      .from(loginThrottle)
-      .where(eq(loginThrottle.key, key));
-    // Gone meanwhile (a success elsewhere cleared it): nothing holds this attempt back.
-    return locked ?? { failures: 0, blockedUntil: null };
   }
 
   /** Takes one reserved failure off the pair `key` (its attempt was not tried). */
@@ -213,21 +225,7 @@ export class LoginThrottle {
   /** Adds a failure to the e-mail's `key`, or starts a new window; resolves with the count. */
   async #count(key: string): Promise<number> {
     const now = this.#now();
-    const at = sql`${now.toISOString()}::timestamptz`;
-    const fresh = this.#windowOver(now);
-    const [row] = await this.#db
-      .insert(loginThrottle)
-      .values({ key, failures: 1, windowStartedAt: now, blockedUntil: null })
-      .onConflictDoUpdate({
-        target: loginThrottle.key,
-        set: {
-          failures: sql`case when ${fresh} then 1 else ${loginThrottle.failures} + 1 end`,
-          windowStartedAt: sql`case when ${fresh} then ${at}
-            else ${loginThrottle.windowStartedAt} end`,
-          blockedUntil: sql`case when ${fresh} then null else ${loginThrottle.blockedUntil} end`,
-        },
-      })
-      .returning({ failures: loginThrottle.failures });
+    const [row] = await this.#addFailure(key, now, { fresh: this.#windowOver(now) });
     return row?.failures ?? 1;
   }
 
