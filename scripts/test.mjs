@@ -81,6 +81,7 @@ const POSTGRES_PASS = [
   'src/realtime/floor-changed-realtime',
   'src/floor',
   'src/reports',
+  'src/users/device-presence-leadline',
 ];
 
 /**

@@ -2,7 +2,7 @@
  * The request target every instance accepts: origin-form only (`/path?query`, RFC 9112 §3.2.1).
  * Node's HTTP parser hands on whatever the client wrote after the method, and the router matches
  * an absolute-form target (`GET http://169.254.169.254/api/v1/teams`) by its path alone, so a
- * URL resolved from the raw target against a base (`new URL(request.url, base)`) points wherever
+ * URL resolved from the raw target against a base (WHATWG URL's base argument) points wherever
  * the client says: another host for an absolute or protocol-relative target (`//host/…`), another
  * path for dot segments (`..`, `%2e%2e`) and backslashes (which WHATWG URL reads as `/`).
  *
