@@ -136,6 +136,16 @@ describe('a relaying instance', () => {
     expect(compared.filter((c) => c.endsWith(' 404')).length).toBeLessThan(routes.length / 2);
   });
 
+  it('relays a HEAD of a relayed GET route as a HEAD (its signature names the method sent)', async () => {
+    const agent = await HttpSession.login(relayUrl, 'agent1@example.com');
+    const head = await fetch(`${relayUrl}/api/v1/teams`, {
+      method: 'HEAD',
+      headers: { cookie: agent.cookie },
+    });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+
   it('carries a write to the media instance, which acts on it', async () => {
     const agent = await HttpSession.login(relayUrl, 'agent2@example.com');
     const res = await agent.api<{ status: string; is_available: boolean }>(

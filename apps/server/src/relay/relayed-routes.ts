@@ -281,7 +281,7 @@ export function relayedRoutes(options: {
           if (path === null) throw new AppError('NOT_FOUND');
           const query = queryOf(request.raw.url ?? '');
           const wire: RelayedWire = {
-            method: route.method,
+            method: request.method,
             target: query ? `${path}?${query}` : path,
             body: request.body === undefined ? '' : JSON.stringify(request.body),
           };
