@@ -15,6 +15,7 @@ import {
 const SECRET = 'relay-signature-test-secret-0123456789';
 const T0 = 1_800_000_000_000;
 const claims: RelayClaims = { client: '2001:db8::7', counted: true, epoch: 4 };
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const wire = { method: 'POST', target: '/api/v1/calls/7/transfer', body: '{"user_id":3}' };
 
 function verifierAt(now: { ms: number }) {
@@ -58,12 +59,35 @@ describe('a relay signature', () => {
     const fields = header.split('.');
     for (let i = 1; i < fields.length; i++) {
       const changed = [...fields];
-      changed[i] = i === 3 ? (fields[i] === '1' ? '0' : '1') : `${fields[i]!.slice(0, -1)}A`;
-      if (changed[i] === fields[i]) changed[i] = `${fields[i]!.slice(0, -1)}B`;
-      expect(verifier.verify(changed.join('.'), wire, 4).ok).toBe(false);
+      const field = fields[i]!;
+      const swap = (c: string) => (c === 'A' ? 'B' : 'A');
+      // The first character and the last: the last carries unused bits in base64url.
+      for (const at of new Set([0, field.length - 1])) {
+        changed[i] =
+          i === 3
+            ? field === '1'
+              ? '0'
+              : '1'
+            : `${field.slice(0, at)}${swap(field[at]!)}${field.slice(at + 1)}`;
+        expect(verifier.verify(changed.join('.'), wire, 4).ok, `field ${i} at ${at}`).toBe(false);
+      }
     }
     expect(verifier.verify(undefined, wire, 4).ok).toBe(false);
     expect(verifier.verify(['a', 'b'], wire, 4).ok).toBe(false);
+  });
+
+  it('is refused once used, however its MAC is spelled', () => {
+    const verifier = verifierAt({ ms: T0 });
+    const header = new RelaySigner(SECRET).sign(claims, wire, T0);
+    expect(verifier.verify(header, wire, 4).ok).toBe(true);
+    const mac = header.slice(header.lastIndexOf('.') + 1);
+    const head = header.slice(0, header.lastIndexOf('.') + 1);
+    // A 32-byte MAC is 43 base64url characters; the last one's two low bits decode to nothing.
+    const last = BASE64URL.indexOf(mac.at(-1)!);
+    for (const low of [0, 1, 2, 3]) {
+      const spelled = `${mac.slice(0, -1)}${BASE64URL[(last & ~3) | low]}`;
+      expect(verifier.verify(head + spelled, wire, 4).ok, spelled).toBe(false);
+    }
   });
 
   it('is refused as misdirected by the leader of another epoch, and as invalid once used', () => {
