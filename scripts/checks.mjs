@@ -5,7 +5,7 @@
 // the exit code is non-zero when any check failed, after every check ended.
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
 const root = new URL('..', import.meta.url).pathname;
 const { workspaces } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
@@ -25,6 +25,28 @@ const checks = [
       },
     ];
   }),
+  // Each workspace with a `.dependency-cruiser.cjs` holds its imports to its layer table
+  // (docs/architecture.md): no import against the layers, no circle, no test support in
+  // production code.
+  ...workspaces.flatMap((workspace) =>
+    existsSync(`${root}${workspace}/.dependency-cruiser.cjs`)
+      ? [
+          {
+            name: `layers ${workspace}`,
+            command: 'npx',
+            args: [
+              'depcruise',
+              'src',
+              '--config',
+              '.dependency-cruiser.cjs',
+              '--output-type',
+              'err',
+            ],
+            cwd: `${root}${workspace}`,
+          },
+        ]
+      : [],
+  ),
   {
     name: 'prettier',
     command: 'npx',
