@@ -61,6 +61,20 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
   },
   {
+    // dependency-cruiser's configurations are CommonJS.
+    files: ['**/*.cjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'commonjs',
+      globals: { ...globals.node },
+    },
+    rules: {
+      ...tseslint.configs.disableTypeChecked.rules,
+      '@typescript-eslint/no-require-imports': 'off',
+    },
+  },
+  {
     files: ['apps/web/**/*.{ts,tsx}', 'packages/softphone/**/*.ts'],
     languageOptions: { globals: { ...globals.browser } },
   },

@@ -2,32 +2,18 @@
  * The HTTP application: Fastify with every route plugin, given its services. No I/O happens
  * here beyond what the routes do; `leadline.ts` builds the services and starts it.
  */
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyPluginAsync,
-  type RouteOptions,
-} from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import cookie from '@fastify/cookie';
 import { z } from 'zod';
-import type { DialCeiling } from './accounts/account-policy';
-import { adminChangesOf, type AdminChanges } from './admin/admin-changes';
+import { adminChangesOf } from './admin/admin-changes';
 import { adminRoutes } from './admin/admin-routes';
-import type { NumberInventory } from './admin/number-inventory';
 import authPlugin from './auth/auth-plugin';
 import { CookiePolicy } from './auth/cookie-policy';
 import { authRoutes } from './auth/auth-routes';
-import type { SingleSignOn } from './auth/single-sign-on';
 import { ssoRoutes } from './auth/sso-routes';
-import type { TokenIssuer } from './auth/twilio-access-tokens';
-import type { LoginThrottle } from './auth/login-throttle';
-import type { SessionStore } from './auth/sessions';
-import type { CallControl } from './calls/call-control';
 import { callControlRoutes } from './calls/call-control-routes';
-import type { CallFlows } from './calls/call-flows';
-import { callsRoutes, type RemoteRecordings } from './calls/calls-routes';
+import { callsRoutes } from './calls/calls-routes';
 import { outboundRoutes } from './calls/outbound-routes';
-import type { Db } from './db/database';
 import { floorRoutes } from './floor/floor-routes';
 import { historyRoutes } from './history/history-routes';
 import { reportsRoutes } from './reports/reports-routes';
@@ -43,78 +29,21 @@ import { RateLimitHits } from './http/rate-limit-hits';
 import { DEFAULT_RATE_LIMITS, type AnonymousRateLimits } from './http/rate-limit-settings';
 import { registerSecurityHeaders, type SecurityPolicy } from './http/security-headers';
 import { leadsRoutes } from './leads/leads-routes';
-import type { NetworkTests } from './network-test/network-tests';
 import { networkTestRoutes } from './network-test/network-test-routes';
-import type { SocketAccess } from './auth/socket-access';
-import type { PusherCredentials } from './realtime/pusher-auth';
-import type { RealtimeTarget } from './realtime/realtime-target';
 import { relayedRoutes } from './relay/relayed-routes';
 import { RelayReception } from './relay/relay-reception';
 import { refuseBadRequestTargets } from './http/request-target';
-import type { MediaTarget } from './relay/media-target';
 import { pusherRoutes } from './realtime/pusher-routes';
 import { usersRoutes } from './users/users-routes';
 import { sandboxRoutes, type SandboxNetwork } from './sandbox/sandbox-routes';
-import type { SmsService } from './sms/sms-sender';
 import { soundsRoutes } from './sounds/sounds-routes';
 import type { TlsCredentials } from './tls/tls-credentials';
 import type { TrustProxySetting } from './config';
+import type { AppServices } from './http/route-services';
 import { webRoutes } from './web/web-routes';
 
 /** Largest request body accepted (JSON payloads of the API are small). */
 export const BODY_LIMIT_BYTES = 64 * 1024;
-
-/** Services every instance has. */
-export interface CommonServices {
-  db: Db;
-  sessions: SessionStore;
-  /** Softphone access tokens (token2): the embedded gateway's, or Twilio's. */
-  tokens: TokenIssuer;
-  loginThrottle: LoginThrottle;
-  pusher: PusherCredentials;
-  /** Where the console's realtime client connects (default: the embedded endpoint). */
-  realtimeTarget?: RealtimeTarget;
-  /** Single sign-on through the configured OpenID Connect provider; absent: not configured. */
-  sso?: SingleSignOn | null;
-  /** The sockets each login let in (closed when it ends); absent: nobody tracks them. */
-  sockets?: SocketAccess;
-  /** Admin changes, told to every instance; absent: this process only (`admin-changes.ts`). */
-  adminChanges?: AdminChanges;
-  /** The numbers the telephony account holds (Twilio's); absent: any number (embedded). */
-  numbers?: NumberInventory;
-  /** What no account's dial policy may exceed (`DIAL_*`); absent: `DEFAULT_DIAL_CEILING`. */
-  dialCeiling?: DialCeiling;
-  /**
-   * Production: the demo's published password signs nobody in and is given to nobody
-   * (`auth/demo-password.ts`). Absent: accepted (the embedded trial's logins use it).
-   */
-  refuseDemoPassword?: boolean;
-}
-
-/** The call services, on the instance that runs the calls (the voice engine's). */
-export interface CallServices {
-  flows: CallFlows;
-  control: CallControl;
-  sms: SmsService;
-  /** The pre-call network tests (Settings). */
-  networkTests: NetworkTests;
-  /** Recordings the telephony provider keeps (Twilio's); absent: files of the embedded engine. */
-  recordings?: RemoteRecordings | undefined;
-  /**
-   * The folder the engine's recording files are served from (`DATA_DIR/recordings`, where the
-   * engine writes them); unset: none.
-   */
-  recordingsRoot?: string | undefined;
-  /** The telephony provider's webhooks (Twilio's `/twilio/*`), when it has any. */
-  webhooks?: FastifyPluginAsync | undefined;
-}
-
-/**
- * Services the routes use: the call services, or (an instance relaying to the media instance,
- * `docs/deployment.md`) the base URL that serves the call routes, or a target naming the current
- * one (the media lease's leader).
- */
-export type AppServices = CommonServices & (CallServices | { relayTo: string | MediaTarget });
 
 /** What `/healthz` says of the media lease (`twilio`: Twilio carries the media, no lease). */
 export interface MediaRoleReport {

@@ -18,12 +18,13 @@ import {
   instanceUrlEntryProblem,
   type AllowedInstances,
 } from './cluster/instance-urls';
-import { DEFAULT_SESSION_IDLE_MINUTES } from './auth/sessions';
-import type { SsoProviderSettings } from './auth/single-sign-on';
 import { DEMO_API_KEY } from './db/demo-logins';
 import { DEFAULT_RATE_LIMITS, type AnonymousRateLimits } from './http/rate-limit-settings';
 import type { RealtimeTarget } from './realtime/realtime-target';
 import type { TlsSetting } from './tls/tls-credentials';
+
+/** The idle timeout of an account whose policy sets none, unless `SESSION_IDLE_MINUTES` says. */
+export const DEFAULT_SESSION_IDLE_MINUTES = 60;
 
 const bool = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
@@ -223,6 +224,15 @@ const Env = z.object({
   DIAL_MAX_CALLS_PER_MINUTE_PER_ACCOUNT: dialMax(DEFAULT_DIAL_CEILING.callsPerMinutePerAccount),
   DIAL_MAX_SMS_PER_HOUR: dialMax(DEFAULT_DIAL_CEILING.smsPerHour),
 });
+
+/** The provider, from `OIDC_ISSUER`, `OIDC_CLIENT_ID`, `OIDC_CLIENT_SECRET`, `OIDC_REDIRECT_URL`. */
+export interface SsoProviderSettings {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** Default: `<the request's origin>/apps/workos/callback`. */
+  redirectUrl?: string | undefined;
+}
 
 /** The server's settings, parsed from the environment. */
 export interface Config {

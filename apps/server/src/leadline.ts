@@ -43,7 +43,8 @@ import { loadOrCreateSecret } from './lib/secret-file';
 import { NetworkTests } from './network-test/network-tests';
 import { openInstanceBus } from './events/open-instance-bus';
 import type { InstanceBus } from './events/instance-bus';
-import { RealtimeService } from './realtime/realtime-service';
+import type { RealtimeService } from './realtime/realtime-service';
+import { registerRealtime } from './realtime/realtime-routes';
 import { SandboxSmsSender, SmsService, type SmsSender } from './sms/sms-sender';
 import { loadTlsCredentials } from './tls/tls-credentials';
 import { PgCallLocks } from './cluster/call-locks';
@@ -355,7 +356,7 @@ export async function startLeadline(
     },
   );
   // The embedded Pusher-protocol endpoint (`/app/{key}`) and its HTTP events API.
-  const realtime = await RealtimeService.register(app, {
+  const realtime = await registerRealtime(app, {
     credentials: pusher,
     target: config.realtime,
     bus,

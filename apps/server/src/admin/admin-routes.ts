@@ -4,7 +4,7 @@
  * Served by every instance (it needs the database only).
  */
 import type { FastifyInstance } from 'fastify';
-import type { CommonServices } from '../app';
+import type { CommonServices } from '../http/route-services';
 import { catalogAdminRoutes } from './catalog-admin-routes';
 import { peopleAdminRoutes } from './people-admin-routes';
 

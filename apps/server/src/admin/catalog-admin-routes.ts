@@ -28,7 +28,7 @@ import {
   IdParams,
   RefusalSchema,
 } from '@leadline/contracts';
-import type { CommonServices } from '../app';
+import type { CommonServices } from '../http/route-services';
 import type { RouteDocs } from '../http/api-docs';
 import { parseRequest } from '../http/validate';
 import { adminChangesOf, type AdminChangeKind } from './admin-changes';

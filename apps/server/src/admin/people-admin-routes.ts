@@ -25,7 +25,7 @@ import {
   IdParams,
 } from '@leadline/contracts';
 import { z } from 'zod';
-import type { CommonServices } from '../app';
+import type { CommonServices } from '../http/route-services';
 import { sessionOf } from '../auth/auth-plugin';
 import type { RouteDocs } from '../http/api-docs';
 import { parseRequest } from '../http/validate';

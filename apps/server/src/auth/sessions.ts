@@ -18,12 +18,10 @@ import { sessionIdleMsOf } from '../accounts/account-policy';
 import type { Db, DbOrTx } from '../db/database';
 import { prepared } from '../db/prepared';
 import { accounts, sessions, users } from '../db/schema';
+import { DEFAULT_SESSION_IDLE_MINUTES } from '../config';
 
 /** The session cookie's name. */
 export const SESSION_COOKIE = 'leadline_session';
-
-/** The idle timeout of an account whose policy sets none, unless `SESSION_IDLE_MINUTES` says. */
-export const DEFAULT_SESSION_IDLE_MINUTES = 60;
 
 /** A session's use is written at most this often (and its idle timeout is this coarse). */
 export const SESSION_TOUCH_EVERY_MS = 60_000;

@@ -21,18 +21,10 @@ import { claimAllowed, ssoPolicyOf } from '../accounts/account-policy';
 import { accounts, ssoAttempts } from '../db/schema';
 import { findUserByEmail } from '../users/users-repo';
 import { checkSsoIdentity, type SsoIdentityCheck } from './sso-identity';
+import type { SsoProviderSettings } from '../config';
 
 /** How long a sign-on may take from the link to the callback. */
 export const SSO_ATTEMPT_MS = 10 * 60_000;
-
-/** The provider, from `OIDC_ISSUER`, `OIDC_CLIENT_ID`, `OIDC_CLIENT_SECRET`, `OIDC_REDIRECT_URL`. */
-export interface SsoProviderSettings {
-  issuer: string;
-  clientId: string;
-  clientSecret: string;
-  /** Default: `<the request's origin>/apps/workos/callback`. */
-  redirectUrl?: string | undefined;
-}
 
 export interface SingleSignOnOptions {
   db: Db;

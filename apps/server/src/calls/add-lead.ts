@@ -8,13 +8,13 @@ import type { ConferenceLeadBody } from '@leadline/contracts';
 import type { Db } from '../db/database';
 import { AppError } from '../http/errors';
 import { insertLead, type LeadRow } from '../leads/leads-repo';
-import type { FlowClock } from '../routing/router';
 import type { Telephony } from '../telephony/telephony';
 import type { UserRow } from '../users/users-repo';
 import { isConnected } from './call-status';
 import { activeParticipants, findCallBySid, updateCall, type CallRow } from './calls-repo';
 import type { DialGuard } from './dial-guard';
 import type { PhoneOutcome } from './telephony-reactor';
+import type { Clock } from '../lib/clock';
 
 /** An added lead answers or fails within this (the sandbox's no-answer number rings 30 s). */
 export const ADD_LEAD_TIMEOUT_MS = 45_000;
@@ -34,7 +34,7 @@ export type AddLeadOutcome = 'answered' | keyof typeof ADD_LEAD_MESSAGES;
 export interface AddLeadHost {
   db: Db;
   telephony: Telephony;
-  clock: FlowClock;
+  clock: Clock;
   dialGuard: DialGuard;
   /** Longest wait for the added lead's phone (`ADD_LEAD_TIMEOUT_MS`). */
   timeoutMs: number;

@@ -8,7 +8,8 @@
 import type { Db, DbOrTx } from '../db/database';
 import type { CallReason } from '../db/schema';
 import type { SettingsCache } from '../profiles/settings-cache';
-import type { FlowClock, Router } from '../routing/router';
+import type { Router } from '../routing/router';
+
 import type { Telephony } from '../telephony/telephony';
 import { DEFAULT_WRAP_UP_SECONDS, type AgentPresence } from '../users/agent-presence';
 import { canTransition, isConnected, isFinal, type CallEvent } from './call-status';
@@ -26,12 +27,13 @@ import {
   type CallRow,
   type CallUserRow,
 } from './calls-repo';
+import type { Clock } from '../lib/clock';
 
 /** What ending calls works with: the flows' parts. */
 export interface EndingsHost {
   db: Db;
   telephony: Telephony;
-  clock: FlowClock;
+  clock: Clock;
   router: Pick<Router, 'cancelRingTimer' | 'offer'>;
   presence: Pick<AgentPresence, 'refresh' | 'startWrapUp'>;
   settings: Pick<SettingsCache, 'profile'>;

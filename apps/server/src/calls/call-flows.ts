@@ -75,10 +75,12 @@ import {
   OUTBOUND_CONNECT_TIMEOUT_MS,
   OutgoingCalls,
 } from './outgoing-calls';
-import { ROLE_OF, Router, type FlowClock, type NobodyReason } from '../routing/router';
-import { isRungOrOnCall, oldestQueuedCall, type ProfileRow } from '../routing/routing-repo';
+import { ROLE_OF, Router, type NobodyReason } from '../routing/router';
 
-export { ROLE_OF, type FlowClock };
+import { isRungOrOnCall, oldestQueuedCall, type ProfileRow } from '../routing/routing-repo';
+import { type Clock, systemClock } from '../lib/clock';
+
+export { ROLE_OF };
 
 /** A logger (pino's shape). */
 export interface FlowLogger {
@@ -86,12 +88,6 @@ export interface FlowLogger {
   warn(obj: object, msg?: string): void;
   error(obj: object, msg?: string): void;
 }
-
-const systemFlowClock: FlowClock = {
-  now: () => new Date(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
-};
 
 /** What the flows need. */
 export interface CallFlowsOptions {
@@ -101,7 +97,7 @@ export interface CallFlowsOptions {
   /** How long an agent is rung when the profile does not say (`AGENT_RING_TIMEOUT_MS`). */
   ringTimeoutMs: number;
   events: EventBus;
-  clock?: FlowClock;
+  clock?: Clock;
   /** How often live calls are stamped as seen (a crash loses at most this much of a call). */
   heartbeatMs?: number;
   /** How often the queue is swept (expired web leads; leads an agent could take). */
@@ -152,7 +148,7 @@ export class CallFlows {
   readonly #numbers: OutgoingNumbers;
   readonly #telephony: Telephony;
   readonly #log: FlowLogger;
-  readonly #clock: FlowClock;
+  readonly #clock: Clock;
   readonly #queue: KeyedQueue;
   readonly #router: Router;
   readonly presence: AgentPresence;
@@ -175,7 +171,7 @@ export class CallFlows {
     this.#db = options.db;
     this.#telephony = options.telephony;
     this.#log = options.log;
-    this.#clock = options.clock ?? systemFlowClock;
+    this.#clock = options.clock ?? systemClock;
     this.#floorChanged = floorChangesOn(options.events, this.#clock);
     this.dialGuard = options.dialGuard ?? new DialGuard({ db: options.db, log: options.log });
     this.#queue = new KeyedQueue(

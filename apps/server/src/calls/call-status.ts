@@ -22,7 +22,6 @@
  * answered, else `missed`); `requeue` puts a web lead that was ringing back in the queue.
  */
 import { IllegalTransitionError, statesOf, type TransitionTable } from '@leadline/contracts/lib';
-import type { CallStatus } from '../db/schema';
 
 /** What can happen to a call. */
 export type CallEvent =
@@ -65,6 +64,20 @@ const NOT_ANSWERED = {
   closed: 'offline',
   cancel: 'canceled',
 } as const satisfies Partial<Record<CallEvent, CallStatus>>;
+
+/** Lifecycle of a call row (its transition table: `CALL_STATUS_TABLE` below). */
+export type CallStatus =
+  | 'queued'
+  | 'ringing'
+  | 'in-progress'
+  | 'completed'
+  | 'missed'
+  | 'busy'
+  | 'offline'
+  | 'lead-busy'
+  | 'no-answer'
+  | 'failed'
+  | 'canceled';
 
 /** The table. Final statuses accept nothing. */
 export const CALL_STATUS_TABLE = {

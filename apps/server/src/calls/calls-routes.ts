@@ -35,7 +35,12 @@ import { parseRequest } from '../http/validate';
 import type { SmsService } from '../sms/sms-sender';
 import { findCallerNumber, defaultCallerNumber } from '../users/caller-numbers-repo';
 import { requireAccountCall } from './account-call';
-import { mayHearRecording, RECORDING_NOT_YOURS, recordingFileUnder } from './recording-access';
+import {
+  mayHearRecording,
+  RECORDING_NOT_YOURS,
+  recordingFileUnder,
+  type RemoteRecordings,
+} from './recording-access';
 import { NOBODY_MESSAGES, type CallFlows } from './call-flows';
 import {
   findUserCallUser,
@@ -65,14 +70,6 @@ const SMS_INTERRUPTED: StoredAnswer = {
  * Routes of the console's calls. The dispositions, notes and SMS take an `Idempotency-Key`
  * (`http/idempotency.ts`): the console's outbox repeats them until it gets an answer.
  */
-/** Recordings kept by the telephony provider (Twilio's), fetched when a user plays one. */
-export interface RemoteRecordings {
-  /** Whether the stored recording `url` is one this fetcher serves. */
-  owns(url: string): boolean;
-  /** The recording; `range` is the player's `Range` header. */
-  fetch(url: string, range?: string): Promise<Response>;
-}
-
 const TAGS = ['Calls'];
 /** A recording's answer. */
 const WAV = {

@@ -13,7 +13,6 @@ import { routingChanged } from '../db/routing-changes';
 import { AppError } from '../http/errors';
 import { findLeadByPhone, insertLead, type LeadRow } from '../leads/leads-repo';
 import type { SettingsCache } from '../profiles/settings-cache';
-import type { FlowClock } from '../routing/router';
 import type { Telephony } from '../telephony/telephony';
 import type { AgentPresence } from '../users/agent-presence';
 import { findUserById, touchLastCall, type UserRow } from '../users/users-repo';
@@ -35,12 +34,13 @@ import {
 } from './calls-repo';
 import { LOGIN_ENDED_MESSAGE, type DialGuard } from './dial-guard';
 import type { FloorChanged } from './floor-changes';
+import type { Clock } from '../lib/clock';
 
 /** What placing calls works with: the flows' parts and their number choices. */
 export interface OutgoingHost {
   db: Db;
   telephony: Telephony;
-  clock: FlowClock;
+  clock: Clock;
   presence: Pick<AgentPresence, 'endWrapUpQuietly' | 'refresh'>;
   dialGuard: DialGuard;
   settings: Pick<SettingsCache, 'defaultCallerNumber'>;

@@ -6,12 +6,14 @@
  * (`drainSoon`). Offers run in each call's turn of the flows' queue (`exclusive`).
  */
 import type { Db } from '../db/database';
-import type { FlowClock, Router } from '../routing/router';
+import type { Router } from '../routing/router';
+
 import { accountsWithQueue, expiredQueuedCalls, oldestQueuedCall } from '../routing/routing-repo';
 import { isQueued } from './call-status';
 import { findCallBySid, markLiveCallsSeen, transitionCall } from './calls-repo';
 import { NOBODY_EVENT } from './call-outcomes';
 import type { FloorChanged } from './floor-changes';
+import type { Clock } from '../lib/clock';
 
 /** Live calls are stamped this often. */
 export const HEARTBEAT_MS = 10_000;
@@ -21,7 +23,7 @@ export const QUEUE_SWEEP_MS = 30_000;
 /** What the scheduler works with: the flows' parts. */
 export interface SchedulerHost {
   db: Db;
-  clock: FlowClock;
+  clock: Clock;
   log: { error(obj: object, msg?: string): void };
   router: Pick<Router, 'offer' | 'offerQueued'>;
   /** Runs `task` alone for the call (`CallFlows.exclusive`). */

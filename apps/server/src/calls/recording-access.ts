@@ -15,9 +15,8 @@
  */
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { and, eq, inArray, isNotNull } from 'drizzle-orm';
 import type { DbOrTx } from '../db/database';
-import { callUsers } from '../db/schema';
+import { callsTakenPartIn } from './call-users-repo';
 import { PERMISSION } from '../auth/permissions';
 
 /** The refusal of a recording of a call the user did not take part in. */
@@ -29,32 +28,6 @@ const SUPERVISE = [PERMISSION.listen, PERMISSION.whisper, PERMISSION.barge];
 /** Whether the user plays every recording of the account (a supervisor). */
 export const hearsAccountRecordings = (user: { permissions: string[] }): boolean =>
   SUPERVISE.some((permission) => user.permissions.includes(permission));
-
-/**
- * Of `calls` (of the user's account), those whose recordings `userId` may play without being a
- * supervisor: the calls they are the agent of, or joined.
- */
-export async function callsTakenPartIn(
-  db: DbOrTx,
-  userId: number,
-  calls: ReadonlyArray<{ id: number; userId: number | null }>,
-): Promise<Set<number>> {
-  const mine = new Set(calls.filter((call) => call.userId === userId).map((call) => call.id));
-  const others = calls.filter((call) => !mine.has(call.id)).map((call) => call.id);
-  if (others.length === 0) return mine;
-  const joined = await db
-    .selectDistinct({ callId: callUsers.callId })
-    .from(callUsers)
-    .where(
-      and(
-        eq(callUsers.userId, userId),
-        inArray(callUsers.callId, others),
-        isNotNull(callUsers.answeredAt),
-      ),
-    );
-  for (const row of joined) mine.add(row.callId);
-  return mine;
-}
 
 /** Whether the user may play the recording of `call` (a call of their account). */
 export async function mayHearRecording(
@@ -91,4 +64,12 @@ export async function recordingFileUnder(
   if (inside === '' || inside.split(sep)[0] === '..' || isAbsolute(inside)) return null;
   const info = await stat(realFile).catch(() => null);
   return info?.isFile() ? realFile : null;
+}
+
+/** Recordings kept by the telephony provider (Twilio's), fetched when a user plays one. */
+export interface RemoteRecordings {
+  /** Whether the stored recording `url` is one this fetcher serves. */
+  owns(url: string): boolean;
+  /** The recording; `range` is the player's `Range` header. */
+  fetch(url: string, range?: string): Promise<Response>;
 }

@@ -23,7 +23,6 @@
 import { and, eq, inArray, isNull, lt, or } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../db/database';
 import { callPhones, callUsers, calls } from '../db/schema';
-import type { FlowClock } from '../routing/router';
 import {
   findCallBySid,
   StaleCallError,
@@ -40,6 +39,7 @@ import {
   QUEUED,
   type CallEvent,
 } from './call-status';
+import type { Clock } from '../lib/clock';
 
 /**
  * The provider that carries calls outside this process (Twilio), as recovery asks it. Each
@@ -241,7 +241,7 @@ export interface SweepReport {
 /** What the sweeper works with: the flows' parts. */
 export interface SweeperHost {
   db: Db;
-  clock: FlowClock;
+  clock: Clock;
   carrier: CallCarrier;
   log: { warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
   /** How often it sweeps (ms). */

@@ -10,7 +10,8 @@ import { SignallingErrorCode } from '@leadline/contracts/signalling';
 import { identityOf } from '../auth/access-token';
 import type { Db } from '../db/database';
 import type { CallReason } from '../db/schema';
-import type { Router, FlowClock } from '../routing/router';
+import type { Router } from '../routing/router';
+
 import type { Telephony, TelephonyEvent } from '../telephony/telephony';
 import type { AgentPresence } from '../users/agent-presence';
 import { touchLastCall } from '../users/users-repo';
@@ -35,6 +36,7 @@ import {
   type CallUserRow,
   type DbOrTx,
 } from './calls-repo';
+import type { Clock } from '../lib/clock';
 
 /** What the agent's device is told when the lead cannot be reached. */
 export const UNANSWERED_ERRORS = {
@@ -72,7 +74,7 @@ export interface ReactorHost {
   db: Db;
   telephony: Telephony;
   log: ReactorLogger;
-  clock: FlowClock;
+  clock: Clock;
   router: Pick<Router, 'cancelRingTimer'>;
   presence: Pick<AgentPresence, 'deviceOnline' | 'refresh'>;
   /** An added lead's phone answered or did not (`CallFlows.addLead` waits for it). */

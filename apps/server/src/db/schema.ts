@@ -18,6 +18,10 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import type { CallStatus } from '../calls/call-status';
+import type { WeeklySchedule } from '../profiles/availability';
+
+export type { CallStatus, WeeklySchedule };
 import type { AccountSettings, CallType } from '@leadline/contracts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
@@ -186,15 +190,6 @@ export const teamMembers = pgTable(
   ],
 );
 
-/**
- * When a profile takes calls: per weekday (0 Sunday … 6 Saturday) the open intervals as
- * `HH:MM` pairs in `timeZone` (an IANA zone). A day without intervals is closed.
- */
-export interface WeeklySchedule {
-  timeZone: string;
-  days: Partial<Record<0 | 1 | 2 | 3 | 4 | 5 | 6, Array<[string, string]>>>;
-}
-
 /** A call flow: how calls of a campaign behave. */
 export const profiles = pgTable(
   'profiles',
@@ -306,20 +301,6 @@ export const leads = pgTable(
     index('leads_account_phone_idx').on(t.accountId, t.phoneNumber),
   ],
 );
-
-/** Lifecycle of a call row (`calls/call-status.ts` has its transition table). */
-export type CallStatus =
-  | 'queued'
-  | 'ringing'
-  | 'in-progress'
-  | 'completed'
-  | 'missed'
-  | 'busy'
-  | 'offline'
-  | 'lead-busy'
-  | 'no-answer'
-  | 'failed'
-  | 'canceled';
 
 /** Why a call was not answered, or why a web lead waits (history reasons). */
 export type CallReason =

@@ -3,7 +3,7 @@ import { and, asc, count, desc, eq, inArray } from 'drizzle-orm';
 import { formatPhone, type HistoryRow, type PageMeta } from '@leadline/contracts';
 import type { Db } from '../db/database';
 import { callUsers, calls, leads, notes, tags, users } from '../db/schema';
-import { callsTakenPartIn } from '../calls/recording-access';
+import { callsTakenPartIn } from '../calls/call-users-repo';
 import { supervisionOf } from '../calls/supervision-repo';
 import { historyStatus, formatDuration, formatTime } from './history-status';
 

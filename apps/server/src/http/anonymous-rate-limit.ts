@@ -20,7 +20,7 @@ import proxyAddr from '@fastify/proxy-addr';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
 import { requestClientAddress, type RelayedBy } from './client-address';
-import { PUSHER_WEBHOOK_PATH } from '../realtime/presence-webhooks';
+import { PUSHER_WEBHOOK_PATH } from '../realtime/pusher-auth';
 import { SOUNDS_PATH } from '../sounds/sounds';
 import { AppError } from './errors';
 import { rateLimitStoreOf, type RateLimitHits } from './rate-limit-hits';

@@ -20,11 +20,13 @@ import { StateMachine, statesOf, type TransitionTable } from '@leadline/contract
 import { SignallingErrorCode, type WireError } from '@leadline/contracts/signalling';
 import type { OutgoingCallDecision } from '@leadline/voice';
 import { identityOf } from '../auth/access-token';
-import type { FlowClock, FlowLogger } from '../calls/call-flows';
+import type { FlowLogger } from '../calls/call-flows';
+
 import { newCallSid } from '../calls/calls-repo';
 import { AppError } from '../http/errors';
 import type { Telephony, TelephonyEvent } from '../telephony/telephony';
 import type { UserRow } from '../users/users-repo';
+import { type Clock, systemClock } from '../lib/clock';
 
 /** How long the console's test call lasts (issue 17: "a 10-second test call"). */
 export const NETWORK_TEST_SECONDS = 10;
@@ -97,23 +99,17 @@ export interface NetworkTestsOptions {
   /** The number that echoes; null when the provider has none (Twilio): tests are refused. */
   echoNumber: string | null;
   log: FlowLogger;
-  clock?: FlowClock;
+  clock?: Clock;
   /** Default {@link NETWORK_TEST_MAX_MS}. */
   maxMs?: number;
   /** Default {@link NETWORK_TEST_CONNECT_TIMEOUT_MS}. */
   connectTimeoutMs?: number;
 }
 
-const systemClock: FlowClock = {
-  now: () => new Date(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
-
 /** The network tests of the server (see the module comment). */
 export class NetworkTests {
   readonly #options: NetworkTestsOptions;
-  readonly #clock: FlowClock;
+  readonly #clock: Clock;
   readonly #byId = new Map<string, NetworkTest>();
   readonly #byCallSid = new Map<string, NetworkTest>();
   readonly #byUser = new Map<number, NetworkTest>();

@@ -3,7 +3,15 @@
  * schedule in a time zone. A lead that arrives while the schedule is closed is recorded as
  * `offline` and offered to nobody.
  */
-import type { WeeklySchedule } from '../db/schema';
+
+/**
+ * When a profile takes calls: per weekday (0 Sunday … 6 Saturday) the open intervals as
+ * `HH:MM` pairs in `timeZone` (an IANA zone). A day without intervals is closed.
+ */
+export interface WeeklySchedule {
+  timeZone: string;
+  days: Partial<Record<0 | 1 | 2 | 3 | 4 | 5 | 6, Array<[string, string]>>>;
+}
 
 /** Open all day, every day (the seed's schedule, and the meaning of no schedule). */
 const ALL_DAY: Array<[string, string]> = [['00:00', '24:00']];

@@ -16,11 +16,9 @@ import type { FastifyInstance } from 'fastify';
 import Pusher from 'pusher';
 import type { RouteDocs } from '../http/api-docs';
 import type { WebhookReceipts } from '../http/webhook-receipts';
-import type { PusherCredentials } from './pusher-auth';
-import type { PresenceListener } from './realtime-service';
+import { PUSHER_WEBHOOK_PATH, type PresenceListener, type PusherCredentials } from './pusher-auth';
 
-/** The path Pusher's webhooks are configured to post to. */
-export const PUSHER_WEBHOOK_PATH = '/pusher/webhooks';
+export { PUSHER_WEBHOOK_PATH };
 
 /** The error body of a webhook Pusher did not sign. */
 export const INVALID_PUSHER_WEBHOOK = { error: 'Invalid Pusher webhook signature.' } as const;

@@ -37,3 +37,9 @@ export function channelSignature(
     channelData === undefined ? `${socketId}:${channel}` : `${socketId}:${channel}:${channelData}`;
   return createHmac('sha256', secret).update(payload).digest('hex');
 }
+
+/** Hears a member arrive on (first socket) or leave (last socket) a presence channel. */
+export type PresenceListener = (channel: string, userId: string, present: boolean) => void;
+
+/** The path Pusher's webhooks are configured to post to. */
+export const PUSHER_WEBHOOK_PATH = '/pusher/webhooks';

@@ -1,20 +1,16 @@
 /**
- * The realtime side of an instance, wired: with the embedded target, the Pusher-protocol
+ * The realtime side of an instance (its HTTP routes: `realtime-routes.ts`): with the embedded target, the Pusher-protocol
  * endpoint (`/app/{key}`) and its HTTP events API on this instance's port, joined to the other
  * instances' endpoints over the instance bus; and, on the instance that produces domain events,
  * the publisher (`pusher` library) that sends them to the target, whichever it is.
  */
-import type { FastifyInstance } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { EventBus } from '../events/event-bus';
 import type { InstanceBus } from '../events/instance-bus';
 import { EmbeddedPusher } from './embedded/embedded-pusher';
-import { pusherEventsRoutes } from './embedded/events-api';
 import { fanOut, type FannedOutEndpoint } from './embedded/fan-out';
-import type { WebhookReceipts } from '../http/webhook-receipts';
-import type { PusherCredentials } from './pusher-auth';
-import { presenceWebhookRoutes } from './presence-webhooks';
+import type { PresenceListener, PusherCredentials } from './pusher-auth';
 import { PusherRealtime, publishDomainEvents, type Realtime } from './realtime-publisher';
 import { publisherOptions, type RealtimeTarget } from './realtime-target';
 
@@ -23,8 +19,21 @@ interface Log {
   warn(details: object, message: string): void;
 }
 
-/** Hears a member arrive on (first socket) or leave (last socket) a presence channel. */
-export type PresenceListener = (channel: string, userId: string, present: boolean) => void;
+/** What the service is built from. */
+export interface RealtimeServiceOptions {
+  credentials: PusherCredentials;
+  target: RealtimeTarget;
+  bus: InstanceBus;
+  log: Log;
+  /**
+   * Hears users arrive on and leave presence channels: of this instance's embedded endpoint,
+   * or, with hosted Pusher, from its presence webhooks (`POST /pusher/webhooks`). The Twilio
+   * provider's device presence.
+   */
+  onPresence?: PresenceListener | undefined;
+  /** Hears a socket of the embedded endpoint close. */
+  onSocketClosed?: ((socketId: string) => void) | undefined;
+}
 
 /** An instance's realtime parts. */
 export class RealtimeService {
@@ -33,16 +42,7 @@ export class RealtimeService {
   #publisher: Realtime | null = null;
   #stopPublishing: (() => void) | null = null;
 
-  private constructor(
-    private readonly options: {
-      credentials: PusherCredentials;
-      target: RealtimeTarget;
-      bus: InstanceBus;
-      log: Log;
-      onPresence?: PresenceListener | undefined;
-      onSocketClosed?: ((socketId: string) => void) | undefined;
-    },
-  ) {
+  private constructor(private readonly options: RealtimeServiceOptions) {
     if (options.target.kind === 'embedded') {
       this.#endpoint = new EmbeddedPusher({
         credentials: options.credentials,
@@ -58,43 +58,14 @@ export class RealtimeService {
     }
   }
 
-  /** Builds the service and registers its HTTP routes on `app` (before it listens). */
-  static async register(
-    app: FastifyInstance,
-    options: {
-      credentials: PusherCredentials;
-      target: RealtimeTarget;
-      bus: InstanceBus;
-      log: Log;
-      /**
-       * Hears users arrive on and leave presence channels: of this instance's embedded endpoint,
-       * or, with hosted Pusher, from its presence webhooks (`POST /pusher/webhooks`). The Twilio
-       * provider's device presence.
-       */
-      onPresence?: PresenceListener | undefined;
-      /** Hears a socket of the embedded endpoint close. */
-      onSocketClosed?: ((socketId: string) => void) | undefined;
-      /** The presence webhooks already handled (hosted Pusher), shared by the instances. */
-      receipts?: WebhookReceipts | undefined;
-    },
-  ): Promise<RealtimeService> {
-    const service = new RealtimeService(options);
-    // Hosted Pusher tells presence through its webhooks; the embedded endpoint tells it itself.
-    if (options.target.kind !== 'embedded' && options.onPresence) {
-      await app.register(
-        presenceWebhookRoutes({
-          credentials: options.credentials,
-          onPresence: options.onPresence,
-          receipts: options.receipts,
-        }),
-      );
-    }
-    if (service.#fanned) {
-      await app.register(
-        pusherEventsRoutes({ credentials: options.credentials, endpoint: service.#fanned }),
-      );
-    }
-    return service;
+  /** Builds the service (`realtime-routes.ts` registers its HTTP routes with it). */
+  static create(options: RealtimeServiceOptions): RealtimeService {
+    return new RealtimeService(options);
+  }
+
+  /** The embedded endpoint joined to the other instances' (null with hosted Pusher). */
+  get fannedEndpoint(): FannedOutEndpoint | null {
+    return this.#fanned;
   }
 
   /** The embedded endpoint's subscribers on this instance (0 without it). */

@@ -26,7 +26,8 @@ import { openDatabase, type Database, type Db } from '../db/database';
 import { openInstanceBus } from '../events/open-instance-bus';
 import type { InstanceBus } from '../events/instance-bus';
 import { serverRoot } from '../lib/app-root';
-import { RealtimeService } from '../realtime/realtime-service';
+import type { RealtimeService } from '../realtime/realtime-service';
+import { registerRealtime } from '../realtime/realtime-routes';
 import { SocketAccess } from '../auth/socket-access';
 import { loadTlsCredentials } from '../tls/tls-credentials';
 import { relayUpgrade } from './signal-relay';
@@ -124,7 +125,7 @@ export async function startRelay(config: Config, options: RelayOptions): Promise
       ...(options.mediaRole ? { mediaRole: options.mediaRole } : {}),
     },
   );
-  const realtime = await RealtimeService.register(app, {
+  const realtime = await registerRealtime(app, {
     credentials: pusher,
     target: config.realtime,
     bus,

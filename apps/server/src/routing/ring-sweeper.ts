@@ -15,7 +15,7 @@
 import type { Db } from '../db/database';
 import { claimDueRings } from './reservations';
 import { accountsWithWrapUpsEnded } from './routing-repo';
-import type { FlowClock } from './router';
+import type { Clock } from '../lib/clock';
 
 /** How often each instance sweeps. */
 export const RING_SWEEP_MS = 1_000;
@@ -29,7 +29,7 @@ export const RING_SWEEP_BATCH = 20;
 /** What the sweeper needs. */
 export interface RingSweeperOptions {
   db: Db;
-  clock: FlowClock;
+  clock: Clock;
   /** A due ring: move it on (the flows' ring-timeout step). */
   onDue(callSid: string, callUserId: number): void;
   /** A sweep failed (the next one tries again). */

@@ -44,13 +44,7 @@ import {
 } from './reservations';
 import { RingSweeper } from './ring-sweeper';
 import { unstaffedReason, type ProfileRow, type RoutableAgent } from './routing-repo';
-
-/** Timers and time, injectable for tests. */
-export interface FlowClock {
-  now(): Date;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
+import type { Clock } from '../lib/clock';
 
 /** How a call user of each type takes part in the call. */
 export const ROLE_OF: Record<CallType, AgentRole> = {
@@ -111,7 +105,7 @@ export type NewCallDecision =
 export interface RouterOptions {
   db: Db;
   telephony: Telephony;
-  clock: FlowClock;
+  clock: Clock;
   /** A profile's routing settings (remembered for a while: read for every lead). */
   profileOf(profileId: number | null): Promise<ProfileRow | null>;
   /** Ring time when the profile sets none (`AGENT_RING_TIMEOUT_MS`). */

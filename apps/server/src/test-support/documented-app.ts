@@ -2,7 +2,7 @@
  * The application with every route it can serve, for its API document: the test application
  * (embedded mode, the sandbox network) plus what only other set-ups mount: Twilio's webhooks
  * (`TELEPHONY_PROVIDER=twilio`), the embedded realtime endpoint's events API and hosted Pusher's
- * presence webhooks (both registered by `RealtimeService` after the app is built). The providers
+ * presence webhooks (both registered by `registerRealtime` after the app is built). The providers
  * are inert stand-ins: only the routes matter here. Used by the document's test and by
  * `scripts/write-openapi.ts`, which writes docs/openapi.json from it.
  */

@@ -1,7 +1,7 @@
-import type { FlowClock } from '../calls/call-flows';
+import type { Clock } from '../lib/clock';
 
 /** A clock the test moves by hand; timers fire when `advance` passes their time. */
-export class ManualClock implements FlowClock {
+export class ManualClock implements Clock {
   #now: number;
   #timers = new Map<number, { at: number; fn: () => void }>();
   #next = 1;

@@ -16,9 +16,10 @@ import type { SingleSignOn } from '../auth/single-sign-on';
 import { LoginThrottle } from '../auth/login-throttle';
 import { SessionStore } from '../auth/sessions';
 import { CallControl } from '../calls/call-control';
-import { CallFlows, type FlowClock } from '../calls/call-flows';
+import { CallFlows } from '../calls/call-flows';
+import type { Clock } from '../lib/clock';
 import { DialGuard } from '../calls/dial-guard';
-import type { RemoteRecordings } from '../calls/calls-routes';
+import type { RemoteRecordings } from '../calls/recording-access';
 import type { Database } from '../db/database';
 import { routingChanged } from '../db/routing-changes';
 import { callUsers, calls, users } from '../db/schema';
@@ -61,7 +62,7 @@ export interface TestApp {
 /** Starts the application on a fresh seeded database. */
 export async function startTestApp(
   options: {
-    clock?: FlowClock;
+    clock?: Clock;
     trustProxy?: TrustProxySetting;
     /** Default: one on the test's database, with the system clock. */
     loginThrottle?: (db: Database['db']) => LoginThrottle;

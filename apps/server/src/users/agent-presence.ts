@@ -8,7 +8,6 @@
 import type { PresenceStatus } from '@leadline/contracts';
 import type { Db } from '../db/database';
 import type { EventBus } from '../events/event-bus';
-import type { FlowClock } from '../routing/router';
 import {
   endWrapUp,
   pendingWrapUps,
@@ -18,11 +17,12 @@ import {
   startWrapUp,
   type Presence,
 } from './users-repo';
+import type { Clock } from '../lib/clock';
 
 /** What presence needs. */
 export interface AgentPresenceOptions {
   db: Db;
-  clock: FlowClock;
+  clock: Clock;
   events: EventBus;
   /** An agent of the account may take a call now. */
   onFree(accountId: number): void;

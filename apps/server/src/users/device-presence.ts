@@ -34,7 +34,6 @@
 import type { Db } from '../db/database';
 import type { InstanceBus } from '../events/instance-bus';
 import { identityOf } from '../auth/access-token';
-import type { FlowClock } from '../routing/router';
 import {
   PUSHER_PRESENCE_HOLDER,
   beatDevices,
@@ -47,6 +46,7 @@ import {
   type DeviceChange,
   type DeviceSettled,
 } from './device-presence-repo';
+import { type Clock, systemClock } from '../lib/clock';
 
 export { PUSHER_PRESENCE_HOLDER };
 
@@ -92,7 +92,7 @@ export interface DevicePresenceOptions {
    * instance bus): rows an earlier run left are forgotten at start.
    */
   alone: boolean;
-  clock?: FlowClock;
+  clock?: Clock;
   heartbeatMs?: number;
   staleMs?: number;
   sweepMs?: number;
@@ -107,16 +107,10 @@ interface DeviceNews {
 /** Where the service is in its life: `new → running → stopped`. */
 type Phase = 'new' | 'running' | 'stopped';
 
-const systemClock: FlowClock = {
-  now: () => new Date(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
-
 /** See the module comment. */
 export class DevicePresence {
   readonly #options: DevicePresenceOptions;
-  readonly #clock: FlowClock;
+  readonly #clock: Clock;
   /** Whose rows this instance writes. */
   readonly #holder: string;
   /** Users with a socket on this instance (source `instance`). */
