@@ -1,6 +1,5 @@
 export * from './media/media-engine';
 export * from './voice-engine';
-export type { Telephony } from './telephony';
 export {
   SignallingGateway,
   type GatewayEvents,

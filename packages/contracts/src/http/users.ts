@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PRESENCE_STATUSES, type PresenceStatus } from '../realtime/presence-status';
 import { TimeQuery } from './common';
 import { PageField, pagedSchema } from './paging';
 
@@ -25,12 +26,8 @@ export const UsersPaginatedQuery = z.object({
 });
 export type UsersPaginatedQuery = z.infer<typeof UsersPaginatedQuery>;
 
-/**
- * Where an agent is, as routing sees it: offline (no device registered), on a call (rung or
- * talking), wrapping up after a call, away (chose not to take calls), or available.
- */
-export const PRESENCE_STATUSES = ['available', 'away', 'on_call', 'wrap_up', 'offline'] as const;
-export type PresenceStatus = (typeof PRESENCE_STATUSES)[number];
+// Where an agent is (`realtime/presence-status.ts`): the realtime events carry it too.
+export { PRESENCE_STATUSES, type PresenceStatus };
 
 /** PUT /api/v1/user/status: the agent takes calls (Available) or not (Away). */
 export const UserStatusBody = z.object({

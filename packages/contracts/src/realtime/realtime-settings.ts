@@ -2,7 +2,7 @@
  * How the console reaches the realtime service (`realtime` of GET /api/v1/user) and the events
  * the server publishes on it. Types only: the browser bundle takes nothing else from here.
  */
-import type { PresenceStatus } from '../http/users';
+import type { PresenceStatus } from './presence-status';
 
 /**
  * What the console passes to `new Pusher(key, options)` unchanged (pusher-js 8 option names).

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeClock } from '../media/fake-clock';
+import { FakeClock } from '../testing/fake-clock';
 import { FakeMediaEngine } from '../testing/fake-media-engine';
 import { PStreamTestClient } from '../testing/pstream-test-client';
 import { VoiceEngine, type TelephonyEvent } from '../voice-engine';

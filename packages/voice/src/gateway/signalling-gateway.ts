@@ -23,6 +23,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { SignallingErrorCode, type WireError } from '@leadline/contracts/signalling';
+import type { ClientLeftReason } from '@leadline/contracts/telephony';
 import type { MediaEngine, MediaEvent, ParticipantRole } from '../media/media-engine';
 import { TypedEmitter } from '@leadline/contracts/lib';
 import { ClientCall } from './client-call';
@@ -30,8 +31,8 @@ import { ClientSession, type CallFrame, type SessionHost, type TokenCheck } from
 import { systemClock, type Clock } from './clock';
 import { RECONNECT_GRACE_MS } from './gateway-constants';
 
-/** Why a client's side of a call ended. */
-export type ClientLeftReason = 'hangup' | 'failed' | 'disconnected';
+// Why a client's side of a call ended: the telephony port's word (`agent.left`).
+export type { ClientLeftReason };
 
 /** Events of the gateway, by name; `callSid` is always the room's sid. */
 export interface GatewayEvents extends Record<string, unknown[]> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from './fake-clock';
+import { FakeClock } from '../testing/fake-clock';
 import { FramePacer } from './frame-pacer';
 import type { Scheduler } from './platform';
 

@@ -12,7 +12,7 @@ import { defaultAssetsDir, loadClips } from '../pstn/clips';
 import type { NumberPlan } from '../pstn/number-plan';
 import type { PartyRecord } from '../pstn/virtual-party';
 import { between, holdMusicShare, soundsLikeSpeech, tonesIn } from '../testing/audio-checks';
-import { FakeClock } from './fake-clock';
+import { FakeClock } from '../testing/fake-clock';
 import { MediaCore } from './media-core';
 import type { MediaEvent, ParticipantRole } from './media-engine';
 

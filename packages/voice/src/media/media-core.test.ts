@@ -7,7 +7,7 @@ import { dominantFrequency } from '../dsp/dominant-frequency';
 import { readWavFile } from '../dsp/wav';
 import { defaultAssetsDir } from '../pstn/clips';
 import { SANDBOX_NUMBER_PLAN, type NumberPlan } from '../pstn/number-plan';
-import { FakeClock } from './fake-clock';
+import { FakeClock } from '../testing/fake-clock';
 import { MediaCore, recordingFileName } from './media-core';
 import type { MediaEvent } from './media-engine';
 

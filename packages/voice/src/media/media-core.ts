@@ -2,9 +2,10 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FRAME_DURATION_MS, MAX_CATCH_UP_FRAMES, SAMPLE_RATE_HZ } from '../constants';
 import { WavFileWriter } from '../dsp/wav-writer';
-import { loadClips, type ClipLibrary } from '../pstn/clips';
-import { resolveNumber, SANDBOX_NUMBER_PLAN, type NumberPlan } from '../pstn/number-plan';
-import { VirtualParty, type PartyCall, type PartyObserver } from '../pstn/virtual-party';
+import type { NumberPlan } from '../pstn/number-plan';
+import { partyCallName, SandboxNetwork } from '../pstn/sandbox-network';
+import { VirtualParty, type PartyCall } from '../pstn/virtual-party';
+import { safeFileName } from './file-names';
 import { FramePacer } from './frame-pacer';
 import { MediaError } from './media-errors';
 import type {
@@ -83,16 +84,7 @@ export const OFFER_REFILL_QUIET_MS = 250;
 /** An offer older than this is not used (its leg is closed and a fresh one made). */
 export const READY_OFFER_MAX_AGE_MS = 10 * 60_000;
 
-/** File name for an id (participant or room): characters unsafe in a path replaced by `_`. */
-export function safeFileName(id: string, extension: string): string {
-  const safe = id.replace(/[^A-Za-z0-9_-]/g, '_');
-  return `${safe === '' ? '_' : safe}.${extension}`;
-}
-
-/** File name of a participant's recording: its id, with characters unsafe in a path replaced by `_`. */
-export function recordingFileName(participantId: ParticipantId): string {
-  return safeFileName(participantId, 'wav');
-}
+export { recordingFileName, safeFileName } from './file-names';
 
 /**
  * The media engine inside its worker: rooms, WebRTC legs, virtual parties, room recordings and
@@ -107,9 +99,9 @@ export class MediaCore {
   private readonly pacer: FramePacer;
   private readonly scheduler: Scheduler;
   private readonly clock: MonotonicClock;
-  private readonly numberPlan: NumberPlan;
+  /** The virtual phone network: the phone parties of dialled numbers and callers. */
+  private readonly network: SandboxNetwork;
   private peerFactory: PeerFactory | undefined;
-  private clips: ClipLibrary | undefined;
   /** Offer legs made ahead of time, oldest first (see `createOfferLeg`). */
   private readonly readyOffers: Array<{ leg: WebRtcLeg; sdp: string; madeAt: number }> = [];
   /** Offer legs being made for `readyOffers`. */
@@ -124,7 +116,16 @@ export class MediaCore {
   constructor(private readonly options: MediaCoreOptions) {
     this.scheduler = options.scheduler ?? nodeScheduler;
     this.clock = options.clock ?? performanceClock;
-    this.numberPlan = options.numberPlan ?? SANDBOX_NUMBER_PLAN;
+    this.network = new SandboxNetwork({
+      sandboxDir: options.sandboxDir,
+      assetsDir: options.assetsDir,
+      answerDelayMs: options.answerDelayMs,
+      ...(options.numberPlan ? { numberPlan: options.numberPlan } : {}),
+      scheduler: this.scheduler,
+      emit: (event) => options.emit(event),
+      warn: (message) => options.warn(message),
+      detach: (participantId, reason) => this.detach(participantId, reason),
+    });
     this.peerFactory = options.peerFactory;
     this.pacer = new FramePacer({
       clock: this.clock,
@@ -146,7 +147,7 @@ export class MediaCore {
   async start(): Promise<void> {
     await mkdir(this.options.sandboxDir, { recursive: true });
     await mkdir(this.options.recordingsDir, { recursive: true });
-    this.clips = await loadClips(this.options.assetsDir);
+    await this.network.start();
     this.peerFactory ??= await createPeerFactory(this.options.iceAddresses);
     this.running = true;
     if (this.rooms.size > 0) this.pacer.start();
@@ -332,12 +333,11 @@ export class MediaCore {
     number: string,
     options: DialOptions = {},
   ): void {
-    const party = this.addParty(roomId, participantId, {
-      direction: 'outbound',
-      number,
-      from: options.from ?? null,
-      behaviour: resolveNumber(this.numberPlan, number),
-    });
+    const party = this.addParty(
+      roomId,
+      participantId,
+      this.network.outboundCall(number, options.from ?? null),
+    );
     party?.dial();
   }
 
@@ -455,27 +455,14 @@ export class MediaCore {
     participantId: ParticipantId,
     call: PartyCall,
   ): VirtualParty | undefined {
-    const what = call.direction === 'outbound' ? `dial ${call.number}` : `caller ${call.from}`;
     if (this.participants.has(participantId)) {
-      this.options.warn(`${what}: ${new MediaError('ParticipantExists', participantId).message}`);
+      this.options.warn(
+        `${partyCallName(call)}: ${new MediaError('ParticipantExists', participantId).message}`,
+      );
       return undefined;
     }
-    if (!this.clips) {
-      this.options.warn(`${what}: ${new MediaError('EngineNotRunning').message}`);
-      return undefined;
-    }
-    const party = new VirtualParty({
-      id: participantId,
-      roomId,
-      call,
-      answerDelayMs: this.options.answerDelayMs,
-      recordingPath: join(this.options.sandboxDir, recordingFileName(participantId)),
-      recordPath: join(this.options.sandboxDir, safeFileName(participantId, 'json')),
-      clips: this.clips,
-      scheduler: this.scheduler,
-      observer: this.partyObserver,
-    });
-    this.join(party);
+    const party = this.network.party(roomId, participantId, call);
+    if (party) this.join(party);
     return party;
   }
 
@@ -545,42 +532,6 @@ export class MediaCore {
       // The room's other party (the virtual lead) hears the key press.
       this.sendDigits(leg.roomId, digit);
     },
-    warn: (message) => this.options.warn(message),
-  };
-
-  private readonly partyObserver: PartyObserver = {
-    ringing: (party) =>
-      this.options.emit({ type: 'party.ringing', participantId: party.id, roomId: party.roomId }),
-    answered: (party) =>
-      this.options.emit({ type: 'party.answered', participantId: party.id, roomId: party.roomId }),
-    unanswered: (party, reason) => {
-      this.detach(party.id, 'failed');
-      this.options.emit({
-        type: 'party.unanswered',
-        participantId: party.id,
-        roomId: party.roomId,
-        reason,
-      });
-    },
-    hungUp: (party) => {
-      this.options.emit({ type: 'party.hangup', participantId: party.id, roomId: party.roomId });
-      this.detach(party.id, 'hung-up');
-    },
-    dtmf: (party, digits) =>
-      this.options.emit({
-        type: 'party.dtmf',
-        participantId: party.id,
-        roomId: party.roomId,
-        digits,
-      }),
-    recorded: (party, path, seconds) =>
-      this.options.emit({
-        type: 'party.recorded',
-        participantId: party.id,
-        roomId: party.roomId,
-        path,
-        seconds,
-      }),
     warn: (message) => this.options.warn(message),
   };
 }

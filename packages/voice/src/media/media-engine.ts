@@ -9,40 +9,24 @@
  * party (a sandbox number dialled into the room). Ids are chosen by the caller and are unique
  * for the engine's lifetime.
  */
+import type {
+  DialFailure,
+  DtmfTone,
+  ParticipantId,
+  ParticipantRole,
+} from '@leadline/contracts/telephony';
 
-/** Identifies one participant (WebRTC leg or virtual phone party). */
-export type ParticipantId = string;
+// The telephony port's vocabulary (`@leadline/contracts/telephony`), which the engine's events
+// and commands speak too.
+export type { DialFailure, DtmfTone, ParticipantId, ParticipantRole };
+
 /** Identifies one room (one call). */
 export type RoomId = string;
-
-/** Why a dialled virtual number did not answer. */
-export type DialFailure = 'busy' | 'no-answer' | 'failed';
-
-/**
- * How a participant takes part in its room; the mixer decides from it who hears whom
- * (`roleHearing` in `mixer.ts`):
- * - `agent`, `lead`, `conference`, `barge`: hear everyone else, heard by everyone;
- * - `listen`: hears everyone, heard by no one;
- * - `whisper`: hears everyone, heard only by the room's `agent`s (never by the lead).
- * Virtual phone parties are `lead`s; WebRTC legs are `agent`s unless told otherwise.
- */
-export type ParticipantRole = 'agent' | 'lead' | 'conference' | 'listen' | 'whisper' | 'barge';
 
 /** Options of a new WebRTC leg. */
 export interface LegOptions {
   /** How it takes part in the room; default `agent`. */
   role?: ParticipantRole;
-}
-
-/**
- * When an RFC 4733 key press was played, on the sender's RTP clock (telephone-event/8000):
- * the gaps between presses are differences of `rtpTimestamp` (8 per ms) less `durationMs`.
- */
-export interface DtmfTone {
-  /** RTP timestamp of the press (when its tone started). */
-  rtpTimestamp: number;
-  /** How long the tone lasted (ms). */
-  durationMs: number;
 }
 
 /** Options of a dialled call (`MediaEngine.dial`). */

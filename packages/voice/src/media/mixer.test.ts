@@ -3,7 +3,7 @@ import { SAMPLE_RATE_HZ } from '../constants';
 import { toneShare } from '../dsp/goertzel';
 import { generateTone } from '../dsp/tone';
 import { HOLD_MUSIC } from '../constants';
-import { MelodySource } from '../pstn/audio-source';
+import { MelodySource } from './audio-source';
 import {
   conferenceHearing,
   mixFrames,

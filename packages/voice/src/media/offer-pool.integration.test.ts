@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { defaultAssetsDir } from '../pstn/clips';
 import { hasTone } from '../testing/audio-checks';
 import { heardWindow, MediaEventLog } from '../testing/media-waits';
-import { FakeClock } from './fake-clock';
+import { FakeClock } from '../testing/fake-clock';
 import { MediaCore, OFFER_POOL_LOW_WATER, OFFER_REFILL_QUIET_MS } from './media-core';
 import { WeriftBrowser } from './werift-browser';
 

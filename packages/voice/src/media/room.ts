@@ -1,5 +1,5 @@
 import { HOLD_MUSIC, SAMPLES_PER_FRAME } from '../constants';
-import { MelodySource, type AudioSource } from '../pstn/audio-source';
+import { MelodySource, type AudioSource } from './audio-source';
 import type { ParticipantId, RoomId } from './media-engine';
 import { mixFrames, roleHearing, type HearingRule, type MixInput } from './mixer';
 import type { Participant } from './participant';

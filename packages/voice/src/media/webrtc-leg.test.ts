@@ -2,7 +2,7 @@ import type { RTCPeerConnection, RtpPacket } from 'werift';
 import { describe, expect, it } from 'vitest';
 import { encodeMuLaw } from '../codec/mu-law';
 import { JITTER_SETTLE_FRAMES, PCMU_PAYLOAD_TYPE, SAMPLES_PER_FRAME } from '../constants';
-import { FakeClock } from './fake-clock';
+import { FakeClock } from '../testing/fake-clock';
 import { WebRtcLeg, type LegObserver } from './webrtc-leg';
 
 /** μ-law silence. */

@@ -48,7 +48,7 @@ describe('media worker lifecycle', () => {
       answerDelayMs: 50,
       // One thread, so the crash takes the agent's room with it.
       workers: 1,
-      workerUrl: new URL('./crash-test-worker.ts', import.meta.url),
+      workerUrl: new URL('../testing/crash-test-worker.ts', import.meta.url),
       logger: { warn: () => undefined, error: (message) => errors.push(message) },
     });
     engine.subscribe((event) => events.push(event));

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SANDBOX_NUMBERS } from '../constants';
-import { FakeClock } from '../media/fake-clock';
+import { FakeClock } from '../testing/fake-clock';
 import { MediaCore } from '../media/media-core';
 import { defaultAssetsDir } from './clips';
 import type { PartyRecord } from './virtual-party';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SANDBOX_CALL_LOG_LIMIT } from '../constants';
 import type { DialFailure } from '../media/media-engine';
-import { FakeClock } from '../media/fake-clock';
+import { FakeClock } from '../testing/fake-clock';
 import { SandboxCallLog, type SandboxCall } from './sandbox-call-log';
 import { SANDBOX_CALL_STATES, type SandboxCallState } from './sandbox-call-state';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ECHO_DELAY_MS, SANDBOX_NUMBERS, VOICEMAIL_BEEP } from '../constants';
 import { readWavFile } from '../dsp/wav';
-import { FakeClock } from '../media/fake-clock';
+import { FakeClock } from '../testing/fake-clock';
 import { MediaCore } from '../media/media-core';
 import type { MediaEvent } from '../media/media-engine';
 import { between, soundsLikeSpeech, tonesIn } from '../testing/audio-checks';

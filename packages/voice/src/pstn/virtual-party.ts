@@ -12,7 +12,7 @@ import {
   SequenceSource,
   ToneSource,
   type AudioSource,
-} from './audio-source';
+} from '../media/audio-source';
 import type { ClipLibrary } from './clips';
 import type { PartyAudio, PartyBehaviour } from './number-plan';
 import { PARTY_TRANSITIONS, type PartyEvent, type PartyState } from './party-state';

@@ -14,4 +14,5 @@ export { RtpPacketizer } from '../media/rtp-packetizer';
 export { encodeMuLaw, decodeMuLaw } from '../codec/mu-law';
 export { PStreamTestClient, type ReceivedFrame } from './pstream-test-client';
 export { FakeMediaEngine } from './fake-media-engine';
+export { FakeClock } from './fake-clock';
 export * from './audio-checks';

@@ -1,5 +1,5 @@
 import type { Clock } from '../gateway/clock';
-import type { CancelTimer, MonotonicClock, Scheduler } from './platform';
+import type { CancelTimer, MonotonicClock, Scheduler } from '../media/platform';
 
 interface PendingTimer {
   at: number;

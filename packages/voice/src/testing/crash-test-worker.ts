@@ -3,7 +3,7 @@
  * create an offer leg in the room `crash-room`, so tests can check how a dying worker surfaces.
  */
 import { parentPort } from 'node:worker_threads';
-import type { HostMessage } from './worker-protocol';
+import type { HostMessage } from '../media/worker-protocol';
 
 /** The room whose first offer leg kills the worker. */
 export const CRASH_ROOM = 'crash-room';
@@ -13,4 +13,4 @@ parentPort?.on('message', (message: HostMessage) => {
     throw new Error('simulated media worker crash');
   }
 });
-await import('./media-worker');
+await import('../media/media-worker');

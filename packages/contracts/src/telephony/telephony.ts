@@ -1,12 +1,14 @@
 /**
  * The telephony port: what a server's call flows command and hear. The embedded engine
- * (`VoiceEngine`) implements it, and so does a production provider in the server (Twilio's).
+ * (`VoiceEngine`, `@leadline/voice`) implements it, and so does a production provider in the
+ * server (Twilio's).
  * `callSid` always names the whole call (the engine's room); an agent's side of it is
  * (callSid, identity); a phone party's is the id `dial` or `addCaller` returned, which its
  * `phone.*` events carry.
  */
-import type { WireError } from '@leadline/contracts/signalling';
-import type { AgentRole, TelephonyEvent } from './voice-engine';
+import type { WireError } from '../signalling/messages';
+import type { AgentRole } from './participant';
+import type { TelephonyEvent } from './telephony-event';
 
 /** Commands the server gives its telephony provider; events come back through `subscribe`. */
 export interface Telephony {

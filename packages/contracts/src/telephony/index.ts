@@ -1,0 +1,4 @@
+export * from './participant';
+export * from './dtmf-tone';
+export * from './telephony-event';
+export * from './telephony';
