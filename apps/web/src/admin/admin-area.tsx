@@ -8,7 +8,7 @@
  * after the call).
  */
 import { useMemo, useState } from 'react';
-import { useServices } from '../services';
+import { useServices } from '../use-services';
 import { PanelHead } from '../views/panel-head';
 import { AccountScreen } from './account-screen';
 import { AdminApi } from './admin-api';

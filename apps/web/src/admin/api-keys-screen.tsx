@@ -7,7 +7,7 @@ import type { AdminApiKey, AdminApiKeyCreated } from '@leadline/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useRef, useState } from 'react';
 import { errorMessage } from '../errors';
-import { useServices } from '../services';
+import { useServices } from '../use-services';
 import { useFocusOnMount } from '../views/use-focus-on-mount';
 import { AdminForm, SelectField, TextField } from './admin-form';
 import { useAdmin } from './admin-context';

@@ -24,7 +24,7 @@ import type { SuperviseMode } from '../api/api-client';
 import { floorQuery } from '../api/queries';
 import { errorMessage } from '../errors';
 import { useRealtimeState } from '../realtime/use-realtime';
-import { useNow, useServices } from '../services';
+import { useNow, useServices } from '../use-services';
 import { SuperviseButtons, superviseModes } from '../views/conference-panel';
 import { elapsedSeconds, formatDuration } from '../views/format';
 import { PanelHead } from '../views/panel-head';

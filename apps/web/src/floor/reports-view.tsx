@@ -10,7 +10,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import { reportSummaryQuery } from '../api/queries';
 import { errorMessage } from '../errors';
-import { useServices } from '../services';
+import { useServices } from '../use-services';
 import { formatDuration } from '../views/format';
 import { percent, seconds } from './floor-format';
 import { FloorTable } from './floor-table';

@@ -11,7 +11,7 @@ import { useState, type FormEvent } from 'react';
 import type { ConsoleCall } from '../console/call-rules';
 import { errorMessage } from '../errors';
 import { PhoneInput, type PhoneInputValidation } from '../phone-input/phone-input';
-import { useServices } from '../services';
+import { useServices } from '../use-services';
 import { ErrorBanner } from './action-button';
 import { LeadNameFields } from './lead-name-fields';
 import { useFocusOnMount } from './use-focus-on-mount';

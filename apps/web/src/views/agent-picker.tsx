@@ -12,7 +12,7 @@ import { useEffect, useId, useState, type ReactNode } from 'react';
 import { agentsQuery, teamsQuery } from '../api/queries';
 import { errorMessage } from '../errors';
 import { useAgentListsPolling } from '../realtime/use-realtime';
-import { useServices } from '../services';
+import { useServices } from '../use-services';
 import { ErrorBanner } from './action-button';
 
 export { AGENT_LISTS_REFRESH_MS } from '../constants';

@@ -9,7 +9,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId } from 'react';
 import { errorMessage } from '../errors';
 import { setUserStatus } from '../realtime/agent-status-cache';
-import { useServices } from '../services';
+import { useServices } from '../use-services';
 import { ErrorBanner } from './action-button';
 import { STATUS_TEXT } from './agent-picker';
 

@@ -16,7 +16,7 @@ import {
   TEL_HANDLER_URL_TEMPLATE,
 } from '../constants';
 import { errorMessage } from '../errors';
-import { useServices } from '../services';
+import { useServices } from '../use-services';
 import { ErrorBanner } from './action-button';
 
 const NOTIFICATION_TEXT: Readonly<Record<NotificationPermissionState, string>> = {

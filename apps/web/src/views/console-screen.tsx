@@ -9,7 +9,7 @@ import { APP_VERSION } from '../constants';
 import { errorMessage } from '../errors';
 import { NetworkError } from '../api/api-client';
 import { PhoneOwnerContext, usePhoneOwnerElection } from '../phone-owner/use-phone-owner';
-import { useConsoleSnapshot, useOnline, useServices } from '../services';
+import { useConsoleSnapshot, useOnline, useServices } from '../use-services';
 import { DispositionView } from './disposition-view';
 import { SmsView, TagsView } from './follow-up-views';
 import { LeadCard } from './lead-card';

@@ -3,7 +3,7 @@ import { useEffect, useEffectEvent, useState } from 'react';
 import { actionsOf } from '../console/actions';
 import { SMS_MAX_LENGTH } from '../constants';
 import { errorMessage } from '../errors';
-import { useServices } from '../services';
+import { useServices } from '../use-services';
 import { ActionButton, ErrorBanner } from './action-button';
 import { readableTextOn, tagBackground } from './colour-contrast';
 import { useConsoleActions } from './use-console-actions';

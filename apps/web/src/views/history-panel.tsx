@@ -22,7 +22,7 @@ import { useId, useState } from 'react';
 import { historyQuery } from '../api/queries';
 import { PERMISSION_RETRY } from '../constants';
 import { errorMessage } from '../errors';
-import { useServices } from '../services';
+import { useServices } from '../use-services';
 import { ErrorBanner } from './action-button';
 import { formatCallTime } from './format';
 import { PanelHead, closeOnEscape } from './panel-head';

@@ -1,7 +1,7 @@
 import { useEffect, useEffectEvent } from 'react';
 import { matchesKey } from '../console/actions';
 import { KEYPAD_DIGITS } from '../console/console-controller';
-import { useConsoleSnapshot, useServices } from '../services';
+import { useConsoleSnapshot, useServices } from '../use-services';
 import { ErrorBanner } from './action-button';
 
 /** Spoken names of the two symbol keys (a digit's name is the digit). */

@@ -4,7 +4,7 @@ import { use, useEffect, useId, useRef, useState } from 'react';
 import { QUERY_KEYS } from '../api/queries';
 import { errorMessage } from '../errors';
 import { PhoneOwnerContext } from '../phone-owner/use-phone-owner';
-import { useOnline, useServices } from '../services';
+import { useOnline, useServices } from '../use-services';
 import { AgentStatusControl } from './agent-status-control';
 import { Avatar } from './avatar';
 import { Logo } from './logo';

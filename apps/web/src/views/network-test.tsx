@@ -13,7 +13,7 @@ import {
   isRunning,
   type NetworkTestSnapshot,
 } from '../network-test/network-test-runner';
-import { useConsoleSnapshot, useServices } from '../services';
+import { useConsoleSnapshot, useServices } from '../use-services';
 import { ErrorBanner } from './action-button';
 
 /** What the status line says while the test runs (nothing otherwise). */

@@ -14,7 +14,7 @@ import type { PhoneStatus } from '../console/console-controller';
 import { callerIdLabel, type PlaceCallRequest } from '../console/outbound-call';
 import { errorMessage } from '../errors';
 import { PhoneInput, type PhoneInputValidation } from '../phone-input/phone-input';
-import { useServices } from '../services';
+import { useServices } from '../use-services';
 import { ErrorBanner } from './action-button';
 import { LeadNameFields } from './lead-name-fields';
 import { PhoneStatusLine } from './phone-status-line';

@@ -3,7 +3,7 @@ import { Suspense, lazy } from 'react';
 import { actionsOf } from '../console/actions';
 import { callStatusText } from '../console/call-rules';
 import { CALL_TIMER_TICK_MS } from '../constants';
-import { useNow, useServices } from '../services';
+import { useNow, useServices } from '../use-services';
 import { ActionButton, ErrorBanner } from './action-button';
 import { elapsedSeconds, formatDuration } from './format';
 import { useConsoleActions } from './use-console-actions';

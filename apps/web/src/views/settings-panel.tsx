@@ -12,7 +12,7 @@ import { useId } from 'react';
 import { QUERY_KEYS } from '../api/queries';
 import { APP_VERSION, COPIED_LOGS_ALERT, PERMISSION_AUTOACCEPT } from '../constants';
 import { errorMessage } from '../errors';
-import { useErrorLog, useServices } from '../services';
+import { useErrorLog, useServices } from '../use-services';
 import { ErrorBanner } from './action-button';
 import { AttentionSettings } from './attention-settings';
 import { AudioDeviceSettings } from './audio-device-settings';

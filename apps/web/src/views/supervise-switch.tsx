@@ -8,7 +8,7 @@ import { useMutation } from '@tanstack/react-query';
 import type { SuperviseMode } from '../api/api-client';
 import type { ConsoleCall } from '../console/call-rules';
 import { errorMessage } from '../errors';
-import { useServices } from '../services';
+import { useServices } from '../use-services';
 import { ErrorBanner } from './action-button';
 import { SUPERVISE_MODES, superviseModes } from './conference-panel';
 

@@ -11,7 +11,7 @@ import { useState } from 'react';
 import { teamsQuery } from '../api/queries';
 import type { ConsoleCall } from '../console/call-rules';
 import { errorMessage } from '../errors';
-import { useServices } from '../services';
+import { useServices } from '../use-services';
 import { ErrorBanner } from './action-button';
 import { AgentPicker, CallIcon, useListsRefresh, type StatusFilter } from './agent-picker';
 

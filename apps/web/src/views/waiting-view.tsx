@@ -6,7 +6,7 @@ import { WAITING_TEXT } from '../constants';
 import { BottomNav, type NavPanel } from './bottom-nav';
 import { ConferencePanel, superviseModes } from './conference-panel';
 import { HistoryPanel } from './history-panel';
-import { useServices } from '../services';
+import { useServices } from '../use-services';
 import { PhoneStatusLine } from './phone-status-line';
 import { SettingsPanel } from './settings-panel';
 import { useFocusOnMount } from './use-focus-on-mount';
