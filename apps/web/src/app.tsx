@@ -4,7 +4,7 @@ import type { PhoneFactory } from './phone/phone-port';
 import type { Platform } from './platform/platform';
 import { createServices } from './services';
 import { ServicesContext, type Services } from './use-services';
-import { ConsoleScreen } from './views/console-screen';
+import { ConsoleScreen } from './shell/console-screen';
 
 /** Props of {@link App}: everything from outside is injected here. */
 export interface AppProps {

@@ -9,7 +9,7 @@
  */
 import { useMemo, useState } from 'react';
 import { useServices } from '../use-services';
-import { PanelHead } from '../views/panel-head';
+import { PanelHead } from '../ui/panel-head';
 import { AccountScreen } from './account-screen';
 import { AdminApi } from './admin-api';
 import { AdminContext, type AdminContextValue } from './admin-context';

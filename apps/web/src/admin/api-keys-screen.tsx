@@ -8,7 +8,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useRef, useState } from 'react';
 import { errorMessage } from '../errors';
 import { useServices } from '../use-services';
-import { useFocusOnMount } from '../views/use-focus-on-mount';
+import { useFocusOnMount } from '../ui/use-focus-on-mount';
 import { AdminForm, SelectField, TextField } from './admin-form';
 import { useAdmin } from './admin-context';
 import { refreshAfterWrite, useEvery } from './admin-queries';

@@ -11,7 +11,7 @@ import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import { reportSummaryQuery } from '../api/queries';
 import { errorMessage } from '../errors';
 import { useServices } from '../use-services';
-import { formatDuration } from '../views/format';
+import { formatDuration } from '../ui/format';
 import { percent, seconds } from './floor-format';
 import { FloorTable } from './floor-table';
 import { DayCharts, Drawable } from './lazy-charts';

@@ -17,7 +17,7 @@ import {
 } from '../constants';
 import { errorMessage } from '../errors';
 import { useServices } from '../use-services';
-import { ErrorBanner } from './action-button';
+import { ErrorBanner } from '../ui/error-banner';
 
 const NOTIFICATION_TEXT: Readonly<Record<NotificationPermissionState, string>> = {
   default: NOTIFICATIONS_OFF_TEXT,

@@ -14,7 +14,7 @@ import {
   type NetworkTestSnapshot,
 } from '../network-test/network-test-runner';
 import { useConsoleSnapshot, useServices } from '../use-services';
-import { ErrorBanner } from './action-button';
+import { ErrorBanner } from '../ui/error-banner';
 
 /** What the status line says while the test runs (nothing otherwise). */
 function progressText(test: NetworkTestSnapshot): string {

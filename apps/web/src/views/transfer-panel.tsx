@@ -12,7 +12,7 @@ import { teamsQuery } from '../api/queries';
 import type { ConsoleCall } from '../console/call-rules';
 import { errorMessage } from '../errors';
 import { useServices } from '../use-services';
-import { ErrorBanner } from './action-button';
+import { ErrorBanner } from '../ui/error-banner';
 import { AgentPicker, CallIcon, useListsRefresh, type StatusFilter } from './agent-picker';
 
 export { AGENT_LISTS_REFRESH_MS, SEARCH_DEBOUNCE_MS } from './agent-picker';

@@ -9,7 +9,7 @@ import { HistoryPanel } from './history-panel';
 import { useServices } from '../use-services';
 import { PhoneStatusLine } from './phone-status-line';
 import { SettingsPanel } from './settings-panel';
-import { useFocusOnMount } from './use-focus-on-mount';
+import { useFocusOnMount } from '../ui/use-focus-on-mount';
 
 const NEW_CALL_PANEL_ID = 'new-call-panel';
 const CONFERENCE_PANEL_ID = 'conference-panel';

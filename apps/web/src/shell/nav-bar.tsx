@@ -5,9 +5,9 @@ import { QUERY_KEYS } from '../api/queries';
 import { errorMessage } from '../errors';
 import { PhoneOwnerContext } from '../phone-owner/use-phone-owner';
 import { useOnline, useServices } from '../use-services';
-import { AgentStatusControl } from './agent-status-control';
-import { Avatar } from './avatar';
-import { Logo } from './logo';
+import { AgentStatusControl } from '../views/agent-status-control';
+import { Avatar } from '../ui/avatar';
+import { Logo } from '../ui/logo';
 
 /**
  * The navigation bar: the logo and, once a user is loaded, their Available / Away control and the
