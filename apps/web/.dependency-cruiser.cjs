@@ -40,11 +40,7 @@ module.exports = layerConfig({
       name: 'console',
       comment:
         'the console’s state: the console machine and its controller, the agent’s actions, the after-call writes, the incoming-call alerts, the phone owner among tabs',
-      paths: [
-        '^src/console/',
-        '^src/attention/incoming-alerts\\.ts$',
-        '^src/phone-owner/(?!use-)',
-      ],
+      paths: ['^src/console/', '^src/attention/incoming-alerts\\.ts$', '^src/phone-owner/(?!use-)'],
     },
     {
       name: 'bindings',
