@@ -1,5 +1,5 @@
 /**
- * The web console's fake server (`apps/web/src/api/fake-api.ts`, what the console's component
+ * The web console's fake server (`apps/web/src/test-support/fake-api.ts`, what the console's component
  * tests run on) against the real server: every request the fake answers is sent by the
  * console's own client (`ApiClient`) to the fake and to the real product, and both answers must
  * have the same status, parse with the same zod schema from `@leadline/contracts`, and agree in
@@ -55,7 +55,7 @@ import {
   demoTag,
   demoTeam,
   demoUser,
-} from '../apps/web/src/api/fake-api';
+} from '../apps/web/src/test-support/fake-api';
 import { DEMO_PASSWORD } from '../apps/server/src/db/seed';
 import { AgentClient, type Invite } from '../apps/server/src/test-support/agent-client';
 import { requestJson } from '../apps/server/src/test-support/http-json';

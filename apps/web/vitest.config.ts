@@ -7,7 +7,7 @@ export default defineConfig({
     name: 'web',
     environment: 'jsdom',
     include: ['src/**/*.test.{ts,tsx}'],
-    setupFiles: ['./src/test-setup.ts'],
+    setupFiles: ['./src/test-support/setup.ts'],
     // The files share their workers' module cache (each still gets a fresh jsdom): importing
     // React, Testing Library and the console again for each of ~50 files took about 60 % of the
     // project's time. Tests undo what they change globally (vi.unstubAllGlobals, cleanup).

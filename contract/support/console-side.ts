@@ -6,7 +6,7 @@
  * with a cookie jar standing in for the browser's (`credentials: 'include'`).
  */
 import { ApiClient } from '../../apps/web/src/api/api-client';
-import type { FakeApi } from '../../apps/web/src/api/fake-api';
+import type { FakeApi } from '../../apps/web/src/test-support/fake-api';
 import type { FetchLike } from '../../apps/web/src/platform/platform';
 
 /** One request the console sent and the answer it got. */

@@ -2,14 +2,14 @@ import type { CallUserResponse } from '@leadline/contracts';
 import { act, render, screen, waitFor, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { FakeApi, demoCallUser, demoUser } from './api/fake-api';
+import { FakeApi, demoCallUser, demoUser } from './test-support/fake-api';
 import { QUERY_KEYS, createQueryClient } from './api/queries';
 import { SAVED_SHOWN_MS } from './constants';
 import { createServices } from './services';
 import { App } from './app';
-import { FakePhone, type FakeCall } from './phone/fake-phone';
-import { createFakePlatform } from './platform/fake-platform';
-import { findAnswerButton } from './views/console-under-test';
+import { FakePhone, type FakeCall } from './test-support/fake-phone';
+import { createFakePlatform } from './test-support/fake-platform';
+import { findAnswerButton } from './test-support/console-under-test';
 
 const LEAD = 42;
 const INBOUND = 43;

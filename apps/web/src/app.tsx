@@ -2,8 +2,9 @@ import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { PhoneFactory } from './phone/phone-port';
 import type { Platform } from './platform/platform';
-import { ServicesContext, createServices, type Services } from './services';
-import { ConsoleScreen } from './views/console-screen';
+import { createServices } from './services';
+import { ServicesContext, type Services } from './use-services';
+import { ConsoleScreen } from './shell/console-screen';
 
 /** Props of {@link App}: everything from outside is injected here. */
 export interface AppProps {

@@ -12,7 +12,7 @@ import { servingEarlyUser } from './api/early-user';
 import { App } from './app';
 import { MOUNT_ELEMENT_ID } from './constants';
 import { loadPhone } from './phone/load-phone';
-import { browserPlatform } from './platform/platform';
+import { browserPlatform } from './platform/browser-platform';
 import { createServices } from './services';
 import { registerServiceWorker } from './sw/register';
 import './styles.css';

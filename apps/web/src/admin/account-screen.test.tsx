@@ -4,8 +4,8 @@
  */
 import { within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { adminUnderTest, expectNoAxeViolations } from './admin-under-test';
-import { demoAdminAccount } from './fake-admin-api';
+import { adminUnderTest, expectNoAxeViolations } from '../test-support/admin-under-test';
+import { demoAdminAccount } from '../test-support/fake-admin-api';
 
 /** A whole console typed into by a person: slower than the default 5 s on a busy machine. */
 const SLOW = { timeout: 30_000 };

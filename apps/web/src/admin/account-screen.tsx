@@ -8,7 +8,7 @@ import type { AdminAccount, AdminAccountUpdateBody, AccountSettings } from '@lea
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { errorMessage } from '../errors';
-import { ErrorBanner } from '../views/action-button';
+import { ErrorBanner } from '../ui/error-banner';
 import { AdminForm, CheckboxField, SelectField, TextField } from './admin-form';
 import { useAdmin } from './admin-context';
 import { adminKey, refreshAfterWrite } from './admin-queries';

@@ -5,8 +5,12 @@
  */
 import { act, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { findAnswerButton } from '../views/console-under-test';
-import { ADMIN_CALL_USER, adminUnderTest, expectNoAxeViolations } from './admin-under-test';
+import { findAnswerButton } from '../test-support/console-under-test';
+import {
+  ADMIN_CALL_USER,
+  adminUnderTest,
+  expectNoAxeViolations,
+} from '../test-support/admin-under-test';
 
 describe('the Admin entry', () => {
   it.each(['agent', 'supervisor'] as const)('is not offered to a %s', async (role) => {

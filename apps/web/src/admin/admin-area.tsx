@@ -8,8 +8,8 @@
  * after the call).
  */
 import { useMemo, useState } from 'react';
-import { useServices } from '../services';
-import { PanelHead } from '../views/panel-head';
+import { useServices } from '../use-services';
+import { PanelHead } from '../ui/panel-head';
 import { AccountScreen } from './account-screen';
 import { AdminApi } from './admin-api';
 import { AdminContext, type AdminContextValue } from './admin-context';

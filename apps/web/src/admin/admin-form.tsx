@@ -5,7 +5,7 @@
  */
 import { useEffect, useId, useRef, type FormEvent, type ReactNode } from 'react';
 import { errorMessage } from '../errors';
-import { useFocusOnMount } from '../views/use-focus-on-mount';
+import { useFocusOnMount } from '../ui/use-focus-on-mount';
 
 /** Props of {@link AdminForm}. */
 export interface AdminFormProps {

@@ -4,7 +4,7 @@
  */
 import { within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { adminUnderTest, expectNoAxeViolations } from './admin-under-test';
+import { adminUnderTest, expectNoAxeViolations } from '../test-support/admin-under-test';
 import { KEY_ONCE_TEXT } from './api-keys-screen';
 import { rowCells } from './row-cells';
 

@@ -4,7 +4,7 @@
  */
 import { useId, useState, type ReactNode } from 'react';
 import { errorMessage } from '../errors';
-import { ErrorBanner } from '../views/action-button';
+import { ErrorBanner } from '../ui/error-banner';
 import type { AdminList } from './use-admin-list';
 
 /** The search box of a list of `noun`s (plural, lower case, as in 'Search users'). */

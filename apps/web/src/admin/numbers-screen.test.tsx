@@ -5,7 +5,7 @@
  */
 import { within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { adminUnderTest, expectNoAxeViolations } from './admin-under-test';
+import { adminUnderTest, expectNoAxeViolations } from '../test-support/admin-under-test';
 import { rowCells } from './row-cells';
 
 const profile = {

@@ -5,7 +5,7 @@
  */
 import { fireEvent, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { adminUnderTest, expectNoAxeViolations } from './admin-under-test';
+import { adminUnderTest, expectNoAxeViolations } from '../test-support/admin-under-test';
 import { rowCells } from './row-cells';
 
 /** WCAG 2 contrast of white (luminance 1) on an sRGB colour, from the definition. */

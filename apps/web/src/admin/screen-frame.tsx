@@ -1,6 +1,6 @@
 import { useId, type MouseEvent, type ReactNode, type Ref } from 'react';
 import { errorMessage } from '../errors';
-import { ErrorBanner } from '../views/action-button';
+import { ErrorBanner } from '../ui/error-banner';
 
 /**
  * An admin screen: its heading with the create button ('New team'), then its parts (search,

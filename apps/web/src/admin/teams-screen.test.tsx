@@ -1,8 +1,8 @@
 /** Admin › Teams (issue 37 item 4): list with search and paging, create, rename, delete asked first. */
 import { waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { adminUnderTest, expectNoAxeViolations } from './admin-under-test';
-import { demoAdminUser } from './fake-admin-api';
+import { adminUnderTest, expectNoAxeViolations } from '../test-support/admin-under-test';
+import { demoAdminUser } from '../test-support/fake-admin-api';
 import { rowCells } from './row-cells';
 
 const team = (id: number, name: string) => ({

@@ -5,8 +5,8 @@
  */
 import { within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { adminUnderTest, expectNoAxeViolations } from './admin-under-test';
-import { demoAdminUser } from './fake-admin-api';
+import { adminUnderTest, expectNoAxeViolations } from '../test-support/admin-under-test';
+import { demoAdminUser } from '../test-support/fake-admin-api';
 import { rowCells } from './row-cells';
 
 const sales = { id: 51, name: 'Sales', member_count: 0, created_at: '2026-11-20T09:30:00.000Z' };

@@ -2,7 +2,7 @@ import { LOGIN_FAILED_MESSAGE } from '@leadline/contracts';
 import { describe, expect, it } from 'vitest';
 import type { FetchLike } from '../platform/platform';
 import { ApiClient, ApiError, NetworkError, SessionExpiredError } from './api-client';
-import { FakeApi, demoCallUser, demoUser } from './fake-api';
+import { FakeApi, demoCallUser, demoUser } from '../test-support/fake-api';
 
 const NOW_MS = 1_736_154_000_000;
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { FetchLike } from '../platform/platform';
 import { ApiClient, NetworkError } from './api-client';
 import { servingEarlyUser, startUserCheck } from './early-user';
-import { FakeApi, demoCallUser, demoUser } from './fake-api';
+import { FakeApi, demoCallUser, demoUser } from '../test-support/fake-api';
 
 const NOW_MS = 1_736_154_000_000;
 

@@ -3,7 +3,7 @@
  * the desktop wrapper: browser notifications, whether the page is in view, the autoplay policy
  * (can the ringtone be heard?), the `tel:` protocol handler, and the Electron bridge. The logic
  * in this folder receives an {@link AttentionPlatform}; only `browser-attention.ts` touches the
- * globals, and `fake-attention.ts` is the shared test double.
+ * globals, and `test-support/fake-attention.ts` is the shared test double.
  */
 
 /** The browser's notification permission; `unsupported` where there is no Notification API. */

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { SoundPolicy, SoundPolicyState } from './attention-port';
-import { createFakeAttention } from './fake-attention';
+import { createFakeAttention } from '../test-support/fake-attention';
 import { SoundGate } from './sound-gate';
 
 describe('SoundGate', () => {

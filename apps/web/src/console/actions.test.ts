@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CallType } from '@leadline/contracts';
-import { demoCallUser } from '../api/fake-api';
+import { demoCallUser } from '../test-support/fake-api';
 import {
   CONSOLE_ACTIONS,
   NO_INPUT,

@@ -1,6 +1,6 @@
 import type { CallType } from '@leadline/contracts';
 import { describe, expect, it } from 'vitest';
-import { demoCallUser } from '../api/fake-api';
+import { demoCallUser } from '../test-support/fake-api';
 import {
   callStatusText,
   canMute,

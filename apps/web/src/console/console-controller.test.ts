@@ -1,14 +1,14 @@
 import type { AccountSettings, CallUserResponse } from '@leadline/contracts';
 import { describe, expect, it, vi } from 'vitest';
 import { ApiClient } from '../api/api-client';
-import { FakeApi, demoCallUser, demoUser } from '../api/fake-api';
+import { FakeApi, demoCallUser, demoUser } from '../test-support/fake-api';
 import {
   AUTO_RESET_AFTER_CALL_MS,
   CONNECTION_ERROR_ALERT,
   MICROPHONE_ERROR_ALERT,
 } from '../constants';
-import { FakePhone, type FakeCall } from '../phone/fake-phone';
-import { createFakePlatform } from '../platform/fake-platform';
+import { FakePhone, type FakeCall } from '../test-support/fake-phone';
+import { createFakePlatform } from '../test-support/fake-platform';
 import { ConsoleController } from './console-controller';
 import type { PlaceCallRequest } from './outbound-call';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { demoCallUser } from '../api/fake-api';
+import { demoCallUser } from '../test-support/fake-api';
 import { CALL_ENDED_BANNER } from '../constants';
 import { NO_FOLLOW_UPS, callStatusText, followUpsOf, type ConsoleCall } from './call-rules';
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { demoLead, demoUser } from '../api/fake-api';
+import { demoLead, demoUser } from '../test-support/fake-api';
 import { crmLinks } from './crm-links';
 
 const integrations = {

@@ -1,6 +1,6 @@
 import type { OutboundCallResponse } from '@leadline/contracts';
 import { describe, expect, it } from 'vitest';
-import { demoCallUser, demoLead, demoUser } from '../api/fake-api';
+import { demoCallUser, demoLead, demoUser } from '../test-support/fake-api';
 import { wantsTags } from './call-rules';
 import {
   callerIdLabel,

@@ -9,16 +9,16 @@ import type { Floor, ReportSummary, UserRole } from '@leadline/contracts';
 import { act, render, screen, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { FakeApi, demoCallUser, demoUser } from '../api/fake-api';
+import { FakeApi, demoCallUser, demoUser } from '../test-support/fake-api';
 import { createQueryClient } from '../api/queries';
 import { App } from '../app';
 import { FLOOR_EVENTS_WINDOW_MS } from '../constants';
-import { expectNoAxeViolations } from '../admin/admin-under-test';
-import { FakePhone } from '../phone/fake-phone';
-import { createFakePlatform } from '../platform/fake-platform';
-import FakeUPlot from './fake-uplot';
+import { expectNoAxeViolations } from '../test-support/admin-under-test';
+import { FakePhone } from '../test-support/fake-phone';
+import { createFakePlatform } from '../test-support/fake-platform';
+import FakeUPlot from '../test-support/fake-uplot';
 
-vi.mock('uplot', () => import('./fake-uplot'));
+vi.mock('uplot', () => import('../test-support/fake-uplot'));
 
 afterEach(() => {
   vi.unstubAllGlobals();

@@ -1,5 +1,5 @@
 /** How the floor and the reports write their figures. */
-import { formatDuration } from '../views/format';
+import { formatDuration } from '../ui/format';
 
 /** A share (0…1) as a whole percentage, or a dash. */
 export function percent(value: number | null): string {

@@ -9,9 +9,9 @@ import { act, render, screen } from '@testing-library/react';
 import type uPlot from 'uplot';
 import type { Axis, Scale, Series } from 'uplot';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { expectNoAxeViolations } from '../admin/admin-under-test';
+import { expectNoAxeViolations } from '../test-support/admin-under-test';
 import { dayCharts } from './day-charts';
-import FakeUPlot from './fake-uplot';
+import FakeUPlot from '../test-support/fake-uplot';
 import { intervalCharts } from './interval-charts';
 import {
   CHART_HEIGHT,
@@ -22,7 +22,7 @@ import {
   lonePoints,
 } from './time-charts';
 
-vi.mock('uplot', () => import('./fake-uplot'));
+vi.mock('uplot', () => import('../test-support/fake-uplot'));
 
 const DAY = 86_400;
 const utcDay = (day: string) => Date.parse(`${day}T00:00:00Z`) / 1000;

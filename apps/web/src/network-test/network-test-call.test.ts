@@ -5,11 +5,11 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { ApiClient } from '../api/api-client';
-import { FakeApi, demoCallUser, demoUser } from '../api/fake-api';
+import { FakeApi, demoCallUser, demoUser } from '../test-support/fake-api';
 import { ConsoleController } from '../console/console-controller';
 import { NETWORK_TEST_ERRORS } from '../constants';
-import { FakePhone } from '../phone/fake-phone';
-import { createFakePlatform } from '../platform/fake-platform';
+import { FakePhone } from '../test-support/fake-phone';
+import { createFakePlatform } from '../test-support/fake-platform';
 
 const LEAD_CALL_USER = 42;
 const PARAMS = { network_test: 'NT1' };

@@ -10,9 +10,9 @@ import {
   NETWORK_TEST_DURATION_MS,
   NETWORK_TEST_ERRORS,
 } from '../constants';
-import { FakeDevice, type FakeCall } from '../phone/fake-phone';
+import { FakeDevice, type FakeCall } from '../test-support/fake-phone';
 import type { PhoneConnectParams } from '../phone/phone-port';
-import { FakeClock } from '../platform/fake-platform';
+import { FakeClock } from '../test-support/fake-platform';
 import {
   NETWORK_TEST_STATES,
   NetworkTestRunner,

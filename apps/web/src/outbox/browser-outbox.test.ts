@@ -1,6 +1,6 @@
 // The browser wiring, on a stand-in window: Web Locks, UUID keys, and the choice of store.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { FakeClock, FakeNetwork } from '../platform/fake-platform';
+import { FakeClock, FakeNetwork } from '../test-support/fake-platform';
 import {
   browserOutboxStore,
   createBrowserOutbox,
@@ -8,7 +8,7 @@ import {
   webLocks,
   type OutboxWindow,
 } from './browser-outbox';
-import { newIndexedDb, stubIndexedDbClasses } from './fake-indexed-db';
+import { newIndexedDb, stubIndexedDbClasses } from '../test-support/fake-indexed-db';
 import { IndexedDbOutboxStore } from './indexed-db-outbox-store';
 import { MemoryOutboxStore } from './memory-outbox-store';
 import { OUTBOX_LOCK_NAME } from './outbox-constants';

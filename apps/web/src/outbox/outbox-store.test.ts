@@ -1,7 +1,7 @@
 // The storage port's contract, run against both stores; the IndexedDB one on fake-indexeddb.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { vi } from 'vitest';
-import { newIndexedDb, stubIndexedDbClasses } from './fake-indexed-db';
+import { newIndexedDb, stubIndexedDbClasses } from '../test-support/fake-indexed-db';
 import { IndexedDbOutboxStore } from './indexed-db-outbox-store';
 import { MemoryOutboxStore } from './memory-outbox-store';
 import { OUTBOX_DB_NAME, OUTBOX_OBJECT_STORE, OUTBOX_USER_INDEX } from './outbox-constants';

@@ -1,8 +1,8 @@
 // The outbox against a manual clock and timers, a switchable network and a scripted `send`:
 // no real waiting, no sleeps. IndexedDB where persistence matters (fake-indexeddb factories).
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { FakeClock, FakeNetwork } from '../platform/fake-platform';
-import { newIndexedDb, stubIndexedDbClasses } from './fake-indexed-db';
+import { FakeClock, FakeNetwork } from '../test-support/fake-platform';
+import { newIndexedDb, stubIndexedDbClasses } from '../test-support/fake-indexed-db';
 import { IndexedDbOutboxStore } from './indexed-db-outbox-store';
 import { MemoryOutboxStore } from './memory-outbox-store';
 import { Outbox, type OutboxLock, type OutboxOptions, type OutboxSend } from './outbox';

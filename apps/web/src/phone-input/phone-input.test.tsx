@@ -3,7 +3,7 @@ import { userEvent } from '@testing-library/user-event';
 import { useState } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { WebError } from '../errors';
-import { FakeClock } from '../platform/fake-platform';
+import { FakeClock } from '../test-support/fake-platform';
 import { countryList, everyCountry } from './country-options';
 import { PhoneInput, type PhoneInputProps, type PhoneInputValidation } from './phone-input';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../platform/fake-platform';
+import { FakeClock } from '../test-support/fake-platform';
 import { localeCountry } from './country-lookup';
 import { acceptEdit, caretAfterReformat } from './phone-text';
 import { TypeAhead, isTypeAheadKey } from './type-ahead';

@@ -3,8 +3,8 @@
 // drives it (a free lock, a held one, a closed tab, a steal, a withdrawn wait).
 import { describe, expect, it } from 'vitest';
 import { PHONE_OWNER_LOCK_PREFIX } from '../constants';
-import { FakeClock } from '../platform/fake-platform';
-import { FakeBrowser, type FakeTab } from '../platform/fake-tabs';
+import { FakeClock } from '../test-support/fake-platform';
+import { FakeBrowser, type FakeTab } from '../test-support/fake-tabs';
 import type { Logger } from '../platform/platform';
 import { NO_SHARED_TABS, type BrowserTabs, type TabLocks } from '../platform/tabs';
 import { PhoneOwner, type PhoneOwnerSnapshot } from './phone-owner';

@@ -6,7 +6,7 @@
  */
 import { createContext, use, useEffect, useState, useSyncExternalStore } from 'react';
 import type { ConsoleSnapshot } from '../console/console-controller';
-import { useServices } from '../services';
+import { useServices } from '../use-services';
 import { PhoneOwner, type PhoneOwnerSnapshot } from './phone-owner';
 import { ACTIVITY_BY_VIEW } from './phone-owner-messages';
 

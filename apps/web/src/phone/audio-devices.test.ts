@@ -5,7 +5,7 @@ import {
   createAudioDevicesStore,
   readAudioDevices,
 } from './audio-devices';
-import { FakeAudio } from './fake-phone';
+import { FakeAudio } from '../test-support/fake-phone';
 import { MemoryKeyValueStorage, browserKeyValueStorage } from '../platform/key-value-storage';
 
 /** A laptop with a USB headset plugged in. */

@@ -2,14 +2,12 @@
  * The browser APIs the console reaches, behind small injected interfaces (timers, clock, fetch,
  * network status, alert, reload, logging, the launch address, the locks and channels shared
  * with the browser's other tabs, the realtime service). Logic receives a {@link Platform}; only
- * {@link browserPlatform} touches the globals.
+ * `browserPlatform` (`browser-platform.ts`) touches the globals.
  */
 import type { AttentionPlatform } from '../attention/attention-port';
-import { browserAttention } from '../attention/browser-attention';
-import { browserRealtime } from '../realtime/browser-realtime';
 import type { RealtimePort } from '../realtime/realtime-port';
-import { browserKeyValueStorage, type KeyValueStorage } from './key-value-storage';
-import { browserTabs, type BrowserTabs } from './tabs';
+import type { KeyValueStorage } from './key-value-storage';
+import type { BrowserTabs } from './tabs';
 
 /** An opaque handle of a scheduled timer. */
 export type TimerHandle = number;
@@ -69,42 +67,4 @@ export interface Platform {
   readonly tabs: BrowserTabs;
   /** The realtime service (pusher-js): teammates' and the agent's own status, live. */
   readonly realtime: RealtimePort;
-}
-
-/** The real browser platform. */
-export function browserPlatform(win: Window = window): Platform {
-  const log: Logger = {
-    info: (message, ...details) => console.info(message, ...details),
-    error: (message, ...details) => console.error(message, ...details),
-  };
-  return {
-    fetch: (url, init) => win.fetch(url, init),
-    timers: {
-      setTimeout: (callback, delayMs) => win.setTimeout(callback, delayMs),
-      clearTimeout: (handle) => win.clearTimeout(handle),
-      setInterval: (callback, intervalMs) => win.setInterval(callback, intervalMs),
-      clearInterval: (handle) => win.clearInterval(handle),
-    },
-    clock: { now: () => Date.now() },
-    network: {
-      isOnline: () => win.navigator.onLine,
-      subscribe(listener) {
-        win.addEventListener('online', listener);
-        win.addEventListener('offline', listener);
-        return () => {
-          win.removeEventListener('online', listener);
-          win.removeEventListener('offline', listener);
-        };
-      },
-    },
-    log,
-    launchUrl: win.location.href,
-    alert: (message) => win.alert(message),
-    reload: () => win.location.reload(),
-    copyText: (text) => win.navigator.clipboard.writeText(text),
-    storage: browserKeyValueStorage(win),
-    attention: browserAttention(win),
-    tabs: browserTabs(win),
-    realtime: browserRealtime(log),
-  };
 }

@@ -2,8 +2,9 @@
  * What the tabs of one browser share, behind small injected interfaces: exclusive locks by name
  * (the Web Locks API, `navigator.locks`) and channels between the tabs of this origin
  * (`BroadcastChannel`). The app passes {@link browserTabs}; tests pass the fakes of
- * `fake-tabs.ts`, several "tabs" sharing one fake browser. Where the browser has neither (an
- * insecure page has no Web Locks), {@link NO_SHARED_TABS} says so and each tab stands alone.
+ * `test-support/fake-tabs.ts`, several "tabs" sharing one fake browser. Where the browser has
+ * neither (an insecure page has no Web Locks), {@link NO_SHARED_TABS} says so and each tab stands
+ * alone.
  */
 
 /** How a lock is asked for (the Web Locks API's options; the mode is always exclusive). */

@@ -1,6 +1,6 @@
 import type { AgentRow, AgentStatusEvent, Paged, User } from '@leadline/contracts';
 import { describe, expect, it } from 'vitest';
-import { demoAgent, demoUser } from '../api/fake-api';
+import { demoAgent, demoUser } from '../test-support/fake-api';
 import { QUERY_KEYS, createQueryClient } from '../api/queries';
 import { applyAgentStatus, setUserStatus } from './agent-status-cache';
 

@@ -8,13 +8,13 @@ import type { AgentStatusEvent } from '@leadline/contracts';
 import { act, render, screen, waitFor, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { FakeApi, demoAgent, demoCallUser, demoUser } from '../api/fake-api';
+import { FakeApi, demoAgent, demoCallUser, demoUser } from '../test-support/fake-api';
 import { createQueryClient } from '../api/queries';
 import { App } from '../app';
 import { AGENT_LISTS_REFRESH_MS } from '../constants';
-import { FakePhone } from '../phone/fake-phone';
-import { createFakePlatform } from '../platform/fake-platform';
-import { findAnswerButton } from '../views/console-under-test';
+import { FakePhone } from '../test-support/fake-phone';
+import { createFakePlatform } from '../test-support/fake-platform';
+import { findAnswerButton } from '../test-support/console-under-test';
 
 const SELF = 7;
 const ACCOUNT = 100;

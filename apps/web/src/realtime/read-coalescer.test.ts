@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../platform/fake-platform';
+import { FakeClock } from '../test-support/fake-platform';
 import { ReadCoalescer, type ReadCoalescerOptions } from './read-coalescer';
 
 const WINDOW_MS = 500;

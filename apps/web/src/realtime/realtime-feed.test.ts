@@ -1,11 +1,11 @@
 import type { AgentStatusEvent, RealtimeSettings } from '@leadline/contracts';
 import { QueryObserver } from '@tanstack/react-query';
 import { describe, expect, it, vi } from 'vitest';
-import { demoAgent, demoRealtime, demoUser } from '../api/fake-api';
+import { demoAgent, demoRealtime, demoUser } from '../test-support/fake-api';
 import { QUERY_KEYS, createQueryClient } from '../api/queries';
 import { FLOOR_EVENTS_WINDOW_MS } from '../constants';
-import { createFakePlatform } from '../platform/fake-platform';
-import { FakeRealtime } from './fake-realtime';
+import { createFakePlatform } from '../test-support/fake-platform';
+import { FakeRealtime } from '../test-support/fake-realtime';
 import { RealtimeFeed, type RealtimeFeedState } from './realtime-feed';
 
 const SETTINGS: RealtimeSettings = demoRealtime(demoUser());

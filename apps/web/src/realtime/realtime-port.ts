@@ -3,7 +3,7 @@
  * issue 18): connect with the `realtime` settings of `GET /api/v1/user`, join the user's presence
  * channel and the account's channel, hear `agent-status` and `floor-changed`, and say whether it
  * is connected. The logic receives a {@link RealtimePort}; only `browser-realtime.ts` loads
- * pusher-js, and `fake-realtime.ts` is the shared test double.
+ * pusher-js, and `test-support/fake-realtime.ts` is the shared test double.
  */
 import type { AgentStatusEvent, FloorChangedEvent, RealtimeSettings } from '@leadline/contracts';
 

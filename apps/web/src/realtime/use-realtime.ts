@@ -7,7 +7,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useSyncExternalStore } from 'react';
 import { QUERY_KEYS } from '../api/queries';
 import { AGENT_LISTS_REFRESH_MS } from '../constants';
-import { useServices } from '../services';
+import { useServices } from '../use-services';
 import type { RealtimeFeedState } from './realtime-feed';
 
 /** The realtime feed's state, re-rendering on change. */

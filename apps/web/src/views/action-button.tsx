@@ -1,6 +1,6 @@
 import { ariaKeyShortcuts, keyHint, type ConsoleAction } from '../console/actions';
 import type { ConsoleActionsHandle } from './use-console-actions';
-import { useFocusOnMount } from './use-focus-on-mount';
+import { useFocusOnMount } from '../ui/use-focus-on-mount';
 
 /** Props of {@link ActionButton}. */
 export interface ActionButtonProps {
@@ -40,15 +40,5 @@ export function ActionButton({
         {hint}
       </kbd>
     </button>
-  );
-}
-
-/** The view's error banner (server text), or nothing. */
-export function ErrorBanner({ message }: { readonly message: string | null }) {
-  if (!message) return null;
-  return (
-    <div className="banner banner-error" role="alert">
-      {message}
-    </div>
   );
 }

@@ -11,10 +11,10 @@ import { useState, type FormEvent } from 'react';
 import type { ConsoleCall } from '../console/call-rules';
 import { errorMessage } from '../errors';
 import { PhoneInput, type PhoneInputValidation } from '../phone-input/phone-input';
-import { useServices } from '../services';
-import { ErrorBanner } from './action-button';
+import { useServices } from '../use-services';
+import { ErrorBanner } from '../ui/error-banner';
 import { LeadNameFields } from './lead-name-fields';
-import { useFocusOnMount } from './use-focus-on-mount';
+import { useFocusOnMount } from '../ui/use-focus-on-mount';
 
 /** Props of {@link AddLeadPanel}. */
 export interface AddLeadPanelProps {

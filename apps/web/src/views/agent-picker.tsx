@@ -12,8 +12,8 @@ import { useEffect, useId, useState, type ReactNode } from 'react';
 import { agentsQuery, teamsQuery } from '../api/queries';
 import { errorMessage } from '../errors';
 import { useAgentListsPolling } from '../realtime/use-realtime';
-import { useServices } from '../services';
-import { ErrorBanner } from './action-button';
+import { useServices } from '../use-services';
+import { ErrorBanner } from '../ui/error-banner';
 
 export { AGENT_LISTS_REFRESH_MS } from '../constants';
 /** How long the Search box waits after the last keystroke before it searches. */

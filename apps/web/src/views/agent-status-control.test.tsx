@@ -6,11 +6,11 @@ import type { PresenceStatus } from '@leadline/contracts';
 import { render, screen, waitFor, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { FakeApi, demoUser } from '../api/fake-api';
+import { FakeApi, demoUser } from '../test-support/fake-api';
 import { createQueryClient } from '../api/queries';
 import { App } from '../app';
-import { FakePhone } from '../phone/fake-phone';
-import { createFakePlatform } from '../platform/fake-platform';
+import { FakePhone } from '../test-support/fake-phone';
+import { createFakePlatform } from '../test-support/fake-platform';
 
 async function consoleOf(status: PresenceStatus, isAvailable: boolean) {
   const server = new FakeApi([

@@ -9,8 +9,8 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId } from 'react';
 import { errorMessage } from '../errors';
 import { setUserStatus } from '../realtime/agent-status-cache';
-import { useServices } from '../services';
-import { ErrorBanner } from './action-button';
+import { useServices } from '../use-services';
+import { ErrorBanner } from '../ui/error-banner';
 import { STATUS_TEXT } from './agent-picker';
 
 /** What the button sets next: the other choice. */

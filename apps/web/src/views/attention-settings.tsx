@@ -16,8 +16,8 @@ import {
   TEL_HANDLER_URL_TEMPLATE,
 } from '../constants';
 import { errorMessage } from '../errors';
-import { useServices } from '../services';
-import { ErrorBanner } from './action-button';
+import { useServices } from '../use-services';
+import { ErrorBanner } from '../ui/error-banner';
 
 const NOTIFICATION_TEXT: Readonly<Record<NotificationPermissionState, string>> = {
   default: NOTIFICATIONS_OFF_TEXT,

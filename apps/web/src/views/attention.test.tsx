@@ -8,14 +8,18 @@
  */
 import { act, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { demoCallUser } from '../api/fake-api';
+import { demoCallUser } from '../test-support/fake-api';
 import {
   NOTIFICATIONS_BLOCKED_TEXT,
   NOTIFICATIONS_ON_TEXT,
   SOUND_BLOCKED_TEXT,
   TEL_HANDLER_ASKED_TEXT,
 } from '../constants';
-import { CALL_USER_UNDER_TEST, consoleUnderTest, findAnswerButton } from './console-under-test';
+import {
+  CALL_USER_UNDER_TEST,
+  consoleUnderTest,
+  findAnswerButton,
+} from '../test-support/console-under-test';
 
 describe('a lead ringing while the console is out of view', () => {
   it('raises a notification (with the lead) whose click focuses the console; it closes once answered', async () => {

@@ -7,7 +7,7 @@ import { act, render, screen, waitFor, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SOFTPHONE } from '../api/api-client';
-import { FakeAudio, FakePhone } from '../phone/fake-phone';
+import { FakeAudio, FakePhone } from '../test-support/fake-phone';
 import { MemoryKeyValueStorage } from '../platform/key-value-storage';
 import { AudioDeviceSettings, applyRememberedAudioDevices } from './audio-device-settings';
 

@@ -22,7 +22,7 @@ import {
 } from '../phone/audio-devices';
 import type { KeyValueStorage } from '../platform/key-value-storage';
 import type { PhoneAudio, PhoneAudioDevice } from '../phone/phone-port';
-import { ErrorBanner } from './action-button';
+import { ErrorBanner } from '../ui/error-banner';
 
 export { applyRememberedAudioDevices } from '../phone/audio-devices';
 

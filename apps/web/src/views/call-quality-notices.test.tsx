@@ -6,7 +6,11 @@
  */
 import { act, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { CALL_USER_UNDER_TEST, consoleUnderTest, findAnswerButton } from './console-under-test';
+import {
+  CALL_USER_UNDER_TEST,
+  consoleUnderTest,
+  findAnswerButton,
+} from '../test-support/console-under-test';
 
 const POOR_CONNECTION = 'Poor connection: audio may break up';
 const NO_MICROPHONE_SOUND = 'No sound from your microphone';

@@ -8,7 +8,7 @@
 import type { AgentRow, User } from '@leadline/contracts';
 import { useMutation } from '@tanstack/react-query';
 import type { SuperviseMode } from '../api/api-client';
-import { useServices } from '../services';
+import { useServices } from '../use-services';
 import { AgentPicker, CallIcon, type StatusFilter } from './agent-picker';
 
 /** The status filter's choices (the spec's order). */

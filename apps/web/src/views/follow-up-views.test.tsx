@@ -8,13 +8,13 @@ import { DEFAULT_SMS_TEXT as CONTRACT_SMS_TEXT, IDEMPOTENCY_KEY_HEADER } from '@
 import { render, screen, waitFor, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { FakeApi, demoCallUser, demoUser } from '../api/fake-api';
+import { FakeApi, demoCallUser, demoUser } from '../test-support/fake-api';
 import { createQueryClient } from '../api/queries';
 import { App } from '../app';
 import { DEFAULT_SMS_TEXT, IDEMPOTENCY_KEY } from '../constants';
-import { FakePhone } from '../phone/fake-phone';
-import { createFakePlatform } from '../platform/fake-platform';
-import { consoleUnderTest } from './console-under-test';
+import { FakePhone } from '../test-support/fake-phone';
+import { createFakePlatform } from '../test-support/fake-platform';
+import { consoleUnderTest } from '../test-support/console-under-test';
 
 const TAGS = [
   { id: 1, key: 'hot', name: 'Hot lead', color: '#d93025' },

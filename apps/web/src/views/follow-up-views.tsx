@@ -3,11 +3,12 @@ import { useEffect, useEffectEvent, useState } from 'react';
 import { actionsOf } from '../console/actions';
 import { SMS_MAX_LENGTH } from '../constants';
 import { errorMessage } from '../errors';
-import { useServices } from '../services';
-import { ActionButton, ErrorBanner } from './action-button';
-import { readableTextOn, tagBackground } from './colour-contrast';
+import { useServices } from '../use-services';
+import { ActionButton } from './action-button';
+import { ErrorBanner } from '../ui/error-banner';
+import { readableTextOn, tagBackground } from '../ui/colour-contrast';
 import { useConsoleActions } from './use-console-actions';
-import { useFocusOnMount } from './use-focus-on-mount';
+import { useFocusOnMount } from '../ui/use-focus-on-mount';
 
 const TAG_ACTIONS = actionsOf('disposition2');
 const SMS_ACTIONS = actionsOf('sms');

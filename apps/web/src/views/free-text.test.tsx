@@ -38,14 +38,14 @@ import type {
 import { act, render, screen, waitFor, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { FakeApi, demoAgent, demoCallUser, demoLead, demoUser } from '../api/fake-api';
+import { FakeApi, demoAgent, demoCallUser, demoLead, demoUser } from '../test-support/fake-api';
 import { QUERY_KEYS, createQueryClient } from '../api/queries';
 import { App } from '../app';
 import type { ConsoleCall } from '../console/call-rules';
-import { FakePhone } from '../phone/fake-phone';
-import { createFakePlatform } from '../platform/fake-platform';
+import { FakePhone } from '../test-support/fake-phone';
+import { createFakePlatform } from '../test-support/fake-platform';
 import { HOSTILE_TEXTS, hostileTextOfLength } from '../test-support/hostile-text';
-import { consoleUnderTest, findAnswerButton } from './console-under-test';
+import { consoleUnderTest, findAnswerButton } from '../test-support/console-under-test';
 import { LeadCard } from './lead-card';
 import { SEARCH_DEBOUNCE_MS } from './transfer-panel';
 

@@ -9,12 +9,12 @@ import type { HistoryRow, User } from '@leadline/contracts';
 import { render, screen, waitFor, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { FakeApi, demoUser } from '../api/fake-api';
+import { FakeApi, demoUser } from '../test-support/fake-api';
 import { PERMISSION_RETRY } from '../constants';
 import { createQueryClient } from '../api/queries';
 import { App } from '../app';
-import { FakePhone } from '../phone/fake-phone';
-import { createFakePlatform } from '../platform/fake-platform';
+import { FakePhone } from '../test-support/fake-phone';
+import { createFakePlatform } from '../test-support/fake-platform';
 import { retryStartedText } from './history-panel';
 
 /** Where the fake platform's clock starts (`FakeClock`): the tests' "now". */

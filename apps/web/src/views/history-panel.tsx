@@ -22,11 +22,11 @@ import { useId, useState } from 'react';
 import { historyQuery } from '../api/queries';
 import { PERMISSION_RETRY } from '../constants';
 import { errorMessage } from '../errors';
-import { useServices } from '../services';
-import { ErrorBanner } from './action-button';
-import { formatCallTime } from './format';
-import { PanelHead, closeOnEscape } from './panel-head';
-import { readableTextOn, tagBackground } from './colour-contrast';
+import { useServices } from '../use-services';
+import { ErrorBanner } from '../ui/error-banner';
+import { formatCallTime } from '../ui/format';
+import { PanelHead, closeOnEscape } from '../ui/panel-head';
+import { readableTextOn, tagBackground } from '../ui/colour-contrast';
 
 /** The text of the empty history. */
 export const NO_CALLS_TEXT = "You don't have any calls!";

@@ -1,8 +1,8 @@
 import { useEffect, useEffectEvent } from 'react';
 import { matchesKey } from '../console/actions';
 import { KEYPAD_DIGITS } from '../console/console-controller';
-import { useConsoleSnapshot, useServices } from '../services';
-import { ErrorBanner } from './action-button';
+import { useConsoleSnapshot, useServices } from '../use-services';
+import { ErrorBanner } from '../ui/error-banner';
 
 /** Spoken names of the two symbol keys (a digit's name is the digit). */
 const SYMBOL_NAMES: Readonly<Record<string, string>> = { '*': 'Star', '#': 'Pound' };

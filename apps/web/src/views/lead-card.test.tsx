@@ -1,6 +1,6 @@
 import { render, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { demoCallUser, demoLead, demoUser } from '../api/fake-api';
+import { demoCallUser, demoLead, demoUser } from '../test-support/fake-api';
 import type { ConsoleCall } from '../console/call-rules';
 import { LeadCard } from './lead-card';
 

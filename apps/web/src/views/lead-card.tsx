@@ -1,7 +1,7 @@
 import type { User } from '@leadline/contracts';
 import type { ConsoleCall } from '../console/call-rules';
 import { crmLinks } from '../console/crm-links';
-import { Avatar } from './avatar';
+import { Avatar } from '../ui/avatar';
 
 /** Props of {@link LeadCard}. */
 export interface LeadCardProps {

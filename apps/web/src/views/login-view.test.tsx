@@ -7,11 +7,11 @@
 import { render, screen, waitFor } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { FakeApi, demoUser } from '../api/fake-api';
+import { FakeApi, demoUser } from '../test-support/fake-api';
 import { createQueryClient } from '../api/queries';
 import { App } from '../app';
-import { FakePhone } from '../phone/fake-phone';
-import { createFakePlatform } from '../platform/fake-platform';
+import { FakePhone } from '../test-support/fake-phone';
+import { createFakePlatform } from '../test-support/fake-platform';
 
 function renderLogin(launchUrl = 'http://console.test/') {
   const server = new FakeApi([{ user: demoUser(), password: 'correct horse' }]);

@@ -9,9 +9,9 @@ import {
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { errorMessage } from '../errors';
-import { useServices } from '../services';
-import { ErrorBanner } from './action-button';
-import { useFocusOnMount } from './use-focus-on-mount';
+import { useServices } from '../use-services';
+import { ErrorBanner } from '../ui/error-banner';
+import { useFocusOnMount } from '../ui/use-focus-on-mount';
 
 /**
  * Why single sign-on sent the browser back here (`?sso_error=<code>`), as a sentence; null if

@@ -7,13 +7,13 @@
 import { act, render, screen, waitFor, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { FakeApi, demoUser } from '../api/fake-api';
+import { FakeApi, demoUser } from '../test-support/fake-api';
 import { createQueryClient } from '../api/queries';
 import { App } from '../app';
 import { NETWORK_TEST_ERRORS } from '../constants';
-import type { FakeCall } from '../phone/fake-phone';
-import { FakePhone } from '../phone/fake-phone';
-import { createFakePlatform } from '../platform/fake-platform';
+import type { FakeCall } from '../test-support/fake-phone';
+import { FakePhone } from '../test-support/fake-phone';
+import { createFakePlatform } from '../test-support/fake-platform';
 
 async function openSettings() {
   const server = new FakeApi([{ user: demoUser(), password: 'pw' }]).signIn();

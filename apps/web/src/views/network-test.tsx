@@ -13,8 +13,8 @@ import {
   isRunning,
   type NetworkTestSnapshot,
 } from '../network-test/network-test-runner';
-import { useConsoleSnapshot, useServices } from '../services';
-import { ErrorBanner } from './action-button';
+import { useConsoleSnapshot, useServices } from '../use-services';
+import { ErrorBanner } from '../ui/error-banner';
 
 /** What the status line says while the test runs (nothing otherwise). */
 function progressText(test: NetworkTestSnapshot): string {

@@ -14,12 +14,12 @@ import type { PhoneStatus } from '../console/console-controller';
 import { callerIdLabel, type PlaceCallRequest } from '../console/outbound-call';
 import { errorMessage } from '../errors';
 import { PhoneInput, type PhoneInputValidation } from '../phone-input/phone-input';
-import { useServices } from '../services';
-import { ErrorBanner } from './action-button';
+import { useServices } from '../use-services';
+import { ErrorBanner } from '../ui/error-banner';
 import { LeadNameFields } from './lead-name-fields';
 import { PhoneStatusLine } from './phone-status-line';
-import { useFocusOnMount } from './use-focus-on-mount';
-import { PanelHead, closeOnEscape } from './panel-head';
+import { useFocusOnMount } from '../ui/use-focus-on-mount';
+import { PanelHead, closeOnEscape } from '../ui/panel-head';
 
 /** Props of {@link NewCallPanel}. */
 export interface NewCallPanelProps {

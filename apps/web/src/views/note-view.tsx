@@ -1,8 +1,9 @@
 import { useState } from 'react';
 import { actionsOf } from '../console/actions';
-import { ActionButton, ErrorBanner } from './action-button';
+import { ActionButton } from './action-button';
+import { ErrorBanner } from '../ui/error-banner';
 import { useConsoleActions } from './use-console-actions';
-import { useFocusOnMount } from './use-focus-on-mount';
+import { useFocusOnMount } from '../ui/use-focus-on-mount';
 
 const NOTE_ACTIONS = actionsOf('note');
 

@@ -6,12 +6,12 @@ import type { CallType, CallUserResponse } from '@leadline/contracts';
 import { act, render, screen, waitFor, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { FakeApi, demoCallUser, demoUser } from '../api/fake-api';
+import { FakeApi, demoCallUser, demoUser } from '../test-support/fake-api';
 import { createQueryClient } from '../api/queries';
 import { App } from '../app';
-import { FakePhone, type FakeCall } from '../phone/fake-phone';
-import { createFakePlatform } from '../platform/fake-platform';
-import { findAnswerButton } from './console-under-test';
+import { FakePhone, type FakeCall } from '../test-support/fake-phone';
+import { createFakePlatform } from '../test-support/fake-platform';
+import { findAnswerButton } from '../test-support/console-under-test';
 
 const CALL_USER = 42;
 const CALL_ID = 9001;

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { SAVED_SHOWN_MS } from '../constants';
-import { useOutboxStatus, useServices } from '../services';
+import { useOutboxStatus, useServices } from '../use-services';
 
 /**
  * The discreet Saving… / Saved line of the after-call writes (the outbox): 'Saving…' while a

@@ -5,7 +5,7 @@
  */
 import { screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { consoleUnderTest } from './console-under-test';
+import { consoleUnderTest } from '../test-support/console-under-test';
 
 const ALL = ['app-sms', 'app-retry', 'app-autoaccept', 'listen', 'whisper', 'barge'];
 

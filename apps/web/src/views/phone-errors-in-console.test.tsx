@@ -8,13 +8,13 @@ import type { AccountSettings } from '@leadline/contracts';
 import { act, render, screen, waitFor } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { FakeApi, demoCallUser, demoUser } from '../api/fake-api';
+import { FakeApi, demoCallUser, demoUser } from '../test-support/fake-api';
 import { createQueryClient } from '../api/queries';
 import { App } from '../app';
 import { MICROPHONE_ERROR_ALERT } from '../constants';
-import { FakePhone } from '../phone/fake-phone';
-import { createFakePlatform } from '../platform/fake-platform';
-import { findAnswerButton } from './console-under-test';
+import { FakePhone } from '../test-support/fake-phone';
+import { createFakePlatform } from '../test-support/fake-platform';
+import { findAnswerButton } from '../test-support/console-under-test';
 
 const CALL_USER = 42;
 /** §8: 'Connection error: alert 'Connection error code 8''. */

@@ -8,12 +8,12 @@
 import { act, render, screen, waitFor, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { FakeApi, demoCallUser, demoUser } from '../api/fake-api';
+import { FakeApi, demoCallUser, demoUser } from '../test-support/fake-api';
 import { createQueryClient } from '../api/queries';
 import { App } from '../app';
-import { FakePhone } from '../phone/fake-phone';
-import { createFakePlatform } from '../platform/fake-platform';
-import { FakeBrowser } from '../platform/fake-tabs';
+import { FakePhone } from '../test-support/fake-phone';
+import { createFakePlatform } from '../test-support/fake-platform';
+import { FakeBrowser } from '../test-support/fake-tabs';
 
 const CALL_USER = 42;
 

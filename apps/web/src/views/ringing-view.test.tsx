@@ -6,8 +6,12 @@
 import type { CallType } from '@leadline/contracts';
 import { act, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { demoCallUser } from '../api/fake-api';
-import { CALL_USER_UNDER_TEST, consoleUnderTest, findAnswerButton } from './console-under-test';
+import { demoCallUser } from '../test-support/fake-api';
+import {
+  CALL_USER_UNDER_TEST,
+  consoleUnderTest,
+  findAnswerButton,
+} from '../test-support/console-under-test';
 
 type Kind = { readonly type: CallType; readonly direction: 'inbound' | 'outbound' };
 

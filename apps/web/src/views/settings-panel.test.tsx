@@ -7,12 +7,12 @@ import type { User } from '@leadline/contracts';
 import { act, render, screen, waitFor, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { FakeApi, demoUser } from '../api/fake-api';
+import { FakeApi, demoUser } from '../test-support/fake-api';
 import { createQueryClient } from '../api/queries';
 import { App } from '../app';
 import { ERROR_LOG_MAX_LINES } from '../constants';
-import { FakePhone } from '../phone/fake-phone';
-import { createFakePlatform } from '../platform/fake-platform';
+import { FakePhone } from '../test-support/fake-phone';
+import { createFakePlatform } from '../test-support/fake-platform';
 
 async function openSettings(user: Partial<User> = {}) {
   const server = new FakeApi([{ user: demoUser(user), password: 'pw' }]).signIn();

@@ -12,12 +12,12 @@ import { useId } from 'react';
 import { QUERY_KEYS } from '../api/queries';
 import { APP_VERSION, COPIED_LOGS_ALERT, PERMISSION_AUTOACCEPT } from '../constants';
 import { errorMessage } from '../errors';
-import { useErrorLog, useServices } from '../services';
-import { ErrorBanner } from './action-button';
+import { useErrorLog, useServices } from '../use-services';
+import { ErrorBanner } from '../ui/error-banner';
 import { AttentionSettings } from './attention-settings';
 import { AudioDeviceSettings } from './audio-device-settings';
 import { NetworkTest } from './network-test';
-import { PanelHead, closeOnEscape } from './panel-head';
+import { PanelHead, closeOnEscape } from '../ui/panel-head';
 
 /** Props of {@link SettingsPanel}. */
 export interface SettingsPanelProps {

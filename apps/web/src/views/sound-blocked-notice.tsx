@@ -6,7 +6,7 @@
  */
 import { useMutation } from '@tanstack/react-query';
 import { SOUND_BLOCKED_TEXT, SOUND_UNLOCK_LABEL } from '../constants';
-import { useServices, useSoundPolicy } from '../services';
+import { useServices, useSoundPolicy } from '../use-services';
 
 /** See the module comment. */
 export function SoundBlockedNotice() {

@@ -8,8 +8,8 @@ import { useMutation } from '@tanstack/react-query';
 import type { SuperviseMode } from '../api/api-client';
 import type { ConsoleCall } from '../console/call-rules';
 import { errorMessage } from '../errors';
-import { useServices } from '../services';
-import { ErrorBanner } from './action-button';
+import { useServices } from '../use-services';
+import { ErrorBanner } from '../ui/error-banner';
 import { SUPERVISE_MODES, superviseModes } from './conference-panel';
 
 const SUPERVISING: ReadonlySet<string> = new Set(['listen', 'whisper', 'barge']);

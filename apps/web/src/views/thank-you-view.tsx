@@ -1,5 +1,6 @@
 import { actionsOf } from '../console/actions';
-import { ActionButton, ErrorBanner } from './action-button';
+import { ActionButton } from './action-button';
+import { ErrorBanner } from '../ui/error-banner';
 import { useConsoleActions } from './use-console-actions';
 
 const THANK_YOU_ACTIONS = actionsOf('thankyou');

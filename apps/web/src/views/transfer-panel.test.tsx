@@ -7,13 +7,13 @@ import type { CallUserResponse, TeamRow } from '@leadline/contracts';
 import { act, render, screen, waitFor, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { FakeApi, demoAgent, demoCallUser, demoUser } from '../api/fake-api';
+import { FakeApi, demoAgent, demoCallUser, demoUser } from '../test-support/fake-api';
 import { createQueryClient } from '../api/queries';
 import { App } from '../app';
-import { FakePhone } from '../phone/fake-phone';
-import { createFakePlatform } from '../platform/fake-platform';
+import { FakePhone } from '../test-support/fake-phone';
+import { createFakePlatform } from '../test-support/fake-platform';
 import { SEARCH_DEBOUNCE_MS, AGENT_LISTS_REFRESH_MS, canTakeTransfer } from './transfer-panel';
-import { findAnswerButton } from './console-under-test';
+import { findAnswerButton } from '../test-support/console-under-test';
 
 const CALL_USER = 42;
 const CALL_ID = 9001;

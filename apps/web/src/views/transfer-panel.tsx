@@ -11,8 +11,8 @@ import { useState } from 'react';
 import { teamsQuery } from '../api/queries';
 import type { ConsoleCall } from '../console/call-rules';
 import { errorMessage } from '../errors';
-import { useServices } from '../services';
-import { ErrorBanner } from './action-button';
+import { useServices } from '../use-services';
+import { ErrorBanner } from '../ui/error-banner';
 import { AgentPicker, CallIcon, useListsRefresh, type StatusFilter } from './agent-picker';
 
 export { AGENT_LISTS_REFRESH_MS, SEARCH_DEBOUNCE_MS } from './agent-picker';

@@ -9,7 +9,7 @@ import {
   type ConsoleAction,
 } from '../console/actions';
 import { errorMessage } from '../errors';
-import { useConsoleSnapshot, useServices } from '../services';
+import { useConsoleSnapshot, useServices } from '../use-services';
 
 /** What a view needs to render and run its actions. */
 export interface ConsoleActionsHandle {

@@ -1,6 +1,6 @@
 import { INPUT_VOLUME_SCALE, OUTPUT_VOLUME_SCALE, VOLUME_METER_BARS } from '../constants';
-import { useVolume } from '../services';
-import { litBars } from './format';
+import { useVolume } from '../use-services';
+import { litBars } from '../ui/format';
 
 const BARS = Array.from({ length: VOLUME_METER_BARS }, (_, i) => i);
 

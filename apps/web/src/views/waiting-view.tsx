@@ -6,10 +6,10 @@ import { WAITING_TEXT } from '../constants';
 import { BottomNav, type NavPanel } from './bottom-nav';
 import { ConferencePanel, superviseModes } from './conference-panel';
 import { HistoryPanel } from './history-panel';
-import { useServices } from '../services';
+import { useServices } from '../use-services';
 import { PhoneStatusLine } from './phone-status-line';
 import { SettingsPanel } from './settings-panel';
-import { useFocusOnMount } from './use-focus-on-mount';
+import { useFocusOnMount } from '../ui/use-focus-on-mount';
 
 const NEW_CALL_PANEL_ID = 'new-call-panel';
 const CONFERENCE_PANEL_ID = 'conference-panel';

@@ -4,10 +4,10 @@ import { use, useEffect, useId, useRef, useState } from 'react';
 import { QUERY_KEYS } from '../api/queries';
 import { errorMessage } from '../errors';
 import { PhoneOwnerContext } from '../phone-owner/use-phone-owner';
-import { useOnline, useServices } from '../services';
-import { AgentStatusControl } from './agent-status-control';
-import { Avatar } from './avatar';
-import { Logo } from './logo';
+import { useOnline, useServices } from '../use-services';
+import { AgentStatusControl } from '../views/agent-status-control';
+import { Avatar } from '../ui/avatar';
+import { Logo } from '../ui/logo';
 
 /**
  * The navigation bar: the logo and, once a user is loaded, their Available / Away control and the

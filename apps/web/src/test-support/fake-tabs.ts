@@ -7,7 +7,7 @@
  * as closing a real tab does. Callbacks and messages arrive in a later microtask, never inside
  * the call that caused them.
  */
-import type { BrowserTabs, TabChannel, TabLockOptions, TabLocks } from './tabs';
+import type { BrowserTabs, TabChannel, TabLockOptions, TabLocks } from '../platform/tabs';
 
 interface LockRequest {
   readonly tab: FakeTab;

@@ -26,7 +26,7 @@ import type {
   PhoneError,
   PhoneFactory,
   PhoneOutputDevices,
-} from './phone-port';
+} from '../phone/phone-port';
 import { TypedEmitter } from './typed-emitter';
 
 const DISCONNECTABLE: readonly PhoneCallStatus[] = [

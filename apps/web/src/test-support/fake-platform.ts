@@ -7,9 +7,9 @@ import {
   createFakeAttention,
   type FakeAttention,
   type FakeAttentionOptions,
-} from '../attention/fake-attention';
-import { FakeRealtime } from '../realtime/fake-realtime';
-import { MemoryKeyValueStorage } from './key-value-storage';
+} from './fake-attention';
+import { FakeRealtime } from './fake-realtime';
+import { MemoryKeyValueStorage } from '../platform/key-value-storage';
 import type {
   Clock,
   FetchLike,
@@ -18,8 +18,8 @@ import type {
   Platform,
   TimerHandle,
   Timers,
-} from './platform';
-import { NO_SHARED_TABS, type BrowserTabs } from './tabs';
+} from '../platform/platform';
+import { NO_SHARED_TABS, type BrowserTabs } from '../platform/tabs';
 
 interface ScheduledTimer {
   readonly handle: TimerHandle;

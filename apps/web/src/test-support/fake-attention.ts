@@ -9,7 +9,7 @@ import type {
   NotificationContent,
   NotificationPermissionState,
   SoundPolicyState,
-} from './attention-port';
+} from '../attention/attention-port';
 
 /** A notification the fake showed. */
 export interface FakeNotification extends NotificationContent {

@@ -6,11 +6,11 @@ import type { CallUserResponse } from '@leadline/contracts';
 import { act, render, screen, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { expect } from 'vitest';
-import { FakeApi, demoCallUser, demoUser } from '../api/fake-api';
+import { FakeApi, demoCallUser, demoUser } from './fake-api';
 import { createQueryClient } from '../api/queries';
 import { App } from '../app';
-import { FakePhone } from '../phone/fake-phone';
-import { createFakePlatform, type FakePlatformOptions } from '../platform/fake-platform';
+import { FakePhone } from './fake-phone';
+import { createFakePlatform, type FakePlatformOptions } from './fake-platform';
 
 /** The call user the console under test is rung for. */
 export const CALL_USER_UNDER_TEST = 42;

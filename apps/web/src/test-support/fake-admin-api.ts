@@ -27,7 +27,7 @@ import {
   type AdminTeam,
   type AdminUser,
 } from '@leadline/contracts';
-import type { FakeRoutes } from '../api/fake-api';
+import type { FakeRoutes } from './fake-api';
 
 /** The server's refusal of a non-admin. */
 export const ADMIN_ONLY_TEXT = 'Only an administrator of this account can do this.';

@@ -10,7 +10,7 @@ import type {
   RealtimeConnectionState,
   RealtimeHandlers,
   RealtimePort,
-} from './realtime-port';
+} from '../realtime/realtime-port';
 
 /** A connection of {@link FakeRealtime}. */
 export class FakeRealtimeConnection implements RealtimeConnection {

@@ -71,7 +71,7 @@ export interface RecordedRequest {
 }
 
 /**
- * Routes a test adds to the fake (the admin screens' fake, `admin/fake-admin-api.ts`): answers a
+ * Routes a test adds to the fake (the admin screens' fake, `fake-admin-api.ts`): answers a
  * signed-in request with a CSRF-checked write, or null when the route is not its own.
  */
 export type FakeRoutes = (request: {
