@@ -1,4 +1,4 @@
-import { render, screen } from '@testing-library/react';
+import { render, screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { BottomNav, type NavPanel } from './bottom-nav';
 
@@ -20,12 +20,11 @@ function renderNav(conference: NavPanel | null) {
   return screen.getByRole('navigation', { name: 'Console' });
 }
 
-/** The entries' names in document order, hidden ones included. */
+/** The entries in document order, hidden ones included, and whether each is hidden. */
 const entries = (nav: HTMLElement) =>
-  Array.from(nav.querySelectorAll('button'), (b) => ({
-    name: b.textContent,
-    hidden: b.hidden,
-  }));
+  within(nav)
+    .getAllByRole('button', { hidden: true })
+    .map((b) => ({ name: b.textContent, hidden: b.hidden }));
 
 // Spec §2: "Bottom navigation in the waiting state: Call, Conference (hidden), History, Settings."
 describe('BottomNav (spec §2: Call, Conference (hidden), History, Settings)', () => {
