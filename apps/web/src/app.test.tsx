@@ -95,6 +95,27 @@ describe('first view', () => {
   });
 });
 
+// Spec §2, navigation bar: "It shows the product logo" (on the login view and in the console).
+describe('navigation bar (spec §2)', () => {
+  /** The product logo: the Leadline mark and its word mark in the page's banner. */
+  function logoIn(banner: HTMLElement): void {
+    expect(within(banner).getByText('Leadline')).toBeVisible();
+    expect(banner.querySelector('svg')).not.toBeNull();
+  }
+
+  it('shows the product logo on the login view', async () => {
+    renderApp({ signedIn: false });
+    expect(await screen.findByRole('button', { name: 'Login' })).toBeVisible();
+    logoIn(screen.getByRole('banner'));
+  });
+
+  it('shows the product logo in the console once the user is loaded', async () => {
+    const { ready } = renderApp();
+    await ready();
+    logoIn(screen.getByRole('banner'));
+  });
+});
+
 describe('session check', () => {
   it('goes to the login view as soon as it finds no session, before anything renders', async () => {
     const server = new FakeApi();

@@ -58,7 +58,7 @@ export function callControlRoutes(deps: { db: Db; control: CallControl }) {
     const transfer = {
       summary: 'Transfers the call to an agent or a team',
       description:
-        '`{ user_id, call_user_id }` or `{ team_id, call_user_id }` (the caller\'s own call user of call `{id}`): rings the agent (or the longest-idle transferable member of the team) with "Incoming Transfer!"; when they answer they take over and the caller leaves. Targets must not be on a call and be available (and, if app-only, online in the app).',
+        '`{ user_id, call_user_id }` or `{ team_id, call_user_id }` (the caller\'s own call user of call `{id}`): rings the agent (or the longest-idle transferable member of the team) with "Incoming Transfer!"; when they answer they take over and the caller leaves. A target agent must be free (not on a call, not being rung for one, not wrapping up), available, and online: in the app, or on mobile unless the agent is app-only; otherwise 409 "This agent is not available." (Spec section 6 asks only an app-only agent to be online; Leadline rings an agent only where they are signed in, so an offline agent cannot take the call.) A team\'s members are offered the call only if they qualify the same way.',
       tags: TAGS,
       params: IdParams,
       body: TransferBody,

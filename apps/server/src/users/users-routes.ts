@@ -105,7 +105,7 @@ export function usersRoutes(deps: { db: Db; flows: CallFlows }) {
     const callerIds = {
       summary: 'The account’s caller numbers',
       description:
-        "The account's caller numbers for the New Call panel's Caller ID selector. The `time` query is a cache-buster and ignored.",
+        "The account's caller numbers for the New Call panel's Caller ID selector, answered as `{ data: [{ id, name, phone_number_formatted }, …] }` (spec section 7 says the answer is the list itself; Leadline wraps it in `data` like every other list, e.g. `GET /api/v1/teams`). The `time` query is a cache-buster and ignored.",
       tags: TAGS,
       querystring: TimeQuery,
       response: { 200: CallerNumbersResponseSchema },
@@ -113,6 +113,7 @@ export function usersRoutes(deps: { db: Db; flows: CallFlows }) {
     app.get('/api/v1/callerids', { schema: callerIds }, async (request) => {
       const { user } = sessionOf(request);
       parseRequest(request, 'querystring', callerIds.querystring);
+      // `{ data: [...] }`, not the bare list of spec section 7 (README: where we depart).
       return { data: await listCallerNumbers(deps.db, user.accountId) };
     });
   };

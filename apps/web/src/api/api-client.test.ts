@@ -1,5 +1,5 @@
 import { LOGIN_FAILED_MESSAGE } from '@leadline/contracts';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FetchLike } from '../platform/platform';
 import { ApiClient, ApiError, NetworkError, SessionExpiredError } from './api-client';
 import { FakeApi, demoCallUser, demoUser } from '../test-support/fake-api';
@@ -200,5 +200,41 @@ describe('ApiClient', () => {
     const other = answering({ success: true, call: { id: 3, status: 'ringing', agent_id: 12 } });
     expect(await other.api.retryLead(body)).toEqual({ agentId: 12 });
     expect(await answering({ success: true }).api.retryLead(body)).toEqual({ agentId: null });
+  });
+});
+
+// Spec §9: "HTTP client timeout none (0)": a request waits for its answer however long it
+// takes; nothing in the client gives up on it (the browser's own limits aside).
+describe('ApiClient: no HTTP client timeout (spec §9)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('sends no timeout signal and takes an answer that comes an hour late', async () => {
+    vi.useFakeTimers();
+    const asked: RequestInit[] = [];
+    let answer!: (response: Response) => void;
+    const fetch: FetchLike = (_url, init) => {
+      asked.push(init);
+      return new Promise<Response>((resolve) => (answer = resolve));
+    };
+    const { api } = client(fetch);
+    let settled: unknown = 'pending';
+    const teams = api.getTeams().then(
+      (rows) => (settled = rows),
+      (error: unknown) => (settled = error),
+    );
+    expect(asked).toHaveLength(1);
+    expect(asked[0]?.signal).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(60 * 60 * 1000);
+    expect(settled).toBe('pending');
+    answer(
+      new Response(JSON.stringify({ data: [{ id: 4, name: 'Sales', is_available: true }] }), {
+        status: 200,
+        headers: { 'Content-Type': 'application/json' },
+      }),
+    );
+    await teams;
+    expect(settled).toEqual([{ id: 4, name: 'Sales', is_available: true }]);
   });
 });

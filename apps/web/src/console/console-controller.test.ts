@@ -778,7 +778,7 @@ describe('ConsoleController: outbound calls (New Call)', () => {
       banner: null,
       connectedAtMs: platform.clock.now(),
     });
-    // Outgoing calls are not accepted again by the console.
+    // Spec §4: outgoing calls are not accepted again (the console never calls accept()).
     expect(call.invocations).toEqual([]);
     call.reportVolume(0.4, 0.2);
     expect(controller.getVolume()).toEqual({ input: 0.4, output: 0.2 });

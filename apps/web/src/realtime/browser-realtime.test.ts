@@ -370,3 +370,110 @@ describe.each([
     expect(log.lines).toContain('error Loading the realtime client failed: chunk missing');
   });
 });
+
+/**
+ * Spec §9, realtime client: "retry 1 s, transport cache 30 min, timeline limit 50". pusher-js
+ * holds these itself (no option sets them) and the console runs it unmodified, so these pin
+ * them: a pusher-js update that changes one fails here. The web build (the one the console
+ * ships) on jsdom, whose `localStorage` holds pusher-js's transport cache.
+ */
+describe('the realtime client’s retry, transport cache and timeline (spec §9)', () => {
+  /** Spec §9's values. */
+  const RETRY_S = 1;
+  const TRANSPORT_CACHE_MS = 30 * 60 * 1000;
+  const TIMELINE_LIMIT = 50;
+  const CACHE_KEY = 'pusherTransportNonTLS';
+
+  /** The pusher-js client the port built, with the parts these tests read. */
+  type Client = InstanceType<PusherClass> & {
+    timeline: { events: unknown[]; info(event: object): void };
+  };
+
+  let peer: PusherPeer;
+  let connection: RealtimeConnection | null = null;
+
+  afterEach(async () => {
+    connection?.close();
+    connection = null;
+    await peer.close();
+    localStorage.removeItem(CACHE_KEY);
+  });
+
+  /** Connects the port with the web build; resolves with the client it made. */
+  async function connect(): Promise<Client> {
+    peer = new PusherPeer();
+    const port = await peer.listen();
+    const Loaded = await loadWebBuild();
+    const clients: Client[] = [];
+    class RecordingPusher extends Loaded {
+      constructor(...args: ConstructorParameters<PusherClass>) {
+        super(...args);
+        clients.push(this);
+      }
+    }
+    connection = browserRealtime(recordingLog(), () => Promise.resolve(RecordingPusher)).connect(
+      settingsFor(port),
+      { agentStatus: () => {}, floorChanged: () => {}, subscribed: () => {} },
+    );
+    await vi.waitFor(() => expect(clients).toHaveLength(1));
+    return clients[0]!;
+  }
+
+  it(`retries ${RETRY_S} s after the socket is cut`, async () => {
+    const client = await connect();
+    await vi.waitFor(() => expect(peer.subscribed('private-account-100')).toBe(true));
+    const retries: number[] = [];
+    client.connection.bind('connecting_in', (seconds: number) => retries.push(seconds));
+    peer.sockets[0]!.socket.terminate();
+    await vi.waitFor(() => expect(retries).toEqual([RETRY_S]));
+    // A deadline, not a timing: the reconnection comes once the retry is due.
+    await vi.waitFor(() => expect(peer.subscribed('private-account-100')).toBe(true), {
+      timeout: 10_000,
+    });
+    expect(peer.sockets).toHaveLength(2);
+  });
+
+  /** Whether the client's connection attempt used the cached transport (its timeline says). */
+  const usedCache = (client: Client) =>
+    client.timeline.events.some((event) => (event as { cached?: boolean }).cached === true);
+
+  it('caches the transport that connected, and uses a cache younger than 30 min', async () => {
+    localStorage.setItem(
+      CACHE_KEY,
+      JSON.stringify({
+        timestamp: Date.now() - TRANSPORT_CACHE_MS + 60_000,
+        transport: 'ws',
+        latency: 5,
+        cacheSkipCount: 0,
+      }),
+    );
+    const client = await connect();
+    await vi.waitFor(() => expect(peer.subscribed('private-account-100')).toBe(true));
+    expect(usedCache(client)).toBe(true);
+    const stored = JSON.parse(localStorage.getItem(CACHE_KEY) ?? '{}') as { transport?: string };
+    expect(stored.transport).toBe('ws');
+  });
+
+  it('ignores a cache older than 30 min', async () => {
+    localStorage.setItem(
+      CACHE_KEY,
+      JSON.stringify({
+        timestamp: Date.now() - TRANSPORT_CACHE_MS - 60_000,
+        transport: 'ws',
+        latency: 5,
+        cacheSkipCount: 0,
+      }),
+    );
+    const client = await connect();
+    await vi.waitFor(() => expect(peer.subscribed('private-account-100')).toBe(true));
+    expect(usedCache(client)).toBe(false);
+  });
+
+  it(`keeps at most ${TIMELINE_LIMIT} timeline events, the latest`, async () => {
+    const client = await connect();
+    await vi.waitFor(() => expect(peer.subscribed('private-account-100')).toBe(true));
+    for (let i = 0; i < TIMELINE_LIMIT + 10; i++) client.timeline.info({ probe: i });
+    expect(client.timeline.events).toHaveLength(TIMELINE_LIMIT);
+    expect(client.timeline.events.at(-1)).toMatchObject({ probe: TIMELINE_LIMIT + 9 });
+  });
+});

@@ -58,4 +58,38 @@ describe('LeadCard', () => {
     );
     expect(screen.queryAllByRole('link', { name: /^Open / })).toEqual([]);
   });
+  // Spec §2 (lead card: "email (hidden for account 6671)") and §6 (account 6671: hidden email).
+  // The account's id is a setting here, seeded on for account 6671 (`db/seed.ts`).
+  it("spec §2, §6: account 6671 (hide_lead_email) hides the lead's e-mail; other accounts show it", () => {
+    const lead = demoLead({ email: 'jo.rivera@sunfield.example' });
+    const call = consoleCall({ call: { lead } });
+    const account6671 = demoUser({ account_id: 6671, settings: { hide_lead_email: true } });
+    const { unmount } = render(<LeadCard call={call} user={account6671} />);
+    expect(screen.getByRole('heading', { level: 2 })).toBeInTheDocument();
+    expect(screen.queryByText('jo.rivera@sunfield.example')).not.toBeInTheDocument();
+    expect(screen.queryByRole('link', { name: /sunfield/ })).not.toBeInTheDocument();
+    unmount();
+    render(<LeadCard call={call} user={demoUser()} />);
+    expect(screen.getByRole('link', { name: 'jo.rivera@sunfield.example' })).toHaveAttribute(
+      'href',
+      'mailto:jo.rivera@sunfield.example',
+    );
+  });
+
+  // Spec §2 ("Account 9920 also shows the formatted phone number") and §6 (9920: formatted
+  // phone on lead card); a setting, seeded on for account 9920.
+  it('spec §2, §6: account 9920 (lead_card_shows_phone) shows the formatted phone; others do not', () => {
+    const lead = demoLead({
+      phone_number: '+15550100177',
+      phone_number_formatted: '(555) 010-0177',
+    });
+    const call = consoleCall({ call: { lead } });
+    const account9920 = demoUser({ account_id: 9920, settings: { lead_card_shows_phone: true } });
+    const { unmount } = render(<LeadCard call={call} user={account9920} />);
+    expect(screen.getByText('(555) 010-0177')).toBeVisible();
+    unmount();
+    render(<LeadCard call={call} user={demoUser()} />);
+    expect(screen.getByRole('heading', { level: 2 })).toBeInTheDocument();
+    expect(screen.queryByText('(555) 010-0177')).not.toBeInTheDocument();
+  });
 });

@@ -79,5 +79,8 @@ export const CallerNumberSchema = z.strictObject({
 /** A caller number as GET /api/v1/callerids lists it. */
 export type CallerNumber = z.infer<typeof CallerNumberSchema>;
 
-/** Answer of GET /api/v1/callerids: the account's caller numbers. */
+/**
+ * Answer of GET /api/v1/callerids: the account's caller numbers, as `{ data: [...] }` (spec
+ * section 7 says a bare list; README: where we depart from the spec).
+ */
 export const CallerNumbersResponseSchema = z.strictObject({ data: z.array(CallerNumberSchema) });

@@ -105,3 +105,26 @@ describe('constant-audio-input-level (the microphone reads the same level 10 tim
     expect(inputWarnings(log)[2]).toMatch(/^warning constant-audio-input-level/);
   });
 });
+
+describe(`volume polling (spec §9: every ${POLL_MS} ms)`, () => {
+  it(`reads both meters and emits 'volume' every ${POLL_MS} ms while the call is open`, async () => {
+    const env = fakeEnvironment();
+    const { call } = await openCall(env);
+    const volumes: Array<[number, number, number]> = [];
+    call.on('volume', (input, output) => volumes.push([env.clock.now(), input, output]));
+    const openedAt = env.clock.now();
+    env.levels = [0.3, 0.6];
+    env.clock.tick(POLL_MS - 1);
+    expect(volumes).toEqual([]);
+    env.clock.tick(1);
+    expect(volumes).toEqual([[openedAt + POLL_MS, 0.3, 0.6]]);
+    env.levels = [0.1, 0.2];
+    env.clock.tick(POLL_MS - 1);
+    expect(volumes).toHaveLength(1);
+    env.clock.tick(1);
+    expect(volumes.at(-1)).toEqual([openedAt + 2 * POLL_MS, 0.1, 0.2]);
+    call.disconnect();
+    env.clock.tick(10 * POLL_MS);
+    expect(volumes).toHaveLength(2);
+  });
+});

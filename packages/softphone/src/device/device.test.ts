@@ -490,6 +490,56 @@ describe('ringtone and sounds', () => {
 });
 
 describe('outgoing calls', () => {
+  // Spec §4: "Accept is implicit for incoming calls; outgoing calls are not accepted again."
+  it('spec §4: accept() on an outgoing call does nothing, while connecting, ringing or open', async () => {
+    const env = fakeEnvironment();
+    const device = new Device(TOKEN, { platform: env.platform });
+    const call = await device.connect({ params: { To: '+15550100042' } });
+    const accepted = vi.fn();
+    call.on('accept', accepted);
+    env.socket().open();
+    await flush();
+    const sentBefore = () =>
+      env
+        .socket()
+        .frames()
+        .map((f) => f.type);
+    const tryAccept = async (state: string) => {
+      const sent = sentBefore();
+      const pcs = env.peerConnections.length;
+      const microphones = env.userMedia.length;
+      call.accept();
+      await flush();
+      expect(call.status()).toBe(state);
+      expect(
+        env
+          .socket()
+          .frames()
+          .map((f) => f.type),
+      ).toEqual(sent);
+      expect(env.peerConnections).toHaveLength(pcs);
+      expect(env.userMedia).toHaveLength(microphones);
+    };
+    await tryAccept('connecting');
+    env.socket().deliver('ringing', { callsid: 'CA9', sdp: 'v=0 answer' });
+    await flush();
+    await tryAccept('ringing');
+    env.socket().deliver('answer', { callsid: 'CA9', sdp: 'v=0 answer', reconnect: 'RT9' });
+    await flush();
+    env.pc().setConnectionState('connected');
+    await flush();
+    expect(call.status()).toBe('open');
+    expect(accepted).toHaveBeenCalledOnce();
+    await tryAccept('open');
+    expect(accepted).toHaveBeenCalledOnce();
+    expect(
+      env
+        .socket()
+        .frames()
+        .filter((f) => f.type === 'answer'),
+    ).toEqual([]);
+  });
+
   it('a number answering at once (ringing with early media, then answer, back to back) opens the call', async () => {
     const env = fakeEnvironment();
     const device = new Device(TOKEN, { platform: env.platform });

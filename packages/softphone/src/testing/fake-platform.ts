@@ -120,6 +120,8 @@ export class FakePeerConnection extends EventTarget {
   /** Whether the sender has a DTMF sender (browsers without RTCDTMFSender: false). */
   hasDtmf = true;
   readonly transceivers: RTCRtpTransceiver[] = [];
+  /** The codec orders given to `setCodecPreferences`, in order. */
+  readonly codecPreferences: RTCRtpCodec[][] = [];
 
   /**
    * @param refusal - when it gives a reason, `createOffer` rejects with it (as a browser that
@@ -136,6 +138,7 @@ export class FakePeerConnection extends EventTarget {
   addTransceiver(track?: FakeTrack): RTCRtpTransceiver {
     if (track instanceof FakeTrack) this.sentTracks.push(track);
     const sentTracks = this.sentTracks;
+    const codecPreferences = this.codecPreferences;
     const dtmfOf = () => (this.hasDtmf ? this.dtmf : null);
     const transceiver = {
       direction: 'sendrecv',
@@ -150,7 +153,9 @@ export class FakePeerConnection extends EventTarget {
           return dtmfOf();
         },
       },
-      setCodecPreferences: () => undefined,
+      setCodecPreferences: (codecs: RTCRtpCodec[]) => {
+        codecPreferences.push([...codecs]);
+      },
     } as unknown as RTCRtpTransceiver;
     this.transceivers.push(transceiver);
     return transceiver;
@@ -244,6 +249,11 @@ export class FakePeerConnection extends EventTarget {
     this.connectionState = state;
     this.onconnectionstatechange?.();
   }
+  /** ICE gathering completes (the browser's `icegatheringstatechange`). */
+  finishGathering(): void {
+    this.iceGatheringState = 'complete';
+    this.dispatchEvent(new Event('icegatheringstatechange'));
+  }
   /** The far end's track arrives. */
   receiveTrack(): void {
     const stream = fakeStream([new FakeTrack('remote')]);
@@ -328,6 +338,10 @@ export interface FakeEnvironment {
   microphone: () => Promise<MediaStream>;
   /** When set, every peer connection's `createOffer` rejects with this reason (default null). */
   offerRefusal: string | null;
+  /** The browser's audio codecs (`RTCRtpReceiver.getCapabilities`); default null (unknown). */
+  audioCodecs: RTCRtpCodec[] | null;
+  /** ICE gathering of new peer connections: 'complete' at once (default) or still 'gathering'. */
+  iceGathering: RTCIceGatheringState;
 }
 
 /** Makes a fake environment. */
@@ -352,6 +366,8 @@ export function fakeEnvironment(): FakeEnvironment {
     pc: () => env.peerConnections.at(-1)!,
     microphone: () => Promise.resolve(fakeStream()),
     offerRefusal: null,
+    audioCodecs: null,
+    iceGathering: 'complete',
     platform: {
       clock,
       random: () => 0.5,
@@ -363,6 +379,7 @@ export function fakeEnvironment(): FakeEnvironment {
       },
       createPeerConnection: () => {
         const pc = new FakePeerConnection(clock, () => env.offerRefusal);
+        pc.iceGatheringState = env.iceGathering;
         env.peerConnections.push(pc);
         return pc as unknown as RTCPeerConnection;
       },
@@ -372,7 +389,7 @@ export function fakeEnvironment(): FakeEnvironment {
       },
       mediaDevices,
       canSetSinkId: true,
-      audioCodecs: () => null,
+      audioCodecs: () => env.audioCodecs,
       createMediaStream: (tracks) => fakeStream(tracks as unknown as FakeTrack[]),
       createAudioOutput: (): AudioOutput => ({
         play: () => Promise.resolve(),
