@@ -48,6 +48,12 @@ const checks = [
       : [],
   ),
   {
+    name: 'file sizes',
+    command: 'node',
+    args: ['scripts/check-file-size.mjs'],
+    cwd: root,
+  },
+  {
     name: 'prettier',
     command: 'npx',
     args: ['prettier', '--check', '.', '--log-level', 'warn'],
