@@ -1,4 +1,4 @@
-// The web app's layers, bottom first (apps/web/LAYERS.md; docs/architecture.md, "Layers").
+// The web app's layers, bottom first (docs/architecture.md, "Layers").
 // Folders are concerns (api, phone, realtime, attention…); where a folder holds both a port and
 // what uses it, the module's layer is given by its name (`-port`, `browser-`, `use-`).
 'use strict';
