@@ -14,7 +14,6 @@ const SPLITTING = new Map([
   ['apps/server/src/twilio/twilio-telephony.ts', 858],
   ['packages/softphone/src/call/call.ts', 799],
   ['packages/voice/src/gateway/signalling-gateway.ts', 731],
-  ['apps/server/src/calls/calls-repo.ts', 606],
 ]);
 const TEST_SUPPORT =
   /(\.test\.tsx?$|\.e2e\.tsx?$|(^|\/)test-support\/|(^|\/)testing\/|(^|\/)fake-[^/]*$|-under-test\.tsx?$|\/migrations\/)/;

@@ -17,7 +17,7 @@ import type { RouteDocs } from '../http/api-docs';
 import { parseRequest } from '../http/validate';
 import { toLeadResource } from '../leads/leads-repo';
 import type { CallControl, SuperviseMode } from './call-control';
-import { toCallResource } from './calls-repo';
+import { toCallResource } from './call-resource-repo';
 
 const SUPERVISE_MODES: SuperviseMode[] = ['listen', 'whisper', 'barge'];
 

@@ -47,9 +47,9 @@ import {
   insertNote,
   profileTagKeys,
   setDisposition,
-  toCallResource,
   updateCall,
 } from './calls-repo';
+import { toCallResource } from './call-resource-repo';
 
 /** Why an agent who asked for a waiting lead cannot take it, by where they are. */
 const CHECK_REFUSALS: Record<PresenceStatus, string | null> = {

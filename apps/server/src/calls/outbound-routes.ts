@@ -16,7 +16,7 @@ import type { RouteDocs } from '../http/api-docs';
 import { parseRequest } from '../http/validate';
 import { toLeadResource } from '../leads/leads-repo';
 import { NOBODY_MESSAGES, type CallFlows } from './call-flows';
-import { toCallResource } from './calls-repo';
+import { toCallResource } from './call-resource-repo';
 
 const TAGS = ['Calls'];
 
