@@ -45,6 +45,7 @@ module.exports = layerConfig({
       paths: [
         '^src/db/(schema|database|prepared|id-blocks|planner-statistics|routing-changes|demo-removal)\\.ts$',
         '^src/db/migrations/',
+        '^src/db/schema/',
         '-repo\\.ts$',
         '^src/accounts/account-policy\\.ts$',
         '^src/admin/audit\\.ts$',
