@@ -22,11 +22,6 @@ import type { GatewayPayload } from '@leadline/contracts/signalling';
 import { StateMachine, TypedEmitter } from '@leadline/contracts/lib';
 import {
   CALL_SIGNALING_TIMEOUT_MS,
-  MAX_ICE_RETRY_MS,
-  MEDIA_BACKOFF,
-  MEDIA_CHECK_INTERVAL_MS,
-  MEDIA_GAP_MS,
-  MEDIA_SILENCE_MS,
   SAMPLES_BATCH_SIZE,
   VOLUME_INTERVAL_MS,
   VOLUME_WARNING_STREAK,
@@ -39,7 +34,7 @@ import {
   InvalidStateError,
   type SoftphoneError,
 } from '../errors/errors';
-import { Backoff } from '../lib/backoff';
+import type { ReconnectPolicy } from '../lib/reconnect-policy';
 import type { Platform } from '../platform/platform';
 import type { PStreamClient } from '../signalling/pstream-client';
 import { encodeConnectToken } from '../signalling/connect-token';
@@ -53,6 +48,7 @@ import {
 import { CALL_TABLE, CallState, type CallTransition } from './call-states';
 import { checkDigits, DtmfQueue } from './dtmf';
 import { checkFeedback, FeedbackIssue, FeedbackScore, type CallFeedback } from './feedback';
+import { MediaReconnector, mediaReconnectPolicy } from './media-reconnector';
 import { MediaSession } from './media-session';
 
 export { CallState, FeedbackIssue, FeedbackScore };
@@ -149,6 +145,12 @@ export interface CallOptions {
   playSound?: (name: SoundName) => void;
   /** Called once when the call reaches `closed`, whichever way (the Device frees its slot). */
   onClosed?: () => void;
+  /**
+   * The delays between the ICE restarts of a media reconnect, and when to stop (default: the
+   * spec's back-off, min 1, max 30,000 ms, factor 1.1, jitter 0.5). However long the policy
+   * would go on, the call gives up `MAX_ICE_RETRY_MS` after the media was lost.
+   */
+  reconnectPolicy?: ReconnectPolicy;
 }
 
 /** Why a call whose media connection is lost for good ends (31003; spec section 8). */
@@ -157,7 +159,7 @@ const MEDIA_INTERRUPTED = 'Media connection was interrupted.';
 /** What a call may lose while open. */
 type Connection = 'media' | 'signalling';
 /** The call's timers. */
-type TimerName = 'volume' | 'signalling' | 'restart' | 'giveUp' | 'mediaCheck';
+type TimerName = 'volume' | 'signalling';
 
 /** A call. */
 export class Call extends TypedEmitter<CallEvents> {
@@ -185,7 +187,7 @@ export class Call extends TypedEmitter<CallEvents> {
   readonly #media: MediaSession;
   readonly #monitor: StatsMonitor;
   readonly #dtmf: DtmfQueue;
-  readonly #mediaBackoff: Backoff;
+  readonly #reconnector: MediaReconnector;
   readonly #unsubscribe: Array<() => void> = [];
   /** What is lost while `reconnecting`. */
   readonly #down = new Set<Connection>();
@@ -198,18 +200,7 @@ export class Call extends TypedEmitter<CallEvents> {
   /** Outgoing: the gateway said the far end answered. */
   #answered = false;
   #codec: string | null = null;
-  readonly #timers: Record<TimerName, unknown> = {
-    volume: null,
-    signalling: null,
-    restart: null,
-    giveUp: null,
-    mediaCheck: null,
-  };
-  /** ICE restarts are tagged; a late result of a superseded one is dropped. */
-  #restartAttempt = 0;
-  /** Media checks are tagged too (a check outlived by the call or a newer one is dropped). */
-  #mediaCheckAttempt = 0;
-  #mediaLostAt = 0;
+  readonly #timers: Record<TimerName, unknown> = { volume: null, signalling: null };
   #lastInput = -1;
   #inputStreak = 0;
   /** While `constant-audio-input-level` stands: since when the readings change (or null). */
@@ -238,7 +229,20 @@ export class Call extends TypedEmitter<CallEvents> {
     this.#monitor.on('sample', (sample) => this.#onSample(sample));
     this.#monitor.on('warning', (w) => this.emit('warning', w.name, w));
     this.#monitor.on('warning-cleared', (w) => this.emit('warning-cleared', w.name));
-    this.#mediaBackoff = new Backoff(MEDIA_BACKOFF, () => platform.random());
+    this.#reconnector = new MediaReconnector({
+      clock: platform.clock,
+      media: this.#media,
+      monitor: this.#monitor,
+      policy: options.reconnectPolicy ?? mediaReconnectPolicy(() => platform.random()),
+      host: {
+        isLive: () => this.status() === 'open' || this.status() === 'reconnecting',
+        canSignal: () => this.#o.stream.isOpen,
+        sendOffer: (sdp) => this.#send('reinvite', { callsid: this.#callSid(), sdp }, false),
+        lost: (error) => this.#interrupt('media', error),
+        restored: () => this.#restore('media'),
+        gaveUp: () => this.#fail(createError(31003, MEDIA_INTERRUPTED), MEDIA_INTERRUPTED),
+      },
+    });
     this.#dtmf = new DtmfQueue(platform.clock, (digit) => this.#o.playSound?.(dtmfSound(digit)));
     this.#listen();
   }
@@ -497,19 +501,13 @@ export class Call extends TypedEmitter<CallEvents> {
     this.#clearTimer('signalling');
     this.#restore('signalling');
     await this.#applyAnswer(p.sdp);
-    // During a media reconnect the connection may still say `connected` from before the
-    // outage: the media is back when audio arrives again, not when the answer does. A restart
-    // that brings no audio back within MEDIA_SILENCE_MS has failed, and another follows.
-    if (this.#down.has('media')) {
-      this.#scheduleMediaCheck(0);
-      this.#setTimer('restart', () => this.#onMediaFailed(), MEDIA_SILENCE_MS);
-    } else {
-      this.#onMediaConnected();
-    }
+    // During a media reconnect the answer is to an ICE restart: the reconnector waits for audio.
+    if (this.#reconnector.isReconnecting) this.#reconnector.answered();
+    else this.#onMediaConnected();
   }
 
   async #applyAnswer(sdp: string): Promise<void> {
-    const restart = this.#down.has('media');
+    const restart = this.#reconnector.isReconnecting;
     try {
       await this.#media.applyAnswer(sdp);
     } catch (error) {
@@ -520,14 +518,13 @@ export class Call extends TypedEmitter<CallEvents> {
   }
 
   /**
-   * Media is up: opens a connecting call (outgoing: once answered). During a media outage ICE
-   * may say `connected` while no audio flows yet (the far end of the restart can still be
-   * down): the outage ends when audio arrives, so the stats are read at once.
+   * Media is up: opens a connecting call (outgoing: once answered). During a media outage the
+   * reconnector decides when it ends (when audio arrives).
    */
   #onMediaConnected(): void {
     if (!this.#media.isConnected) return;
     this.#warn('ice-connectivity-lost', false);
-    if (this.#down.has('media')) return this.#scheduleMediaCheck(0);
+    if (this.#reconnector.isReconnecting) return this.#reconnector.iceConnected();
     const ready = this.direction === CallDirection.Incoming || this.#answered;
     if (!ready || !this.#machine.trySend('open')) return;
     this.#startMonitoring();
@@ -587,36 +584,7 @@ export class Call extends TypedEmitter<CallEvents> {
     this.#batch.push(sample);
     if (this.#batch.length >= SAMPLES_BATCH_SIZE) this.#publishSamples();
     this.emit('sample', sample);
-    this.#judgeMedia(this.#monitor.silenceMs);
-  }
-
-  /**
-   * Acts on how long no audio has arrived: a media reconnect once it is `MEDIA_SILENCE_MS`, a
-   * closer look when audio is missing, the end of a media reconnect once audio flows again.
-   */
-  #judgeMedia(silenceMs: number): void {
-    const state = this.status();
-    if (state !== 'open' && state !== 'reconnecting') return;
-    if (this.#down.has('media')) {
-      if (silenceMs < MEDIA_GAP_MS && this.#media.isConnected) this.#mediaRestored();
-      else this.#scheduleMediaCheck(MEDIA_CHECK_INTERVAL_MS);
-    } else if (silenceMs >= MEDIA_SILENCE_MS) {
-      this.#startMediaReconnect();
-    } else if (silenceMs >= MEDIA_GAP_MS) {
-      this.#scheduleMediaCheck(MEDIA_SILENCE_MS - silenceMs);
-    }
-  }
-
-  /** Reads the stats again in `delayMs` and judges the media by them. */
-  #scheduleMediaCheck(delayMs: number): void {
-    this.#clearTimer('mediaCheck');
-    const attempt = ++this.#mediaCheckAttempt;
-    this.#timers.mediaCheck = this.#o.platform.clock.setTimeout(() => {
-      this.#timers.mediaCheck = null;
-      void this.#monitor.measureSilenceMs().then((silenceMs) => {
-        if (attempt === this.#mediaCheckAttempt && silenceMs !== null) this.#judgeMedia(silenceMs);
-      });
-    }, delayMs);
+    this.#reconnector.judge(this.#monitor.silenceMs);
   }
 
   #publishSamples(): void {
@@ -656,11 +624,7 @@ export class Call extends TypedEmitter<CallEvents> {
       const timeoutMs = this.#o.maxCallSignalingTimeoutMs ?? CALL_SIGNALING_TIMEOUT_MS;
       if (!this.#reconnectToken || timeoutMs <= 0) return this.#fail(createError(53001));
       this.#interrupt('signalling', createError(53001));
-      this.#clearTimer('signalling');
-      this.#timers.signalling = this.#o.platform.clock.setTimeout(
-        () => this.#fail(createError(53001)),
-        timeoutMs,
-      );
+      this.#setTimer('signalling', () => this.#fail(createError(53001)), timeoutMs);
     }
   }
 
@@ -674,75 +638,20 @@ export class Call extends TypedEmitter<CallEvents> {
         twilio: {},
       });
     }
-    if (this.#down.has('media')) void this.#restartIce();
+    this.#reconnector.signallingBack();
   }
 
-  #startMediaReconnect(): void {
-    if (this.#down.has('media') || this.status() === 'closed') return;
-    this.#mediaLostAt = this.#o.platform.clock.now();
-    this.#mediaBackoff.reset();
-    this.#interrupt('media', createError(53405, 'Media connection failed.'));
-    this.#timers.giveUp = this.#o.platform.clock.setTimeout(() => this.#giveUp(), MAX_ICE_RETRY_MS);
-    this.#scheduleRestart();
-    this.#scheduleMediaCheck(MEDIA_CHECK_INTERVAL_MS);
-  }
-
-  #scheduleRestart(): void {
-    this.#setTimer('restart', () => void this.#restartIce(), this.#mediaBackoff.next());
-  }
-
-  /** One ICE restart: a new offer sent as `reinvite`; its answer arrives as `answer`. */
-  async #restartIce(): Promise<void> {
-    const attempt = ++this.#restartAttempt;
-    // Without signalling the offer cannot go; the restart resumes when the socket is back.
-    if (!this.#o.stream.isOpen) return;
-    // Audio may have come back since this restart was scheduled: then none is needed.
-    const silenceMs = await this.#monitor.measureSilenceMs();
-    if (attempt !== this.#restartAttempt || !this.#down.has('media')) return;
-    if (silenceMs !== null && silenceMs < MEDIA_GAP_MS && this.#media.isConnected) {
-      return this.#mediaRestored();
-    }
-    let sdp: string;
-    try {
-      sdp = await this.#media.restartIce();
-    } catch {
-      if (attempt === this.#restartAttempt) this.#onMediaFailed();
-      return;
-    }
-    if (attempt !== this.#restartAttempt || !this.#down.has('media')) {
-      // Superseded: the offer never goes out, so it must not wait for an answer either.
-      return this.#media.rollback();
-    }
-    this.#send('reinvite', { callsid: this.#callSid(), sdp }, false);
-    // An answer that never comes fails the attempt like one that brings no audio.
-    this.#setTimer('restart', () => this.#onMediaFailed(), MEDIA_SILENCE_MS);
-  }
-
+  /**
+   * The media connection failed: a live call (or one whose media is being restored) reconnects
+   * it; one not yet open ends (31003).
+   */
   #onMediaFailed(): void {
     const state = this.status();
-    if (this.#down.has('media')) {
-      const elapsed = this.#o.platform.clock.now() - this.#mediaLostAt;
-      if (elapsed >= MAX_ICE_RETRY_MS) this.#giveUp();
-      else this.#scheduleRestart();
-    } else if (state === 'open' || state === 'reconnecting') {
-      this.#startMediaReconnect();
+    if (this.#reconnector.isReconnecting || state === 'open' || state === 'reconnecting') {
+      this.#reconnector.failed();
     } else if (state === 'connecting' || state === 'ringing') {
       this.#fail(createError(31003, MEDIA_INTERRUPTED), MEDIA_INTERRUPTED);
     }
-  }
-
-  #mediaRestored(): void {
-    this.#restartAttempt += 1;
-    this.#clearTimer('restart');
-    this.#clearTimer('giveUp');
-    this.#clearTimer('mediaCheck');
-    this.#mediaCheckAttempt += 1;
-    this.#restore('media');
-  }
-
-  #giveUp(): void {
-    if (this.#down.has('media'))
-      this.#fail(createError(31003, MEDIA_INTERRUPTED), MEDIA_INTERRUPTED);
   }
 
   /** Runs `run` in `delayMs` on the timer `name`, replacing what that timer held. */
@@ -783,8 +692,7 @@ export class Call extends TypedEmitter<CallEvents> {
     this.#machine.send(transition);
     for (const off of this.#unsubscribe.splice(0)) off();
     for (const name of Object.keys(this.#timers) as TimerName[]) this.#clearTimer(name);
-    this.#restartAttempt += 1;
-    this.#mediaCheckAttempt += 1;
+    this.#reconnector.stop();
     this.#monitor.stop();
     this.#dtmf.clear();
     this.#publishSamples();
