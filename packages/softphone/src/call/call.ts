@@ -20,13 +20,7 @@
  */
 import type { GatewayPayload } from '@leadline/contracts/signalling';
 import { StateMachine, TypedEmitter } from '@leadline/contracts/lib';
-import {
-  CALL_SIGNALING_TIMEOUT_MS,
-  SAMPLES_BATCH_SIZE,
-  VOLUME_INTERVAL_MS,
-  VOLUME_WARNING_STREAK,
-  WARNING_CLEAR_MS,
-} from '../constants';
+import { CALL_SIGNALING_TIMEOUT_MS } from '../constants';
 import {
   createError,
   gatewayError,
@@ -39,19 +33,15 @@ import type { Platform } from '../platform/platform';
 import type { PStreamClient } from '../signalling/pstream-client';
 import { encodeConnectToken } from '../signalling/connect-token';
 import { dtmfSound, type SoundName } from '../audio/sounds';
-import {
-  StatsMonitor,
-  type CallSample,
-  type QualityWarning,
-  type QualityWarningName,
-} from '../quality/stats-monitor';
+import { StatsMonitor, type CallSample, type QualityWarning } from '../quality/stats-monitor';
+import { CallQuality, type CallWarningName } from './call-quality';
 import { CALL_TABLE, CallState, type CallTransition } from './call-states';
 import { checkDigits, DtmfQueue } from './dtmf';
 import { checkFeedback, FeedbackIssue, FeedbackScore, type CallFeedback } from './feedback';
 import { MediaReconnector, mediaReconnectPolicy } from './media-reconnector';
 import { MediaSession } from './media-session';
 
-export { CallState, FeedbackIssue, FeedbackScore };
+export { CallState, FeedbackIssue, FeedbackScore, type CallWarningName };
 
 /** Incoming or outgoing. */
 export const CallDirection = { Incoming: 'INCOMING', Outgoing: 'OUTGOING' } as const;
@@ -60,10 +50,6 @@ export type CallDirection = (typeof CallDirection)[keyof typeof CallDirection];
 /** Codecs of `DeviceOptions.codecPreferences`. */
 export const Codec = { Opus: 'opus', PCMU: 'pcmu' } as const;
 export type Codec = (typeof Codec)[keyof typeof Codec];
-
-/** The name of a `warning` / `warning-cleared` event. */
-export type CallWarningName =
-  QualityWarningName | 'ice-connectivity-lost' | 'constant-audio-input-level';
 
 /** A user-defined message on a call (`sendMessage`, `messageReceived`). */
 export interface CallMessage {
@@ -158,8 +144,6 @@ const MEDIA_INTERRUPTED = 'Media connection was interrupted.';
 
 /** What a call may lose while open. */
 type Connection = 'media' | 'signalling';
-/** The call's timers. */
-type TimerName = 'volume' | 'signalling';
 
 /** A call. */
 export class Call extends TypedEmitter<CallEvents> {
@@ -186,25 +170,19 @@ export class Call extends TypedEmitter<CallEvents> {
   readonly #machine: StateMachine<CallState, CallTransition>;
   readonly #media: MediaSession;
   readonly #monitor: StatsMonitor;
+  readonly #quality: CallQuality;
   readonly #dtmf: DtmfQueue;
   readonly #reconnector: MediaReconnector;
   readonly #unsubscribe: Array<() => void> = [];
   /** What is lost while `reconnecting`. */
   readonly #down = new Set<Connection>();
-  /** Call-level warnings raised now. */
-  readonly #warnings = new Set<CallWarningName>();
   readonly #messages = new Map<string, CallMessage>();
-  readonly #batch: CallSample[] = [];
   #reconnectToken: string | null;
   #muted = false;
   /** Outgoing: the gateway said the far end answered. */
   #answered = false;
-  #codec: string | null = null;
-  readonly #timers: Record<TimerName, unknown> = { volume: null, signalling: null };
-  #lastInput = -1;
-  #inputStreak = 0;
-  /** While `constant-audio-input-level` stands: since when the readings change (or null). */
-  #inputVariedSince: number | null = null;
+  /** While the signalling is lost: the end of the wait for it. */
+  #signallingTimer: unknown = null;
 
   /** @internal Made by the Device. */
   constructor(options: CallOptions) {
@@ -223,12 +201,21 @@ export class Call extends TypedEmitter<CallEvents> {
       void this.#media.setOutputDevice(options.sinkId).catch(() => undefined);
     }
     this.#media.on('connected', () => this.#onMediaConnected());
-    this.#media.on('disconnected', () => this.#warn('ice-connectivity-lost', true));
+    this.#media.on('disconnected', () => this.#quality.warn('ice-connectivity-lost', true));
     this.#media.on('failed', () => this.#onMediaFailed());
     this.#monitor = new StatsMonitor(() => this.#media.getStats(), platform.clock);
-    this.#monitor.on('sample', (sample) => this.#onSample(sample));
-    this.#monitor.on('warning', (w) => this.emit('warning', w.name, w));
-    this.#monitor.on('warning-cleared', (w) => this.emit('warning-cleared', w.name));
+    this.#monitor.on('sample', (sample) => {
+      this.#quality.sampled(sample);
+      this.#reconnector.judge(this.#monitor.silenceMs);
+    });
+    this.#quality = new CallQuality({
+      clock: platform.clock,
+      media: this.#media,
+      monitor: this.#monitor,
+      isMuted: () => this.#muted,
+      publish: (samples) => this.#publishSamples(samples),
+      emit: this.emit.bind(this),
+    });
     this.#reconnector = new MediaReconnector({
       clock: platform.clock,
       media: this.#media,
@@ -259,7 +246,7 @@ export class Call extends TypedEmitter<CallEvents> {
 
   /** The codec in use (`pcmu`, `opus`), once the first quality sample told. */
   get codec(): string {
-    return this.#codec ?? '';
+    return this.#quality.codec ?? '';
   }
 
   /**
@@ -498,7 +485,7 @@ export class Call extends TypedEmitter<CallEvents> {
       this.parameters.CallSid = p.callsid;
       this.#answered = true;
     }
-    this.#clearTimer('signalling');
+    this.#clearSignallingTimer();
     this.#restore('signalling');
     await this.#applyAnswer(p.sdp);
     // During a media reconnect the answer is to an ICE restart: the reconnector waits for audio.
@@ -523,74 +510,17 @@ export class Call extends TypedEmitter<CallEvents> {
    */
   #onMediaConnected(): void {
     if (!this.#media.isConnected) return;
-    this.#warn('ice-connectivity-lost', false);
+    this.#quality.warn('ice-connectivity-lost', false);
     if (this.#reconnector.isReconnecting) return this.#reconnector.iceConnected();
     const ready = this.direction === CallDirection.Incoming || this.#answered;
     if (!ready || !this.#machine.trySend('open')) return;
-    this.#startMonitoring();
+    this.#quality.start();
     this.emit('accept', this);
   }
 
-  #startMonitoring(): void {
-    this.#monitor.start();
-    this.#timers.volume = this.#o.platform.clock.setInterval(() => {
-      const [input, output] = this.#media.readVolumes();
-      this.#monitor.addVolumes(input, output);
-      this.#checkInputLevel(input);
-      this.emit('volume', input, output);
-    }, VOLUME_INTERVAL_MS);
-  }
-
-  /**
-   * `constant-audio-input-level`: the microphone reads the same level 10 times running (a
-   * silent or stuck input; a live one, even a steady tone, never reads exactly the same). As the
-   * other warnings (spec section 9): raised only from 5,000 ms into the call (a microphone may
-   * start silent), and cleared once the readings have changed for 5,000 ms, so a microphone
-   * that goes silent between words does not flicker it. Not while muted: muting clears it.
-   */
-  #checkInputLevel(input: number): void {
-    const name = 'constant-audio-input-level';
-    this.#inputStreak = input === this.#lastInput ? this.#inputStreak + 1 : 0;
-    this.#lastInput = input;
-    if (this.#muted) {
-      this.#inputVariedSince = null;
-      this.#warn(name, false);
-    } else if (this.#inputStreak >= VOLUME_WARNING_STREAK) {
-      this.#inputVariedSince = null;
-      if (this.#monitor.warningsEnabled) this.#warn(name, true);
-    } else if (this.#warnings.has(name)) {
-      const now = this.#o.platform.clock.now();
-      this.#inputVariedSince ??= now;
-      if (now - this.#inputVariedSince >= WARNING_CLEAR_MS) {
-        this.#inputVariedSince = null;
-        this.#warn(name, false);
-      }
-    }
-  }
-
-  #warn(name: CallWarningName, raised: boolean): void {
-    if (raised === this.#warnings.has(name)) return;
-    if (raised) {
-      this.#warnings.add(name);
-      this.emit('warning', name, null);
-    } else {
-      this.#warnings.delete(name);
-      this.emit('warning-cleared', name);
-    }
-  }
-
-  #onSample(sample: CallSample): void {
-    this.#codec = sample.codecName ?? this.#codec;
-    this.#batch.push(sample);
-    if (this.#batch.length >= SAMPLES_BATCH_SIZE) this.#publishSamples();
-    this.emit('sample', sample);
-    this.#reconnector.judge(this.#monitor.silenceMs);
-  }
-
-  #publishSamples(): void {
-    const samples = this.#batch.splice(0);
+  #publishSamples(samples: CallSample[]): void {
     const publisher = this.#o.publisher;
-    if (publisher && samples.length) {
+    if (publisher) {
       void Promise.resolve()
         .then(() => publisher.postMetrics(samples, this))
         .catch(() => undefined);
@@ -624,7 +554,11 @@ export class Call extends TypedEmitter<CallEvents> {
       const timeoutMs = this.#o.maxCallSignalingTimeoutMs ?? CALL_SIGNALING_TIMEOUT_MS;
       if (!this.#reconnectToken || timeoutMs <= 0) return this.#fail(createError(53001));
       this.#interrupt('signalling', createError(53001));
-      this.#setTimer('signalling', () => this.#fail(createError(53001)), timeoutMs);
+      this.#clearSignallingTimer();
+      this.#signallingTimer = this.#o.platform.clock.setTimeout(
+        () => this.#fail(createError(53001)),
+        timeoutMs,
+      );
     }
   }
 
@@ -654,17 +588,9 @@ export class Call extends TypedEmitter<CallEvents> {
     }
   }
 
-  /** Runs `run` in `delayMs` on the timer `name`, replacing what that timer held. */
-  #setTimer(name: TimerName, run: () => void, delayMs: number): void {
-    this.#clearTimer(name);
-    this.#timers[name] = this.#o.platform.clock.setTimeout(run, delayMs);
-  }
-
-  #clearTimer(name: TimerName): void {
-    const clock = this.#o.platform.clock;
-    clock.clearTimeout(this.#timers[name]);
-    clock.clearInterval(this.#timers[name]);
-    this.#timers[name] = null;
+  #clearSignallingTimer(): void {
+    this.#o.platform.clock.clearTimeout(this.#signallingTimer);
+    this.#signallingTimer = null;
   }
 
   // ------------------------------------------------------------------ endings
@@ -691,11 +617,10 @@ export class Call extends TypedEmitter<CallEvents> {
   #close(transition: CallTransition): void {
     this.#machine.send(transition);
     for (const off of this.#unsubscribe.splice(0)) off();
-    for (const name of Object.keys(this.#timers) as TimerName[]) this.#clearTimer(name);
+    this.#clearSignallingTimer();
     this.#reconnector.stop();
-    this.#monitor.stop();
     this.#dtmf.clear();
-    this.#publishSamples();
+    this.#quality.stop();
     this.#media.close();
     this.#o.onClosed?.();
   }
