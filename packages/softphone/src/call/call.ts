@@ -21,19 +21,14 @@
 import type { GatewayPayload } from '@leadline/contracts/signalling';
 import { StateMachine, TypedEmitter } from '@leadline/contracts/lib';
 import { CALL_SIGNALING_TIMEOUT_MS } from '../constants';
-import {
-  createError,
-  gatewayError,
-  InvalidArgumentError,
-  InvalidStateError,
-  type SoftphoneError,
-} from '../errors/errors';
+import { createError, gatewayError, type SoftphoneError } from '../errors/errors';
 import type { ReconnectPolicy } from '../lib/reconnect-policy';
 import type { Platform } from '../platform/platform';
 import type { PStreamClient } from '../signalling/pstream-client';
 import { encodeConnectToken } from '../signalling/connect-token';
 import { dtmfSound, type SoundName } from '../audio/sounds';
 import { StatsMonitor, type CallSample, type QualityWarning } from '../quality/stats-monitor';
+import { CallMessages, type CallMessage } from './call-messages';
 import { CallQuality, type CallWarningName } from './call-quality';
 import { CALL_TABLE, CallState, type CallTransition } from './call-states';
 import { checkDigits, DtmfQueue } from './dtmf';
@@ -41,7 +36,7 @@ import { checkFeedback, FeedbackIssue, FeedbackScore, type CallFeedback } from '
 import { MediaReconnector, mediaReconnectPolicy } from './media-reconnector';
 import { MediaSession } from './media-session';
 
-export { CallState, FeedbackIssue, FeedbackScore, type CallWarningName };
+export { CallState, FeedbackIssue, FeedbackScore, type CallMessage, type CallWarningName };
 
 /** Incoming or outgoing. */
 export const CallDirection = { Incoming: 'INCOMING', Outgoing: 'OUTGOING' } as const;
@@ -50,14 +45,6 @@ export type CallDirection = (typeof CallDirection)[keyof typeof CallDirection];
 /** Codecs of `DeviceOptions.codecPreferences`. */
 export const Codec = { Opus: 'opus', PCMU: 'pcmu' } as const;
 export type Codec = (typeof Codec)[keyof typeof Codec];
-
-/** A user-defined message on a call (`sendMessage`, `messageReceived`). */
-export interface CallMessage {
-  content: unknown;
-  contentType?: string;
-  messageType: string;
-  voiceEventSid?: string;
-}
 
 /** Where a call's quality samples and feedback go (the console may post them to its server). */
 export interface CallPublisher {
@@ -176,7 +163,7 @@ export class Call extends TypedEmitter<CallEvents> {
   readonly #unsubscribe: Array<() => void> = [];
   /** What is lost while `reconnecting`. */
   readonly #down = new Set<Connection>();
-  readonly #messages = new Map<string, CallMessage>();
+  readonly #messages: CallMessages;
   #reconnectToken: string | null;
   #muted = false;
   /** Outgoing: the gateway said the far end answered. */
@@ -229,6 +216,14 @@ export class Call extends TypedEmitter<CallEvents> {
         restored: () => this.#restore('media'),
         gaveUp: () => this.#fail(createError(31003, MEDIA_INTERRUPTED), MEDIA_INTERRUPTED),
       },
+    });
+    this.#messages = new CallMessages({
+      stream: options.stream,
+      random: () => platform.random(),
+      callSid: () => this.parameters.CallSid,
+      mine: (callsid) => this.#mine(callsid),
+      received: (message) => this.emit('messageReceived', message),
+      sent: (message) => this.emit('messageSent', message),
     });
     this.#dtmf = new DtmfQueue(platform.clock, (digit) => this.#o.playSound?.(dtmfSound(digit)));
     this.#listen();
@@ -334,32 +329,7 @@ export class Call extends TypedEmitter<CallEvents> {
    * follows the gateway's acknowledgement).
    */
   sendMessage(message: CallMessage): string {
-    const { content, contentType, messageType } = message ?? ({} as CallMessage);
-    if (content === undefined || content === null) {
-      throw new InvalidArgumentError('`content` is empty');
-    }
-    if (typeof messageType !== 'string') {
-      throw new InvalidArgumentError('`messageType` must be a string.');
-    }
-    if (!messageType) throw new InvalidArgumentError('`messageType` must be a non-empty string.');
-    if (!this.#o.stream.isOpen) {
-      throw new InvalidStateError('Could not send CallMessage; Signaling channel is disconnected');
-    }
-    const callsid = this.parameters.CallSid;
-    if (!callsid) throw new InvalidStateError('Could not send CallMessage; Call has no CallSid');
-    let voiceEventSid = 'KX';
-    while (voiceEventSid.length < 34) {
-      voiceEventSid += Math.floor(this.#o.platform.random() * 16).toString(16);
-    }
-    this.#messages.set(voiceEventSid, { content, contentType, messageType, voiceEventSid });
-    this.#send('message', {
-      callsid,
-      content,
-      contenttype: contentType ?? 'application/json',
-      messagetype: messageType,
-      voiceeventsid: voiceEventSid,
-    });
-    return voiceEventSid;
+    return this.#messages.send(message);
   }
 
   /**
@@ -447,21 +417,7 @@ export class Call extends TypedEmitter<CallEvents> {
           this.emit('error', gatewayError(p.error, precise, p.error.message));
         }
       }),
-      s.on('message', (p) => {
-        if (!this.#mine(p.callsid)) return;
-        this.emit('messageReceived', {
-          content: p.content,
-          contentType: p.contenttype,
-          messageType: p.messagetype,
-          voiceEventSid: p.voiceeventsid,
-        });
-      }),
-      s.on('ack', (p) => {
-        const message = this.#messages.get(p.voiceeventsid);
-        if (p.acktype !== 'message' || !this.#mine(p.callsid) || !message) return;
-        this.#messages.delete(p.voiceeventsid);
-        this.emit('messageSent', message);
-      }),
+      ...this.#messages.listen(),
       s.on('transportClose', () => this.#onTransportClose()),
       s.on('connected', () => this.#onSignallingBack()),
     );
