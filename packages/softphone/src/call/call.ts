@@ -165,7 +165,6 @@ export class Call extends TypedEmitter<CallEvents> {
   readonly #down = new Set<Connection>();
   readonly #messages: CallMessages;
   #reconnectToken: string | null;
-  #muted = false;
   /** Outgoing: the gateway said the far end answered. */
   #answered = false;
   /** While the signalling is lost: the end of the wait for it. */
@@ -199,7 +198,7 @@ export class Call extends TypedEmitter<CallEvents> {
       clock: platform.clock,
       media: this.#media,
       monitor: this.#monitor,
-      isMuted: () => this.#muted,
+      isMuted: () => this.#media.isMuted,
       publish: (samples) => this.#publishSamples(samples),
       emit: this.emit.bind(this),
     });
@@ -236,7 +235,7 @@ export class Call extends TypedEmitter<CallEvents> {
 
   /** Whether the microphone is muted. */
   isMuted(): boolean {
-    return this.#muted;
+    return this.#media.isMuted;
   }
 
   /** The codec in use (`pcmu`, `opus`), once the first quality sample told. */
@@ -295,8 +294,7 @@ export class Call extends TypedEmitter<CallEvents> {
 
   /** Mutes (default) or unmutes the microphone. */
   mute(shouldMute = true): void {
-    if (this.#muted === shouldMute) return;
-    this.#muted = shouldMute;
+    if (this.#media.isMuted === shouldMute) return;
     this.#media.setMuted(shouldMute);
     this.emit('mute', shouldMute, this);
   }
