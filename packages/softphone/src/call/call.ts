@@ -3,9 +3,10 @@
  * `ignore`, `disconnect`, `mute`, `isMuted`, `status`, `sendDigits`, `sendMessage`,
  * `postFeedback`, `parameters`, `direction`, `connectToken`, and its events.
  *
- * A call that is open reconnects what it loses (spec section 4): its media by ICE restarts with
- * back-off (min 1, max 30,000 ms, factor 1.1, jitter 0.5; it gives up after 30,000 ms), when
- * the connection fails or no audio arrives for 2,000 ms; its signalling by re-attaching to the
+ * A call that is open reconnects what it loses (spec section 4): its media by ICE restarts
+ * (its `MediaReconnector`) spaced by the `reconnectPolicy` (default: the back-off min 1, max
+ * 30,000 ms, factor 1.1, jitter 0.5; it gives up after 30,000 ms), when the connection fails
+ * or no audio arrives for 2,000 ms; its signalling by re-attaching to the
  * gateway with the reconnect token when the socket comes back. Meanwhile it is `reconnecting`.
  * A media outage ends when audio arrives again (not when ICE says `connected`), and an ICE
  * restart that brings no audio within 2,000 ms is followed by another: one outage is one
