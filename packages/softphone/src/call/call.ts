@@ -3,9 +3,10 @@
  * `ignore`, `disconnect`, `mute`, `isMuted`, `status`, `sendDigits`, `sendMessage`,
  * `postFeedback`, `parameters`, `direction`, `connectToken`, and its events.
  *
- * A call that is open reconnects what it loses (spec section 4): its media by ICE restarts with
- * back-off (min 1, max 30,000 ms, factor 1.1, jitter 0.5; it gives up after 30,000 ms), when
- * the connection fails or no audio arrives for 2,000 ms; its signalling by re-attaching to the
+ * A call that is open reconnects what it loses (spec section 4): its media by ICE restarts
+ * (its `MediaReconnector`) spaced by the `reconnectPolicy` (default: the back-off min 1, max
+ * 30,000 ms, factor 1.1, jitter 0.5; it gives up after 30,000 ms), when the connection fails
+ * or no audio arrives for 2,000 ms; its signalling by re-attaching to the
  * gateway with the reconnect token when the socket comes back. Meanwhile it is `reconnecting`.
  * A media outage ends when audio arrives again (not when ICE says `connected`), and an ICE
  * restart that brings no audio within 2,000 ms is followed by another: one outage is one
@@ -20,42 +21,23 @@
  */
 import type { GatewayPayload } from '@leadline/contracts/signalling';
 import { StateMachine, TypedEmitter } from '@leadline/contracts/lib';
-import {
-  CALL_SIGNALING_TIMEOUT_MS,
-  MAX_ICE_RETRY_MS,
-  MEDIA_BACKOFF,
-  MEDIA_CHECK_INTERVAL_MS,
-  MEDIA_GAP_MS,
-  MEDIA_SILENCE_MS,
-  SAMPLES_BATCH_SIZE,
-  VOLUME_INTERVAL_MS,
-  VOLUME_WARNING_STREAK,
-  WARNING_CLEAR_MS,
-} from '../constants';
-import {
-  createError,
-  gatewayError,
-  InvalidArgumentError,
-  InvalidStateError,
-  type SoftphoneError,
-} from '../errors/errors';
-import { Backoff } from '../lib/backoff';
+import { CALL_SIGNALING_TIMEOUT_MS } from '../constants';
+import { createError, gatewayError, type SoftphoneError } from '../errors/errors';
+import type { ReconnectPolicy } from '../lib/reconnect-policy';
 import type { Platform } from '../platform/platform';
 import type { PStreamClient } from '../signalling/pstream-client';
 import { encodeConnectToken } from '../signalling/connect-token';
 import { dtmfSound, type SoundName } from '../audio/sounds';
-import {
-  StatsMonitor,
-  type CallSample,
-  type QualityWarning,
-  type QualityWarningName,
-} from '../quality/stats-monitor';
+import { StatsMonitor, type CallSample, type QualityWarning } from '../quality/stats-monitor';
+import { CallMessages, type CallMessage } from './call-messages';
+import { CallQuality, type CallWarningName } from './call-quality';
 import { CALL_TABLE, CallState, type CallTransition } from './call-states';
 import { checkDigits, DtmfQueue } from './dtmf';
 import { checkFeedback, FeedbackIssue, FeedbackScore, type CallFeedback } from './feedback';
+import { MediaReconnector, mediaReconnectPolicy } from './media-reconnector';
 import { MediaSession } from './media-session';
 
-export { CallState, FeedbackIssue, FeedbackScore };
+export { CallState, FeedbackIssue, FeedbackScore, type CallMessage, type CallWarningName };
 
 /** Incoming or outgoing. */
 export const CallDirection = { Incoming: 'INCOMING', Outgoing: 'OUTGOING' } as const;
@@ -64,18 +46,6 @@ export type CallDirection = (typeof CallDirection)[keyof typeof CallDirection];
 /** Codecs of `DeviceOptions.codecPreferences`. */
 export const Codec = { Opus: 'opus', PCMU: 'pcmu' } as const;
 export type Codec = (typeof Codec)[keyof typeof Codec];
-
-/** The name of a `warning` / `warning-cleared` event. */
-export type CallWarningName =
-  QualityWarningName | 'ice-connectivity-lost' | 'constant-audio-input-level';
-
-/** A user-defined message on a call (`sendMessage`, `messageReceived`). */
-export interface CallMessage {
-  content: unknown;
-  contentType?: string;
-  messageType: string;
-  voiceEventSid?: string;
-}
 
 /** Where a call's quality samples and feedback go (the console may post them to its server). */
 export interface CallPublisher {
@@ -149,6 +119,12 @@ export interface CallOptions {
   playSound?: (name: SoundName) => void;
   /** Called once when the call reaches `closed`, whichever way (the Device frees its slot). */
   onClosed?: () => void;
+  /**
+   * The delays between the ICE restarts of a media reconnect, and when to stop (default: the
+   * spec's back-off, min 1, max 30,000 ms, factor 1.1, jitter 0.5). However long the policy
+   * would go on, the call gives up `MAX_ICE_RETRY_MS` after the media was lost.
+   */
+  reconnectPolicy?: ReconnectPolicy;
 }
 
 /** Why a call whose media connection is lost for good ends (31003; spec section 8). */
@@ -156,8 +132,6 @@ const MEDIA_INTERRUPTED = 'Media connection was interrupted.';
 
 /** What a call may lose while open. */
 type Connection = 'media' | 'signalling';
-/** The call's timers. */
-type TimerName = 'volume' | 'signalling' | 'restart' | 'giveUp' | 'mediaCheck';
 
 /** A call. */
 export class Call extends TypedEmitter<CallEvents> {
@@ -184,36 +158,18 @@ export class Call extends TypedEmitter<CallEvents> {
   readonly #machine: StateMachine<CallState, CallTransition>;
   readonly #media: MediaSession;
   readonly #monitor: StatsMonitor;
+  readonly #quality: CallQuality;
   readonly #dtmf: DtmfQueue;
-  readonly #mediaBackoff: Backoff;
+  readonly #reconnector: MediaReconnector;
   readonly #unsubscribe: Array<() => void> = [];
   /** What is lost while `reconnecting`. */
   readonly #down = new Set<Connection>();
-  /** Call-level warnings raised now. */
-  readonly #warnings = new Set<CallWarningName>();
-  readonly #messages = new Map<string, CallMessage>();
-  readonly #batch: CallSample[] = [];
+  readonly #messages: CallMessages;
   #reconnectToken: string | null;
-  #muted = false;
   /** Outgoing: the gateway said the far end answered. */
   #answered = false;
-  #codec: string | null = null;
-  readonly #timers: Record<TimerName, unknown> = {
-    volume: null,
-    signalling: null,
-    restart: null,
-    giveUp: null,
-    mediaCheck: null,
-  };
-  /** ICE restarts are tagged; a late result of a superseded one is dropped. */
-  #restartAttempt = 0;
-  /** Media checks are tagged too (a check outlived by the call or a newer one is dropped). */
-  #mediaCheckAttempt = 0;
-  #mediaLostAt = 0;
-  #lastInput = -1;
-  #inputStreak = 0;
-  /** While `constant-audio-input-level` stands: since when the readings change (or null). */
-  #inputVariedSince: number | null = null;
+  /** While the signalling is lost: the end of the wait for it. */
+  #signallingTimer: unknown = null;
 
   /** @internal Made by the Device. */
   constructor(options: CallOptions) {
@@ -232,13 +188,43 @@ export class Call extends TypedEmitter<CallEvents> {
       void this.#media.setOutputDevice(options.sinkId).catch(() => undefined);
     }
     this.#media.on('connected', () => this.#onMediaConnected());
-    this.#media.on('disconnected', () => this.#warn('ice-connectivity-lost', true));
+    this.#media.on('disconnected', () => this.#quality.warn('ice-connectivity-lost', true));
     this.#media.on('failed', () => this.#onMediaFailed());
     this.#monitor = new StatsMonitor(() => this.#media.getStats(), platform.clock);
-    this.#monitor.on('sample', (sample) => this.#onSample(sample));
-    this.#monitor.on('warning', (w) => this.emit('warning', w.name, w));
-    this.#monitor.on('warning-cleared', (w) => this.emit('warning-cleared', w.name));
-    this.#mediaBackoff = new Backoff(MEDIA_BACKOFF, () => platform.random());
+    this.#monitor.on('sample', (sample) => {
+      this.#quality.sampled(sample);
+      this.#reconnector.judge(this.#monitor.silenceMs);
+    });
+    this.#quality = new CallQuality({
+      clock: platform.clock,
+      media: this.#media,
+      monitor: this.#monitor,
+      isMuted: () => this.#media.isMuted,
+      publish: (samples) => this.#publishSamples(samples),
+      emit: this.emit.bind(this),
+    });
+    this.#reconnector = new MediaReconnector({
+      clock: platform.clock,
+      media: this.#media,
+      monitor: this.#monitor,
+      policy: options.reconnectPolicy ?? mediaReconnectPolicy(() => platform.random()),
+      host: {
+        isLive: () => this.status() === 'open' || this.status() === 'reconnecting',
+        canSignal: () => this.#o.stream.isOpen,
+        sendOffer: (sdp) => this.#send('reinvite', { callsid: this.#callSid(), sdp }, false),
+        lost: (error) => this.#interrupt('media', error),
+        restored: () => this.#restore('media'),
+        gaveUp: () => this.#fail(createError(31003, MEDIA_INTERRUPTED), MEDIA_INTERRUPTED),
+      },
+    });
+    this.#messages = new CallMessages({
+      stream: options.stream,
+      random: () => platform.random(),
+      callSid: () => this.parameters.CallSid,
+      mine: (callsid) => this.#mine(callsid),
+      received: (message) => this.emit('messageReceived', message),
+      sent: (message) => this.emit('messageSent', message),
+    });
     this.#dtmf = new DtmfQueue(platform.clock, (digit) => this.#o.playSound?.(dtmfSound(digit)));
     this.#listen();
   }
@@ -250,12 +236,12 @@ export class Call extends TypedEmitter<CallEvents> {
 
   /** Whether the microphone is muted. */
   isMuted(): boolean {
-    return this.#muted;
+    return this.#media.isMuted;
   }
 
   /** The codec in use (`pcmu`, `opus`), once the first quality sample told. */
   get codec(): string {
-    return this.#codec ?? '';
+    return this.#quality.codec ?? '';
   }
 
   /**
@@ -309,8 +295,7 @@ export class Call extends TypedEmitter<CallEvents> {
 
   /** Mutes (default) or unmutes the microphone. */
   mute(shouldMute = true): void {
-    if (this.#muted === shouldMute) return;
-    this.#muted = shouldMute;
+    if (this.#media.isMuted === shouldMute) return;
     this.#media.setMuted(shouldMute);
     this.emit('mute', shouldMute, this);
   }
@@ -343,32 +328,7 @@ export class Call extends TypedEmitter<CallEvents> {
    * follows the gateway's acknowledgement).
    */
   sendMessage(message: CallMessage): string {
-    const { content, contentType, messageType } = message ?? ({} as CallMessage);
-    if (content === undefined || content === null) {
-      throw new InvalidArgumentError('`content` is empty');
-    }
-    if (typeof messageType !== 'string') {
-      throw new InvalidArgumentError('`messageType` must be a string.');
-    }
-    if (!messageType) throw new InvalidArgumentError('`messageType` must be a non-empty string.');
-    if (!this.#o.stream.isOpen) {
-      throw new InvalidStateError('Could not send CallMessage; Signaling channel is disconnected');
-    }
-    const callsid = this.parameters.CallSid;
-    if (!callsid) throw new InvalidStateError('Could not send CallMessage; Call has no CallSid');
-    let voiceEventSid = 'KX';
-    while (voiceEventSid.length < 34) {
-      voiceEventSid += Math.floor(this.#o.platform.random() * 16).toString(16);
-    }
-    this.#messages.set(voiceEventSid, { content, contentType, messageType, voiceEventSid });
-    this.#send('message', {
-      callsid,
-      content,
-      contenttype: contentType ?? 'application/json',
-      messagetype: messageType,
-      voiceeventsid: voiceEventSid,
-    });
-    return voiceEventSid;
+    return this.#messages.send(message);
   }
 
   /**
@@ -456,21 +416,7 @@ export class Call extends TypedEmitter<CallEvents> {
           this.emit('error', gatewayError(p.error, precise, p.error.message));
         }
       }),
-      s.on('message', (p) => {
-        if (!this.#mine(p.callsid)) return;
-        this.emit('messageReceived', {
-          content: p.content,
-          contentType: p.contenttype,
-          messageType: p.messagetype,
-          voiceEventSid: p.voiceeventsid,
-        });
-      }),
-      s.on('ack', (p) => {
-        const message = this.#messages.get(p.voiceeventsid);
-        if (p.acktype !== 'message' || !this.#mine(p.callsid) || !message) return;
-        this.#messages.delete(p.voiceeventsid);
-        this.emit('messageSent', message);
-      }),
+      ...this.#messages.listen(),
       s.on('transportClose', () => this.#onTransportClose()),
       s.on('connected', () => this.#onSignallingBack()),
     );
@@ -494,22 +440,16 @@ export class Call extends TypedEmitter<CallEvents> {
       this.parameters.CallSid = p.callsid;
       this.#answered = true;
     }
-    this.#clearTimer('signalling');
+    this.#clearSignallingTimer();
     this.#restore('signalling');
     await this.#applyAnswer(p.sdp);
-    // During a media reconnect the connection may still say `connected` from before the
-    // outage: the media is back when audio arrives again, not when the answer does. A restart
-    // that brings no audio back within MEDIA_SILENCE_MS has failed, and another follows.
-    if (this.#down.has('media')) {
-      this.#scheduleMediaCheck(0);
-      this.#setTimer('restart', () => this.#onMediaFailed(), MEDIA_SILENCE_MS);
-    } else {
-      this.#onMediaConnected();
-    }
+    // During a media reconnect the answer is to an ICE restart: the reconnector waits for audio.
+    if (this.#reconnector.isReconnecting) this.#reconnector.answered();
+    else this.#onMediaConnected();
   }
 
   async #applyAnswer(sdp: string): Promise<void> {
-    const restart = this.#down.has('media');
+    const restart = this.#reconnector.isReconnecting;
     try {
       await this.#media.applyAnswer(sdp);
     } catch (error) {
@@ -520,109 +460,22 @@ export class Call extends TypedEmitter<CallEvents> {
   }
 
   /**
-   * Media is up: opens a connecting call (outgoing: once answered). During a media outage ICE
-   * may say `connected` while no audio flows yet (the far end of the restart can still be
-   * down): the outage ends when audio arrives, so the stats are read at once.
+   * Media is up: opens a connecting call (outgoing: once answered). During a media outage the
+   * reconnector decides when it ends (when audio arrives).
    */
   #onMediaConnected(): void {
     if (!this.#media.isConnected) return;
-    this.#warn('ice-connectivity-lost', false);
-    if (this.#down.has('media')) return this.#scheduleMediaCheck(0);
+    this.#quality.warn('ice-connectivity-lost', false);
+    if (this.#reconnector.isReconnecting) return this.#reconnector.iceConnected();
     const ready = this.direction === CallDirection.Incoming || this.#answered;
     if (!ready || !this.#machine.trySend('open')) return;
-    this.#startMonitoring();
+    this.#quality.start();
     this.emit('accept', this);
   }
 
-  #startMonitoring(): void {
-    this.#monitor.start();
-    this.#timers.volume = this.#o.platform.clock.setInterval(() => {
-      const [input, output] = this.#media.readVolumes();
-      this.#monitor.addVolumes(input, output);
-      this.#checkInputLevel(input);
-      this.emit('volume', input, output);
-    }, VOLUME_INTERVAL_MS);
-  }
-
-  /**
-   * `constant-audio-input-level`: the microphone reads the same level 10 times running (a
-   * silent or stuck input; a live one, even a steady tone, never reads exactly the same). As the
-   * other warnings (spec section 9): raised only from 5,000 ms into the call (a microphone may
-   * start silent), and cleared once the readings have changed for 5,000 ms, so a microphone
-   * that goes silent between words does not flicker it. Not while muted: muting clears it.
-   */
-  #checkInputLevel(input: number): void {
-    const name = 'constant-audio-input-level';
-    this.#inputStreak = input === this.#lastInput ? this.#inputStreak + 1 : 0;
-    this.#lastInput = input;
-    if (this.#muted) {
-      this.#inputVariedSince = null;
-      this.#warn(name, false);
-    } else if (this.#inputStreak >= VOLUME_WARNING_STREAK) {
-      this.#inputVariedSince = null;
-      if (this.#monitor.warningsEnabled) this.#warn(name, true);
-    } else if (this.#warnings.has(name)) {
-      const now = this.#o.platform.clock.now();
-      this.#inputVariedSince ??= now;
-      if (now - this.#inputVariedSince >= WARNING_CLEAR_MS) {
-        this.#inputVariedSince = null;
-        this.#warn(name, false);
-      }
-    }
-  }
-
-  #warn(name: CallWarningName, raised: boolean): void {
-    if (raised === this.#warnings.has(name)) return;
-    if (raised) {
-      this.#warnings.add(name);
-      this.emit('warning', name, null);
-    } else {
-      this.#warnings.delete(name);
-      this.emit('warning-cleared', name);
-    }
-  }
-
-  #onSample(sample: CallSample): void {
-    this.#codec = sample.codecName ?? this.#codec;
-    this.#batch.push(sample);
-    if (this.#batch.length >= SAMPLES_BATCH_SIZE) this.#publishSamples();
-    this.emit('sample', sample);
-    this.#judgeMedia(this.#monitor.silenceMs);
-  }
-
-  /**
-   * Acts on how long no audio has arrived: a media reconnect once it is `MEDIA_SILENCE_MS`, a
-   * closer look when audio is missing, the end of a media reconnect once audio flows again.
-   */
-  #judgeMedia(silenceMs: number): void {
-    const state = this.status();
-    if (state !== 'open' && state !== 'reconnecting') return;
-    if (this.#down.has('media')) {
-      if (silenceMs < MEDIA_GAP_MS && this.#media.isConnected) this.#mediaRestored();
-      else this.#scheduleMediaCheck(MEDIA_CHECK_INTERVAL_MS);
-    } else if (silenceMs >= MEDIA_SILENCE_MS) {
-      this.#startMediaReconnect();
-    } else if (silenceMs >= MEDIA_GAP_MS) {
-      this.#scheduleMediaCheck(MEDIA_SILENCE_MS - silenceMs);
-    }
-  }
-
-  /** Reads the stats again in `delayMs` and judges the media by them. */
-  #scheduleMediaCheck(delayMs: number): void {
-    this.#clearTimer('mediaCheck');
-    const attempt = ++this.#mediaCheckAttempt;
-    this.#timers.mediaCheck = this.#o.platform.clock.setTimeout(() => {
-      this.#timers.mediaCheck = null;
-      void this.#monitor.measureSilenceMs().then((silenceMs) => {
-        if (attempt === this.#mediaCheckAttempt && silenceMs !== null) this.#judgeMedia(silenceMs);
-      });
-    }, delayMs);
-  }
-
-  #publishSamples(): void {
-    const samples = this.#batch.splice(0);
+  #publishSamples(samples: CallSample[]): void {
     const publisher = this.#o.publisher;
-    if (publisher && samples.length) {
+    if (publisher) {
       void Promise.resolve()
         .then(() => publisher.postMetrics(samples, this))
         .catch(() => undefined);
@@ -656,8 +509,8 @@ export class Call extends TypedEmitter<CallEvents> {
       const timeoutMs = this.#o.maxCallSignalingTimeoutMs ?? CALL_SIGNALING_TIMEOUT_MS;
       if (!this.#reconnectToken || timeoutMs <= 0) return this.#fail(createError(53001));
       this.#interrupt('signalling', createError(53001));
-      this.#clearTimer('signalling');
-      this.#timers.signalling = this.#o.platform.clock.setTimeout(
+      this.#clearSignallingTimer();
+      this.#signallingTimer = this.#o.platform.clock.setTimeout(
         () => this.#fail(createError(53001)),
         timeoutMs,
       );
@@ -674,88 +527,25 @@ export class Call extends TypedEmitter<CallEvents> {
         twilio: {},
       });
     }
-    if (this.#down.has('media')) void this.#restartIce();
+    this.#reconnector.signallingBack();
   }
 
-  #startMediaReconnect(): void {
-    if (this.#down.has('media') || this.status() === 'closed') return;
-    this.#mediaLostAt = this.#o.platform.clock.now();
-    this.#mediaBackoff.reset();
-    this.#interrupt('media', createError(53405, 'Media connection failed.'));
-    this.#timers.giveUp = this.#o.platform.clock.setTimeout(() => this.#giveUp(), MAX_ICE_RETRY_MS);
-    this.#scheduleRestart();
-    this.#scheduleMediaCheck(MEDIA_CHECK_INTERVAL_MS);
-  }
-
-  #scheduleRestart(): void {
-    this.#setTimer('restart', () => void this.#restartIce(), this.#mediaBackoff.next());
-  }
-
-  /** One ICE restart: a new offer sent as `reinvite`; its answer arrives as `answer`. */
-  async #restartIce(): Promise<void> {
-    const attempt = ++this.#restartAttempt;
-    // Without signalling the offer cannot go; the restart resumes when the socket is back.
-    if (!this.#o.stream.isOpen) return;
-    // Audio may have come back since this restart was scheduled: then none is needed.
-    const silenceMs = await this.#monitor.measureSilenceMs();
-    if (attempt !== this.#restartAttempt || !this.#down.has('media')) return;
-    if (silenceMs !== null && silenceMs < MEDIA_GAP_MS && this.#media.isConnected) {
-      return this.#mediaRestored();
-    }
-    let sdp: string;
-    try {
-      sdp = await this.#media.restartIce();
-    } catch {
-      if (attempt === this.#restartAttempt) this.#onMediaFailed();
-      return;
-    }
-    if (attempt !== this.#restartAttempt || !this.#down.has('media')) {
-      // Superseded: the offer never goes out, so it must not wait for an answer either.
-      return this.#media.rollback();
-    }
-    this.#send('reinvite', { callsid: this.#callSid(), sdp }, false);
-    // An answer that never comes fails the attempt like one that brings no audio.
-    this.#setTimer('restart', () => this.#onMediaFailed(), MEDIA_SILENCE_MS);
-  }
-
+  /**
+   * The media connection failed: a live call (or one whose media is being restored) reconnects
+   * it; one not yet open ends (31003).
+   */
   #onMediaFailed(): void {
     const state = this.status();
-    if (this.#down.has('media')) {
-      const elapsed = this.#o.platform.clock.now() - this.#mediaLostAt;
-      if (elapsed >= MAX_ICE_RETRY_MS) this.#giveUp();
-      else this.#scheduleRestart();
-    } else if (state === 'open' || state === 'reconnecting') {
-      this.#startMediaReconnect();
+    if (this.#reconnector.isReconnecting || state === 'open' || state === 'reconnecting') {
+      this.#reconnector.failed();
     } else if (state === 'connecting' || state === 'ringing') {
       this.#fail(createError(31003, MEDIA_INTERRUPTED), MEDIA_INTERRUPTED);
     }
   }
 
-  #mediaRestored(): void {
-    this.#restartAttempt += 1;
-    this.#clearTimer('restart');
-    this.#clearTimer('giveUp');
-    this.#clearTimer('mediaCheck');
-    this.#mediaCheckAttempt += 1;
-    this.#restore('media');
-  }
-
-  #giveUp(): void {
-    if (this.#down.has('media'))
-      this.#fail(createError(31003, MEDIA_INTERRUPTED), MEDIA_INTERRUPTED);
-  }
-
-  /** Runs `run` in `delayMs` on the timer `name`, replacing what that timer held. */
-  #setTimer(name: TimerName, run: () => void, delayMs: number): void {
-    this.#clearTimer(name);
-    this.#timers[name] = this.#o.platform.clock.setTimeout(run, delayMs);
-  }
-
-  #clearTimer(name: TimerName): void {
-    const clock = this.#o.platform.clock;
-    clock.clearTimeout(this.#timers[name]);
-    clock.clearInterval(this.#timers[name]);
-    this.#timers[name] = null;
+  #clearSignallingTimer(): void {
+    this.#o.platform.clock.clearTimeout(this.#signallingTimer);
+    this.#signallingTimer = null;
   }
 
   // ------------------------------------------------------------------ endings
@@ -782,12 +572,10 @@ export class Call extends TypedEmitter<CallEvents> {
   #close(transition: CallTransition): void {
     this.#machine.send(transition);
     for (const off of this.#unsubscribe.splice(0)) off();
-    for (const name of Object.keys(this.#timers) as TimerName[]) this.#clearTimer(name);
-    this.#restartAttempt += 1;
-    this.#mediaCheckAttempt += 1;
-    this.#monitor.stop();
+    this.#clearSignallingTimer();
+    this.#reconnector.stop();
     this.#dtmf.clear();
-    this.#publishSamples();
+    this.#quality.stop();
     this.#media.close();
     this.#o.onClosed?.();
   }

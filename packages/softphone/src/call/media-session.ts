@@ -252,6 +252,11 @@ export class MediaSession extends TypedEmitter<MediaSessionEvents> {
     await this.#pc.setLocalDescription({ type: 'rollback' }).catch(() => undefined);
   }
 
+  /** Whether the microphone is muted. */
+  get isMuted(): boolean {
+    return this.#muted;
+  }
+
   /** Mutes or unmutes the microphone (the track stays; it sends silence). */
   setMuted(muted: boolean): void {
     this.#muted = muted;

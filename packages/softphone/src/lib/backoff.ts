@@ -27,15 +27,28 @@ export class Backoff {
 
   /** The next delay in ms. */
   next(): number {
-    const { minMs, maxMs, factor, jitter } = this.options;
-    const base = Math.min(maxMs, minMs * factor ** this.#attempt);
+    const delayMs = backoffDelayMs(this.options, this.#attempt, this.random);
     this.#attempt += 1;
-    const spread = jitter > 0 ? (this.random() * 2 - 1) * jitter * base : 0;
-    return Math.max(0, Math.min(maxMs, Math.round(base + spread)));
+    return delayMs;
   }
 
   /** Starts again from the first delay. */
   reset(): void {
     this.#attempt = 0;
   }
+}
+
+/**
+ * The delay before retry number `attempt` (0: the first) of a back-off: min(max, min ×
+ * factor^attempt), spread by the jitter with one draw of `random`.
+ */
+export function backoffDelayMs(
+  options: BackoffOptions,
+  attempt: number,
+  random: () => number = Math.random,
+): number {
+  const { minMs, maxMs, factor, jitter } = options;
+  const base = Math.min(maxMs, minMs * factor ** attempt);
+  const spread = jitter > 0 ? (random() * 2 - 1) * jitter * base : 0;
+  return Math.max(0, Math.min(maxMs, Math.round(base + spread)));
 }
