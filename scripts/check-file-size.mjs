@@ -11,7 +11,6 @@ const SPLITTING = new Map([
   ['apps/web/src/console/console-controller.ts', 1086],
   ['apps/server/src/calls/call-flows.ts', 904],
   ['apps/server/src/db/schema.ts', 901],
-  ['apps/server/src/twilio/twilio-telephony.ts', 858],
   ['packages/softphone/src/call/call.ts', 799],
   ['packages/voice/src/gateway/signalling-gateway.ts', 731],
   ['apps/server/src/calls/calls-repo.ts', 606],
