@@ -16,6 +16,7 @@
  * - `twilio_waiting_callers`: inbound calls the voice webhook received, until `addCaller` joins
  *   one to a call (`claim_*`), whichever instance does it.
  */
+import { statesOf, type TransitionTable } from '@leadline/contracts/lib';
 import { and, asc, eq, gt, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/database';
 import { twilioConferences, twilioParties, twilioWaitingCallers } from '../db/schema';
@@ -30,9 +31,11 @@ export type PartyInput = 'ringing' | 'answer' | 'end';
  * dialling ─ringing→ ringing ─answer→ answered ─end→ gone
  *     └────────answer──────────────┘  (and end from any state but gone)
  * ```
- * A missing entry is no transition (a repeat or a late report): nothing happens.
+ * A missing entry is no transition (a repeat or a late report): nothing happens. The state lives
+ * in the party's row, shared by the instances: a step is one compare-and-set (`step`), not an
+ * in-memory `StateMachine`, and a refused input is ignored, not thrown.
  */
-export const PARTY_TRANSITIONS: Record<PartyState, Partial<Record<PartyInput, PartyState>>> = {
+export const PARTY_TRANSITIONS: TransitionTable<PartyState, PartyInput> = {
   dialling: { ringing: 'ringing', answer: 'answered', end: 'gone' },
   ringing: { answer: 'answered', end: 'gone' },
   answered: { end: 'gone' },
@@ -41,7 +44,7 @@ export const PARTY_TRANSITIONS: Record<PartyState, Partial<Record<PartyInput, Pa
 
 /** The states `input` moves a party out of (each input leads to one state). */
 function fromStates(input: PartyInput): PartyState[] {
-  return (Object.keys(PARTY_TRANSITIONS) as PartyState[]).filter(
+  return statesOf(PARTY_TRANSITIONS).filter(
     (state) => PARTY_TRANSITIONS[state][input] !== undefined,
   );
 }
