@@ -10,7 +10,6 @@ const LIMIT = 600;
 const SPLITTING = new Map([
   ['apps/web/src/console/console-controller.ts', 1086],
   ['apps/server/src/calls/call-flows.ts', 904],
-  ['packages/voice/src/gateway/signalling-gateway.ts', 731],
 ]);
 const TEST_SUPPORT =
   /(\.test\.tsx?$|\.e2e\.tsx?$|(^|\/)test-support\/|(^|\/)testing\/|(^|\/)fake-[^/]*$|-under-test\.tsx?$|\/migrations\/)/;

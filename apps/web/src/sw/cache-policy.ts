@@ -42,6 +42,9 @@ export interface RequestFacts {
 /** The strategy for `request` on a console served from `origin`. */
 export function strategyFor(request: RequestFacts, origin: string): Strategy {
   if (request.method !== 'GET') return 'network';
+  // `Request.url` in a service worker is the browser's own parsed, absolute URL (dot segments
+  // and backslashes already resolved): it is only classified here, by its origin and path, and
+  // never used to reach anywhere.
   const url = new URL(request.url);
   if (url.origin !== origin) return 'network';
   if (NETWORK_ONLY_PREFIXES.some((prefix) => url.pathname.startsWith(prefix))) return 'network';

@@ -18,107 +18,36 @@
  * The gateway owns sockets and call signalling; which calls may be placed and what happens
  * when one is answered are decided by its owner (the voice engine, then the server).
  */
-import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { SignallingErrorCode, type WireError } from '@leadline/contracts/signalling';
-import type { ClientLeftReason } from '@leadline/contracts/telephony';
-import type { MediaEngine, MediaEvent, ParticipantRole } from '../media/media-engine';
+import type { MediaEvent, ParticipantRole } from '../media/media-engine';
 import { TypedEmitter } from '@leadline/contracts/lib';
 import { ClientCall } from './client-call';
+import { ClientCalls } from './client-calls';
 import { ClientSession, type CallFrame, type SessionHost, type TokenCheck } from './client-session';
 import { systemClock, type Clock } from './clock';
 import { RECONNECT_GRACE_MS } from './gateway-constants';
+import { ACCESS_WITHDRAWN, CALL_IN_PROGRESS, RECONNECT_REFUSED } from './gateway-errors';
+import type {
+  ClientLeftReason,
+  GatewayEvents,
+  GatewayOptions,
+  GatewayStats,
+  SignallingClient,
+} from './gateway-api';
 
-// Why a client's side of a call ended: the telephony port's word (`agent.left`).
-export type { ClientLeftReason };
-
-/** Events of the gateway, by name; `callSid` is always the room's sid. */
-export interface GatewayEvents extends Record<string, unknown[]> {
-  /** The identity's first device registered. */
-  'device.online': [identity: string];
-  /** The identity's last registered device went away. */
-  'device.offline': [identity: string];
-  /** A device answered an incoming call (its leg is set up). */
-  'call.answered': [callSid: string, identity: string];
-  /** Every device rung for an incoming call rejected it. */
-  'call.rejected': [callSid: string, identity: string];
-  /** An outgoing call was accepted by `authorizeOutgoing` and its leg is ready. */
-  'call.outgoing': [callSid: string, identity: string, params: Record<string, string>];
-  /**
-   * The client's side of a call ended on the client's side: it hung up, its leg failed, or its
-   * socket was lost (and, for a live call, nobody reconnected within the grace period); or an
-   * outgoing call `authorizeOutgoing` accepted could not be placed (its offer was unusable, or
-   * the socket went while it was being authorised).
-   */
-  'call.left': [callSid: string, identity: string, reason: ClientLeftReason];
-  /** Digits the client sent over signalling. */
-  'call.dtmf': [callSid: string, identity: string, digits: string];
-}
-
-/** An authenticated socket, as `clients()` lists it and `revoke()` asks about it. */
-export interface SignallingClient {
-  identity: string;
-  /** The login session its token was issued to (`TokenCheck.session`). */
-  session: string | undefined;
-}
-
-/**
- * Sizes of the gateway's bookkeeping (`stats()`): each is back where it was once the sockets and
- * calls that added to it are gone.
- */
-export interface GatewayStats {
-  /** Open sockets. */
-  sessions: number;
-  /** Keys of the calls map (a call's wire sid and, outgoing, the client's temporary id). */
-  calls: number;
-  /** Rooms with client calls (or whose calls ended without the room being hung up). */
-  rooms: number;
-  /** Room sids already given to a leg. */
-  roomSids: number;
-  /** Media participants (legs and ringing invites) mapped to their calls. */
-  participants: number;
-  /** Reconnect tokens issued and still valid. */
-  tokens: number;
-}
-
-/** The owner's answer to an outgoing call: the call's sid (its room), or a refusal. */
-export type OutgoingDecision = { callSid: string } | { error: WireError };
-
-/** What the gateway needs. */
-export interface GatewayOptions {
-  media: MediaEngine;
-  /** Checks an access token (the server holds the secret). */
-  verifyToken(token: string): Promise<TokenCheck>;
-  /** Decides an outgoing call from its connect params. */
-  authorizeOutgoing(identity: string, params: Record<string, string>): Promise<OutgoingDecision>;
-  clock?: Clock;
-  /** How long a live call waits for its client to reconnect after a lost socket (default 30 s). */
-  reconnectGraceMs?: number;
-}
-
-const CALL_IN_PROGRESS: WireError = {
-  code: SignallingErrorCode.BadRequest,
-  message: 'This call is already in progress.',
-};
-
-const RECONNECT_REFUSED: WireError = {
-  code: SignallingErrorCode.CallNotFound,
-  message: 'This call can no longer be reconnected.',
-};
-
-const ACCESS_WITHDRAWN: WireError = {
-  code: SignallingErrorCode.AccessTokenInvalid,
-  message: 'Signed out: this session has ended.',
-};
+export type {
+  ClientLeftReason,
+  GatewayEvents,
+  GatewayOptions,
+  GatewayStats,
+  OutgoingDecision,
+  SignallingClient,
+} from './gateway-api';
 
 let nextLeg = 1;
-
-/** A fresh call sid for a leg, shaped like Twilio's (`CA` + 32 hex digits). */
-const newWireSid = (): string => `CA${randomBytes(16).toString('hex')}`;
-/** A fresh reconnect token (opaque to clients). */
-const newToken = (): string => randomBytes(24).toString('base64url');
 
 const errorText = (error: unknown): string =>
   error instanceof Error ? error.message : String(error);
@@ -129,14 +58,7 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
   readonly #clock: Clock;
   readonly #graceMs: number;
   readonly #sessions = new Set<ClientSession>();
-  /** Calls by wire sid and, outgoing, by the client's temporary id. */
-  readonly #calls = new Map<string, ClientCall>();
-  /** Calls by room sid. */
-  readonly #rooms = new Map<string, Set<ClientCall>>();
-  /** Room sids that already name a leg on the wire (never reused while the room lasts). */
-  readonly #roomSidsUsed = new Set<string>();
-  readonly #byParticipant = new Map<string, ClientCall>();
-  readonly #byToken = new Map<string, ClientCall>();
+  readonly #calls = new ClientCalls();
   readonly #unsubscribeMedia: () => void;
 
   constructor(private readonly options: GatewayOptions) {
@@ -180,7 +102,7 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
     for (const session of [...this.#sessions]) {
       const identity = session.identity;
       if (identity === null || !withdrawn({ identity, session: session.accessSession })) continue;
-      for (const call of new Set(this.#calls.values())) {
+      for (const call of this.#calls.all()) {
         if (call.session !== session || call.is('ended')) continue;
         session.send('hangup', { callsid: call.frameSid, error: ACCESS_WITHDRAWN });
         this.#leave(call, 'disconnected');
@@ -203,22 +125,22 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
     role: ParticipantRole = 'agent',
   ): Promise<number> {
     const sessions = this.#registeredSessions(identity);
-    if (sessions.length === 0 || this.#callOf(roomSid, identity)) return 0;
+    if (sessions.length === 0 || this.#calls.of(roomSid, identity)) return 0;
     const call = new ClientCall({
-      wireSid: this.#takeWireSid(roomSid),
+      wireSid: this.#calls.takeWireSid(roomSid),
       roomSid,
       identity,
       direction: 'incoming',
       role,
     });
-    this.#track(call);
-    const reconnect = this.#issueToken(call);
+    this.#calls.track(call);
+    const reconnect = this.#calls.issueToken(call);
     const parameters = { ...params, CallSid: call.wireSid };
     await Promise.all(
       sessions.map(async (session) => {
         const participantId = `${roomSid}.${session.id}.${nextLeg++}`;
         call.invites.set(session.id, { session, participantId });
-        this.#byParticipant.set(participantId, call);
+        this.#calls.addParticipant(participantId, call);
         try {
           const sdp = await this.options.media.createOfferLeg(roomSid, participantId, {
             role: call.role,
@@ -233,7 +155,7 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
     );
     if (call.is('inviting') && call.invites.size === 0) {
       call.send('end');
-      this.#forget(call);
+      this.#calls.forget(call);
       return 0;
     }
     return call.is('inviting') ? call.invites.size : 0;
@@ -241,7 +163,7 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
 
   /** Withdraws unanswered invites of the room: those of `identity`, or all of them. */
   cancel(roomSid: string, identity?: string): void {
-    for (const call of this.#roomCalls(roomSid)) {
+    for (const call of this.#calls.inRoom(roomSid)) {
       if (call.is('inviting') && (identity === undefined || call.identity === identity)) {
         this.#cancelInvites(call);
       }
@@ -250,7 +172,7 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
 
   /** Outgoing call: the far end rings; the client gets early media. */
   ringing(roomSid: string): void {
-    const call = this.#outgoingCall(roomSid);
+    const call = this.#calls.outgoing(roomSid);
     if (!call || !call.can('proceed') || !call.session || !call.localSdp) return;
     call.send('proceed');
     call.session.send('ringing', { callsid: call.wireSid, sdp: call.localSdp });
@@ -258,13 +180,13 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
 
   /** Outgoing call: the far end answered. */
   connect(roomSid: string): void {
-    const call = this.#outgoingCall(roomSid);
+    const call = this.#calls.outgoing(roomSid);
     if (!call || !call.can('connect') || !call.session || !call.localSdp) return;
     call.send('connect');
     call.session.send('answer', {
       callsid: call.wireSid,
       sdp: call.localSdp,
-      reconnect: call.reconnectToken ?? this.#issueToken(call),
+      reconnect: call.reconnectToken ?? this.#calls.issueToken(call),
     });
   }
 
@@ -273,9 +195,8 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
    * `error` if given), unanswered invites `cancel`. No `call.left` is emitted.
    */
   hangup(roomSid: string, error?: WireError): void {
-    for (const call of this.#roomCalls(roomSid)) this.#hangUpClient(call, error);
-    this.#rooms.delete(roomSid);
-    this.#roomSidsUsed.delete(roomSid);
+    for (const call of this.#calls.inRoom(roomSid)) this.#hangUpClient(call, error);
+    this.#calls.closeRoom(roomSid);
   }
 
   /**
@@ -284,7 +205,7 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
    * emitted. Returns whether the identity had a leg or an invite there.
    */
   removeAgent(roomSid: string, identity: string): boolean {
-    const call = this.#callOf(roomSid, identity);
+    const call = this.#calls.of(roomSid, identity);
     if (!call) return false;
     this.#hangUpClient(call);
     return true;
@@ -292,7 +213,7 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
 
   /** Changes how the identity takes part in the room (its leg, or the legs it is rung on). */
   setRole(roomSid: string, identity: string, role: ParticipantRole): boolean {
-    const call = this.#callOf(roomSid, identity);
+    const call = this.#calls.of(roomSid, identity);
     if (!call) return false;
     call.role = role;
     const participants = call.participantId
@@ -304,7 +225,7 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
 
   /** Test hook: the identity's leg in the room drops its media for `durationMs`. */
   interruptMedia(roomSid: string, identity: string, durationMs: number): boolean {
-    const participantId = this.#callOf(roomSid, identity)?.participantId;
+    const participantId = this.#calls.of(roomSid, identity)?.participantId;
     if (!participantId) return false;
     this.options.media.interruptMedia(participantId, durationMs);
     return true;
@@ -314,11 +235,7 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
   stats(): GatewayStats {
     return {
       sessions: this.#sessions.size,
-      calls: this.#calls.size,
-      rooms: this.#rooms.size,
-      roomSids: this.#roomSidsUsed.size,
-      participants: this.#byParticipant.size,
-      tokens: this.#byToken.size,
+      ...this.#calls.counts(),
     };
   }
 
@@ -326,7 +243,7 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
   close(): void {
     this.#unsubscribeMedia();
     for (const session of [...this.#sessions]) session.close();
-    for (const call of new Set(this.#calls.values())) this.#stopGrace(call);
+    for (const call of this.#calls.all()) this.#stopGrace(call);
     this.#wss.close();
   }
 
@@ -354,7 +271,7 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
   /** @internal */
   sessionClosed(session: ClientSession): void {
     this.#sessions.delete(session);
-    for (const call of new Set(this.#calls.values())) {
+    for (const call of this.#calls.all()) {
       if (call.invites.has(session.id)) {
         this.#dropInvite(call, session.id);
         if (call.invites.size === 0 && call.is('inviting')) {
@@ -371,7 +288,7 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
   async callFrame(session: ClientSession, frame: CallFrame): Promise<void> {
     const identity = session.identity!;
     if (frame.type === 'invite') return this.#clientInvite(session, identity, frame.payload);
-    const call = this.#calls.get(frame.payload.callsid);
+    const call = this.#calls.bySid(frame.payload.callsid);
     // A call waiting for its client may be hung up from any socket of the same identity.
     const mine =
       call &&
@@ -398,7 +315,7 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
         this.#dropInvite(call, session.id);
         if (call.invites.size === 0) {
           call.send('end');
-          this.#forget(call);
+          this.#calls.forget(call);
           this.emit('call.rejected', call.roomSid, call.identity);
         }
         return;
@@ -430,47 +347,6 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
     return [...this.#sessions].filter((s) => s.registered && s.identity === identity);
   }
 
-  #roomCalls(roomSid: string): ClientCall[] {
-    return [...(this.#rooms.get(roomSid) ?? [])];
-  }
-
-  /** The identity's call (leg or invite) in the room, if it has not ended. */
-  #callOf(roomSid: string, identity: string): ClientCall | undefined {
-    return this.#roomCalls(roomSid).find((call) => call.identity === identity && !call.is('ended'));
-  }
-
-  #outgoingCall(roomSid: string): ClientCall | undefined {
-    return this.#roomCalls(roomSid).find(
-      (call) => call.direction === 'outgoing' && !call.is('ended'),
-    );
-  }
-
-  /** The wire sid of a new leg: the room's own sid for its first leg, else a fresh one. */
-  #takeWireSid(roomSid: string): string {
-    if (this.#roomSidsUsed.has(roomSid) || this.#calls.has(roomSid)) return newWireSid();
-    this.#roomSidsUsed.add(roomSid);
-    return roomSid;
-  }
-
-  #track(call: ClientCall): void {
-    this.#calls.set(call.wireSid, call);
-    if (call.clientCallSid !== null) this.#calls.set(call.clientCallSid, call);
-    let room = this.#rooms.get(call.roomSid);
-    if (!room) {
-      room = new Set();
-      this.#rooms.set(call.roomSid, room);
-    }
-    room.add(call);
-  }
-
-  #issueToken(call: ClientCall): string {
-    if (call.reconnectToken !== null) this.#byToken.delete(call.reconnectToken);
-    const token = newToken();
-    call.reconnectToken = token;
-    this.#byToken.set(token, call);
-    return token;
-  }
-
   async #clientInvite(
     session: ClientSession,
     identity: string,
@@ -481,13 +357,13 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
       session.send('hangup', { callsid: payload.callsid, error });
     };
     // A temporary id that already names a call: refused before the owner makes a call for it.
-    if (this.#calls.has(payload.callsid)) return refuse(CALL_IN_PROGRESS);
+    if (this.#calls.hasSid(payload.callsid)) return refuse(CALL_IN_PROGRESS);
     const params = Object.fromEntries(new URLSearchParams(payload.twilio?.params ?? ''));
     const decision = await this.options.authorizeOutgoing(identity, params);
     if ('error' in decision) return refuse(decision.error);
     const roomSid = decision.callSid;
     // The identity is on that call already: it stays, and so does the call.
-    if (this.#callOf(roomSid, identity)) return refuse(CALL_IN_PROGRESS);
+    if (this.#calls.of(roomSid, identity)) return refuse(CALL_IN_PROGRESS);
     // From here the owner has a call for this invite (it recorded or connected one): an invite
     // that is not placed must end it too (`call.left`), or it stays in progress with nobody on it.
     if (session.closed) {
@@ -495,13 +371,13 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
       return;
     }
     // Another socket's invite took the temporary id while this one was being authorised.
-    if (this.#calls.has(payload.callsid)) {
+    if (this.#calls.hasSid(payload.callsid)) {
       refuse(CALL_IN_PROGRESS);
       this.emit('call.left', roomSid, identity, 'failed');
       return;
     }
     const call = new ClientCall({
-      wireSid: this.#takeWireSid(roomSid),
+      wireSid: this.#calls.takeWireSid(roomSid),
       roomSid,
       identity,
       direction: 'outgoing',
@@ -510,9 +386,9 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
     });
     call.session = session;
     call.participantId = `${roomSid}.${session.id}.${nextLeg++}`;
-    this.#track(call);
-    this.#byParticipant.set(call.participantId, call);
-    this.#issueToken(call);
+    this.#calls.track(call);
+    this.#calls.addParticipant(call.participantId, call);
+    this.#calls.issueToken(call);
     try {
       call.localSdp = await this.options.media.createAnswerLeg(
         roomSid,
@@ -533,7 +409,7 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
     identity: string,
     payload: Extract<CallFrame, { type: 'invite' }>['payload'],
   ): Promise<void> {
-    const call = this.#byToken.get(payload.reconnect ?? '');
+    const call = this.#calls.byToken(payload.reconnect ?? '');
     const participantId = call?.participantId;
     if (
       !call ||
@@ -567,7 +443,7 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
     session.send('answer', {
       callsid: payload.callsid,
       sdp,
-      reconnect: this.#issueToken(call),
+      reconnect: this.#calls.issueToken(call),
     });
   }
 
@@ -604,7 +480,7 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
     session.send('answer', {
       callsid,
       sdp,
-      reconnect: call.reconnectToken ?? this.#issueToken(call),
+      reconnect: call.reconnectToken ?? this.#calls.issueToken(call),
     });
   }
 
@@ -618,7 +494,7 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
     // Every other device stops ringing.
     for (const other of call.invites.values()) {
       other.session.send('cancel', { callsid: call.wireSid });
-      this.#byParticipant.delete(other.participantId);
+      this.#calls.removeParticipant(other.participantId);
       this.options.media.remove(other.participantId);
     }
     call.invites.clear();
@@ -638,7 +514,7 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
     const invite = call.invites.get(sessionId);
     if (!invite) return;
     call.invites.delete(sessionId);
-    this.#byParticipant.delete(invite.participantId);
+    this.#calls.removeParticipant(invite.participantId);
     this.options.media.remove(invite.participantId);
   }
 
@@ -646,12 +522,12 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
   #cancelInvites(call: ClientCall): void {
     for (const invite of call.invites.values()) {
       invite.session.send('cancel', { callsid: call.wireSid });
-      this.#byParticipant.delete(invite.participantId);
+      this.#calls.removeParticipant(invite.participantId);
       this.options.media.remove(invite.participantId);
     }
     call.invites.clear();
     call.send('end');
-    this.#forget(call);
+    this.#calls.forget(call);
   }
 
   /** Ends one client's call from the network's side. */
@@ -668,7 +544,7 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
   /** An incoming call that lost every device before anyone answered. */
   #endUnanswered(call: ClientCall, reason: ClientLeftReason): void {
     call.send('end');
-    this.#forget(call);
+    this.#calls.forget(call);
     this.emit('call.left', call.roomSid, call.identity, reason);
   }
 
@@ -700,21 +576,12 @@ export class SignallingGateway extends TypedEmitter<GatewayEvents> implements Se
     if (call.participantId) this.options.media.remove(call.participantId);
     for (const invite of call.invites.values()) this.options.media.remove(invite.participantId);
     call.invites.clear();
-    this.#forget(call);
-  }
-
-  #forget(call: ClientCall): void {
-    for (const [key, value] of this.#calls) if (value === call) this.#calls.delete(key);
-    for (const [key, value] of this.#byParticipant)
-      if (value === call) this.#byParticipant.delete(key);
-    if (call.reconnectToken !== null) this.#byToken.delete(call.reconnectToken);
-    const room = this.#rooms.get(call.roomSid);
-    room?.delete(call);
+    this.#calls.forget(call);
   }
 
   #onMedia(event: MediaEvent): void {
     if (event.type !== 'leg.failed') return;
-    const call = this.#byParticipant.get(event.participantId);
+    const call = this.#calls.byParticipant(event.participantId);
     if (!call) return;
     if (call.participantId === event.participantId) {
       call.session?.send('hangup', {
