@@ -267,10 +267,13 @@ describe('the Floor', () => {
     expect(
       await within(intervals).findByRole('img', { name: /today’s calls by 15 minutes/ }),
     ).toBeVisible();
-    expect(FakeUPlot.made.map((chart) => chart.options.title)).toEqual([
-      'Calls by 15 minutes',
-      'Service level through the day',
-    ]);
+    // The charts are made in an effect after the figure is shown: wait for them.
+    await vi.waitFor(() =>
+      expect(FakeUPlot.made.map((chart) => chart.options.title)).toEqual([
+        'Calls by 15 minutes',
+        'Service level through the day',
+      ]),
+    );
     // The table stays, the screen readers' alternative.
     expect(within(intervals).getByRole('table')).toBeVisible();
     await expectNoAxeViolations(floor);
@@ -283,6 +286,7 @@ describe('the Floor', () => {
     });
     expect(chart).toBeVisible();
     expect(within(byDay).getByRole('table')).toBeVisible();
+    await vi.waitFor(() => expect(FakeUPlot.made).toHaveLength(2));
     const [calls, rates] = FakeUPlot.made;
     expect([calls?.options.title, rates?.options.title]).toEqual([
       'Calls by day',
